@@ -1,0 +1,57 @@
+"""The one error type for problems a user can cause and fix (bad input, wrong parameter).
+
+Such errors end a run with a single readable message (which file, which line or row, what
+is wrong, what to do) instead of a traceback. Everything else is a bug and keeps its
+traceback.
+"""
+
+from __future__ import annotations
+
+
+class InputError(Exception):
+    """A problem with the input or the configuration that the user can fix.
+
+    Parameters name where the problem is (``file``, ``line``/``row``, ``column``), what is
+    wrong (``problem``) and what to do about it (``fix``).
+    """
+
+    def __init__(
+        self,
+        problem: str,
+        *,
+        file: str | None = None,
+        line: int | None = None,
+        row: int | None = None,
+        column: str | None = None,
+        fix: str | None = None,
+    ) -> None:
+        self.problem = problem
+        self.file = file
+        self.line = line
+        self.row = row
+        self.column = column
+        self.fix = fix
+        super().__init__(self.message)
+
+    @property
+    def where(self) -> str:
+        parts = []
+        if self.file:
+            parts.append(str(self.file))
+        if self.line is not None:
+            parts.append(f"line {self.line}")
+        if self.row is not None:
+            parts.append(f"row {self.row}")
+        if self.column:
+            parts.append(f"column {self.column!r}")
+        return ", ".join(parts)
+
+    @property
+    def message(self) -> str:
+        text = f"{self.where}: {self.problem}" if self.where else self.problem
+        if self.fix:
+            text += f" -> {self.fix}"
+        return text
+
+    def __str__(self) -> str:
+        return self.message

@@ -1,0 +1,91 @@
+"""Figures that are byte-identical from run to run, readable at page width.
+
+Every figure is written as SVG and PNG by :func:`save_figure`: matplotlib's SVG ids are
+salted with a fixed string, and the date and software metadata are left out.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from .artifacts import atomic_path  # noqa: E402
+
+STYLE = {
+    "svg.hashsalt": "llm-framework-challenges",
+    "svg.fonttype": "path",
+    "font.family": "DejaVu Sans",
+    "font.size": 10,
+    "axes.titlesize": 11,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "figure.dpi": 100,
+    "savefig.dpi": 150,
+    "savefig.bbox": "tight",
+}
+# Colour-blind-safe palette (Okabe-Ito), in a fixed order.
+PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442",
+           "#000000"]
+TYPE_COLOURS = {"Question": "#E69F00", "Requirement": "#009E73", "Bug": "#0072B2"}
+PAGE_WIDTH_IN = 7.0
+
+
+def apply_style() -> None:
+    """Set the deterministic house style (call before drawing)."""
+    plt.rcParams.update(STYLE)
+
+
+def save_figure(fig: plt.Figure, stem: str | os.PathLike[str]) -> list[Path]:
+    """Write ``<stem>.svg`` and ``<stem>.png`` deterministically and close the figure."""
+    stem = Path(stem)
+    paths = []
+    for ext, metadata in (("svg", {"Date": None, "Creator": None}),
+                          ("png", {"Software": None})):
+        target = stem.with_suffix(f".{ext}")
+        with atomic_path(target) as tmp:
+            fig.savefig(tmp, format=ext, metadata=metadata)
+        paths.append(target)
+    plt.close(fig)
+    return paths
+
+
+def _stacked_barh(ax: plt.Axes, frame: pd.DataFrame, colours: list[str], title: str) -> None:
+    left = pd.Series(0, index=frame.index, dtype="float64")
+    for col, colour in zip(frame.columns, colours, strict=True):
+        ax.barh(frame.index, frame[col], left=left, color=colour, label=str(col),
+                edgecolor="white", linewidth=0.5)
+        left += frame[col]
+    for y, total in enumerate(left):
+        ax.text(total, y, f" {int(total):,}", va="center", fontsize=8)
+    ax.set_title(title, loc="left")
+    ax.invert_yaxis()
+    ax.set_xlim(0, left.max() * 1.18 if left.max() else 1)
+    ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{int(v):,}"))
+    ax.legend(frameon=False, fontsize=8, loc="lower right")
+
+
+def table1_figure(table: pd.DataFrame) -> plt.Figure:
+    """Issues per project, stacked by year (left) and by issue type (right)."""
+    apply_style()
+    body = table.drop(index="Sum").set_index("name")
+    years = [c for c in body.columns if c.isdigit()]
+    types = [c for c in body.columns if c not in (*years, "kind", "Total")]
+    fig, axes = plt.subplots(1, 2, figsize=(PAGE_WIDTH_IN, 0.32 * len(body) + 1.4),
+                             sharey=True)
+    blues = plt.get_cmap("Blues")
+    year_colours = [blues(0.35 + 0.6 * i / max(len(years) - 1, 1)) for i in range(len(years))]
+    _stacked_barh(axes[0], body[years], year_colours, "Issues by year")
+    type_colours = [TYPE_COLOURS.get(t, PALETTE[(i + 3) % len(PALETTE)])
+                    for i, t in enumerate(types)]
+    _stacked_barh(axes[1], body[types], type_colours, "Issues by type")
+    axes[0].set_ylabel("")
+    fig.suptitle("Labelled LLM-related issue reports per project (Table I)", x=0.01,
+                 ha="left", fontsize=11)
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,116 @@
+"""Run a jupytext percent-format notebook with papermill, as one DVC stage.
+
+    python -m analysis.nbrun notebooks/01_clean.py report/notebooks/01_clean.ipynb \\
+        --section clean -p raw_dir data/raw
+
+The ``.py`` notebook is converted in memory (kernel ``python3``), the params.yaml section
+and ``-p`` values are injected into its ``parameters`` cell, and it runs with the project
+root as working directory. The executed notebook is written to a temporary file and moved
+into place only on success, with papermill's timing metadata removed, so a failed or
+interrupted run leaves no half-written notebook. A user error raised inside the notebook
+(:class:`~analysis.errors.InputError`) ends the run with its one-line message.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import yaml
+
+from .config import ROOT, load_params, project_path
+
+VOLATILE_NB_KEYS = ("start_time", "end_time", "duration", "exception")
+VOLATILE_CELL_KEYS = ("execution",)
+
+
+def load_notebook(path: Path):
+    """Read a percent-format notebook, set its kernel, and check its parameters cell."""
+    import jupytext
+
+    nb = jupytext.read(path)
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}
+    tagged = [c for c in nb.cells if "parameters" in c.get("metadata", {}).get("tags", [])]
+    if len(tagged) != 1:
+        raise SystemExit(f"{path}: needs exactly one cell tagged 'parameters' "
+                         f"(found {len(tagged)})")
+    return nb
+
+
+def strip_volatile(nb) -> None:
+    """Drop run times and durations so executed notebooks differ only in content."""
+    pm = nb.metadata.get("papermill", {})
+    for key in VOLATILE_NB_KEYS:
+        pm.pop(key, None)
+    for cell in nb.cells:
+        meta = cell.get("metadata", {})
+        for key in VOLATILE_CELL_KEYS:
+            meta.pop(key, None)
+        cpm = meta.get("papermill", {})
+        for key in VOLATILE_NB_KEYS:
+            cpm.pop(key, None)
+
+
+def parse_params(section: str | None, pairs: list[list[str]]) -> dict:
+    """Parameters: the params.yaml section (if any), then ``-p name value`` pairs (YAML)."""
+    params: dict = {}
+    if section:
+        params.update(load_params().get(section) or {})
+    for name, value in pairs:
+        params[name] = yaml.safe_load(value)
+    return params
+
+
+def run(notebook: Path, output: Path, parameters: dict) -> int:
+    """Execute ``notebook`` into ``output``; return a process exit code."""
+    import nbformat
+    import papermill
+    from papermill.exceptions import PapermillExecutionError
+
+    nb = load_notebook(notebook)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{output.stem}.", suffix=".ipynb", dir=output.parent)
+    os.close(fd)
+    logging.getLogger("papermill").setLevel(logging.WARNING)
+    try:
+        executed = papermill.execute_notebook(
+            nb, tmp, parameters=parameters, kernel_name="python3", cwd=str(ROOT),
+            progress_bar=sys.stderr.isatty(), log_output=False,
+        )
+    except PapermillExecutionError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        if exc.ename == "InputError":
+            print(f"{notebook.stem}: {exc.evalue}", file=sys.stderr)
+        else:
+            print(f"{notebook.stem}: failed in cell {exc.exec_count}: {exc.ename}: "
+                  f"{exc.evalue}\n{''.join(exc.traceback[-3:])}", file=sys.stderr)
+        return 1
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    strip_volatile(executed)
+    nbformat.write(executed, tmp)
+    os.replace(tmp, output)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m analysis.nbrun",
+                                     description=__doc__.split("\n\n")[0])
+    parser.add_argument("notebook", help="percent-format .py notebook")
+    parser.add_argument("output", help="executed .ipynb to write")
+    parser.add_argument("--section", help="params.yaml section to inject")
+    parser.add_argument("-p", nargs=2, action="append", default=[],
+                        metavar=("NAME", "VALUE"), help="a parameter (value read as YAML)")
+    args = parser.parse_args(argv)
+    return run(project_path(args.notebook), project_path(args.output),
+               parse_params(args.section, args.p))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

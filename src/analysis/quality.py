@@ -1,0 +1,115 @@
+"""Anomalies found in input data, the rules that decide what happens to them, and the
+quality report that accounts for every row.
+
+Each stage that reads raw input declares its anomaly kinds in a ``RULES`` mapping (what is
+wrong, what the pipeline does about it, how serious it is) and returns a list of
+:class:`Anomaly` records; :func:`quality_report` turns them, with the row accounting,
+into the JSON written next to the processed data.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass
+
+import pandas as pd
+
+KEPT = "kept"  # the row stays in the data, flagged
+SET_ASIDE = "set_aside"  # the row leaves the data; it is listed in rejected.csv with a reason
+IGNORED = "ignored"  # not data (a blank line, an unexpected file, an extra column)
+STOP = "stop"  # results would be meaningless: the stage ends with one clear message
+ACTIONS = (KEPT, SET_ASIDE, IGNORED, STOP)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """What an anomaly kind means and what the pipeline does with it."""
+
+    action: str
+    severity: str  # info | warning | error
+    description: str
+
+
+@dataclass(frozen=True)
+class Anomaly:
+    """One anomaly: where (file, line, column), what (kind, message) and what was done."""
+
+    kind: str
+    file: str
+    line: int | None
+    message: str
+    action: str
+    column: str | None = None
+    value: str | None = None
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def make_anomaly(
+    rules: Mapping[str, Rule],
+    kind: str,
+    file: str,
+    message: str,
+    line: int | None = None,
+    column: str | None = None,
+    value: object = None,
+    action: str | None = None,
+) -> Anomaly:
+    """Build an anomaly whose action comes from ``rules`` unless overridden (a policy)."""
+    rule = rules[kind]
+    return Anomaly(
+        kind=kind,
+        file=file,
+        line=line,
+        message=message,
+        action=action or rule.action,
+        column=column,
+        value=None if value is None else str(value),
+    )
+
+
+def anomalies_frame(anomalies: Iterable[Anomaly]) -> pd.DataFrame:
+    """Anomalies as a table sorted by file, line and kind (stable order for reports)."""
+    cols = ["kind", "file", "line", "column", "value", "message", "action"]
+    frame = pd.DataFrame([a.as_dict() for a in anomalies], columns=cols)
+    if frame.empty:
+        return frame
+    frame["line"] = frame["line"].astype("Int64")
+    return frame.sort_values(["file", "line", "kind", "column"], na_position="first",
+                             kind="mergesort").reset_index(drop=True)
+
+
+def quality_report(
+    anomalies: Iterable[Anomaly],
+    rules: Mapping[str, Rule],
+    files: list[dict],
+    summary: dict,
+) -> dict:
+    """Assemble the quality report: accounting per file and per role, anomalies, rules.
+
+    ``files`` holds one dict per input file with ``file``, ``role`` (what its rows are:
+    ``labels``, ``years``...), ``input``, ``kept`` and ``set_aside``. The report totals
+    them per role and states whether everything balances (input = kept + set aside).
+    """
+    frame = anomalies_frame(anomalies)
+    records = frame.astype(object).where(frame.notna(), None).to_dict("records")
+    counts = Counter(a["kind"] for a in records)
+    roles: dict[str, dict[str, int]] = {}
+    for f in files:
+        total = roles.setdefault(f["role"], {"input": 0, "kept": 0, "set_aside": 0})
+        for key in total:
+            total[key] += f[key]
+    balanced = all(f["input"] == f["kept"] + f["set_aside"] for f in files)
+    return {
+        "summary": {**summary, "balanced": balanced},
+        "accounting": dict(sorted(roles.items())),
+        "files": sorted(files, key=lambda f: f["file"]),
+        "anomaly_counts": dict(sorted(counts.items())),
+        "anomalies": records,
+        "rules": {
+            kind: {"action": r.action, "severity": r.severity, "description": r.description}
+            for kind, r in sorted(rules.items())
+        },
+    }
