@@ -15,8 +15,15 @@ from pathlib import Path
 
 import pandas as pd
 
-from .dump import URL_RE, ProjectFiles, Quirk, discover_projects, parse_label_file
-from .dump import parse_year_file, read_text
+from .dump import (
+    URL_RE,
+    ProjectFiles,
+    Quirk,
+    discover_projects,
+    parse_label_file,
+    parse_year_file,
+    read_text,
+)
 from .quality import IGNORED, KEPT, SET_ASIDE, Anomaly, Rule, make_anomaly, quality_report
 from .taxonomy import Taxonomy
 
