@@ -42,11 +42,20 @@ def load_notebook(path: Path):
     return nb
 
 
-def strip_volatile(nb) -> None:
-    """Drop run times and durations so executed notebooks differ only in content."""
+def strip_volatile(nb, notebook: str, output: str) -> None:
+    """Make an executed notebook depend only on its content.
+
+    Drops run times and durations, replaces papermill's record of the input (it stores
+    the whole in-memory notebook) and of the temporary output path by the relative paths,
+    and numbers the cells instead of nbformat's random cell ids.
+    """
     pm = nb.metadata.get("papermill", {})
     for key in VOLATILE_NB_KEYS:
         pm.pop(key, None)
+    pm["input_path"] = notebook
+    pm["output_path"] = output
+    for i, cell in enumerate(nb.cells):
+        cell["id"] = f"cell-{i:03d}"
     for cell in nb.cells:
         meta = cell.get("metadata", {})
         for key in VOLATILE_CELL_KEYS:
@@ -93,10 +102,17 @@ def run(notebook: Path, output: Path, parameters: dict) -> int:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    strip_volatile(executed)
+    strip_volatile(executed, _relative(notebook), _relative(output))
     nbformat.write(executed, tmp)
     os.replace(tmp, output)
     return 0
+
+
+def _relative(path: Path) -> str:
+    try:
+        return path.resolve().relative_to(ROOT).as_posix()
+    except ValueError:
+        return path.name
 
 
 def main(argv: list[str] | None = None) -> int:

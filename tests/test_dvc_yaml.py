@@ -1,0 +1,77 @@
+"""dvc.yaml declares exactly what each stage reads: notebooks, library modules, params."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from analysis.config import ROOT
+
+SRC = ROOT / "src" / "analysis"
+STAGES = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]
+
+
+def imported_modules(path: Path) -> set[str]:
+    """`analysis` modules imported by a file (absolute or relative imports)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.level == 1 and node.module:
+                found.add(node.module.split(".")[0])
+            elif node.level == 1:
+                found.update(a.name for a in node.names)
+            elif node.module == "analysis":
+                found.update(a.name for a in node.names)
+            elif node.module and node.module.startswith("analysis."):
+                found.add(node.module.split(".")[1])
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("analysis."):
+                    found.add(alias.name.split(".")[1])
+    return {m for m in found if (SRC / f"{m}.py").is_file()}
+
+
+def closure(modules: set[str]) -> set[str]:
+    seen: set[str] = set()
+    todo = list(modules)
+    while todo:
+        mod = todo.pop()
+        if mod in seen:
+            continue
+        seen.add(mod)
+        todo.extend(imported_modules(SRC / f"{mod}.py") - seen)
+    return seen
+
+
+def stage_entry_modules(stage: dict) -> tuple[set[str], Path | None]:
+    cmd = stage["cmd"]
+    mods = set(re.findall(r"-m analysis\.(\w+)", cmd))
+    nb = re.search(r"(notebooks/\S+\.py)", cmd)
+    notebook = ROOT / nb.group(1) if nb else None
+    if notebook:
+        mods |= imported_modules(notebook)
+    return mods, notebook
+
+
+@pytest.mark.parametrize("name", sorted(STAGES))
+def test_stage_depends_on_every_module_it_runs(name):
+    stage = STAGES[name]
+    mods, notebook = stage_entry_modules(stage)
+    needed = {f"src/analysis/{m}.py" for m in closure(mods)} - {"src/analysis/__init__.py"}
+    deps = {d for d in stage.get("deps", []) if isinstance(d, str)}
+    missing = sorted(needed - deps)
+    assert not missing, f"stage {name} runs {missing} but does not list them as deps"
+    extra = sorted(d for d in deps if d.startswith("src/analysis/") and d not in needed)
+    assert not extra, f"stage {name} lists {extra} but never imports them"
+    if notebook:
+        assert notebook.relative_to(ROOT).as_posix() in deps
+
+
+@pytest.mark.parametrize("name", sorted(STAGES))
+def test_every_stage_has_dependencies(name):
+    assert STAGES[name].get("deps"), "a stage without dependencies reruns every time"
