@@ -49,9 +49,16 @@ def make_rows(project: Project, seed: int) -> list[tuple[int, list[str]]]:
     return rows
 
 
-def write_dump(root: Path, projects: list[Project], seed: int = 0) -> dict[str, list]:
-    """Write a dump under ``root``; return project name -> list of (year, row)."""
+def write_dump(root: Path, projects: list[Project], seed: int = 0,
+               study_files: bool = True) -> dict[str, list]:
+    """Write a dump under ``root``; return project name -> list of (year, row).
+
+    ``study_files`` adds the release's other files (interviews...) so that every stage of
+    the pipeline has its inputs.
+    """
     written = {}
+    if study_files:
+        write_interview_files(root)
     base = root / "Issue Report"
     for project in projects:
         folder = base / project.name
@@ -70,7 +77,8 @@ def write_dump(root: Path, projects: list[Project], seed: int = 0) -> dict[str, 
 
 
 def small_dump(root: Path) -> dict[str, list]:
-    """Three projects, two of them in data/projects.yaml, years 2023-2025, 7 annotators."""
+    """Three projects, two of them in data/projects.yaml, years 2023-2025, 7 annotators,
+    plus the study's other released files (interviews...)."""
     return write_dump(root, [
         Project("pytorch", {2023: 12, 2024: 9, 2025: 4}, repo="pytorch/pytorch"),
         Project("vllm", {2023: 5, 2024: 14, 2025: 6}, repo="vllm-project/vllm"),
@@ -91,3 +99,35 @@ def expected_counts(written: dict[str, list]) -> dict[str, dict]:
             by_type[t] = by_type.get(t, 0) + 1
         out[name] = {"years": by_year, "types": by_type, "total": len(rows)}
     return out
+
+
+def write_interview_files(root: Path) -> None:
+    """A small, clean interview release: codebook, background workbook, guideline."""
+    import csv
+
+    import openpyxl
+
+    root.mkdir(parents=True, exist_ok=True)
+    with (root / "CodeBook.csv").open("w", encoding="utf-8", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(["Participant", "Type", "Experience Level", "Framework Context",
+                    "Prompt Category", "Thematic Quote", "Linked Taxonomy Node(s)",
+                    "Research Insight"])
+        w.writerow(["U1", "User", "Beginner", "PyTorch", "Install", "It broke.", "A.1, C.1",
+                    "Setup blocks."])
+        w.writerow(["U2", "User", "Advanced", "vLLM", "Serving", "Slow.", "C.2", "Speed."])
+        w.writerow(["D1", "Developer", "Advanced", "MindSpore", "Ops", "Ports.", "B.2, C.8",
+                    "Portability."])
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Sheet1"
+    ws.append(["Roles", "Gender", "Experience Years for LLMs", "Responsibilities"])
+    ws.append(["LLM User-Software Engineer", "Male", "4 years", "Builds tools."])
+    ws.append(["LLM User-Second year master's student", "Female", "2 years", "Fine-tunes."])
+    ws.append(["DL framework Developer-Release Manager", "Male", "9 years", "Validates."])
+    wb.save(root / "Interviewee Background.xlsx")
+    (root / "Interview GuideLine.md").write_text(
+        "**Purpose:**\nValidate the taxonomy.\n\n## Part I. Background Information\n\n"
+        "1. What is your role?\n\n## Part II. Questions\n\n- What confuses you?\n\n"
+        "## Part III. Bugs\n\n- Which bugs?\n\n## Part IV. Requirements\n\n- What is missing?\n",
+        encoding="utf-8")

@@ -3,14 +3,17 @@
 ``data/claims.yaml`` is the only place where the paper's numbers live. Each claim has an
 ``id`` (``table1.pytorch.2023``), the value exactly as printed in the paper (``"1,593"``,
 ``"23.93%"``, ``"0.717"``), where it is printed, and optionally ``relation`` (``eq``, or
-``gt``/``ge`` for "over N" statements) and ``reproducible: false`` with a ``reason``.
+``gt``/``ge`` for "over N" statements), ``kind: count`` for a number of things (people,
+parts) that is either right or wrong, and optionally ``reproducible: false`` with a
+``reason``.
 
 Stages write their reproduced values keyed by claim id (``data/reproduced/<stage>.json``);
 :func:`scorecard` compares the two and gives each claim a status:
 
 - ``exact``: equal at the paper's printed precision (our value, rounded half-up to as many
   decimals as the paper prints, equals the printed value); for ``gt``/``ge``, satisfied;
-- ``rounding``: off by at most one unit in the paper's last printed digit;
+- ``rounding``: off by at most one unit in the paper's last printed digit (never for a
+  ``kind: count`` claim: five people are not four after rounding);
 - ``differs``: anything else (both values are shown);
 - ``not_reproducible``: the released data cannot give this number (the reason is shown).
 """
@@ -28,6 +31,7 @@ from .errors import InputError
 
 STATUSES = ("exact", "rounding", "differs", "not_reproducible")
 RELATIONS = ("eq", "gt", "ge")
+KINDS = ("number", "count")
 SCORECARD_COLUMNS = ["claim_id", "description", "paper_value", "reproduced_value", "status",
                      "note", "source"]
 
@@ -62,6 +66,10 @@ def load_claims(path: str | Path = CLAIMS_FILE) -> pd.DataFrame:
         if relation not in RELATIONS:
             raise InputError(f"claim {cid}: relation must be one of {RELATIONS}",
                              file=str(path), fix="fix the relation")
+        kind = claim.get("kind", "number")
+        if kind not in KINDS:
+            raise InputError(f"claim {cid}: kind must be one of {KINDS}", file=str(path),
+                             fix="fix the kind")
         try:
             parse_printed(claim["value"])
         except ValueError as exc:
@@ -73,6 +81,7 @@ def load_claims(path: str | Path = CLAIMS_FILE) -> pd.DataFrame:
             "paper_value": str(claim["value"]),
             "source": str(claim.get("source", "")),
             "relation": relation,
+            "kind": kind,
             "reproducible": bool(claim.get("reproducible", True)),
             "reason": str(claim.get("reason", "") or ""),
             "group": str(cid).split(".", 1)[0],
@@ -84,7 +93,8 @@ def load_claims(path: str | Path = CLAIMS_FILE) -> pd.DataFrame:
     return frame
 
 
-def judge(paper_value: str, reproduced: float | None, relation: str = "eq") -> str:
+def judge(paper_value: str, reproduced: float | None, relation: str = "eq",
+          kind: str = "number") -> str:
     """The status of one reproduced value against one printed paper value."""
     if reproduced is None or (isinstance(reproduced, float) and reproduced != reproduced):
         return "not_reproducible"
@@ -99,7 +109,7 @@ def judge(paper_value: str, reproduced: float | None, relation: str = "eq") -> s
             return "exact"
     except InvalidOperation:
         return "differs"
-    if abs(ours - paper) <= Decimal(1).scaleb(-decimals):
+    if kind != "count" and abs(ours - paper) <= Decimal(1).scaleb(-decimals):
         return "rounding"
     return "differs"
 
@@ -130,7 +140,8 @@ def scorecard(claims: pd.DataFrame, reproduced: dict[str, dict]) -> pd.DataFrame
             status = "not_reproducible"
             note = note or "no stage of the pipeline produced this value"
         else:
-            status = judge(claim.paper_value, value, claim.relation)
+            status = judge(claim.paper_value, value, claim.relation,
+                           getattr(claim, "kind", "number"))
         rows.append({
             "claim_id": claim.claim_id,
             "description": claim.description,
