@@ -109,7 +109,6 @@ def measure(script: str, *args: str) -> dict:
 def write_dumps(tmp: Path) -> tuple[Path, Path, int]:
     """The mirror's issues and a dump of FACTOR x as many issues drawn with replacement."""
     import numpy as np
-    import pandas as pd
 
     from analysis.artifacts import write_parquet
     from analysis.clean import clean_dump

@@ -86,6 +86,8 @@ def test_mirror_reproduces_the_paper_and_matches_the_libraries(taxonomy, project
     issues = clean_issues(MIRROR, taxonomy, projects_meta)
     a = rep.analyse(issues, taxonomy, list(projects_meta), 20, 1)
     claims = load_claims()
+    versus = rep.grouping_versus_paper(a.grouping, claims)
+    assert versus.groupby("grouping")["matches_paper"].all().to_dict()["final label"]
     for cid, entry in rep.reproduced(a, claims).items():
         paper = claims.set_index("claim_id").loc[cid, "paper_value"]
         assert judge(paper, entry["value"]) == "exact", (cid, entry)

@@ -35,9 +35,22 @@ def dissent_matrix(codes: np.ndarray, final: np.ndarray) -> np.ndarray:
 
 
 def column_sums(matrix: np.ndarray, strata: np.ndarray, n_strata: int) -> np.ndarray:
-    """Strata x columns: how many true values each column has within each stratum."""
-    return np.column_stack([np.bincount(strata, weights=col, minlength=n_strata)
-                            for col in np.asarray(matrix).T]).astype(np.int64)
+    """Strata x columns: how many true values each column has within each stratum.
+
+    With few columns each row is packed into an integer and one ``bincount`` counts the
+    (stratum, row) combinations; the column sums follow from the bits."""
+    matrix = np.asarray(matrix, dtype=bool)
+    r = matrix.shape[1]
+    strata = np.asarray(strata, dtype=np.int64)
+    if r > 16:
+        return np.column_stack([np.bincount(strata, weights=col, minlength=n_strata)
+                                for col in matrix.T]).astype(np.int64)
+    key = strata << r
+    for a in range(r):
+        key |= matrix[:, a].astype(np.int64) << a
+    counts = np.bincount(key, minlength=n_strata << r).reshape(n_strata, 1 << r)
+    bits = (np.arange(1 << r)[:, None] >> np.arange(r)) & 1
+    return counts @ bits
 
 
 def agreement_with_final(ratings: Ratings, final: np.ndarray, strata: pd.Series,

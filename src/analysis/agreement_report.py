@@ -161,6 +161,21 @@ def headline(a: Analysis, claims: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def grouping_versus_paper(grouping: pd.DataFrame, claims: pd.DataFrame) -> pd.DataFrame:
+    """The candidate groupings with the paper's kappa beside each and whether ours equals
+    it at the paper's precision: the rule that matches all three is the paper's."""
+    from .claims import judge
+
+    paper = {cid.removeprefix(CLAIM_PREFIX): v for cid, v in
+             zip(claims["claim_id"], claims["paper_value"], strict=True)
+             if cid.startswith(CLAIM_PREFIX)}
+    out = grouping.copy()
+    out["paper_kappa"] = [paper.get(t.lower(), "") for t in out["type"]]
+    out["matches_paper"] = [bool(p) and judge(p, k) == "exact"
+                            for p, k in zip(out["paper_kappa"], out["kappa"], strict=True)]
+    return out
+
+
 def fmt(x: object, digits: int = 3) -> str:
     """A number for prose; '—' when not defined."""
     if x is None or (isinstance(x, float) and np.isnan(x)):
