@@ -6,17 +6,21 @@
 
 # %% tags=["parameters"]
 claims_file = "data/claims.yaml"
-reproduced_files = ["data/reproduced/table1.json"]
+# every stage's reproduced values (each file is also a dependency in dvc.yaml)
+reproduced_dir = "data/reproduced"
 scorecard_csv = "report/scorecard.csv"
 metrics_json = "metrics/scorecard.json"
 
 # %%
+from pathlib import Path
+
 import pandas as pd
 
 from analysis import artifacts
 from analysis.claims import load_claims, merge_reproduced, scorecard, status_counts
 
 claims = load_claims(claims_file)
+reproduced_files = sorted(Path(reproduced_dir).glob("*.json"))
 reproduced = merge_reproduced([artifacts.read_json(f) for f in reproduced_files])
 card = scorecard(claims, reproduced)
 artifacts.write_csv(scorecard_csv, card)

@@ -75,3 +75,20 @@ def test_stage_depends_on_every_module_it_runs(name):
 @pytest.mark.parametrize("name", sorted(STAGES))
 def test_every_stage_has_dependencies(name):
     assert STAGES[name].get("deps"), "a stage without dependencies reruns every time"
+
+
+def test_findings_reads_every_reproduced_file():
+    produced = {o for stage in STAGES.values() for o in stage.get("outs", [])
+                if isinstance(o, str) and o.startswith("data/reproduced/")}
+    assert produced, "no stage writes reproduced values"
+    deps = set(STAGES["findings"]["deps"])
+    assert produced <= deps, f"findings misses {sorted(produced - deps)}"
+
+
+@pytest.mark.parametrize("name", sorted(STAGES))
+def test_metrics_are_small_uncached_json(name):
+    for entry in STAGES[name].get("metrics", []):
+        assert isinstance(entry, dict), f"{name}: metrics entry {entry!r} needs options"
+        (path, options), = entry.items()
+        assert path.startswith("metrics/") and path.endswith(".json")
+        assert options == {"cache": False}, f"{name}: {path} must be cache: false"

@@ -45,16 +45,16 @@ def test_clean_table1_findings_notebooks_on_a_synthetic_dump(dump, tmp_path):
     code = run(ROOT / "notebooks/02_table1.py", out / "02.ipynb", {
         "issues_parquet": p["issues_parquet"], "table_csv": str(out / "t1.csv"),
         "table_md": str(out / "t1.md"), "table_html": str(out / "t1.html"),
-        "figure_stem": str(out / "t1"), "reproduced_json": str(out / "rep.json"),
+        "figure_stem": str(out / "t1"), "reproduced_json": str(out / "reproduced/t1.json"),
         "metrics_json": str(out / "t1m.json")})
     assert code == 0
     table = pd.read_csv(out / "t1.csv").set_index("project")
     assert table.loc["Sum", "Total"] == len(issues)
     assert (out / "t1.svg").stat().st_size > 0 and (out / "t1.png").stat().st_size > 0
-    assert artifacts.read_json(out / "rep.json")["table1.total_reports"] == {
+    assert artifacts.read_json(out / "reproduced/t1.json")["table1.total_reports"] == {
         "value": len(issues)}
     code = run(ROOT / "notebooks/09_findings.py", out / "09.ipynb", {
-        "reproduced_files": [str(out / "rep.json")], "scorecard_csv": str(out / "card.csv"),
+        "reproduced_dir": str(out / "reproduced"), "scorecard_csv": str(out / "card.csv"),
         "metrics_json": str(out / "card.json")})
     assert code == 0
     card = pd.read_csv(out / "card.csv")
