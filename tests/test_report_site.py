@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote
@@ -116,6 +117,28 @@ def test_scorecard_and_downloads_are_in_the_site(site):
     for name in ("issues.csv", "rejected.csv", "quality.json"):
         assert (site.site / "downloads" / name).is_file()
     assert (site.site / "figures" / "table1.svg").is_file()
+
+
+def test_quarto_renders_when_it_is_on_path(site, tmp_path, monkeypatch):
+    """With `quarto` on PATH the stage runs `quarto render report` (here a stand-in)."""
+    root = tmp_path / "copy"
+    shutil.copytree(site.root, root, ignore=shutil.ignore_patterns("_site"))
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fake = bin_dir / "quarto"
+    fake.write_text('#!/bin/sh\n'
+                    'if [ "$1" = "--version" ]; then echo 9.9.9; exit 0; fi\n'
+                    'echo "$@" > "$2/../quarto-args.txt"\n'
+                    'mkdir -p "$2/_site" && echo "<html></html>" > "$2/_site/index.html"\n')
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+    messages = []
+    label = build(Layout(root), log=messages.append)
+    assert label == "Quarto 9.9.9" and "by Quarto 9.9.9" in messages[0]
+    assert (root / "quarto-args.txt").read_text().split() == ["render", str(root / "report")]
+    assert "renderer: Quarto 9.9.9" in (root / "report" / "_variables.yml").read_text()
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    assert build(Layout(root), renderer="preview", log=messages.append).startswith("pandoc")
 
 
 @pytest.mark.skipif(find_chromium() is None,
