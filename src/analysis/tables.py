@@ -142,6 +142,15 @@ def table1_vars(table: pd.DataFrame, shares: pd.Series) -> dict[str, object]:
         "year_last": years[-1] if years else "",
         "years": f"{years[0]}–{years[-1]}" if years else "",
     }
+    names = {"framework": ("framework", "frameworks"),
+             "toolkit": ("LLM toolkit", "LLM toolkits"),
+             "unknown": ("project not in data/projects.yaml",
+                         "projects not in data/projects.yaml")}
+    parts = [f"{n} {names.get(k, (k, k))[n != 1]}" for k, n in
+             sorted(kinds.items(), key=lambda kv: list(names).index(kv[0])
+                    if kv[0] in names else len(names))]
+    out["projects_by_kind"] = (" and ".join(parts) if len(parts) < 3
+                               else ", ".join(parts[:-1]) + " and " + parts[-1])
     for t in types:
         out[t.lower()] = int(sums[t])
         out[f"{t.lower()}_share"] = f"{float(shares.get(t, 0.0)):.2f}%"

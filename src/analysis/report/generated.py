@@ -272,7 +272,8 @@ def params_block(params_text: str, seeds: dict[str, object]) -> str:
 
 
 def versions_table(versions: dict[str, str]) -> str:
-    frame = pd.DataFrame(sorted(versions.items()), columns=["package", "version"])
+    frame = pd.DataFrame(sorted(versions.items(), key=lambda kv: kv[0].lower()),
+                         columns=["package", "version"])
     return raw_html_block(html_table(frame, numeric=[], classes="table compact versions"))
 
 
@@ -294,7 +295,7 @@ def dag_block(mermaid: str, how: str, figure: str | None) -> str:
                    f"stage reads an output of the earlier one.]({figure})"
                    '{fig-alt="A flow chart of the DVC stages, from ingest through clean and '
                    'the analysis stages to the scorecard and this report."}\n')
-    out.append(callout("note", f"The DAG as Mermaid text ({md_escape(how)})",
+    out.append(callout("note", f"The DAG as Mermaid text (`{how}`)",
                        raw_html_block(f'<pre class="mermaid-src">{esc(mermaid)}</pre>'),
                        collapse=True))
     return "\n".join(out)
