@@ -82,6 +82,24 @@ def test_artifact_check_can_fail():
                                                    "report/vars/nostage.json"}
 
 
+def test_every_artifact_for_the_site_is_a_report_dependency():
+    """What a stage writes for the website (report/tables, figures, vars, notebooks and
+    metrics/) is read by the report stage (variables, generic tables, notebook pages,
+    resources), so it must be among its deps, or the site goes stale when it changes."""
+    stages = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]
+    pattern = re.compile(r"^(report/(tables|figures|vars|notebooks)/[^/]+|metrics/[^/]+)$")
+    missing = []
+    for name, stage in stages.items():
+        if name == "report":
+            continue
+        for key in ("outs", "metrics", "plots"):
+            for item in stage.get(key) or []:
+                for path in item.keys() if isinstance(item, dict) else [item]:
+                    if pattern.match(str(path)) and str(path) not in report_deps():
+                        missing.append(f"{name}: {path}")
+    assert not missing, f"add to the deps of the report stage in dvc.yaml: {missing}"
+
+
 def test_every_dependency_is_written_by_a_stage_or_in_git():
     stages = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]
     produced = set()

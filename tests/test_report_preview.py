@@ -13,7 +13,13 @@ import yaml
 
 from analysis.errors import InputError
 from analysis.report import generated as gen
-from analysis.report.dag import graph_from_dvc_yaml, layers, parse_mermaid, to_mermaid
+from analysis.report.dag import (
+    graph_from_dvc_yaml,
+    layers,
+    parse_mermaid,
+    reduced_edges,
+    to_mermaid,
+)
 from analysis.report.htmlsafe import attr_text, esc, html_table, md_escape, sanitize_html
 from analysis.report.notebooks import notebook_body, notebook_title
 from analysis.report.preview import (
@@ -346,6 +352,8 @@ def test_mermaid_round_trip_and_layers():
              ("table1", "report")]
     assert parse_mermaid(to_mermaid(stages, edges)) == (stages, edges)
     assert layers(stages, edges) == [["ingest"], ["clean"], ["table1"], ["report"]]
+    assert reduced_edges(stages, edges) == [("clean", "table1"), ("ingest", "clean"),
+                                            ("table1", "report")]
 
 
 def test_graph_from_dvc_yaml_matches_outs_to_deps(tmp_path):

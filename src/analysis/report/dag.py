@@ -113,21 +113,36 @@ def layers(stages: list[str], edges: list[tuple[str, str]]) -> list[list[str]]:
     return out
 
 
+def reduced_edges(stages: list[str], edges: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The transitive reduction: an arrow A -> C is dropped when A -> B -> C exists."""
+    import networkx as nx
+
+    g = nx.DiGraph()
+    g.add_nodes_from(stages)
+    g.add_edges_from(edges)
+    return sorted(nx.transitive_reduction(g).edges())
+
+
 def dag_figure(stages: list[str], edges: list[tuple[str, str]]):
     """A left-to-right flow chart of the stages (matplotlib figure).
 
-    Stages sit in columns by depth; an arrow that skips columns is drawn as an arc so that
-    it does not hide behind the stages in between.
+    Stages sit in columns by depth; arrows implied by a longer path are left out (the
+    Mermaid text keeps them); an arrow that skips columns is drawn as an arc so that it
+    does not hide behind the stages in between.
     """
     import matplotlib.pyplot as plt
 
     from ..figures import PAGE_WIDTH_IN, PALETTE, apply_style
 
     apply_style()
+    edges = reduced_edges(stages, edges)
     cols = layers(stages, edges)
     tallest = max((len(c) for c in cols), default=1)
     rad = 0.25
-    arc = 0.5 * rad * max(len(cols) - 1, 1)  # height of the longest arc, in column widths
+    depth = {node: x for x, col in enumerate(cols) for node in col}
+    longest = max((depth[b] - depth[a] for a, b in edges if depth[b] - depth[a] > 1),
+                  default=0)
+    arc = 0.5 * rad * longest  # height of the longest arc, in column widths
     bottom, top = -0.3, tallest - 1 + arc + 0.15
     width = max(len(cols), 2)
     fig, ax = plt.subplots(figsize=(PAGE_WIDTH_IN, PAGE_WIDTH_IN * (top - bottom) / width))
@@ -135,7 +150,7 @@ def dag_figure(stages: list[str], edges: list[tuple[str, str]]):
     ax.set_ylim(bottom, top)
     ax.set_aspect("equal")
     ax.axis("off")
-    artists, column = {}, {}
+    artists = {}
     for x, col in enumerate(cols):
         for i, node in enumerate(col):
             y = (tallest - 1) / 2 + (len(col) - 1) / 2 - i
@@ -144,15 +159,11 @@ def dag_figure(stages: list[str], edges: list[tuple[str, str]]):
                                     color="white", zorder=3,
                                     bbox={"boxstyle": "round,pad=0.4", "fc": colour,
                                           "ec": "none"})
-            column[node] = x
-    last = cols[-1] if cols else []
     for a, b in edges:
-        span = column[b] - column[a]
-        faint = b in last and len(cols) > 2  # everything feeds the report: keep it quiet
+        span = depth[b] - depth[a]
         ax.annotate("", xy=(0, 0.5), xycoords=artists[b], xytext=(1, 0.5),
-                    textcoords=artists[a], zorder=1 if faint else 2,
-                    arrowprops={"arrowstyle": "-|>", "color": "#b1bac4" if faint else "#57606a",
-                                "lw": 0.8 if faint else 1.1,
+                    textcoords=artists[a], zorder=2,
+                    arrowprops={"arrowstyle": "-|>", "color": "#57606a", "lw": 1.1,
                                 "shrinkA": 2, "shrinkB": 2,
                                 "connectionstyle": f"arc3,rad={-rad}" if span > 1
                                 else "arc3"})

@@ -291,8 +291,9 @@ def build_info(git: dict, renderer: str) -> str:
 def dag_block(mermaid: str, how: str, figure: str | None) -> str:
     out = []
     if figure:
-        out.append(f"![The pipeline's stages and their order; an arrow means that the later "
-                   f"stage reads an output of the earlier one.]({figure})"
+        out.append(f"![The pipeline's stages and their order: an arrow means that the later "
+                   f"stage reads an output of the earlier one (arrows implied by a longer path "
+                   f"are left out; the Mermaid text below has them all).]({figure})"
                    '{fig-alt="A flow chart of the DVC stages, from ingest through clean and '
                    'the analysis stages to the scorecard and this report."}\n')
     out.append(callout("note", f"The DAG as Mermaid text (`{how}`)",
