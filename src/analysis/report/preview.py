@@ -330,6 +330,7 @@ def render_site(project: Path, out: Path, variables: dict) -> list[str]:
 
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".site-", dir=out.parent))
+    tmp.chmod(0o755)  # mkdtemp makes it private; a site is meant to be read
     try:
         copied: set[str] = set()
         for page in pages:
