@@ -70,7 +70,7 @@ def build_project(root: Path) -> Path:
                        "reproduced_json": p["reproduced"],
                        "vars_json": f"{p['vars']}/table1.json",
                        "metrics_json": f"{p['metrics']}/table1.json"}),
-        ("09_findings", {"reproduced_files": [p["reproduced"]],
+        ("09_findings", {"reproduced_dir": str(Path(p["reproduced"]).parent),
                          "scorecard_csv": str(root / "report" / "scorecard.csv"),
                          "metrics_json": f"{p['metrics']}/scorecard.json"}),
     ]
