@@ -14,6 +14,7 @@ table_md = "report/tables/table1.md"
 table_html = "report/tables/table1.html"
 figure_stem = "report/figures/table1"
 reproduced_json = "data/reproduced/table1.json"
+vars_json = "report/vars/table1.json"
 metrics_json = "metrics/table1.json"
 
 # %%
@@ -42,6 +43,7 @@ artifacts.write_text(table_html, shown.to_html(index=False, border=0, escape=Tru
 save_figure(table1_figure(table), figure_stem)
 artifacts.write_json(reproduced_json, tables.table1_reproduced(table, shares, fp, projects_meta))
 artifacts.write_json(metrics_json, tables.table1_metrics(table, shares))
+artifacts.write_json(vars_json, tables.table1_vars(table, shares))
 
 # %% [markdown]
 # ## Table I (reproduced)

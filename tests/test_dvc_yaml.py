@@ -15,15 +15,35 @@ SRC = ROOT / "src" / "analysis"
 STAGES = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]
 
 
+def module_files(mod: str) -> list[Path]:
+    """The files of an `analysis` module: ``<mod>.py``, or every file of package ``<mod>/``."""
+    if (SRC / f"{mod}.py").is_file():
+        return [SRC / f"{mod}.py"]
+    return sorted((SRC / mod).glob("*.py")) if (SRC / mod).is_dir() else []
+
+
+def module_dep(mod: str) -> str:
+    """How dvc.yaml names a module: the file, or the package folder."""
+    return f"src/analysis/{mod}.py" if (SRC / f"{mod}.py").is_file() else f"src/analysis/{mod}"
+
+
 def imported_modules(path: Path) -> set[str]:
-    """`analysis` modules imported by a file (absolute or relative imports)."""
+    """`analysis` modules imported by a file (absolute or relative imports).
+
+    Inside a package (``analysis/report/``), ``..x`` is the module ``x`` and ``.y`` is
+    part of the package itself (covered by the package folder).
+    """
     tree = ast.parse(path.read_text(encoding="utf-8"))
+    depth = 0 if path.parent == SRC else 1
     found = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
-            if node.level == 1 and node.module:
+            level = node.level - depth if node.level else 0
+            if node.level and level < 1:
+                continue
+            if level == 1 and node.module:
                 found.add(node.module.split(".")[0])
-            elif node.level == 1:
+            elif level == 1:
                 found.update(a.name for a in node.names)
             elif node.module == "analysis":
                 found.update(a.name for a in node.names)
@@ -33,7 +53,7 @@ def imported_modules(path: Path) -> set[str]:
             for alias in node.names:
                 if alias.name.startswith("analysis."):
                     found.add(alias.name.split(".")[1])
-    return {m for m in found if (SRC / f"{m}.py").is_file()}
+    return {m for m in found if module_files(m)}
 
 
 def closure(modules: set[str]) -> set[str]:
@@ -44,7 +64,8 @@ def closure(modules: set[str]) -> set[str]:
         if mod in seen:
             continue
         seen.add(mod)
-        todo.extend(imported_modules(SRC / f"{mod}.py") - seen)
+        for path in module_files(mod):
+            todo.extend(imported_modules(path) - seen)
     return seen
 
 
@@ -62,7 +83,7 @@ def stage_entry_modules(stage: dict) -> tuple[set[str], Path | None]:
 def test_stage_depends_on_every_module_it_runs(name):
     stage = STAGES[name]
     mods, notebook = stage_entry_modules(stage)
-    needed = {f"src/analysis/{m}.py" for m in closure(mods)} - {"src/analysis/__init__.py"}
+    needed = {module_dep(m) for m in closure(mods)} - {"src/analysis/__init__.py"}
     deps = {d for d in stage.get("deps", []) if isinstance(d, str)}
     missing = sorted(needed - deps)
     assert not missing, f"stage {name} runs {missing} but does not list them as deps"

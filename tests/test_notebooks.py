@@ -46,8 +46,9 @@ def test_clean_table1_findings_notebooks_on_a_synthetic_dump(dump, tmp_path):
         "issues_parquet": p["issues_parquet"], "table_csv": str(out / "t1.csv"),
         "table_md": str(out / "t1.md"), "table_html": str(out / "t1.html"),
         "figure_stem": str(out / "t1"), "reproduced_json": str(out / "reproduced/t1.json"),
-        "metrics_json": str(out / "t1m.json")})
+        "metrics_json": str(out / "t1m.json"), "vars_json": str(out / "t1vars.json")})
     assert code == 0
+    assert artifacts.read_json(out / "t1vars.json")["total"] == len(issues)
     table = pd.read_csv(out / "t1.csv").set_index("project")
     assert table.loc["Sum", "Total"] == len(issues)
     assert (out / "t1.svg").stat().st_size > 0 and (out / "t1.png").stat().st_size > 0

@@ -46,6 +46,7 @@ def test_pipeline_on_a_synthetic_dump_is_complete_stable_and_incremental(workspa
         assert table.loc[name, "Total"] == exp["total"]
         for year, n in exp["years"].items():
             assert table.loc[name, str(year)] == n
+    assert (workspace / "report/_site/index.html").is_file()  # the report stage ran
     first = digests(workspace)
     again = dvc(workspace, "repro")
     assert "Data and pipelines are up to date" in again.stdout

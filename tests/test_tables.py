@@ -80,3 +80,16 @@ def test_figure_is_byte_stable(issues, tmp_path):
     for x, y in zip(a, b, strict=True):
         assert x.read_bytes() == y.read_bytes() and x.stat().st_size > 1000
     assert b"<dc:date>" not in a[0].read_bytes()
+
+
+def test_website_vars(issues):
+    t = tables.table1(issues, META, TYPES)
+    v = tables.table1_vars(t, tables.type_shares(issues, TYPES))
+    assert v["total"] == 8 and v["projects"] == 3 and v["bug"] == 5
+    assert v["bug_share"] == "62.50%" and v["years"] == "2023–2026"
+    assert v["projects_by_kind"] == ("1 framework, 1 LLM toolkit and 1 project not in "
+                                     "data/projects.yaml")
+    assert v["largest_project"] == "vLLM" and v["largest_project_total"] == 4
+    assert v["projects_mostly_bug"] == 2 and v["projects_mostly_requirement"] == 1
+    assert "vLLM has the most reports (4)" in v["fig_alt"] and v["fig_caption"]
+    assert all(isinstance(x, int | str) for x in v.values())

@@ -119,3 +119,62 @@ def table1_metrics(table: pd.DataFrame, shares: pd.Series) -> dict:
         "share_percent": {t: round(float(v), 4) for t, v in shares.items()},
         "by_project": {p: int(table.loc[p, "Total"]) for p in table.index if p != SUM_ROW},
     }
+
+
+def table1_vars(table: pd.DataFrame, shares: pd.Series) -> dict[str, object]:
+    """Numbers, caption and alt text of Table I for the website (``report/vars/table1.json``).
+
+    Counts are integers (the report formats them); shares are strings with the paper's
+    precision; the alt text describes what the figure shows, from the data.
+    """
+    body = table.drop(index=SUM_ROW)
+    years = [c for c in table.columns if c.isdigit()]
+    types = [c for c in table.columns if c not in (*years, "name", "kind", "Total")]
+    sums = table.loc[SUM_ROW]
+    kinds = body["kind"].value_counts()
+    out: dict[str, object] = {
+        "total": int(sums["Total"]),
+        "projects": len(body),
+        "frameworks": int(kinds.get("framework", 0)),
+        "toolkits": int(kinds.get("toolkit", 0)),
+        "unknown_projects": int(kinds.get("unknown", 0)),
+        "year_first": years[0] if years else "",
+        "year_last": years[-1] if years else "",
+        "years": f"{years[0]}–{years[-1]}" if years else "",
+    }
+    names = {"framework": ("framework", "frameworks"),
+             "toolkit": ("LLM toolkit", "LLM toolkits"),
+             "unknown": ("project not in data/projects.yaml",
+                         "projects not in data/projects.yaml")}
+    parts = [f"{n} {names.get(k, (k, k))[n != 1]}" for k, n in
+             sorted(kinds.items(), key=lambda kv: list(names).index(kv[0])
+                    if kv[0] in names else len(names))]
+    out["projects_by_kind"] = (" and ".join(parts) if len(parts) < 3
+                               else ", ".join(parts[:-1]) + " and " + parts[-1])
+    for t in types:
+        out[t.lower()] = int(sums[t])
+        out[f"{t.lower()}_share"] = f"{float(shares.get(t, 0.0)):.2f}%"
+    for y in years:
+        out[f"year_{y}"] = int(sums[y])
+    if len(body):
+        largest = body["Total"].idxmax()
+        smallest = body["Total"].idxmin()
+        out.update({"largest_project": body.loc[largest, "name"],
+                    "largest_project_total": int(body.loc[largest, "Total"]),
+                    "smallest_project": body.loc[smallest, "name"],
+                    "smallest_project_total": int(body.loc[smallest, "Total"])})
+        top = body[types].idxmax(axis=1)
+        for t in types:
+            out[f"projects_mostly_{t.lower()}"] = int((top == t).sum())
+    out["fig_caption"] = ("Labelled LLM-related issue reports per project, by year (left) "
+                          "and by issue type (right), counted from the released labels.")
+    alt = (f"Two horizontal stacked bar charts, one bar per project ({len(body)} projects). "
+           f"Left: reports per year, {out['years']}. Right: reports per type "
+           f"({', '.join(types)}).")
+    if len(body) and "Bug" in types:
+        alt += (f" {out['largest_project']} has the most reports "
+                f"({out['largest_project_total']:,}) and {out['smallest_project']} the fewest "
+                f"({out['smallest_project_total']:,}); bugs are the largest type in "
+                f"{out['projects_mostly_bug']} of {len(body)} projects.")
+    out["fig_alt"] = alt
+    return out

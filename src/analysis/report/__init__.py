@@ -1,0 +1,21 @@
+"""The website: the study, reproduced, readable in a browser.
+
+``python -m analysis.report`` (the last DVC stage) builds ``report/_site/`` from the
+Quarto project in ``report/`` (``_quarto.yml``, one ``.qmd`` per page) and the
+pipeline's outputs. Modules:
+
+- :mod:`.layout`     where inputs and outputs are;
+- :mod:`.variables`  ``report/_variables.yml`` (every number the pages print);
+- :mod:`.generated`  includes (escaped HTML tables, lists) in ``report/_generated/``;
+- :mod:`.dag`        the pipeline DAG (``dvc dag --mermaid``) as a figure;
+- :mod:`.notebooks`  the executed notebooks as pages;
+- :mod:`.preview`    the pandoc renderer used when Quarto is not installed;
+- :mod:`.htmlsafe`   escaping of untrusted text;
+- :mod:`.site`       the build: generate, then render with Quarto or the preview.
+
+How a stage gets onto the site is described in README.md ("Adding a stage").
+"""
+
+from .site import build
+
+__all__ = ["build"]

@@ -1,0 +1,119 @@
+"""The executed notebooks as pages.
+
+Quarto renders ``report/notebooks/*.ipynb`` itself (without executing them). The preview
+renderer uses :func:`notebook_body`: Markdown cells through pandoc, code cells as
+escaped code, outputs as escaped text, sanitised HTML (pandas tables) or embedded images.
+:func:`notebook_entries` lists the notebooks with the stage that ran each one and the
+artifacts that stage wrote, read from ``dvc.yaml``.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import yaml
+
+from .htmlsafe import esc, sanitize_html
+
+H1_RE = re.compile(r"^#\s+(.+?)\s*$", re.M)
+
+
+def notebook_title(nb) -> str:
+    """The first level-1 heading of the first Markdown cell, else empty."""
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            m = H1_RE.search(cell.source)
+            return m.group(1) if m else ""
+    return ""
+
+
+def stage_outputs(dvc_yaml: Path) -> dict[str, tuple[str, list[str]]]:
+    """Executed-notebook path -> (stage name, the stage's other outputs)."""
+    stages = (yaml.safe_load(dvc_yaml.read_text(encoding="utf-8")) or {}).get("stages", {})
+    out = {}
+    for name, stage in stages.items():
+        paths = []
+        for key in ("outs", "metrics", "plots"):
+            for item in stage.get(key) or []:
+                paths.extend(item.keys() if isinstance(item, dict) else [item])
+        nbs = [p for p in paths if str(p).endswith(".ipynb")]
+        for nb in nbs:
+            out[str(nb)] = (name, sorted(str(p) for p in paths if p not in nbs))
+    return out
+
+
+def notebook_entries(notebooks_dir: Path, dvc_yaml: Path, root: Path) -> list[dict]:
+    """One entry per executed notebook: stem, title, href (.ipynb), stage, outs."""
+    import nbformat
+
+    stages = stage_outputs(dvc_yaml) if dvc_yaml.is_file() else {}
+    entries = []
+    for path in sorted(notebooks_dir.glob("*.ipynb")) if notebooks_dir.is_dir() else []:
+        nb = nbformat.read(path, as_version=4)
+        key = path.relative_to(root).as_posix()
+        stage, outs = stages.get(key, (None, []))
+        entries.append({"stem": path.stem, "title": notebook_title(nb) or path.stem,
+                        "href": f"notebooks/{path.name}", "stage": stage, "outs": outs})
+    return entries
+
+
+def _text(value) -> str:
+    return "".join(value) if isinstance(value, list) else str(value)
+
+
+def _output_html(output) -> str:
+    kind = output.get("output_type")
+    if kind == "stream":
+        cls = "stderr" if output.get("name") == "stderr" else "stdout"
+        return f'<pre class="nb-output {cls}">{esc(_text(output.get("text", "")))}</pre>'
+    if kind == "error":
+        tb = "\n".join(output.get("traceback", []))
+        tb = re.sub(r"\x1b\[[0-9;]*m", "", tb)
+        return f'<pre class="nb-output error">{esc(tb)}</pre>'
+    data = output.get("data", {})
+    if "image/png" in data:
+        b64 = re.sub(r"\s+", "", _text(data["image/png"]))
+        base64.b64decode(b64, validate=True)
+        return f'<img class="nb-image" alt="figure output" src="data:image/png;base64,{b64}">'
+    if "image/svg+xml" in data:
+        b64 = base64.b64encode(_text(data["image/svg+xml"]).encode()).decode()
+        return f'<img class="nb-image" alt="figure output" src="data:image/svg+xml;base64,{b64}">'
+    if "text/html" in data:
+        return f'<div class="nb-output html">{sanitize_html(_text(data["text/html"]))}</div>'
+    if "text/markdown" in data:
+        return f'<pre class="nb-output">{esc(_text(data["text/markdown"]))}</pre>'
+    if "text/plain" in data:
+        return f'<pre class="nb-output">{esc(_text(data["text/plain"]))}</pre>'
+    return ""
+
+
+def notebook_body(nb, markdown_to_html: Callable[[str], str]) -> str:
+    """The HTML body of an executed notebook (cells in order, outputs after their code)."""
+    parts = []
+    first_h1_done = False
+    for cell in nb.cells:
+        tags = cell.get("metadata", {}).get("tags", [])
+        if cell.cell_type == "markdown":
+            source = cell.source
+            if not first_h1_done:
+                source = H1_RE.sub("", source, count=1)  # the title is the page title
+                first_h1_done = True
+            parts.append(f'<div class="nb-cell nb-markdown">{markdown_to_html(source)}</div>')
+            continue
+        if cell.cell_type != "code":
+            continue
+        label = ""
+        if "injected-parameters" in tags:
+            label = '<div class="nb-label">Parameters injected by the pipeline</div>'
+        elif "parameters" in tags:
+            label = '<div class="nb-label">Default parameters</div>'
+        count = cell.get("execution_count")
+        prompt = f'<span class="nb-prompt">[{count}]</span>' if count else ""
+        outputs = "".join(_output_html(o) for o in cell.get("outputs", []))
+        parts.append(f'<div class="nb-cell nb-code">{label}{prompt}'
+                     f'<pre class="nb-source"><code class="language-python">'
+                     f'{esc(cell.source)}</code></pre>{outputs}</div>')
+    return "\n".join(parts)

@@ -1,0 +1,371 @@
+"""The preview renderer: the Quarto website built with pandoc alone.
+
+Used where the ``quarto`` CLI is not on PATH. It reads the same sources as Quarto
+(``_quarto.yml``, the ``.qmd`` pages, ``_variables.yml``, the executed notebooks) and
+writes the same page paths into ``_site/``:
+
+- ``{{< var a.b >}}`` and ``{{< include file >}}`` are resolved as Quarto does (an include
+  on a line of its own, its path relative to the including page or, with a leading
+  ``/``, to the project; ``{{{< ... >}}}`` stays literal). An unknown variable, a missing
+  include or any other shortcode stops the build with the file and line;
+- callouts (collapsible ones as ``<details>``), ``fig-alt``, figure numbering and the
+  rewriting of ``.qmd``/``.ipynb`` links to ``.html`` are done by ``preview.lua``;
+- every page gets the navbar of ``_quarto.yml`` (current page marked), a table of
+  contents, the page footer, the site stylesheet (a local file: no fonts or scripts are
+  fetched from anywhere) and the ``include-after-body`` file;
+- ``project.resources`` and every local image a page shows are copied next to it.
+
+The site is assembled in a temporary folder and moved into place when complete.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import yaml
+
+from ..errors import InputError
+from .htmlsafe import esc
+from .variables import lookup
+
+LUA_FILTER = Path(__file__).with_name("preview.lua")
+SHORTCODE_RE = re.compile(r"\{(\{\{<.*?>\}\})\}|\{\{<\s*([\w-]+)\s*(.*?)\s*>\}\}")
+INCLUDE_LINE_RE = re.compile(r"^[ \t]*\{\{<\s*include\s+(.+?)\s*>\}\}[ \t]*$", re.M)
+EXEC_FENCE_RE = re.compile(r"^(\s*`{3,})\{([A-Za-z][\w-]*)\}", re.M)
+SPLIT = "<!--PREVIEW-SPLIT-->"
+MAX_INCLUDE_DEPTH = 10
+
+
+@cache
+def pandoc_version() -> str:
+    import pypandoc
+
+    return str(pypandoc.get_pandoc_version())
+
+
+def pandoc(markdown: str, *, toc: bool = False, filters: bool = True) -> tuple[str, str]:
+    """Markdown -> (table of contents HTML, body HTML) with the preview filter."""
+    import pypandoc
+
+    with tempfile.TemporaryDirectory() as tmp:
+        template = Path(tmp) / "page.html"
+        template.write_text(f"$if(toc)$$table-of-contents$$endif$\n{SPLIT}\n$body$\n",
+                            encoding="utf-8")
+        args = ["--template", str(template), "--syntax-highlighting=none", "--wrap=none",
+                "--section-divs", "--standalone"]
+        if filters:
+            args += ["--lua-filter", str(LUA_FILTER)]
+        if toc:
+            args += ["--toc", "--toc-depth=3"]
+        out = pypandoc.convert_text(markdown, "html5", format="markdown", extra_args=args)
+    toc_html, _, body = out.partition(SPLIT)
+    return toc_html.strip(), body.strip()
+
+
+def markdown_inline(text: str) -> str:
+    """A short Markdown string as inline HTML (no surrounding paragraph)."""
+    _, body = pandoc(text, filters=True)
+    return re.sub(r"^<p>(.*)</p>$", r"\1", body.strip(), flags=re.S)
+
+
+def markdown_block(text: str) -> str:
+    return pandoc(text)[1]
+
+
+# -- sources --------------------------------------------------------------------------
+
+def split_front_matter(text: str) -> tuple[dict, str, int]:
+    """(metadata, body, number of lines before the body)."""
+    m = re.match(r"\A---[ \t]*\n(.*?)\n---[ \t]*\n", text, re.S)
+    if not m:
+        return {}, text, 0
+    meta = yaml.safe_load(m.group(1)) or {}
+    return meta, text[m.end():], m.group(0).count("\n")
+
+
+def _line_of(text: str, pos: int, offset: int) -> int:
+    return offset + text.count("\n", 0, pos) + 1
+
+
+def resolve_includes(text: str, *, file: Path, project: Path, offset: int = 0,
+                     depth: int = 0) -> str:
+    """Replace every ``{{< include path >}}`` line by the file's (resolved) content."""
+    if depth > MAX_INCLUDE_DEPTH:
+        raise InputError("includes nested too deeply (a cycle?)", file=str(file),
+                         fix="check the include shortcodes")
+
+    def repl(m: re.Match) -> str:
+        arg = m.group(1).strip().strip("\"'")
+        target = project / arg.lstrip("/") if arg.startswith("/") else file.parent / arg
+        if not target.is_file():
+            raise InputError(f"included file {arg!r} not found", file=str(file),
+                             line=_line_of(text, m.start(), offset),
+                             fix="run the report stage (it generates _generated/) or fix "
+                                 "the path")
+        included = target.read_text(encoding="utf-8")
+        _, included, _ = split_front_matter(included)
+        return resolve_includes(included, file=file, project=project, depth=depth + 1,
+                                offset=0).rstrip("\n")
+
+    return INCLUDE_LINE_RE.sub(repl, text)
+
+
+def resolve_shortcodes(text: str, *, file: Path, project: Path, variables: dict,
+                       offset: int = 0) -> str:
+    """Resolve includes, then ``var`` shortcodes; escaped ``{{{< >}}}`` stays literal."""
+    text = resolve_includes(text, file=file, project=project, offset=offset)
+
+    def repl(m: re.Match) -> str:
+        if m.group(1):
+            return m.group(1)
+        name, args = m.group(2), m.group(3).strip()
+        line = _line_of(text, m.start(), offset)
+        if name == "var":
+            try:
+                return lookup(variables, args.split()[0] if args else "")
+            except KeyError:
+                raise InputError(f"unknown variable {args!r}", file=str(file), line=line,
+                                 fix="add it to the stage's report/vars/<stage>.json or fix "
+                                     "the key (see report/_variables.yml)") from None
+        if name == "include":
+            raise InputError("an include shortcode must stand alone on its line",
+                             file=str(file), line=line, fix="put it on a line of its own")
+        raise InputError(f"shortcode {name!r} is not supported by the preview renderer",
+                         file=str(file), line=line, fix="use var or include, or render "
+                         "with Quarto")
+
+    return SHORTCODE_RE.sub(repl, text)
+
+
+def prepare_markdown(text: str) -> str:
+    """Quarto-only syntax pandoc does not read: ```{lang} fences become ```{.lang}."""
+    return EXEC_FENCE_RE.sub(r"\1{.\2}", text)
+
+
+# -- site -----------------------------------------------------------------------------
+
+@dataclass
+class Page:
+    source: str  # relative to the project, e.g. "index.qmd"
+    output: str  # relative to the site, e.g. "index.html"
+    title: str = ""
+    subtitle: str = ""
+    toc: str = ""
+    body: str = ""
+
+
+def output_name(source: str) -> str:
+    return re.sub(r"\.(qmd|ipynb|md)$", ".html", source)
+
+
+def render_inputs(project: Path, config: dict) -> list[str]:
+    """The files ``project.render`` selects (Quarto's default: every .qmd), sorted."""
+    patterns = (config.get("project") or {}).get("render") or ["*.qmd"]
+    chosen: set[str] = set()
+    for pattern in patterns:
+        negate = pattern.startswith("!")
+        matches = {p.relative_to(project).as_posix() for p in project.glob(pattern.lstrip("!"))
+                   if p.is_file()}
+        chosen = chosen - matches if negate else chosen | matches
+    return sorted(p for p in chosen
+                  if not any(part.startswith(("_", ".")) for part in Path(p).parts))
+
+
+def _nav_entries(items, titles: dict[str, str]) -> list[dict]:
+    out = []
+    for item in items or []:
+        if isinstance(item, str):
+            item = {"href": item}
+        entry = {"text": str(item.get("text") or titles.get(item.get("href", ""), "")),
+                 "href": item.get("href"),
+                 "menu": _nav_entries(item.get("menu"), titles) if item.get("menu") else []}
+        if not entry["text"] and entry["href"]:
+            entry["text"] = Path(entry["href"]).stem
+        out.append(entry)
+    return out
+
+
+def _href(href: str, prefix: str) -> str:
+    if re.match(r"^[a-z][\w+.-]*:", href):
+        return href
+    return prefix + output_name(href)
+
+
+def navbar_html(title: str, left: list[dict], right: list[dict], current: str,
+                prefix: str) -> str:
+    def items(entries):
+        html = []
+        for e in entries:
+            if e["menu"]:
+                active = any(output_name(c["href"] or "") == current for c in e["menu"])
+                sub = "".join(
+                    f'<li><a href="{esc(_href(c["href"], prefix))}"'
+                    + (' aria-current="page" class="active"'
+                       if output_name(c["href"] or "") == current else "")
+                    + f">{esc(c['text'])}</a></li>" for c in e["menu"])
+                html.append(f'<li class="menu{" active" if active else ""}"><details>'
+                            f'<summary>{esc(e["text"])}</summary><ul>{sub}</ul></details></li>')
+            else:
+                active = output_name(e["href"] or "") == current
+                html.append(f'<li><a href="{esc(_href(e["href"], prefix))}"'
+                            + (' aria-current="page" class="active"' if active else "")
+                            + f">{esc(e['text'])}</a></li>")
+        return "".join(html)
+
+    return (f'<header class="site-nav"><nav aria-label="site">'
+            f'<a class="brand" href="{prefix}index.html">{esc(title)}</a>'
+            f'<ul class="nav-left">{items(left)}</ul><ul class="nav-right">{items(right)}</ul>'
+            f"</nav></header>")
+
+
+PAGE = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="analysis.report preview (pandoc {pandoc})">
+<title>{page_title}</title>
+{css}
+</head>
+<body class="preview{body_class}">
+{navbar}
+<div class="page-layout">
+{toc}
+<main id="content">
+<header class="title-block">
+<h1 class="title">{title}</h1>
+{subtitle}
+</header>
+{body}
+</main>
+</div>
+<footer class="page-footer">{footer}</footer>
+{after_body}
+</body>
+</html>
+"""
+
+
+def page_html(page: Page, *, site_title: str, navbar: str, footer: str, css: list[str],
+              after_body: str, prefix: str) -> str:
+    css_links = "\n".join(f'<link rel="stylesheet" href="{esc(prefix + c)}">' for c in css)
+    toc = (f'<nav class="toc" aria-label="on this page"><h2>On this page</h2>{page.toc}</nav>'
+           if page.toc else "")
+    return PAGE.format(
+        pandoc=esc(pandoc_version()),
+        page_title=esc(f"{page.title} – {site_title}" if page.title else site_title),
+        css=css_links, body_class=" notebook" if page.source.endswith(".ipynb") else "",
+        navbar=navbar, toc=toc, title=esc(page.title),
+        subtitle=f'<p class="subtitle">{esc(page.subtitle)}</p>' if page.subtitle else "",
+        body=page.body, footer=footer, after_body=after_body)
+
+
+def _footer_html(config: dict, project: Path, variables: dict) -> str:
+    footer = ((config.get("website") or {}).get("page-footer")) or {}
+    if isinstance(footer, str):
+        footer = {"center": footer}
+    parts = []
+    for side in ("left", "center", "right"):
+        text = footer.get(side)
+        if text:
+            text = resolve_shortcodes(str(text), file=project / "_quarto.yml",
+                                      project=project, variables=variables)
+            parts.append(f'<div class="footer-{side}">{markdown_inline(text)}</div>')
+    return "".join(parts)
+
+
+def render_qmd(project: Path, source: str, variables: dict) -> Page:
+    path = project / source
+    meta, body, offset = split_front_matter(path.read_text(encoding="utf-8"))
+    body = resolve_shortcodes(body, file=path, project=project, variables=variables,
+                              offset=offset)
+    toc, html = pandoc(prepare_markdown(body), toc=True)
+    title = resolve_shortcodes(str(meta.get("title", "")), file=path, project=project,
+                               variables=variables)
+    subtitle = str(meta.get("subtitle") or meta.get("description") or "")
+    return Page(source, output_name(source), title=title, subtitle=subtitle,
+                toc=toc if toc.count("<li") > 1 else "", body=html)
+
+
+def render_notebook(project: Path, source: str) -> Page:
+    import nbformat
+
+    from .notebooks import notebook_body, notebook_title
+
+    nb = nbformat.read(project / source, as_version=4)
+    body = notebook_body(nb, markdown_block)
+    link = (f'<p class="nb-download">Executed notebook: <a href="{esc(Path(source).name)}" '
+            f"download>{esc(Path(source).name)}</a> (written by the pipeline; not re-run "
+            "for this page)</p>")
+    return Page(source, output_name(source), title=notebook_title(nb) or Path(source).stem,
+                body=link + body)
+
+
+LOCAL_SRC_RE = re.compile(r'\s(?:src|href)="([^"#?:]+)(?:[#?][^"]*)?"')
+
+
+def render_site(project: Path, out: Path, variables: dict) -> list[str]:
+    """Build the whole site from ``project`` into ``out``; return the pages written."""
+    config = yaml.safe_load((project / "_quarto.yml").read_text(encoding="utf-8")) or {}
+    website = config.get("website") or {}
+    html_format = ((config.get("format") or {}).get("html")) or {}
+    inputs = render_inputs(project, config)
+    pages = [render_notebook(project, s) if s.endswith(".ipynb")
+             else render_qmd(project, s, variables) for s in inputs]
+    titles = {p.source: p.title for p in pages}
+    navbar = website.get("navbar") or {}
+    left = _nav_entries(navbar.get("left"), titles)
+    right = _nav_entries(navbar.get("right"), titles)
+    footer = _footer_html(config, project, variables)
+    css = html_format.get("css") or []
+    css = [css] if isinstance(css, str) else list(css)
+    after = html_format.get("include-after-body") or []
+    after = [after] if isinstance(after, str) else list(after)
+    after_body = "\n".join((project / a).read_text(encoding="utf-8") for a in after)
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=".site-", dir=out.parent))
+    tmp.chmod(0o755)  # mkdtemp makes it private; a site is meant to be read
+    try:
+        copied: set[str] = set()
+        for page in pages:
+            prefix = "../" * page.output.count("/")
+            html = page_html(page, site_title=str(website.get("title", "")),
+                             navbar=navbar_html(str(website.get("title", "")), left, right,
+                                                page.output, prefix),
+                             footer=footer, css=css, after_body=after_body, prefix=prefix)
+            target = tmp / page.output
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(html, encoding="utf-8", newline="\n")
+            base = Path(page.source).parent
+            for ref in LOCAL_SRC_RE.findall(html):
+                rel = (base / ref).as_posix()
+                if rel not in copied and (project / rel).is_file() and not rel.endswith(
+                        (".qmd", ".html")):
+                    copied.add(rel)
+        for pattern in [*css, *_as_list((config.get("project") or {}).get("resources"))]:
+            for p in project.glob(pattern):
+                if p.is_file():
+                    copied.add(p.relative_to(project).as_posix())
+        for rel in sorted(copied):
+            dest = tmp / rel
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(project / rel, dest)
+        if out.exists():
+            shutil.rmtree(out)
+        tmp.replace(out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return [p.output for p in pages]
+
+
+def _as_list(value) -> list[str]:
+    if not value:
+        return []
+    return [value] if isinstance(value, str) else [str(v) for v in value]

@@ -1,0 +1,147 @@
+"""Static checks of the website's sources (fast): the pages against dvc.yaml and the rules.
+
+- every page is in the navbar and a dependency of the ``report`` stage;
+- every artifact a page shows (a figure, a table, a notebook, a stage's variables or
+  metrics) is a dependency of the ``report`` stage, so DVC rebuilds the site when it
+  changes, and a page cannot refer to something no stage writes;
+- no number is typed by hand in a page's prose.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from analysis.report.variables import RESERVED, referenced_vars
+
+ROOT = Path(__file__).resolve().parents[1]
+REPORT = ROOT / "report"
+PAGES = sorted(REPORT.glob("*.qmd"))
+INCLUDE_RE = re.compile(r"^\{\{<\s*include\s+(\S+)\s*>\}\}\s*$", re.M)
+TARGET_RE = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def report_stage() -> dict:
+    return yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]["report"]
+
+
+def report_deps() -> set[str]:
+    return {str(d) for d in report_stage()["deps"]}
+
+
+def test_there_are_pages():
+    names = {p.name for p in PAGES}
+    assert {"index.qmd", "data.qmd", "table1.qmd", "findings.qmd", "reproducibility.qmd",
+            "notebooks.qmd"} <= names
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_page_is_in_navbar_and_a_report_dependency(page):
+    config = yaml.safe_load((REPORT / "_quarto.yml").read_text())
+    hrefs = [item.get("href") if isinstance(item, dict) else item
+             for side in ("left", "right")
+             for item in config["website"]["navbar"].get(side, []) or []]
+    assert page.name in hrefs
+    assert f"report/{page.name}" in report_deps()
+
+
+def artifacts_of(text: str) -> set[str]:
+    """Pipeline artifacts a page shows: report/<path> of figures, tables, notebooks,
+    stage variables and metrics."""
+    found = set()
+    for target in TARGET_RE.findall(text):
+        path = target.split("#", 1)[0]
+        if path.startswith(("figures/", "tables/", "notebooks/")):
+            found.add(f"report/{path}")
+    for inc in INCLUDE_RE.findall(text):
+        m = re.fullmatch(r"_generated/tables/(.+)\.md", inc)
+        if m:
+            found.add(f"report/tables/{m.group(1)}.csv")
+    for key in referenced_vars(text):
+        parts = key.split(".")
+        if parts[0] == "metrics":
+            found.add(f"metrics/{parts[1]}.json")
+        elif parts[0] not in RESERVED:
+            found.add(f"report/vars/{parts[0]}.json")
+    return found
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_every_artifact_a_page_shows_is_a_report_dependency(page):
+    missing = artifacts_of(page.read_text()) - report_deps()
+    assert not missing, (f"{page.name} shows {sorted(missing)}: add them to the deps of the "
+                         "report stage in dvc.yaml (and make sure a stage writes them)")
+
+
+def test_artifact_check_can_fail():
+    text = "![x](figures/nothing.svg)\n{{< var nostage.key >}}\n"
+    assert artifacts_of(text) - report_deps() == {"report/figures/nothing.svg",
+                                                   "report/vars/nostage.json"}
+
+
+def test_every_artifact_for_the_site_is_a_report_dependency():
+    """What a stage writes for the website (report/tables, figures, vars, notebooks and
+    metrics/) is read by the report stage (variables, generic tables, notebook pages,
+    resources), so it must be among its deps, or the site goes stale when it changes."""
+    stages = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]
+    pattern = re.compile(r"^(report/(tables|figures|vars|notebooks)/[^/]+|metrics/[^/]+)$")
+    missing = []
+    for name, stage in stages.items():
+        if name == "report":
+            continue
+        for key in ("outs", "metrics", "plots"):
+            for item in stage.get(key) or []:
+                for path in item.keys() if isinstance(item, dict) else [item]:
+                    if pattern.match(str(path)) and str(path) not in report_deps():
+                        missing.append(f"{name}: {path}")
+    assert not missing, f"add to the deps of the report stage in dvc.yaml: {missing}"
+
+
+def test_every_dependency_is_written_by_a_stage_or_in_git():
+    stages = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]
+    produced = set()
+    for stage in stages.values():
+        for key in ("outs", "metrics", "plots"):
+            for item in stage.get(key) or []:
+                produced.update(item.keys() if isinstance(item, dict) else [item])
+    for dep in report_deps():
+        assert dep in produced or (ROOT / dep).exists(), dep
+
+
+# -- no number typed by hand ------------------------------------------------------------
+
+ALLOWED_NUMBERS = [
+    r"\{\{<.*?>\}\}",                      # shortcodes
+    r"`[^`]*`",                            # code
+    r"\]\([^)]*\)",                        # link targets
+    r"\{[#.][^}]*\}",                      # attributes
+    r"\b(?:Fig\.|Figure|Finding|Challenge|Recommendation)s? (?:\d+(?:, | and | to ))*\d+",
+    r"\bSection [IVX]+(?:\.[A-Z](?:\.\d+)?)?",
+    r"\b[ABC]\.\d+(?:\.[ivx]+)?\b",        # the paper's theme codes
+    r"arXiv:\d+\.\d+",
+    r"^\s*\d+\.\s",                        # numbered list items
+    r"(?:[\w.-]+/)+[\w.-]+",              # file paths
+    r"SHA-256",
+]
+
+
+def hand_typed_numbers(text: str) -> list[str]:
+    body = re.sub(r"\A---\n.*?\n---\n", "", text, flags=re.S)
+    body = re.sub(r"```.*?```", "", body, flags=re.S)
+    for pattern in ALLOWED_NUMBERS:
+        body = re.sub(pattern, " ", body, flags=re.M)
+    return re.findall(r"[^\s]*\d[^\s]*", body)
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_no_number_typed_by_hand(page):
+    found = hand_typed_numbers(page.read_text())
+    assert not found, f"{page.name}: numbers in prose must come from variables: {found}"
+
+
+def test_number_check_can_fail():
+    assert hand_typed_numbers("We found 38,742 reports in Section III.A.\n") == ["38,742"]
+    assert hand_typed_numbers("Finding 3 and {{< var a.b >}} and `x1`\n") == []
