@@ -186,6 +186,10 @@ def parse_header(header: list[str], rel: str) -> tuple[str, str, dict[str, int],
             line=1,
             fix="the header must be Issue_URL, Label1..LabelN, Final_Label",
         )
+    numbers = sorted(annotators.values())
+    if numbers != list(range(1, len(numbers) + 1)):
+        quirks.append(Quirk("label_columns_gap", rel, "annotator columns numbered "
+                            + ", ".join(map(str, numbers)) + f", not 1..{len(numbers)}", 1))
     for n in names:
         if n.casefold() not in {"issue_url", "final_label"} and n not in annotators:
             quirks.append(Quirk("extra_column", rel, f"column {n!r} is not used", 1, n))
@@ -241,8 +245,12 @@ def parse_year_file(text: str, rel: str, year: int) -> pd.DataFrame:
     frame = pd.DataFrame({"line": pd.Series(range(1, len(lines) + 1), dtype="int64"),
                           "raw": pd.Series(lines, dtype=object)})
     frame["url"] = frame["raw"].str.strip()
-    frame["is_url"] = frame["url"].str.match(URL_RE.pattern).astype(bool)
-    frame["blank"] = frame["url"] == ""
+    from .schemas import failures, year_lines_schema  # schemas imports this module
+
+    failed = failures(year_lines_schema(), frame)
+    frame["blank"] = frame.index.isin(failed.loc[failed["check"] == "year_blank_line", "index"])
+    frame["is_url"] = ~frame["blank"] & ~frame.index.isin(
+        failed.loc[failed["check"] == "year_line_not_url", "index"])
     frame["year"] = year
     frame["file"] = rel
     return frame
