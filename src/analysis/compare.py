@@ -116,7 +116,8 @@ def compare_cells(base: dict, cur: dict) -> pd.DataFrame:
             part = _change_rows(b, c, "key")
             part.insert(0, "dimension", dim[:-1])
             part.insert(0, "project", p)
-            parts.append(part)
+            if len(part):
+                parts.append(part.astype({"change_percent": "float64"}))
     cols = ["project", "dimension", "key", "status", "baseline", "current", "change",
             "change_percent"]
     return (pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=cols))[cols]
