@@ -13,11 +13,11 @@ from analysis.keywords import (
     audit,
     contains_on_boundary,
     counts,
+    counts_table,
     keywords_for,
     parse_keyword_file,
     read_keyword_file,
     reproduced,
-    counts_table,
 )
 
 SOURCE = """a_keywords = ['llm', 'LLM', 'llm', 'yi', 'ChatGLM', 'text generationglm',
