@@ -3,9 +3,11 @@
 A synthetic export of 1 M issues (JSON lines, GitHub REST fields; titles of 40-110
 characters, bodies of 150-4,000 characters, about 1 KB on average; one in ten records a
 pull request; about one issue in six mentions a keyword, others carry near misses such as
-"yield" or "optimizer") is selected with the PyTorch list, pinned to one core. Target
-(issue: rerun on updated dumps): above 100,000 issues/s. The same run on 4 M issues shows
-that peak memory stays flat as the export grows (the export is streamed in batches).
+"yield" or "optimizer") is selected with a PyTorch-like list, pinned to one core. Both the
+wall-clock and the CPU-time rate are reported (on a shared machine the CPU-time rate is
+the steadier one). Target (issue: rerun on updated dumps): above 100,000 issues/s. The
+same run on 4 M issues shows that peak memory stays flat as the export grows (the export
+is streamed in batches; duplicates are tracked as 8-byte digests).
 """
 
 from __future__ import annotations
@@ -47,7 +49,9 @@ kw = keywords_for(read_keyword_file(sys.argv[2]), "pytorch")
 start = time.perf_counter()
 summary = run_selection(sys.argv[1], kw, sys.argv[3], "pytorch", force=True)
 seconds = time.perf_counter() - start
-print(json.dumps({"seconds": seconds, "records": summary["records"],
+ru = resource.getrusage(resource.RUSAGE_SELF)
+print(json.dumps({"seconds": seconds, "cpu_seconds": ru.ru_utime + ru.ru_stime,
+                  "records": summary["records"],
                   "candidates": summary["candidates"],
                   "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
@@ -113,10 +117,13 @@ def run(results_dir: Path) -> dict:
             result[f"{label}_generate_seconds"] = round(made, 1)
             result[f"{label}_seconds"] = round(m["seconds"], 2)
             result[f"{label}_issues_per_second"] = int(m["records"] / m["seconds"])
+            # CPU time of the whole process (start-up included): robust to a busy machine
+            result[f"{label}_issues_per_cpu_second"] = int(m["records"] / m["cpu_seconds"])
             result[f"{label}_candidates"] = m["candidates"]
             result[f"{label}_peak_rss_mb"] = round(m["peak_rss_mb"], 1)
             export.unlink()
-    result["target_met"] = result["1M_issues_per_second"] > TARGET_RATE
+    result["target_met_wall"] = result["1M_issues_per_second"] > TARGET_RATE
+    result["target_met_cpu"] = result["1M_issues_per_cpu_second"] > TARGET_RATE
     result["memory_ratio_4M_vs_1M"] = round(result["4M_peak_rss_mb"] / result["1M_peak_rss_mb"],
                                             2)
     return result

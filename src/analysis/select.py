@@ -30,7 +30,8 @@ a dump (``ingest.source: <out>``):
 
 - ``Issue Report/<project>/<project>.csv``: a blank labelling sheet
   (``Issue_URL, Label1..LabelN, Final_Label``), one row a candidate;
-- ``Issue Report/<project>/<project>_<year>.txt``: the candidates' URLs by year;
+- ``Issue Report/<project>/<project>_<year>.txt``: the candidates' URLs by year (a URL
+  listed twice in the export is kept once; duplicates are found by a 64-bit digest);
 - ``selection/<project>_candidates.csv``: every candidate with the keywords that matched
   in its title and in its body;
 - ``selection/<project>_selection.json``: the format found, the counts (records, pull
@@ -45,6 +46,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import hashlib
 import itertools
 import os
 import re
@@ -396,6 +398,14 @@ def select_batch(batch: Batch, matcher: Matcher) -> list[tuple[int, list[int], l
     return [(i, *found[i]) for i in sorted(found)]
 
 
+def url_digests(urls: list[str]) -> np.ndarray:
+    """64-bit BLAKE2b digests of URLs: duplicate detection in 8 bytes a candidate, so memory
+    stays flat however many candidates a large export yields."""
+    return np.array([int.from_bytes(hashlib.blake2b(u.encode("utf-8", "surrogatepass"),
+                                                    digest_size=8).digest(), "little")
+                     for u in urls], dtype=np.uint64)
+
+
 CANDIDATE_COLUMNS = ["Issue_URL", "created_at", "year", "title", "keywords_title",
                      "keywords_body", "keywords", "n_keywords", "export_line"]
 
@@ -424,7 +434,7 @@ def run_selection(export: str | Path, keywords: list[str], out: str | Path, proj
     matcher = Matcher(keywords)
     tally = Tally()
     hits = Counter()
-    seen: set[str] = set()
+    seen = np.zeros(0, dtype=np.uint64)  # sorted digests of the candidates' URLs
     per_year: Counter = Counter()
     candidates = 0
     out.mkdir(parents=True, exist_ok=True)
@@ -445,12 +455,19 @@ def run_selection(export: str | Path, keywords: list[str], out: str | Path, proj
                               "Final_Label"])
             blanks = [""] * (annotators + 1)
             for batch in read_export(export, tally, batch_size, since, until):
-                for i, t_ids, b_ids in select_batch(batch, matcher):
+                found = select_batch(batch, matcher)
+                digests = url_digests([batch.urls[i] for i, _, _ in found])
+                dup = np.isin(digests, seen)
+                _, first = np.unique(digests, return_index=True)
+                repeat = np.ones(len(digests), dtype=bool)
+                repeat[first] = False
+                dup |= repeat
+                seen = np.union1d(seen, digests[~dup])
+                for (i, t_ids, b_ids), is_dup in zip(found, dup.tolist(), strict=True):
                     url = batch.urls[i]
-                    if url in seen:
+                    if is_dup:
                         tally.skip("duplicate_url", batch.lines[i])
                         continue
-                    seen.add(url)
                     ids = sorted(set(t_ids) | set(b_ids))
                     hits.update(matcher.keywords[k] for k in ids)
                     year = int(batch.created[i][:4])
