@@ -304,7 +304,8 @@ def clean_project(
     for year, path in project.year_files.items():
         ytext, yquirks = read_text(path, raw_dir)
         anomalies += [_quirk_to_anomaly(q) for q in yquirks]
-        year_frames.append(parse_year_file(ytext, path.relative_to(raw_dir).as_posix(), year))
+        year_frames.append(schemas.year_line_status(
+            parse_year_file(ytext, path.relative_to(raw_dir).as_posix(), year)))
     lines = (pd.concat(year_frames, ignore_index=True) if year_frames else
              pd.DataFrame(columns=["line", "raw", "url", "is_url", "blank", "year", "file"]))
     for r in lines[lines["blank"]].itertuples():

@@ -9,13 +9,13 @@ a run of this pipeline on the pinned upstream commit::
 The compare stage sets the current run beside it: projects and years that are new or
 gone, per-project, per-year and per-type count changes, and kappa changes with intervals.
 
-Kappas of the current run come from the agreement stage (``metrics/agreement.json``) when
-that file exists; otherwise, and always for the snapshot, they are computed here the way
-the paper's headline numbers are: Fleiss' kappa per issue type (the type of the final
-label), over the issues every annotator rated, categories = the theme codes used, with a
-percentile bootstrap interval over issues (seeded). :func:`kappas_from_agreement` reads
-``{"fleiss_kappa": {"Bug": {"value": k, "ci_low": lo, "ci_high": hi}, ...}}`` and the usual
-variants of it (see its docstring).
+Kappas (of the current run, and of the baseline when the snapshot is taken) come from the
+agreement stage (``metrics/agreement.json``) when that file exists; otherwise they are
+computed here the way the paper's headline numbers are: Fleiss' kappa per issue type
+(the type of the final label), over the issues every annotator rated, categories = the
+theme codes used, with a percentile bootstrap interval over issues (seeded).
+:func:`kappas_from_agreement` reads ``{"fleiss_kappa": {"Bug": {"value": k, "ci_low": lo,
+"ci_high": hi}, ...}}`` and the usual variants of it (see its docstring).
 """
 
 from __future__ import annotations
@@ -289,7 +289,7 @@ def compare_kappas(base: dict[str, dict], cur: dict[str, dict], source: str) -> 
 
 
 def snapshot(issues: pd.DataFrame, provenance: dict | None, kappas: dict[str, dict],
-             label: str, n_boot: int, seed: int) -> dict:
+             label: str, n_boot: int, seed: int, method: str = KAPPA_METHOD) -> dict:
     """The baseline snapshot: aggregate numbers only, never rows."""
     prov = provenance or {}
     return {
@@ -300,8 +300,9 @@ def snapshot(issues: pd.DataFrame, provenance: dict | None, kappas: dict[str, di
         **count_summary(issues),
         "kappa": {t: {k: (round(v, 6) if isinstance(v, float) else v) for k, v in e.items()}
                   for t, e in sorted(kappas.items())},
-        "kappa_method": KAPPA_METHOD,
-        "kappa_bootstrap": {"resamples": n_boot, "seed": seed, "level": 0.95},
+        "kappa_method": method,
+        "kappa_bootstrap": ({"resamples": n_boot, "seed": seed, "level": 0.95}
+                            if method == KAPPA_METHOD else None),
     }
 
 
@@ -483,6 +484,8 @@ def main(argv: list[str] | None = None) -> int:
     snap = sub.add_parser("snapshot", help="aggregate numbers of the current run as a baseline")
     snap.add_argument("--issues", default="data/processed/issues.parquet")
     snap.add_argument("--provenance", default="data/provenance.json")
+    snap.add_argument("--agreement", default="metrics/agreement.json",
+                      help="take the kappas from the agreement stage when this file exists")
     snap.add_argument("--label", default=None, help="default: upstream-<commit[:7]>")
     snap.add_argument("--bootstrap", type=int, default=1000)
     snap.add_argument("--seed", type=int, default=7)
@@ -493,9 +496,15 @@ def main(argv: list[str] | None = None) -> int:
         prov_path = project_path(args.provenance)
         prov = read_json(prov_path) if prov_path.is_file() else {}
         label = args.label or f"upstream-{str(prov.get('commit') or 'unknown')[:7]}"
-        kappas = headline_kappas(issues, args.bootstrap, args.seed)
+        agreement = project_path(args.agreement)
+        types = sorted(issues["type"].unique())
+        kappas = kappas_from_agreement(read_json(agreement), types) if \
+            agreement.is_file() else {}
+        method = f"the agreement stage ({args.agreement})" if kappas else KAPPA_METHOD
+        if not kappas:
+            kappas = headline_kappas(issues, args.bootstrap, args.seed)
         write_json(project_path(args.out), snapshot(issues, prov, kappas, label,
-                                                    args.bootstrap, args.seed))
+                                                    args.bootstrap, args.seed, method))
     except (InputError, FileNotFoundError) as exc:
         print(f"compare: {exc}", file=sys.stderr)
         return 1

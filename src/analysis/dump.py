@@ -238,19 +238,14 @@ def _records(rows: list[dict]) -> pd.DataFrame:
 
 
 def parse_year_file(text: str, rel: str, year: int) -> pd.DataFrame:
-    """Every line of a year file: its number, stripped text and whether it is a URL."""
+    """Every line of a year file: its number, raw and stripped text (validated in
+    :func:`analysis.schemas.year_line_status`)."""
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
     frame = pd.DataFrame({"line": pd.Series(range(1, len(lines) + 1), dtype="int64"),
                           "raw": pd.Series(lines, dtype=object)})
     frame["url"] = frame["raw"].str.strip()
-    from .schemas import failures, year_lines_schema  # schemas imports this module
-
-    failed = failures(year_lines_schema(), frame)
-    frame["blank"] = frame.index.isin(failed.loc[failed["check"] == "year_blank_line", "index"])
-    frame["is_url"] = ~frame["blank"] & ~frame.index.isin(
-        failed.loc[failed["check"] == "year_line_not_url", "index"])
     frame["year"] = year
     frame["file"] = rel
     return frame

@@ -113,3 +113,13 @@ def failures(schema: pa.DataFrameSchema, frame: pd.DataFrame) -> pd.DataFrame:
         out["index"] = out["index"].astype("int64")
         return out.reset_index(drop=True)
     return pd.DataFrame(columns=cols)
+
+
+def year_line_status(frame: pd.DataFrame) -> pd.DataFrame:
+    """Add ``blank`` and ``is_url`` to parsed year-file lines, from :func:`year_lines_schema`."""
+    failed = failures(year_lines_schema(), frame)
+    out = frame.copy()
+    out["blank"] = out.index.isin(failed.loc[failed["check"] == "year_blank_line", "index"])
+    out["is_url"] = ~out["blank"] & ~out.index.isin(
+        failed.loc[failed["check"] == "year_line_not_url", "index"])
+    return out
