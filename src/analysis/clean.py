@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from . import schemas
 from .dump import (
     URL_RE,
     ProjectFiles,
@@ -43,6 +44,9 @@ RULES: dict[str, Rule] = {
                              "folder; read as a year file of that folder's project."),
     "no_year_files": Rule(KEPT, "warning", "A project folder without year files: none of its "
                           "rows can be given a year (they are set aside as no_year)."),
+    "label_columns_gap": Rule(KEPT, "warning", "The annotator columns are not numbered "
+                              "1..N without gaps (e.g. Label1, Label3); each column is read as "
+                              "the annotator of its number."),
     "extra_column": Rule(IGNORED, "warning", "A label-file column other than Issue_URL, "
                          "Label1..LabelN and Final_Label; not used."),
     "unknown_project": Rule(KEPT, "warning", "A project folder not described in "
@@ -148,7 +152,6 @@ def label_rows(
     the first rejection reason (or None) and the row's flags; plus the anomalies.
     """
     anomalies: list[Anomaly] = []
-    codes = set(taxonomy.codes)
     idx = {name: i for i, name in enumerate(header)}
     ann_cols = {name: f"annotator_{n}" for name, n in sorted(annotators.items(),
                                                                 key=lambda kv: kv[1])}
@@ -172,47 +175,60 @@ def label_rows(
             row["flags"].append("whitespace")
             anomalies.append(make_anomaly(RULES, "whitespace", rel,
                                           f"whitespace around {', '.join(padded)}", rec.line))
-        url = stripped[idx[url_col]]
-        final = stripped[idx[final_col]]
-        row["url"], row["final_label"] = url, final
+        row["url"] = stripped[idx[url_col]]
+        row["final_label"] = stripped[idx[final_col]]
         for name, col in ann_cols.items():
             row[col] = stripped[idx[name]] or None
-        if not URL_RE.match(url):
+        out.append(row)
+
+    # Cell-level checks: the label-file schema (pandera), all failures in one pass.
+    parsed = [r for r in out if r["reason"] is None]
+    frame = pd.DataFrame(parsed, columns=["line", "url", "final_label", *ann_cols.values()])
+    frame["line"] = frame["line"].astype("int64")
+    failed: dict[int, dict[str, set[str]]] = {}
+    for i, check, column in schemas.failures(
+            schemas.label_rows_schema(list(ann_cols.values()), taxonomy.codes),
+            frame).itertuples(index=False):
+        failed.setdefault(int(i), {}).setdefault(str(check), set()).add(str(column))
+    header_name = {col: name for name, col in ann_cols.items()}
+    for i, row in enumerate(parsed):
+        bad = failed.get(i, {})
+        url, final = row["url"], row["final_label"]
+        if "invalid_url" in bad:
             row["reason"] = "invalid_url"
             anomalies.append(make_anomaly(RULES, "invalid_url", rel, "not an issue URL",
-                                          rec.line, url_col, url))
-        elif not final:
+                                          row["line"], url_col, url))
+        elif "missing_final_label" in bad:
             row["reason"] = "missing_final_label"
             anomalies.append(make_anomaly(RULES, "missing_final_label", rel,
-                                          "Final_Label is empty", rec.line, final_col))
-        elif final not in codes:
+                                          "Final_Label is empty", row["line"], final_col))
+        elif "unknown_final_label" in bad:
             row["reason"] = "unknown_final_label"
             anomalies.append(make_anomaly(RULES, "unknown_final_label", rel,
-                                          f"{final!r} is not a taxonomy code", rec.line,
+                                          f"{final!r} is not a taxonomy code", row["line"],
                                           final_col, final))
-        for name, col in ann_cols.items():
-            value = row[col]
-            if value is None:
+        for col in ann_cols.values():
+            if col in bad.get("missing_rating", ()):
                 row["flags"].append("missing_rating")
                 anomalies.append(make_anomaly(RULES, "missing_rating", rel,
-                                              "empty annotator label", rec.line, name))
-            elif value not in codes:
+                                              "empty annotator label", row["line"],
+                                              header_name[col]))
+            elif col in bad.get("unknown_label", ()):
                 row["flags"].append("unknown_label")
                 anomalies.append(make_anomaly(RULES, "unknown_label", rel,
-                                              f"{value!r} is not a taxonomy code", rec.line,
-                                              name, value))
+                                              f"{row[col]!r} is not a taxonomy code",
+                                              row["line"], header_name[col], row[col]))
         labels = [row[c] for c in ann_cols.values()]
         majority, tie = majority_label(labels)
         if tie:
             row["flags"].append("majority_tie")
             anomalies.append(make_anomaly(RULES, "majority_tie", rel,
-                                          "annotator labels tie", rec.line))
+                                          "annotator labels tie", row["line"]))
         elif majority is not None and final and majority != final:
             row["flags"].append("final_not_majority")
             anomalies.append(make_anomaly(RULES, "final_not_majority", rel,
                                           f"Final_Label {final} but majority {majority}",
-                                          rec.line, final_col, final))
-        out.append(row)
+                                          row["line"], final_col, final))
     frame = pd.DataFrame(out)
     for col in ["url", "final_label", *ann_cols.values()]:
         if col not in frame:
@@ -288,7 +304,8 @@ def clean_project(
     for year, path in project.year_files.items():
         ytext, yquirks = read_text(path, raw_dir)
         anomalies += [_quirk_to_anomaly(q) for q in yquirks]
-        year_frames.append(parse_year_file(ytext, path.relative_to(raw_dir).as_posix(), year))
+        year_frames.append(schemas.year_line_status(
+            parse_year_file(ytext, path.relative_to(raw_dir).as_posix(), year)))
     lines = (pd.concat(year_frames, ignore_index=True) if year_frames else
              pd.DataFrame(columns=["line", "raw", "url", "is_url", "blank", "year", "file"]))
     for r in lines[lines["blank"]].itertuples():
@@ -428,6 +445,7 @@ def clean_dump(
                                       int(all_rows.at[i, "line"]), value=all_rows.at[i, "url"]))
 
     issues = tidy_issues(all_rows[all_rows["reason"].isna()], taxonomy, annotators)
+    schemas.issues_schema(annotators, taxonomy.codes, taxonomy.type_names).validate(issues)
     rejected_frame = pd.concat(rejected, ignore_index=True).sort_values(
         ["source_file", "source_line"], kind="mergesort").reset_index(drop=True)
     summary = {

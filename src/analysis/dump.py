@@ -186,6 +186,10 @@ def parse_header(header: list[str], rel: str) -> tuple[str, str, dict[str, int],
             line=1,
             fix="the header must be Issue_URL, Label1..LabelN, Final_Label",
         )
+    numbers = sorted(annotators.values())
+    if numbers != list(range(1, len(numbers) + 1)):
+        quirks.append(Quirk("label_columns_gap", rel, "annotator columns numbered "
+                            + ", ".join(map(str, numbers)) + f", not 1..{len(numbers)}", 1))
     for n in names:
         if n.casefold() not in {"issue_url", "final_label"} and n not in annotators:
             quirks.append(Quirk("extra_column", rel, f"column {n!r} is not used", 1, n))
@@ -234,15 +238,14 @@ def _records(rows: list[dict]) -> pd.DataFrame:
 
 
 def parse_year_file(text: str, rel: str, year: int) -> pd.DataFrame:
-    """Every line of a year file: its number, stripped text and whether it is a URL."""
+    """Every line of a year file: its number, raw and stripped text (validated in
+    :func:`analysis.schemas.year_line_status`)."""
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
     frame = pd.DataFrame({"line": pd.Series(range(1, len(lines) + 1), dtype="int64"),
                           "raw": pd.Series(lines, dtype=object)})
     frame["url"] = frame["raw"].str.strip()
-    frame["is_url"] = frame["url"].str.match(URL_RE.pattern).astype(bool)
-    frame["blank"] = frame["url"] == ""
     frame["year"] = year
     frame["file"] = rel
     return frame
