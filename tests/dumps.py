@@ -53,12 +53,12 @@ def write_dump(root: Path, projects: list[Project], seed: int = 0,
                study_files: bool = True) -> dict[str, list]:
     """Write a dump under ``root``; return project name -> list of (year, row).
 
-    ``study_files`` adds the release's other files (interviews...) so that every stage of
-    the pipeline has its inputs.
+    ``study_files`` adds the release's other files (interviews, detail files, keywords) so
+    that every stage of the pipeline has its inputs.
     """
     written = {}
     if study_files:
-        write_interview_files(root)
+        write_study_files(root)
     base = root / "Issue Report"
     for project in projects:
         folder = base / project.name
@@ -131,3 +131,45 @@ def write_interview_files(root: Path) -> None:
         "1. What is your role?\n\n## Part II. Questions\n\n- What confuses you?\n\n"
         "## Part III. Bugs\n\n- Which bugs?\n\n## Part IV. Requirements\n\n- What is missing?\n",
         encoding="utf-8")
+
+
+DETAIL_FILES = {"Question": "question_intents.csv", "Requirement": "requirement_expections.csv",
+                "Bug": "bug_symptoms.csv"}
+KEYWORDS = ("pytorch_keywords = ['llm', 'LLM', 'llama', 'yi', 'transformer', 'lora']\n"
+            "tensorflow_keywords = ['llm', 'bert', 'TPU']\n")
+
+
+def write_detail_files(root: Path, items_per_subtheme: int = 2) -> dict[str, int]:
+    """Detail files in the upstream layout for every sub-theme of data/taxonomy.yaml.
+
+    Returns the number of detail items written per type.
+    """
+    import csv
+
+    import yaml
+
+    from analysis.config import TAXONOMY_FILE
+
+    data = yaml.safe_load(TAXONOMY_FILE.read_text(encoding="utf-8"))
+    letters = {t["code"]: t["name"] for t in data["types"]}
+    rows: dict[str, list[list[str]]] = {t: [] for t in DETAIL_FILES}
+    for theme in data["themes"]:
+        kind = letters[theme["code"].split(".")[0]]
+        for sub in theme.get("subthemes") or []:
+            items = [f"{sub['code']} detail {i}" for i in range(1, items_per_subtheme + 1)]
+            rows[kind].append([theme["name"], sub["name"], ",".join(items)])
+    base = root / "Issue Report"
+    base.mkdir(parents=True, exist_ok=True)
+    for kind, name in DETAIL_FILES.items():
+        with (base / name).open("w", encoding="utf-8", newline="") as f:
+            w = csv.writer(f, lineterminator="\n")
+            w.writerow(["rootcause", "subcategory", "symptoms"])
+            w.writerows(rows[kind])
+    return {k: len(v) * items_per_subtheme for k, v in rows.items()}
+
+
+def write_study_files(root: Path) -> None:
+    """The release's files besides the label files: interviews, detail files, keywords."""
+    write_interview_files(root)
+    write_detail_files(root)
+    (root / "filter_keywords").write_text(KEYWORDS, encoding="utf-8")

@@ -47,6 +47,8 @@ def test_pipeline_on_a_synthetic_dump_is_complete_stable_and_incremental(workspa
         for year, n in exp["years"].items():
             assert table.loc[name, str(year)] == n
     assert (workspace / "report/_site/index.html").is_file()  # the report stage ran
+    taxonomy = json.loads((workspace / "report/vars/taxonomy.json").read_text())
+    assert str(taxonomy["n_details_bug"]).replace(",", "") == str(45 * 2)  # 2 per sub-theme
     first = digests(workspace)
     again = dvc(workspace, "repro")
     assert "Data and pipelines are up to date" in again.stdout
