@@ -1,9 +1,8 @@
 """End to end: `dvc repro` in a throw-away copy of the project, on synthetic dumps and on
-the offline mirror."""
+the offline mirror. (Byte-for-byte determinism: test_determinism.py.)"""
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 
@@ -15,17 +14,6 @@ from dumps import Project, expected_counts, small_dump, write_dump
 from analysis.workspace import copy_project, dvc, set_params
 
 pytestmark = pytest.mark.slow
-
-STABLE_OUTPUTS = ["data/processed/issues.parquet", "data/processed/issues.csv",
-                  "data/processed/rejected.csv", "data/processed/quality.json",
-                  "report/tables/table1.csv", "report/tables/table1.md",
-                  "report/figures/table1.svg", "report/figures/table1.png",
-                  "report/scorecard.csv", "metrics/table1.json", "data/provenance.json"]
-
-
-def digests(work: Path) -> dict[str, str]:
-    return {p: hashlib.sha256((work / p).read_bytes()).hexdigest() for p in STABLE_OUTPUTS}
-
 
 @pytest.fixture
 def workspace(tmp_path):
@@ -49,11 +37,8 @@ def test_pipeline_on_a_synthetic_dump_is_complete_stable_and_incremental(workspa
     assert (workspace / "report/_site/index.html").is_file()  # the report stage ran
     taxonomy = json.loads((workspace / "report/vars/taxonomy.json").read_text())
     assert str(taxonomy["n_details_bug"]).replace(",", "") == str(45 * 2)  # 2 per sub-theme
-    first = digests(workspace)
     again = dvc(workspace, "repro")
     assert "Data and pipelines are up to date" in again.stdout
-    dvc(workspace, "repro", "-f")
-    assert digests(workspace) == first, "outputs differ between two runs on the same input"
     status = json.loads(dvc(workspace, "metrics", "show", "--json").stdout)
     assert "metrics/table1.json" in json.dumps(status)
 

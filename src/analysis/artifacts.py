@@ -9,6 +9,8 @@ half-written artifact that a later stage (or DVC) could mistake for a valid one.
 from __future__ import annotations
 
 import contextlib
+import errno
+import glob
 import json
 import math
 import os
@@ -25,9 +27,15 @@ from .errors import InputError
 
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
-    """Yield a temporary path next to ``path``; move it onto ``path`` only on success."""
+    """Yield a temporary path next to ``path``; move it onto ``path`` only on success.
+
+    Temporary files left behind by an earlier run that was killed are removed first.
+    Running out of disk space is a user-fixable problem and becomes one clear message.
+    """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
+    for stale in target.parent.glob(f".{glob.escape(target.name)}.*.tmp"):
+        stale.unlink(missing_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     os.close(fd)
     tmp_path = Path(tmp)
@@ -36,16 +44,21 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
         os.replace(tmp_path, target)
     except OSError as exc:
         tmp_path.unlink(missing_ok=True)
-        if exc.errno == 28:  # ENOSPC
-            raise InputError(
-                "no space left on the device while writing",
-                file=str(target),
-                fix="free disk space and run `dvc repro` again",
-            ) from exc
-        raise
+        raise disk_error(exc, target) from exc
     except BaseException:
         tmp_path.unlink(missing_ok=True)
         raise
+
+
+def disk_error(exc: OSError, target: Path) -> Exception:
+    """One clear message for a full disk or a target that cannot be written; else ``exc``."""
+    if exc.errno == errno.ENOSPC:
+        return InputError("no space left on the device while writing", file=str(target),
+                          fix="free disk space and run `dvc repro` again")
+    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return InputError(f"cannot write ({exc.strerror})", file=str(target),
+                          fix="check the folder's permissions")
+    return exc
 
 
 def write_text(path: str | os.PathLike[str], text: str) -> Path:

@@ -28,7 +28,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from .artifacts import write_json
+from .artifacts import disk_error, write_json
 from .config import PARAMS_FILE, ROOT, load_params, project_path
 from .errors import InputError
 
@@ -92,9 +92,13 @@ def source_kind(source: str) -> str:
 def sha256_file(path: Path) -> str:
     """SHA-256 hex digest of a file, read in chunks."""
     digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(CHUNK), b""):
-            digest.update(chunk)
+    try:
+        with path.open("rb") as fh:
+            for chunk in iter(lambda: fh.read(CHUNK), b""):
+                digest.update(chunk)
+    except OSError as exc:
+        raise InputError(f"cannot read file ({exc.strerror})", file=str(path),
+                         fix="check that the file exists and is readable") from exc
     return digest.hexdigest()
 
 
@@ -395,7 +399,10 @@ def ingest(
         for rel, path in files.items():
             target = staged / rel
             target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(path, target)
+            try:
+                shutil.copyfile(path, target)
+            except OSError as exc:
+                raise disk_error(exc, target) from exc
         if dest.exists():
             shutil.rmtree(dest)
         os.replace(staged, dest)
@@ -470,6 +477,7 @@ def main(argv: Iterable[str] | None = None) -> int:
                     f"ingest: mirror {cfg.get('source')} not found; params.yaml now uses the "
                     f"pinned upstream archive {new}"
                 )
+            source_kind(str(new or cfg.get("source", "")))  # a missing source: one message
             return 0
         result = ingest(
             str(cfg["source"]),

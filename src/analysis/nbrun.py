@@ -83,6 +83,8 @@ def run(notebook: Path, output: Path, parameters: dict) -> int:
 
     nb = load_notebook(notebook)
     output.parent.mkdir(parents=True, exist_ok=True)
+    for stale in output.parent.glob(f".{output.stem}.*.ipynb"):  # from a killed run
+        stale.unlink(missing_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{output.stem}.", suffix=".ipynb", dir=output.parent)
     os.close(fd)
     logging.getLogger("papermill").setLevel(logging.WARNING)

@@ -63,3 +63,43 @@ def dvc(work: Path, *args: str, check: bool = True) -> subprocess.CompletedProce
         raise RuntimeError(f"dvc {' '.join(args)} failed ({proc.returncode}):\n"
                            f"{proc.stdout}\n{proc.stderr}")
     return proc
+
+
+SKIP_DIRS = {".git", ".dvc", "__pycache__", ".pytest_cache", ".ruff_cache"}
+
+
+def output_files(work: Path) -> list[str]:
+    """Every file in a copy that the pipeline wrote (the copy's own files excluded)."""
+    inputs = set(project_files(work))
+    found = []
+    for path in sorted(work.rglob("*")):
+        rel = path.relative_to(work)
+        if path.is_file() and not SKIP_DIRS & set(rel.parts) and rel.as_posix() not in inputs:
+            found.append(rel.as_posix())
+    return found
+
+
+def first_difference(a: bytes, b: bytes) -> str:
+    """Where two versions of a file first differ: the line (text) or the byte offset."""
+    try:
+        la, lb = a.decode("utf-8").splitlines(), b.decode("utf-8").splitlines()
+    except UnicodeDecodeError:
+        pairs = enumerate(zip(a, b, strict=False))
+        offset = next((i for i, (x, y) in pairs if x != y), min(len(a), len(b)))
+        return f"byte {offset} (sizes {len(a)} and {len(b)})"
+    for i, (x, y) in enumerate(zip(la, lb, strict=False), 1):
+        if x != y:
+            return f"line {i}: {x[:120]!r} != {y[:120]!r}"
+    return f"line {min(len(la), len(lb)) + 1}: one file ends ({len(la)} vs {len(lb)} lines)"
+
+
+def compare_outputs(first: Path, second: Path) -> list[str]:
+    """Differences between the outputs of two copies: missing files and first differences."""
+    a, b = set(output_files(first)), set(output_files(second))
+    problems = [f"{rel}: only in the first run" for rel in sorted(a - b)]
+    problems += [f"{rel}: only in the second run" for rel in sorted(b - a)]
+    for rel in sorted(a & b):
+        x, y = (first / rel).read_bytes(), (second / rel).read_bytes()
+        if x != y:
+            problems.append(f"{rel}: {first_difference(x, y)}")
+    return problems
