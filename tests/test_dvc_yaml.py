@@ -113,3 +113,16 @@ def test_metrics_are_small_uncached_json(name):
         (path, options), = entry.items()
         assert path.startswith("metrics/") and path.endswith(".json")
         assert options == {"cache": False}, f"{name}: {path} must be cache: false"
+
+
+def test_plots_show_stage_outputs():
+    spec = yaml.safe_load((ROOT / "dvc.yaml").read_text())
+    outs = {o for stage in STAGES.values() for o in stage.get("outs", []) if isinstance(o, str)}
+    paths = []
+    for entry in spec.get("plots", []):
+        if isinstance(entry, str):
+            paths.append(entry)
+        else:
+            (_, options), = entry.items()
+            paths += list(options["y"])
+    assert paths and set(paths) <= outs, sorted(set(paths) - outs)

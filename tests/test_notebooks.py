@@ -78,3 +78,13 @@ def test_user_error_in_a_notebook_is_one_message_and_leaves_no_output(tmp_path, 
     assert len(err.splitlines()) == 1
     assert not (out / "01.ipynb").exists() and not (out / "i.parquet").exists()
     assert not list(out.glob(".*"))  # no temporary leftovers
+
+
+def test_notebook_check_accepts_ours_and_refuses_outputs(tmp_path):
+    from analysis.nbcheck import main, problems
+
+    assert main([str(p) for p in NOTEBOOKS]) == 0
+    bad = tmp_path / "nb.py"
+    bad.write_text('# ---\n# jupyter:\n#   kernelspec: {}\n# ---\n# %%\nx = 1\n')
+    assert len(problems(bad)) == 3
+    assert problems(tmp_path / "nb.ipynb")
