@@ -176,6 +176,10 @@ def test_every_page_in_a_browser(site):
                 assert img["alt"], f"{rel}: image without alt text {img['src']}"
             for fig in facts["figures"]:
                 assert fig["w"] > 0 and fig["h"] > 0, f"{rel}: empty figure"
+            for img in facts["imgs"]:  # figures scale with the text column, never wider
+                assert img["shownW"] <= browser.width, f"{rel}: {img}"
+            assert browser.evaluate("document.documentElement.scrollWidth") <= browser.width, \
+                f"{rel} scrolls sideways"
             if rel == "reproducibility.html":
                 assert any(t["id"].startswith("scorecard-table-") for t in facts["tables"])
             if rel in EVIL_BY_PAGE:  # hostile text is there, shown as text
