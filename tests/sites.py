@@ -1,22 +1,46 @@
 """A complete synthetic project for the website tests, built the way the pipeline builds it.
 
-``build_project`` writes a small synthetic dump with hostile text in it (a project folder
-named like an HTML tag with an event handler, an issue URL with a ``<script>`` element),
-runs the real stages on it into a temporary project root (ingest, the clean, table1 and
-findings notebooks through ``analysis.nbrun``), copies the Quarto sources, and returns
-the root. ``analysis.report.build`` then renders a site from it like the ``report`` stage.
+``build_project`` writes a small synthetic dump with hostile text in every kind of input
+that reaches a page (a project folder named like an HTML tag with an event handler, an
+issue URL with a ``<script>`` element, and ``<script>`` elements in a detail item, an
+interview quote, its insight, the interview guideline and a keyword), runs every stage of
+the pipeline on it into a temporary project root (ingest, then each notebook through
+``analysis.nbrun`` with the parameters of ``params.yaml``), copies the Quarto sources, and
+returns the root. ``analysis.report.build`` then renders a site from it like the
+``report`` stage.
 """
 
 from __future__ import annotations
 
+import csv
 import shutil
 from pathlib import Path
 
+import yaml
 from dumps import Project, write_dump
 
 ROOT = Path(__file__).resolve().parents[1]
 EVIL_PROJECT = "<img src=x onerror=alert(1)>"
 EVIL_URL = "https://github.com/pytorch/pytorch/issues/77<script>alert(2)</script>"
+# hostile text per kind of input, and the page that shows it
+EVIL_DETAIL = "<script>alert(3)</script> detail"
+EVIL_QUOTE = "<script>alert(4)</script> said U2"
+EVIL_INSIGHT = "<b onmouseover=alert(5)>insight</b>"
+EVIL_KEYWORD = "<script>alert(6)</script>"
+EVIL_GUIDELINE = "<script>alert(7)</script> and [a link](javascript:alert(8))"
+EVIL_SHORTCODE = "{{< var build.commit >}}"  # data must never form a Quarto shortcode
+EVIL_FENCE = "```{=html} fence"               # nor close the raw block around it
+EVIL_BY_PAGE = {
+    "data.html": [EVIL_URL, EVIL_PROJECT],
+    "table1.html": [EVIL_PROJECT],
+    "taxonomy.html": [EVIL_DETAIL, EVIL_SHORTCODE, EVIL_FENCE],
+    "agreement.html": [EVIL_PROJECT],
+    "interviews.html": [EVIL_QUOTE, EVIL_INSIGHT, "<script>alert(7)</script> and a link"],
+    "keywords.html": [EVIL_KEYWORD],
+    "changes.html": [EVIL_PROJECT],
+}
+STAGES = ("01_clean", "02_table1", "03_taxonomy", "04_agreement", "05_interviews",
+          "06_compare", "07_keywords", "09_findings")
 
 
 def hostile_dump(root: Path) -> None:
@@ -33,10 +57,97 @@ def hostile_dump(root: Path) -> None:
     years = root / "Issue Report" / "pytorch" / "pytorch_2024.txt"
     years.write_text(years.read_text(encoding="utf-8") + EVIL_URL + "\n" + EVIL_URL + "\n",
                      encoding="utf-8")
+    _edit_csv(root / "Issue Report" / "bug_symptoms.csv", lambda rows: rows[1].__setitem__(
+        2, rows[1][2] + f",{EVIL_DETAIL},{EVIL_SHORTCODE},{EVIL_FENCE}"))
+
+    def quote(rows: list[list[str]]) -> None:
+        for r in rows[1:]:
+            if r[0] == "U2":
+                r[5], r[7] = EVIL_QUOTE, EVIL_INSIGHT
+    _edit_csv(root / "CodeBook.csv", quote)
+    guideline = root / "Interview GuideLine.md"
+    guideline.write_text(guideline.read_text(encoding="utf-8")
+                         + f"\n{EVIL_GUIDELINE}\n", encoding="utf-8")
+    keywords = root / "filter_keywords"
+    keywords.write_text(keywords.read_text(encoding="utf-8").replace(
+        "'lora']", f"'lora', {EVIL_KEYWORD!r}]"), encoding="utf-8")
+
+
+def _edit_csv(path: Path, edit) -> None:
+    with path.open(encoding="utf-8", newline="") as f:
+        rows = list(csv.reader(f))
+    edit(rows)
+    with path.open("w", encoding="utf-8", newline="") as f:
+        csv.writer(f, lineterminator="\n").writerows(rows)
+
+
+def stage_parameters(root: Path) -> dict[str, dict]:
+    """Each notebook's parameters: its params.yaml section, paths inside ``root``."""
+    params = yaml.safe_load((ROOT / "params.yaml").read_text(encoding="utf-8"))
+    r, proc, tables, figures = (root, root / "data/processed", root / "report/tables",
+                                root / "report/figures")
+    vars_, metrics, repro = root / "report/vars", root / "metrics", root / "data/reproduced"
+    raw = root / "data/raw"
+    return {
+        "01_clean": {"raw_dir": raw, "issues_parquet": proc / "issues.parquet",
+                     "issues_csv": proc / "issues.csv", "rejected_csv": proc / "rejected.csv",
+                     "quality_json": proc / "quality.json",
+                     "metrics_json": metrics / "clean.json", "duplicates": "keep"},
+        "02_table1": {"issues_parquet": proc / "issues.parquet",
+                      "table_csv": tables / "table1.csv", "table_md": tables / "table1.md",
+                      "table_html": tables / "table1.html", "figure_stem": figures / "table1",
+                      "reproduced_json": repro / "table1.json",
+                      "vars_json": vars_ / "table1.json",
+                      "metrics_json": metrics / "table1.json"},
+        "03_taxonomy": {"raw_dir": raw, "issues_parquet": proc / "issues.parquet",
+                        "projects_file": r / "data/projects.yaml",
+                        "detail_files": params["taxonomy"]["detail_files"],
+                        "item_split": params["taxonomy"]["item_split"],
+                        "tables_dir": tables, "figures_dir": figures,
+                        "quality_json": proc / "quality_taxonomy.json",
+                        "vars_json": vars_ / "taxonomy.json",
+                        "metrics_json": metrics / "taxonomy.json",
+                        "reproduced_json": repro / "taxonomy.json"},
+        "04_agreement": {"issues_parquet": proc / "issues.parquet",
+                         "projects_file": r / "data/projects.yaml",
+                         "bootstrap_resamples": 100, "seed": params["agreement"]["seed"],
+                         "confidence_level": params["agreement"]["confidence_level"],
+                         "tables_dir": tables, "figures_dir": figures,
+                         "vars_json": vars_ / "agreement.json",
+                         "reproduced_json": repro / "agreement.json",
+                         "metrics_json": metrics / "agreement.json"},
+        "05_interviews": {**params["interviews"],
+                          "codebook_csv": raw / "CodeBook.csv",
+                          "background_xlsx": raw / "Interviewee Background.xlsx",
+                          "guideline_md": raw / "Interview GuideLine.md",
+                          "processed_dir": proc,
+                          "quality_json": proc / "quality_interviews.json",
+                          "tables_dir": tables, "figures_dir": figures,
+                          "vars_json": vars_ / "interviews.json",
+                          "metrics_json": metrics / "interviews.json",
+                          "reproduced_json": repro / "interviews.json"},
+        "06_compare": {"issues_parquet": proc / "issues.parquet",
+                       "projects_file": r / "data/projects.yaml",
+                       "agreement_metrics": metrics / "agreement.json",
+                       "tables_prefix": f"{tables}/compare_",
+                       "figures_prefix": f"{figures}/compare_",
+                       "vars_json": vars_ / "compare.json",
+                       "metrics_json": metrics / "compare.json"},
+        "07_keywords": {"keywords_file": raw / "filter_keywords",
+                        "counts_csv": tables / "keywords_counts.csv",
+                        "lists_csv": tables / "keywords_lists.csv",
+                        "audit_csv": tables / "keywords_audit.csv",
+                        "vars_json": vars_ / "keywords.json",
+                        "reproduced_json": repro / "keywords.json",
+                        "metrics_json": metrics / "keywords.json"},
+        "09_findings": {"reproduced_dir": repro,
+                        "scorecard_csv": root / "report" / "scorecard.csv",
+                        "metrics_json": metrics / "scorecard.json"},
+    }
 
 
 def build_project(root: Path) -> Path:
-    """Run ingest, clean, table1 and findings on the hostile dump into ``root``."""
+    """Run every stage on the hostile dump into ``root``."""
     from analysis import artifacts
     from analysis.ingest import ingest
     from analysis.nbrun import run
@@ -47,35 +158,15 @@ def build_project(root: Path) -> Path:
     for name in ("dvc.yaml", "params.yaml", "requirements.txt"):
         shutil.copyfile(ROOT / name, root / name)
     (root / "data").mkdir(exist_ok=True)
-    shutil.copyfile(ROOT / "data" / "projects.yaml", root / "data" / "projects.yaml")
+    for name in ("projects.yaml", "challenges.yaml"):
+        shutil.copyfile(ROOT / "data" / name, root / "data" / name)
     result = ingest(str(dump), root / "data" / "raw")
     artifacts.write_json(root / "data" / "provenance.json", result.provenance)
 
-    p = {k: str(root / v) for k, v in {
-        "raw": "data/raw", "parquet": "data/processed/issues.parquet",
-        "csv": "data/processed/issues.csv", "rejected": "data/processed/rejected.csv",
-        "quality": "data/processed/quality.json", "reproduced": "data/reproduced/table1.json",
-        "tables": "report/tables", "figures": "report/figures", "vars": "report/vars",
-        "nbs": "report/notebooks", "metrics": "metrics"}.items()}
-    steps = [
-        ("01_clean", {"raw_dir": p["raw"], "issues_parquet": p["parquet"],
-                      "issues_csv": p["csv"], "rejected_csv": p["rejected"],
-                      "quality_json": p["quality"],
-                      "metrics_json": f"{p['metrics']}/clean.json", "duplicates": "keep"}),
-        ("02_table1", {"issues_parquet": p["parquet"],
-                       "table_csv": f"{p['tables']}/table1.csv",
-                       "table_md": f"{p['tables']}/table1.md",
-                       "table_html": f"{p['tables']}/table1.html",
-                       "figure_stem": f"{p['figures']}/table1",
-                       "reproduced_json": p["reproduced"],
-                       "vars_json": f"{p['vars']}/table1.json",
-                       "metrics_json": f"{p['metrics']}/table1.json"}),
-        ("09_findings", {"reproduced_dir": str(Path(p["reproduced"]).parent),
-                         "scorecard_csv": str(root / "report" / "scorecard.csv"),
-                         "metrics_json": f"{p['metrics']}/scorecard.json"}),
-    ]
-    for stem, params in steps:
-        code = run(ROOT / "notebooks" / f"{stem}.py", Path(p["nbs"]) / f"{stem}.ipynb", params)
+    notebooks = root / "report" / "notebooks"
+    for stem, params in stage_parameters(root).items():
+        params = {k: str(v) if isinstance(v, Path) else v for k, v in params.items()}
+        code = run(ROOT / "notebooks" / f"{stem}.py", notebooks / f"{stem}.ipynb", params)
         assert code == 0, f"notebook {stem} failed"
 
     src = ROOT / "report"

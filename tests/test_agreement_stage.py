@@ -56,6 +56,15 @@ def test_analyse_small_dump(tmp_path, taxonomy, projects_meta):
     v = rep.report_vars(a, head)
     assert all(isinstance(x, str | int | float) for x in v.values())
     assert "method_note" in v and "fig_kappas_alt" in v
+    # the audit's facts for the website: match rates by column, always-equal columns
+    shares = a.final_by_project[a.final_by_project["stratum"] == "all"]["share"].tolist()
+    assert v["final_share_first"] == rep.fmt(shares[0])
+    assert v["final_share_last"] == rep.fmt(shares[-1])
+    falls = all(x > y for x, y in zip(shares, shares[1:], strict=False))
+    assert v["final_share_falls"] == ("yes" if falls else "no")
+    assert v["audit_projects"] == issues["project"].nunique()
+    assert v["always_final_pairs"] == int(
+        ((a.final_by_project["stratum"] != "all") & (a.final_by_project["share"] == 1.0)).sum())
     m = rep.metrics(a)
     assert set(m["fleiss_kappa"]) >= {"all"}
     repro = rep.reproduced(a, load_claims())

@@ -113,3 +113,5 @@ def test_keywords_notebook_with_and_without_the_file(tmp_path):
             assert pd.read_csv(out / "a.csv")["kind"].str.contains("looks_merged").any()
         else:
             assert rep == {} and artifacts.read_json(out / "v.json")["available"] == "no"
+        # every text reads in a sentence of the website: an empty list is "none"
+        assert all(v != "" for v in artifacts.read_json(out / "v.json").values())

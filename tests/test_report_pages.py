@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from analysis.report.pages import INCLUDES
 from analysis.report.variables import RESERVED, referenced_vars
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -22,6 +23,8 @@ REPORT = ROOT / "report"
 PAGES = sorted(REPORT.glob("*.qmd"))
 INCLUDE_RE = re.compile(r"^\{\{<\s*include\s+(\S+)\s*>\}\}\s*$", re.M)
 TARGET_RE = re.compile(r"\]\(([^)\s]+)\)")
+# the result pages' includes and the artifacts each one reads
+INCLUDE_INPUTS = {f"_generated/{inc.name}": inc.inputs for inc in INCLUDES}
 
 
 def report_stage() -> dict:
@@ -60,6 +63,7 @@ def artifacts_of(text: str) -> set[str]:
         m = re.fullmatch(r"_generated/tables/(.+)\.md", inc)
         if m:
             found.add(f"report/tables/{m.group(1)}.csv")
+        found.update(INCLUDE_INPUTS.get(inc, ()))
     for key in referenced_vars(text):
         parts = key.split(".")
         if parts[0] == "metrics":
@@ -80,6 +84,32 @@ def test_artifact_check_can_fail():
     text = "![x](figures/nothing.svg)\n{{< var nostage.key >}}\n"
     assert artifacts_of(text) - report_deps() == {"report/figures/nothing.svg",
                                                    "report/vars/nostage.json"}
+    inc = next(name for name, inputs in INCLUDE_INPUTS.items()
+               if "data/challenges.yaml" in inputs)
+    assert "data/challenges.yaml" in artifacts_of(f"{{{{< include {inc} >}}}}\n")
+
+
+def test_there_are_the_result_pages_in_navbar_order():
+    config = yaml.safe_load((REPORT / "_quarto.yml").read_text())
+    hrefs = [item["href"] for item in config["website"]["navbar"]["left"]]
+    assert hrefs == ["index.qmd", "data.qmd", "table1.qmd", "taxonomy.qmd", "agreement.qmd",
+                     "interviews.qmd", "keywords.qmd", "findings.qmd", "changes.qmd",
+                     "reproducibility.qmd", "notebooks.qmd"]
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_generated_includes_exist_and_large_tables_stay_off_pages(page):
+    """Every ``_generated/`` include a page uses is written by the report stage; the
+    generic include of the one-row-per-detail table (hundreds of KB) is on no page."""
+    fixed = {"scorecard_summary.md", "scorecard_full.md", "quality_accounting.md",
+             "quality_anomalies.md", "quality_rules.md", "provenance_files.md", "params.md",
+             "versions.md", "pins.md", "build.md", "notebooks_index.md", "table1_compare.md",
+             "type_by_project.md", "dag.md", "downloads.md"}
+    for inc in INCLUDE_RE.findall(page.read_text()):
+        assert inc.startswith("_generated/"), inc
+        name = inc.removeprefix("_generated/")
+        assert name in fixed or inc in INCLUDE_INPUTS or name.startswith("tables/"), inc
+        assert name != "tables/taxonomy_details.md", "use _generated/taxonomy/details.md"
 
 
 def test_every_artifact_for_the_site_is_a_report_dependency():
@@ -125,6 +155,7 @@ ALLOWED_NUMBERS = [
     r"^\s*\d+\.\s",                        # numbered list items
     r"(?:[\w.-]+/)+[\w.-]+",              # file paths
     r"SHA-256",
+    r"\bAC1\b",                           # Gwet's AC1, a name
 ]
 
 

@@ -1,11 +1,12 @@
 """The website built from a synthetic, hostile dump, as the ``report`` stage builds it.
 
-The project is made by :mod:`sites` (real stages on a synthetic dump with an HTML tag as a
-project name and a ``<script>`` in an issue URL); then the checks a reader's browser
-would make: every variable and include a page uses exists, no internal link or image is
-broken, hostile text shows as text, and (with Chromium) every page opens without a
-console error, with its figures drawn and the scorecard table present. Screenshots go to
-``test-artifacts/site/`` (or ``$TEST_ARTIFACTS/site/``).
+The project is made by :mod:`sites` (every stage on a synthetic dump with an HTML tag as a
+project name and ``<script>`` elements in an issue URL, a detail item, an interview quote,
+the guideline and a keyword); then the checks a reader's browser would make: every
+variable and include a page uses exists, no internal link or image is broken, hostile
+text shows as text on the page that shows it, and (with Chromium) every page opens
+without a console error, with its figures drawn and the scorecard table present.
+Screenshots go to ``test-artifacts/site/`` (or ``$TEST_ARTIFACTS/site/``).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from urllib.parse import unquote
 import pytest
 import yaml
 from browser import Browser, find_chromium
-from sites import EVIL_PROJECT, EVIL_URL, build_project
+from sites import EVIL_BY_PAGE, STAGES, build_project
 
 from analysis.report import build
 from analysis.report.layout import Layout
@@ -80,9 +81,10 @@ def parse(path: Path) -> _Refs:
 def test_no_broken_internal_link_image_or_anchor(site):
     all_pages = pages(site)
     assert {p.relative_to(site.site).as_posix() for p in all_pages} >= {
-        "index.html", "data.html", "table1.html", "findings.html", "reproducibility.html",
-        "notebooks.html", "notebooks/01_clean.html", "notebooks/02_table1.html",
-        "notebooks/09_findings.html"}
+        "index.html", "data.html", "table1.html", "taxonomy.html", "agreement.html",
+        "interviews.html", "keywords.html", "findings.html", "changes.html",
+        "reproducibility.html", "notebooks.html",
+        *(f"notebooks/{stem}.html" for stem in STAGES)}
     checked = 0
     for page in all_pages:
         for ref in parse(page).refs:
@@ -103,12 +105,25 @@ def test_hostile_text_is_shown_as_text(site):
         html = page.read_text()
         assert "<script>alert" not in html, page
         assert "<img src=x" not in html, page
+        assert "<b onmouseover" not in html and "javascript:" not in html, page
     data = (site.site / "data.html").read_text()
     assert "77&lt;script&gt;alert(2)&lt;/script&gt; is on 2 rows" in data
     table1 = (site.site / "table1.html").read_text()
     assert "&lt;img src=x onerror=alert(1)&gt;" in table1
     index = (site.site / "index.html").read_text()
     assert "&lt;img src=x onerror=alert(1)&gt; alone contributes" in index
+
+
+@pytest.mark.parametrize("page", sorted(EVIL_BY_PAGE))
+def test_hostile_input_reaches_its_page_escaped(site, page):
+    """Each kind of hostile input (URL, project, detail item, quote, insight, guideline,
+    keyword) is on the page that shows it, as escaped text; data never forms a shortcode."""
+    html = (site.site / page).read_text()
+    for text in EVIL_BY_PAGE[page]:
+        escaped = (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+                   .replace("{", "&#123;").replace("}", "&#125;"))
+        assert escaped in html, (page, text)
+    assert (site.generated / "taxonomy" / "details.md").read_text().startswith("````{=html}")
 
 
 def test_scorecard_and_downloads_are_in_the_site(site):
@@ -161,15 +176,19 @@ def test_every_page_in_a_browser(site):
                 assert img["alt"], f"{rel}: image without alt text {img['src']}"
             for fig in facts["figures"]:
                 assert fig["w"] > 0 and fig["h"] > 0, f"{rel}: empty figure"
+            for img in facts["imgs"]:  # figures scale with the text column, never wider
+                assert img["shownW"] <= browser.width, f"{rel}: {img}"
+            assert browser.evaluate("document.documentElement.scrollWidth") <= browser.width, \
+                f"{rel} scrolls sideways"
             if rel == "reproducibility.html":
                 assert any(t["id"].startswith("scorecard-table-") for t in facts["tables"])
-            if rel in ("data.html", "table1.html"):  # hostile text is there, as text
+            if rel in EVIL_BY_PAGE:  # hostile text is there, shown as text
                 shown = browser.evaluate("""(() => {
                     document.querySelectorAll('details').forEach(d => d.open = true);
                     return document.body.innerText; })()""")
-                assert EVIL_PROJECT in shown, rel
-                if rel == "data.html":
-                    assert EVIL_URL in shown
+                for text in EVIL_BY_PAGE[rel]:
+                    assert text in shown, (rel, text)
+                browser.screenshot(ARTIFACTS / rel.replace(".html", "_open.png"))
         # sorting works: click a header of a sortable table
         browser.open((site.site / "data.html").as_uri())
         order = browser.evaluate("""(() => {
@@ -181,4 +200,4 @@ def test_every_page_in_a_browser(site):
         })()""")
         nums = [int(x.replace(",", "")) for x in order["up"]]
         assert nums == sorted(nums) and order["down"] == order["up"][::-1]
-    assert len(list(ARTIFACTS.glob("*.png"))) >= 9
+    assert len(list(ARTIFACTS.glob("*.png"))) >= 19

@@ -72,6 +72,8 @@ def test_notebook_runs_on_synthetic_inputs_and_is_deterministic(tmp_path):
     report_vars = json.loads((out / "vars.json").read_text())
     assert report_vars["n_subthemes_released"] == "6"
     assert all(isinstance(v, str) for v in report_vars.values())
+    # every text reads in a sentence: an empty list is "none", never ""
+    assert all(v != "" for v in report_vars.values()), report_vars
     assert report_vars["fig_tree_alt"] and report_vars["fig_project_shares_alt"]
     tests = (out / "tables" / "taxonomy_tests.csv").read_text().splitlines()
     assert len(tests) == 5 and tests[1].startswith("type_by_project")

@@ -349,6 +349,14 @@ def report_vars(a: Analysis, head: pd.DataFrame) -> dict:
     for r in vf.itertuples(index=False):
         v[f"{r.annotator}_final_share"] = fmt(r.agreement)
         v[f"{r.annotator}_final_kappa"] = fmt(r.kappa)
+    shares = [float(x) for x in share]
+    v["final_share_first"] = fmt(shares[0]) if shares else "—"
+    v["final_share_last"] = fmt(shares[-1]) if shares else "—"
+    v["final_share_falls"] = ("yes" if len(shares) > 1 and all(
+        x > y for x, y in zip(shares, shares[1:], strict=False)) else "no")
+    v["audit_projects"] = int(a.final_by_project.loc[
+        a.final_by_project["stratum"] != "all", "stratum"].nunique())
+    v["always_final_pairs"] = int(len(always))
     v["annotators_always_final"] = "; ".join(
         f"{ann.replace('annotator_', 'annotator ')}: {', '.join(projs)}"
         for ann, projs in by_ann.items()) or "none"

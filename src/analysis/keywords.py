@@ -314,7 +314,7 @@ def summary(table: pd.DataFrame, findings: pd.DataFrame) -> tuple[dict, dict]:
         sel = findings[findings["kind"] == kind]
         variables[f"keywords.audit.{kind}"] = int(len(sel))
         variables[f"keywords.audit.{kind}.examples"] = ", ".join(
-            sorted(dict.fromkeys(repr(k) for k in sel["keyword"]))[:8])
+            sorted(dict.fromkeys(repr(k) for k in sel["keyword"]))[:8]) or "none"
     variables["keywords.table_caption"] = (
         "Keywords per list: entries as listed, distinct exact strings (the paper's count) and "
         "distinct ignoring case.")

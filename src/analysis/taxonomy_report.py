@@ -43,17 +43,19 @@ def stage_vars(types: pd.DataFrame, themes: pd.DataFrame, subthemes: pd.DataFram
     known = themes[themes["code"] != ""]
     silent = known[known["issues"] == 0]
     out["n_themes_with_issues"] = _n((known["issues"] > 0).sum())
-    out["themes_without_issues"] = _join([f"{r.code} {r.name}" for r in silent.itertuples()])
+    # lists that may be empty read "none", so that a sentence around them still reads
+    out["themes_without_issues"] = _join([f"{r.code} {r.name}"
+                                          for r in silent.itertuples()]) or "none"
     extra = subthemes[(subthemes["rows_in_file"] > 0) & ~subthemes["in_paper"]]
     out["n_subthemes_not_in_paper"] = _n(len(extra))
     out["subthemes_not_in_paper"] = _join([
         f"{r.name} ({r.code or 'unmapped'}, under {r.theme_code or 'an unknown theme'})"
-        for r in extra.itertuples()])
+        for r in extra.itertuples()]) or "none"
     fixed = rows[rows["recovery"] != ""]
     out["n_rows_recovered"] = _n(len(fixed))
     out["rows_recovered"] = _join([
         f"{r.file.rsplit('/', 1)[-1]} line {r.line} ({r.recovery.replace('_', ' ')}; "
-        f"{r.items_comma} items)" for r in fixed.itertuples()])
+        f"{r.items_comma} items)" for r in fixed.itertuples()]) or "none"
     out["n_details_split_in_parentheses"] = _n(total["details"] - total["details_parentheses"])
     for name in per_type.index:
         t = known[known["type"] == name].sort_values(["issues", "code"],

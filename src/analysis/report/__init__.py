@@ -7,6 +7,8 @@ pipeline's outputs. Modules:
 - :mod:`.layout`     where inputs and outputs are;
 - :mod:`.variables`  ``report/_variables.yml`` (every number the pages print);
 - :mod:`.generated`  includes (escaped HTML tables, lists) in ``report/_generated/``;
+- :mod:`.pages`      the result pages' includes (Taxonomy, Agreement, Interviews,
+                     Keywords, What changed, Findings), each with the artifacts it reads;
 - :mod:`.dag`        the pipeline DAG (``dvc dag --mermaid``) as a figure;
 - :mod:`.notebooks`  the executed notebooks as pages;
 - :mod:`.preview`    the pandoc renderer used when Quarto is not installed;

@@ -111,8 +111,14 @@ def _cell_text(value: object) -> str:
 
 
 def raw_html_block(content: str) -> str:
-    """Wrap HTML as a raw block that Quarto and pandoc pass through unchanged."""
-    return f"```{{=html}}\n{content}\n```\n"
+    """Wrap HTML as a raw block that Quarto and pandoc pass through unchanged.
+
+    The fence is longer than any run of backticks in ``content`` (data text may hold
+    Markdown code fences), so nothing inside can close it.
+    """
+    longest = max((len(m) for m in re.findall(r"`+", content)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{{=html}}\n{content}\n{fence}\n"
 
 
 # -- sanitising notebook HTML outputs ------------------------------------------------
@@ -122,25 +128,35 @@ ALLOWED_TAGS = {
     "div", "span", "p", "br", "b", "i", "em", "strong", "code", "pre", "small", "sub", "sup",
     "ul", "ol", "li", "h1", "h2", "h3", "h4", "h5", "h6",
 }
-VOID_TAGS = {"br", "col"}
+VOID_TAGS = {"br", "col", "hr"}
 ALLOWED_ATTRS = {"class", "colspan", "rowspan", "scope", "align", "title"}
 DROP_CONTENT = {"script", "style", "iframe", "object", "embed", "template", "noscript",
                 "svg", "math"}
 
 
+# Fragments the analysis stages write for the site (sub-theme details, interview quotes,
+# the interview guideline): the notebook markup plus collapsible lists, quotes and ids.
+FRAGMENT_TAGS = ALLOWED_TAGS | {"details", "summary", "section", "blockquote", "hr"}
+FRAGMENT_ATTRS = ALLOWED_ATTRS | {"id", "open"}
+ID_RE = re.compile(r"^[A-Za-z][\w.:-]*$")
+
+
 class _Sanitizer(HTMLParser):
-    def __init__(self) -> None:
+    def __init__(self, tags: set[str] = ALLOWED_TAGS, attrs: set[str] = ALLOWED_ATTRS) -> None:
         super().__init__(convert_charrefs=True)
         self.out: list[str] = []
         self.skip = 0
+        self.tags = tags
+        self.attrs = attrs
 
     def handle_starttag(self, tag, attrs):
         if tag in DROP_CONTENT:
             self.skip += 1
             return
-        if self.skip or tag not in ALLOWED_TAGS:
+        if self.skip or tag not in self.tags:
             return
-        kept = "".join(f' {k}="{esc(v or "")}"' for k, v in attrs if k in ALLOWED_ATTRS)
+        kept = "".join(f' {k}="{esc(v or "")}"' for k, v in attrs if k in self.attrs
+                       and (k != "id" or ID_RE.match(v or "")))
         self.out.append(f"<{tag}{kept}>")
 
     def handle_startendtag(self, tag, attrs):
@@ -151,7 +167,7 @@ class _Sanitizer(HTMLParser):
         if tag in DROP_CONTENT:
             self.skip = max(0, self.skip - 1)
             return
-        if not self.skip and tag in ALLOWED_TAGS and tag not in VOID_TAGS:
+        if not self.skip and tag in self.tags and tag not in VOID_TAGS:
             self.out.append(f"</{tag}>")
 
     def handle_data(self, data):
@@ -159,9 +175,15 @@ class _Sanitizer(HTMLParser):
             self.out.append(esc(data))
 
 
-def sanitize_html(fragment: str) -> str:
-    """Keep only table/text markup of ``fragment``; escape all text; drop everything else."""
-    parser = _Sanitizer()
+def sanitize_html(fragment: str, *, fragment_tags: bool = False) -> str:
+    """Keep only table/text markup of ``fragment``; escape all text; drop everything else.
+
+    ``fragment_tags`` also keeps ``details``/``summary``/``section``/``blockquote`` and
+    ``id`` attributes (plain names only), for the HTML fragments stages write for the site.
+    Links, images, scripts, styles and event handlers never survive; their text does
+    (escaped), except the content of script-like elements, which is dropped.
+    """
+    parser = (_Sanitizer(FRAGMENT_TAGS, FRAGMENT_ATTRS) if fragment_tags else _Sanitizer())
     parser.feed(fragment)
     parser.close()
     return "".join(parser.out)

@@ -67,6 +67,18 @@ def pandoc(markdown: str, *, toc: bool = False, filters: bool = True) -> tuple[s
     return toc_html.strip(), body.strip()
 
 
+def pandoc_markdown_to_html(markdown: str, shift_headings: int = 0) -> str:
+    """Markdown from the data as HTML: raw HTML is read as text, headings are shifted
+    ``shift_headings`` levels down. The caller sanitises the result."""
+    import pypandoc
+
+    args = ["--wrap=none", "--syntax-highlighting=none"]
+    if shift_headings:
+        args.append(f"--shift-heading-level-by={shift_headings}")
+    return pypandoc.convert_text(markdown, "html5", format="markdown-raw_html-raw_attribute",
+                                 extra_args=args)
+
+
 def markdown_inline(text: str) -> str:
     """A short Markdown string as inline HTML (no surrounding paragraph)."""
     _, body = pandoc(text, filters=True)
@@ -127,11 +139,14 @@ def resolve_shortcodes(text: str, *, file: Path, project: Path, variables: dict,
         line = _line_of(text, m.start(), offset)
         if name == "var":
             try:
-                return lookup(variables, args.split()[0] if args else "")
+                value = lookup(variables, args.split()[0] if args else "")
             except KeyError:
                 raise InputError(f"unknown variable {args!r}", file=str(file), line=line,
                                  fix="add it to the stage's report/vars/<stage>.json or fix "
                                      "the key (see report/_variables.yml)") from None
+            at_line_start = not text[text.rfind("\n", 0, m.start()) + 1:m.start()].strip()
+            return (inline_at_line_start(value, text[m.end():m.end() + 2]) if at_line_start
+                    else value)
         if name == "include":
             raise InputError("an include shortcode must stand alone on its line",
                              file=str(file), line=line, fix="put it on a line of its own")
@@ -140,6 +155,27 @@ def resolve_shortcodes(text: str, *, file: Path, project: Path, variables: dict,
                          "with Quarto")
 
     return SHORTCODE_RE.sub(repl, text)
+
+
+BLOCK_START_RE = re.compile(r"^(\d+)([.)])(?=\s|$)|^([-+*#>|:~=])")
+
+
+def inline_at_line_start(value: str, following: str = "") -> str:
+    """A variable's value that begins a source line, kept inline.
+
+    Quarto resolves ``var`` after parsing, so a value never starts a block there; here the
+    value is substituted before pandoc parses, and "69. Sub-themes" or "+0" at the start
+    of a line would become a list. Escape the character that would start the block
+    (``following``: the source text right after the shortcode).
+    """
+    m = BLOCK_START_RE.match(value)
+    if m and m.group(1):
+        return f"{m.group(1)}\\{m.group(2)}{value[m.end():]}"
+    if m:
+        return "\\" + value
+    if value.isdigit() and re.match(r"[.)](\s|$)", following):
+        return value + "\\"
+    return value
 
 
 def prepare_markdown(text: str) -> str:

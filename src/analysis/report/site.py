@@ -26,6 +26,7 @@ from . import generated as gen
 from .dag import dag_figure, pipeline_graph
 from .layout import DOWNLOADS, Layout
 from .notebooks import notebook_entries
+from .pages import write_all as write_pages
 from .variables import build_vars, git_info, write_vars
 
 KEY_PACKAGES = ("dvc", "pandas", "numpy", "scipy", "matplotlib", "statsmodels", "pyarrow",
@@ -144,6 +145,7 @@ def write_generated(layout: Layout, renderer: str, versions: dict[str, str]) -> 
         files["type_by_project.md"] = gen.type_by_project(table1)
     for csv in sorted(layout.tables.glob("*.csv")) if layout.tables.is_dir() else []:
         files[f"tables/{csv.stem}.md"] = gen.csv_table(csv)
+    files.update(write_pages(layout.root))
 
     mermaid, how, stages, edges = pipeline_graph(layout.root)
     figure = None

@@ -58,8 +58,12 @@ def fmt(value: Any) -> str:
 
 
 def var_value(key: str, value: Any) -> str:
-    """Format and escape one value for ``_variables.yml`` (see the module docstring)."""
-    text = fmt(value)
+    """Format and escape one value for ``_variables.yml`` (see the module docstring).
+
+    A seed is an identifier, not a quantity: it is printed without thousands separators.
+    """
+    is_seed = "seed" in key.lower() and isinstance(value, int) and not isinstance(value, bool)
+    text = str(value) if is_seed else fmt(value)
     return attr_text(text) if key.endswith("_alt") else md_escape(text)
 
 

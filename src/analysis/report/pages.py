@@ -1,0 +1,863 @@
+"""Includes for the result pages: Taxonomy, Agreement, Interviews, Keywords, What changed
+and Findings.
+
+Each include is declared once in :data:`INCLUDES` with the artifacts it reads (paths
+relative to the project root) and the function that writes it. The ``report`` stage
+writes every include into ``report/_generated/`` (a page pulls one in with
+``{{< include _generated/<name> >}}``), and the tests check that every input of an
+include a page uses is a dependency of the ``report`` stage. When an input is missing
+(its stage has not run), the include says so instead of failing, so every page renders.
+
+The functions only select, format and escape what the analysis stages computed: numbers
+are printed at the precision a reader needs (kappas to three decimals, shares as
+percentages), every piece of data text is escaped (:mod:`.htmlsafe`), and HTML fragments
+written by the stages are sanitised again before they reach a page.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+import pandas as pd
+
+from .generated import STATUS_MARK, callout, quality_anomalies, status_badge
+from .htmlsafe import esc, html_table, md_escape, raw_html_block, sanitize_html
+from .variables import STATUS_LABELS
+
+SCORECARD = "report/scorecard.csv"
+T = "report/tables/"
+
+
+# -- reading the artifacts ----------------------------------------------------------------
+
+class Missing(Exception):
+    """An input of an include does not exist (its stage has not run)."""
+
+
+@dataclass
+class Inputs:
+    """Cached access to the artifacts, by path relative to the project root."""
+
+    root: Path
+
+    def path(self, rel: str) -> Path:
+        p = self.root / rel
+        if not p.is_file():
+            raise Missing(rel)
+        return p
+
+    def csv(self, rel: str) -> pd.DataFrame:
+        return pd.read_csv(self.path(rel), keep_default_na=False, na_values=[""])
+
+    def json(self, rel: str) -> dict:
+        return json.loads(self.path(rel).read_text(encoding="utf-8"))
+
+    def text(self, rel: str) -> str:
+        return self.path(rel).read_text(encoding="utf-8")
+
+    @cached_property
+    def card(self) -> pd.DataFrame:
+        return pd.read_csv(self.path(SCORECARD), dtype=str, keep_default_na=False)
+
+
+@dataclass(frozen=True)
+class Include:
+    name: str                      # path under report/_generated/
+    inputs: tuple[str, ...]        # artifacts it reads, relative to the project root
+    make: Callable[[Inputs], str]  # the include's Markdown
+
+
+def missing_note(rel: str) -> str:
+    return (f"*Not available in this build: `{rel.replace('`', '')}` was not written (run "
+            "`dvc repro`; the stage that writes it may not have run).*\n")
+
+
+def write_all(root: Path) -> dict[str, str]:
+    """name -> text of every include (a note where an input is missing)."""
+    inputs = Inputs(root)
+    out = {}
+    for inc in INCLUDES:
+        try:
+            for rel in inc.inputs:
+                inputs.path(rel)
+            out[inc.name] = inc.make(inputs)
+        except Missing as exc:
+            out[inc.name] = missing_note(str(exc))
+    return out
+
+
+# -- formatting ---------------------------------------------------------------------------
+
+def _isnan(x: object) -> bool:
+    return x is None or x == "" or (isinstance(x, float) and math.isnan(x))
+
+
+def dec(x: object, digits: int = 3) -> str:
+    """A coefficient: ``0.757``; missing -> an en dash."""
+    if _isnan(x):
+        return "–"
+    try:
+        return f"{float(x):.{digits}f}"
+    except (TypeError, ValueError):
+        return str(x)
+
+
+def count(x: object) -> str:
+    if _isnan(x):
+        return "–"
+    try:
+        return f"{int(float(x)):,}"
+    except (TypeError, ValueError):
+        return str(x)
+
+
+def pct(x: object, digits: int = 1, fraction: bool = False) -> str:
+    """A share as a percentage (``fraction``: the value is 0-1, else already percent)."""
+    if _isnan(x):
+        return "–"
+    v = float(x) * (100 if fraction else 1)
+    return f"{v:.{digits}f}%"
+
+
+def pval(p: object) -> str:
+    if _isnan(p):
+        return "–"
+    p = float(p)
+    return "< 0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def interval(lo: object, hi: object, digits: int = 3) -> str:
+    if _isnan(lo) or _isnan(hi):
+        return "–"
+    return f"{float(lo):.{digits}f}–{float(hi):.{digits}f}"
+
+
+def yes_no(x: object) -> str:
+    if isinstance(x, str):
+        return "yes" if x.strip().lower() in ("true", "yes", "1") else "no"
+    return "yes" if bool(x) else "no"
+
+
+def table(frame: pd.DataFrame, numeric: list[str], classes: str = "table sortable compact",
+          raw: tuple[str, ...] = (), row_classes: list[str] | None = None) -> str:
+    """An escaped HTML table (cells already formatted as text) as a raw block."""
+    return raw_html_block(html_table(frame, numeric=numeric, classes=classes,
+                                     raw_columns=raw, row_classes=row_classes))
+
+
+def code_list(items: list[str]) -> str:
+    return " ".join(f"<code>{esc(i)}</code>" for i in items)
+
+
+# -- the paper's claims beside ours ----------------------------------------------------
+
+def claims_table(card: pd.DataFrame, prefixes: tuple[str, ...],
+                 detail_prefixes: tuple[str, ...] = ()) -> str:
+    """The scorecard rows whose id starts with one of ``prefixes``: what the paper says
+    (with the claim id and where), the paper's value, ours, the verdict and the note.
+
+    Rows that are not exact are highlighted. Exact rows whose id starts with one of
+    ``detail_prefixes`` (long runs of similar claims) go into a collapsed list below.
+    """
+    rows = card[card["claim_id"].str.startswith(prefixes)]
+    if rows.empty:
+        return "No number of the paper is checked here.\n"
+
+    def frame(r: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+        what = [f'{esc(d)}<span class="claim-id">{esc(c)} · {esc(w)}</span>'
+                for d, c, w in zip(r["description"], r["claim_id"], r["source"], strict=True)]
+        shown = pd.DataFrame({
+            "what the paper says": what, "paper": r["paper_value"].map(esc),
+            "ours": r["reproduced_value"].map(lambda v: esc(v) if v != "" else "–"),
+            "verdict": [status_badge(s) for s in r["status"]], "note": r["note"].map(esc)})
+        return shown, [f"st-{s}" if s != "exact" else "" for s in r["status"]]
+
+    counts = rows["status"].value_counts()
+    summary = ", ".join(f"{int(counts[s]):,} {STATUS_LABELS[s]}" for s in STATUS_LABELS
+                        if s in counts)
+    detail = rows["claim_id"].str.startswith(detail_prefixes) & (rows["status"] == "exact") \
+        if detail_prefixes else pd.Series(False, index=rows.index)
+    raw = ("what the paper says", "paper", "ours", "verdict", "note")
+    shown, cls = frame(rows[~detail])
+    out = (f"{len(rows):,} numbers of the paper are checked here: {summary}.\n\n"
+           + table(shown, numeric=["paper", "ours"], classes="table claims", raw=raw,
+                   row_classes=cls))
+    if detail.any():
+        more, more_cls = frame(rows[detail])
+        out += callout("note", f"{int(detail.sum()):,} more, all exact",
+                       table(more, numeric=["paper", "ours"], classes="table claims", raw=raw,
+                             row_classes=more_cls), collapse=True)
+    return out
+
+
+def _claims(prefixes: tuple[str, ...], detail: tuple[str, ...] = ()
+            ) -> Callable[[Inputs], str]:
+    return lambda i: claims_table(i.card, prefixes, detail)
+
+
+# -- Taxonomy -----------------------------------------------------------------------------
+
+def taxonomy_types(i: Inputs) -> str:
+    t = i.csv(T + "taxonomy_types.csv")
+    shown = pd.DataFrame({
+        "type": t["type"], "themes": t["themes"].map(count),
+        "themes with issues": t["themes_with_issues"].map(count),
+        "sub-themes (paper)": t["subthemes_paper"].map(count),
+        "sub-themes (released)": t["subthemes_released"].map(count),
+        "details (split on commas)": t["details"].map(count),
+        "details (parentheses kept)": t["details_parentheses"].map(count),
+        "issues": t["issues"].map(count)})
+    cls = ["sum" if x == "Total" else "" for x in t["type"]]
+    return table(shown, numeric=list(shown.columns[1:]), classes="table compact",
+                 row_classes=cls)
+
+
+def taxonomy_themes(i: Inputs) -> str:
+    t = i.csv(T + "taxonomy_themes.csv")
+    extra = t["subthemes_not_in_paper"].fillna("").astype(str)
+    theme = [esc(n) + (f'<span class="note">with {esc(x)}, not in the paper\'s numbering'
+                       "</span>" if x else "") for n, x in zip(t["name"], extra, strict=True)]
+    shown = pd.DataFrame({
+        "code": t["code"], "theme": theme, "type": t["type"],
+        "sub-themes": [f"{count(r)}" + (f" (paper {count(p)})" if r != p else "")
+                       for r, p in zip(t["subthemes_released"], t["subthemes_paper"],
+                                       strict=True)],
+        "details": t["details"].map(count),
+        "issues": t["issues"].map(count),
+        "% of its type": t["issue_share_of_type"].map(pct),
+        "% of all": t["issue_share_of_all"].map(pct)})
+    cls = ["muted" if int(n) == 0 else "" for n in t["issues"]]
+    return table(shown, numeric=["sub-themes", "details", "issues", "% of its type",
+                                 "% of all"], row_classes=cls, raw=("theme",))
+
+
+TEST_NAMES = {"type_by_project": "issue type × project", "type_by_year": "issue type × year",
+              "theme_by_project": "theme × project", "theme_by_year": "theme × year"}
+
+
+def taxonomy_tests(i: Inputs) -> str:
+    t = i.csv(T + "taxonomy_tests.csv")
+    shown = pd.DataFrame({
+        "test": [TEST_NAMES.get(x, x) for x in t["test"]],
+        "N": t["n"].map(count),
+        "table": [f"{count(r)} × {count(c)}" for r, c in zip(t["rows"], t["columns"],
+                                                              strict=True)],
+        "χ²": [f"{float(x):,.1f}" for x in t["chi2"]],
+        "df": t["dof"].map(count),
+        "p": t["p_value"].map(pval),
+        "Cramér's V": t["cramers_v"].map(dec),
+        "smallest expected count": t["min_expected"].map(lambda x: dec(x, 1)),
+        "cells expected < 5": t["share_expected_below_5"].map(
+            lambda x: pct(x, fraction=True)),
+        "left out (no issue)": t["dropped"].fillna("").astype(str)})
+    return table(shown, numeric=["N", "χ²", "df", "p", "Cramér's V",
+                                 "smallest expected count", "cells expected < 5"],
+                 classes="table compact")
+
+
+def taxonomy_residuals(i: Inputs, top: int = 12) -> str:
+    """The cells farthest from independence in each test (largest |standardized residual|)."""
+    r = i.csv(T + "taxonomy_residuals.csv")
+    if r.empty:
+        return "No residuals.\n"
+    r = r.assign(abs_r=r["std_residual"].abs())
+    out = []
+    for test, g in r.groupby("test", sort=False):
+        g = g.sort_values(["abs_r", "row", "column"], ascending=[False, True, True],
+                          kind="mergesort").head(top)
+        shown = pd.DataFrame({
+            "row": g["row"].astype(str), "column": g["column"].astype(str),
+            "observed": g["observed"].map(count),
+            "expected": g["expected"].map(lambda x: f"{float(x):,.1f}"),
+            "standardized residual": g["std_residual"].map(lambda x: f"{float(x):+.1f}")})
+        out.append(callout("note", f"{TEST_NAMES.get(test, md_escape(test))}: the "
+                           f"{len(g):,} cells farthest from independence",
+                           table(shown, numeric=["observed", "expected",
+                                                 "standardized residual"]),
+                           collapse=True))
+    return "\n".join(out)
+
+
+def taxonomy_details(i: Inputs) -> str:
+    html = i.text(T + "taxonomy_details.html")
+    return raw_html_block(sanitize_html(html, fragment_tags=True))
+
+
+def taxonomy_anomalies(i: Inputs) -> str:
+    return quality_anomalies(i.json("data/processed/quality_taxonomy.json"))
+
+
+# -- Agreement ----------------------------------------------------------------------------
+
+def agreement_headline(i: Inputs) -> str:
+    h = i.csv(T + "agreement_headline.csv")
+    shown = pd.DataFrame({
+        "group (type of the final label)": h["group"], "issues": h["issues"].map(count),
+        "paper's κ": [x if not _isnan(x) else "–" for x in h["paper_kappa"].map(
+            lambda x: dec(x) if not _isnan(x) else "")],
+        "Fleiss' κ": h["kappa"].map(dec),
+        "bootstrap interval": [interval(a, b) for a, b in zip(h["kappa_boot_low"],
+                                                         h["kappa_boot_high"], strict=True)],
+        "analytic interval": [interval(a, b) for a, b in zip(h["kappa_ci_low"], h["kappa_ci_high"],
+                                                        strict=True)],
+        "Krippendorff's α": h["alpha"].map(dec),
+        "Gwet's AC1": h["ac1"].map(dec),
+        "observed agreement": h["observed"].map(dec),
+        "chance agreement": h["chance"].map(dec),
+        "κ on the type only": h["type_kappa"].map(dec)})
+    return table(shown, numeric=list(shown.columns[1:]), classes="table compact")
+
+
+def agreement_grouping(i: Inputs) -> str:
+    g = i.csv(T + "agreement_grouping.csv")
+    shown = pd.DataFrame({
+        "issues grouped by": g["grouping"], "type": g["type"],
+        "issues": g["issues"].map(count),
+        "observed": g["observed"].map(dec), "chance": g["chance"].map(dec),
+        "Fleiss' κ": g["kappa"].map(dec),
+        "paper's κ": g["paper_kappa"].map(lambda x: dec(x) if not _isnan(x) else "–"),
+        "same as the paper's": [
+            f"{STATUS_MARK['exact']} yes" if yes_no(x) == "yes" else f"{STATUS_MARK['differs']} no"
+            for x in g["matches_paper"]]})
+    rules = g.drop_duplicates("grouping")[["grouping", "rule"]]
+    legend = "".join(f"<li><strong>{esc(a)}</strong>: {esc(b)}</li>"
+                     for a, b in zip(rules["grouping"], rules["rule"], strict=True))
+    return (table(shown, numeric=["issues", "observed", "chance", "Fleiss' κ", "paper's κ"],
+                  classes="table compact")
+            + raw_html_block(f'<ul class="legend">{legend}</ul>'))
+
+
+def agreement_categories(i: Inputs) -> str:
+    c = i.csv(T + "agreement_categories.csv")
+    shown = pd.DataFrame({
+        "code": c["code"], "theme": c["name"], "type": c["type"],
+        "ratings": c["ratings"].map(count),
+        "κ for the theme": c["kappa"].map(dec),
+        "bootstrap interval": [interval(a, b) for a, b in zip(c["boot_low"], c["boot_high"],
+                                                         strict=True)],
+        "specific agreement": c["specific_agreement"].map(dec),
+        "note": c["note"].fillna("").astype(str)})
+    return table(shown, numeric=["ratings", "κ for the theme", "bootstrap interval",
+                                 "specific agreement"])
+
+
+def agreement_groups(i: Inputs) -> str:
+    s = i.csv(T + "agreement_statistics.csv")
+    s = s[s["grouping"].isin(["project", "year"]) & (s["statistic"] == "fleiss_kappa")]
+    shown = pd.DataFrame({
+        "by": s["grouping"], "group": s["group"].astype(str),
+        "issues": s["issues"].map(count),
+        "Fleiss' κ": s["value"].map(dec),
+        "bootstrap interval": [interval(a, b) for a, b in zip(s["boot_low"], s["boot_high"],
+                                                         strict=True)],
+        "observed": s["observed"].map(dec), "chance": s["chance"].map(dec),
+        "note": s["note"].fillna("").astype(str)})
+    return table(shown, numeric=["issues", "Fleiss' κ", "bootstrap interval", "observed",
+                                 "chance"])
+
+
+def _annotator(name: object) -> str:
+    return str(name).replace("annotator_", "annotator ")
+
+
+def agreement_versus_final(i: Inputs) -> str:
+    a = i.csv(T + "agreement_annotator_final.csv")
+    shown = pd.DataFrame({
+        "label column": a["annotator"].map(_annotator), "issues": a["n"].map(count),
+        "equal to the final label": a["agreement"].map(lambda x: pct(x, fraction=True)),
+        "Cohen's κ with the final label": a["kappa"].map(dec),
+        "interval": [interval(x, y) for x, y in zip(a["ci_low"], a["ci_high"],
+                                                        strict=True)]})
+    return table(shown, numeric=list(shown.columns[1:]), classes="table compact")
+
+
+def agreement_confusions(i: Inputs, top: int = 12) -> str:
+    c = i.csv(T + "agreement_confusions.csv")
+    if c.empty:
+        return "No two annotators ever disagreed.\n"
+
+    def frame(rows: pd.DataFrame) -> pd.DataFrame:
+        return pd.DataFrame({
+            "themes": [f"{a} / {b}" for a, b in zip(rows["label_a"], rows["label_b"],
+                                                    strict=True)],
+            "types": [a if a == b else f"{a} / {b}" for a, b in zip(
+                rows["type_a"], rows["type_b"], strict=True)],
+            "annotator pairs": rows["rater_pairs"].map(count),
+            "issues": rows["issues"].map(count),
+            "share of all disagreeing pairs": rows["share_of_disagreements"].map(
+                lambda x: pct(x, fraction=True))})
+
+    num = ["annotator pairs", "issues", "share of all disagreeing pairs"]
+    out = table(frame(c.head(top)), numeric=num)
+    if len(c) > top:
+        out += callout("note", f"All {len(c):,} pairs of themes annotators confused",
+                       table(frame(c), numeric=num), collapse=True)
+    return out
+
+
+def agreement_audit_final(i: Inputs) -> str:
+    f = i.csv(T + "agreement_audit_final_by_project.csv")
+    wide = f.pivot_table(index="stratum", columns="annotator", values="share",
+                         aggfunc="first", sort=False)
+    rated = f.groupby("stratum", sort=False)["rated"].max()
+    order = ["all"] + [s for s in wide.index if s != "all"]
+    wide = wide.reindex(order)
+    cols = list(dict.fromkeys(f["annotator"]))
+    shown = pd.DataFrame({"project": ["all projects" if s == "all" else s for s in order],
+                          "issues": [count(rated[s]) for s in order]})
+    cells = {}
+    for c in cols:
+        cells[_annotator(c)] = [
+            f'<span class="{"full" if v == 1.0 else ""}">{esc(pct(v, fraction=True))}</span>'
+            for v in wide[c]]
+    shown = pd.concat([shown, pd.DataFrame(cells)], axis=1)
+    cls = ["sum" if s == "all" else "" for s in order]
+    return table(shown, numeric=list(shown.columns[1:]), raw=tuple(cells),
+                 classes="table sortable compact audit", row_classes=cls)
+
+
+def agreement_audit_dissent(i: Inputs) -> str:
+    d = i.csv(T + "agreement_audit_dissent.csv")
+    shown = pd.DataFrame({
+        "annotators dissenting": d["dissenters"].map(count),
+        "issues observed": d["observed"].map(count),
+        "expected, one rate per annotator": d["expected_pooled"].map(
+            lambda x: f"{float(x):,.1f}"),
+        "expected, rates per project": d["expected_by_project"].map(
+            lambda x: f"{float(x):,.1f}"),
+        "expected, rates per project, final label a majority":
+            d["expected_by_project_majority"].map(lambda x: f"{float(x):,.1f}")})
+    return table(shown, numeric=list(shown.columns), classes="table compact")
+
+
+def agreement_audit_tests(i: Inputs) -> str:
+    t = i.csv(T + "agreement_audit_tests.csv")
+    shown = pd.DataFrame({
+        "model of independent annotators": t["model"],
+        "χ²": [f"{float(x):,.1f}" for x in t["chi2"]], "df": t["dof"].map(count),
+        "p": t["p_value"].map(pval),
+        "variance observed / expected": t["variance_ratio"].map(dec),
+        "issues without dissent, observed": t["no_dissent_observed"].map(count),
+        "expected": t["no_dissent_expected"].map(lambda x: f"{float(x):,.1f}"),
+        "issues expected beyond the most dissent observed":
+            t["expected_above_max_observed"].map(lambda x: f"{float(x):,.1f}")})
+    return table(shown, numeric=list(shown.columns[1:]), classes="table compact")
+
+
+def agreement_audit_spread(i: Inputs) -> str:
+    s = i.csv(T + "agreement_audit_spread.csv")
+    shown = pd.DataFrame({
+        "final theme": s["final_label"], "type": s["type"],
+        "dissenting labels": s["dissenting_labels"].map(count),
+        "within the type": s["within_type_share"].map(lambda x: pct(x, fraction=True)),
+        "most frequent other theme": s["top_alternative"].fillna("").astype(str),
+        "its share": s["top_share"].map(lambda x: pct(x, fraction=True)),
+        "even share": s["even_share"].map(lambda x: pct(x, fraction=True)),
+        "evenness": s["evenness"].map(dec),
+        "χ² p (even within the type)": s["p_value"].map(pval)})
+    return table(shown, numeric=["dissenting labels", "within the type", "its share",
+                                 "even share", "evenness", "χ² p (even within the type)"])
+
+
+def agreement_audit_co_dissent(i: Inputs) -> str:
+    c = i.csv(T + "agreement_audit_co_dissent.csv")
+    shown = pd.DataFrame({
+        "label columns": [f"{_annotator(a)} & {_annotator(b)}" for a, b in zip(
+            c["annotator_a"], c["annotator_b"], strict=True)],
+        "issues both dissent": c["both_dissent"].map(count),
+        "expected (independent)": c["expected"].map(lambda x: f"{float(x):,.1f}"),
+        "ratio": c["ratio"].map(lambda x: dec(x, 2)),
+        "expected (final label a majority)": c["expected_majority"].map(
+            lambda x: f"{float(x):,.1f}"),
+        "ratio ": c["ratio_majority"].map(lambda x: dec(x, 2))})
+    return table(shown, numeric=list(shown.columns[1:]))
+
+
+# -- Interviews ---------------------------------------------------------------------------
+
+def interviews_participants(i: Inputs) -> str:
+    p = i.csv(T + "interviews_participants.csv")
+    role = [esc(r) + (f'<span class="note">{esc(x)}</span>' if isinstance(x, str) and x
+                      else "")
+            for r, x in zip(p["role"], p["responsibilities"], strict=True)]
+    experience = []
+    for written, years in zip(p["experience"], p["experience_years"], strict=True):
+        text = "" if _isnan(written) else str(written)
+        if not _isnan(years) and not text.lower().startswith(f"{float(years):g} year"):
+            text += f" ({dec(years, 2)} years)"
+        experience.append(text)
+    shown = pd.DataFrame({
+        "sheet row": p["sheet_row"].map(count), "type": p["type"],
+        "role and responsibilities": role, "category (Section IV.A)": p["role_category"],
+        "experience": experience})
+    return table(shown, numeric=["sheet row"], classes="table sortable compact participants",
+                 raw=("role and responsibilities",))
+
+
+def interviews_groups(i: Inputs) -> str:
+    g = i.csv(T + "interviews_groups.csv")
+    shown = pd.DataFrame({
+        "type": g["type"], "category": g["label"],
+        "participants": g["participants"].map(count),
+        "years (least–most)": [f"{dec(a, 1)}–{dec(b, 1)}" for a, b in zip(
+            g["years_min"], g["years_max"], strict=True)],
+        "mean years": g["years_mean"].map(lambda x: dec(x, 2)),
+        "roles in the sheet": g["roles"].fillna("").astype(str)})
+    return table(shown, numeric=["participants", "years (least–most)", "mean years"],
+                 classes="table compact")
+
+
+def interviews_theme_counts(i: Inputs) -> str:
+    c = i.csv(T + "interviews_theme_counts.csv")
+    shown = pd.DataFrame({
+        "node": c["node"],
+        "theme": [t if isinstance(t, str) and t else "(not in the taxonomy)"
+                  for t in c["theme"]],
+        "type": c["issue_type"].fillna("").astype(str),
+        "users": [f"{count(n)} ({pct(p, 1)})" for n, p in zip(c["users"], c["users_percent"],
+                                                              strict=True)],
+        "developers": [f"{count(n)} ({pct(p, 1)})" for n, p in zip(
+            c["developers"], c["developers_percent"], strict=True)],
+        "participants": c["total"].map(count)})
+    cls = ["st-differs" if yes_no(x) == "no" else ("muted" if int(t) == 0 else "")
+           for x, t in zip(c["in_taxonomy"], c["total"], strict=True)]
+    return table(shown, numeric=["users", "developers", "participants"], row_classes=cls)
+
+
+def interviews_quotes(i: Inputs) -> str:
+    html = i.text(T + "interviews_quotes.html")
+    return raw_html_block('<div class="interview-quotes">'
+                          + sanitize_html(html, fragment_tags=True) + "</div>")
+
+
+def interviews_guideline(i: Inputs) -> str:
+    """The guideline (Markdown written by the interviews stage) as sanitised HTML, its
+    headings moved below the page's own, its "generated from" comment left out."""
+    from .preview import pandoc_markdown_to_html
+
+    text = re.sub(r"<!--.*?-->", "", i.text(T + "interviews_guideline.md"), flags=re.S)
+    body = pandoc_markdown_to_html(text, shift_headings=2)
+    return raw_html_block('<div class="guideline">'
+                          + sanitize_html(body, fragment_tags=True) + "</div>")
+
+
+def interviews_anomalies(i: Inputs) -> str:
+    return quality_anomalies(i.json("data/processed/quality_interviews.json"))
+
+
+# -- Keywords -----------------------------------------------------------------------------
+
+KEYWORD_KINDS = {
+    "exact_duplicate": "the same string is listed more than once",
+    "case_duplicate": "the same keyword in another letter case",
+    "short_keyword": "three characters or fewer: as a substring it matches inside other "
+                     "words",
+    "contained_in_other": "every match of a longer keyword is also a match of this one",
+    "looks_merged": "reads as two keywords joined by a missing comma",
+    "merged_literals": "two adjacent string literals, which Python joins",
+    "non_word_edge": "does not start and end with a letter or digit",
+}
+
+
+def keywords_counts(i: Inputs) -> str:
+    c = i.csv(T + "keywords_counts.csv")
+    if c.empty:
+        return "This dump has no keyword file (`filter_keywords`), so there is nothing to count.\n"
+    card = i.card.set_index("claim_id")
+    paper, verdict = [], []
+    for name in c["list"]:
+        cid = f"keywords.count.{name}"
+        if cid in card.index:
+            paper.append(card.loc[cid, "paper_value"])
+            verdict.append(status_badge(card.loc[cid, "status"]))
+        else:
+            paper.append("–")
+            verdict.append('<span class="status-badge st-none">no printed value</span>')
+    shown = pd.DataFrame({
+        "list": c["list"], "entries as listed": c["raw"].map(count),
+        "distinct exact strings": c["distinct"].map(count),
+        "paper": paper, "verdict": verdict,
+        "distinct ignoring case": c["distinct_casefold"].map(count)})
+    return table(shown, numeric=["entries as listed", "distinct exact strings", "paper",
+                                 "distinct ignoring case"], classes="table compact",
+                 raw=("verdict",))
+
+
+def keywords_audit(i: Inputs) -> str:
+    a = i.csv(T + "keywords_audit.csv")
+    if a.empty:
+        return "The audit found nothing.\n"
+    kinds = list(dict.fromkeys([k for k in KEYWORD_KINDS if k in set(a["kind"])]
+                               + sorted(set(a["kind"]) - set(KEYWORD_KINDS))))
+    summary = pd.DataFrame({
+        "finding": kinds,
+        "what it means": [KEYWORD_KINDS.get(k, "") for k in kinds],
+        "findings": [count((a["kind"] == k).sum()) for k in kinds],
+        "keywords": [code_list(list(dict.fromkeys(a.loc[a["kind"] == k, "keyword"]
+                                                  .astype(str)))[:10]) for k in kinds]})
+    out = [table(summary, numeric=["findings"], classes="table compact", raw=("keywords",))]
+    for k in kinds:
+        g = a[a["kind"] == k]
+        shown = pd.DataFrame({"list": g["list"], "keyword": g["keyword"].astype(str),
+                              "line": g["line"].map(count), "detail": g["detail"]})
+        out.append(callout("note", f"{md_escape(k)}: {len(g):,}",
+                           table(shown, numeric=["line"]), collapse=True))
+    return "\n".join(out)
+
+
+def keywords_lists(i: Inputs) -> str:
+    k = i.csv(T + "keywords_lists.csv")
+    if k.empty:
+        return "No keyword list.\n"
+    out = []
+    for name, g in k.groupby("list", sort=True):
+        chips = []
+        for r in g.itertuples(index=False):
+            counted = yes_no(r.counted) == "yes"
+            cls = "kw" if counted else "kw repeat"
+            title = (f"line {count(r.line)}, entry {count(r.position)}"
+                     + ("" if counted else ": repeats an earlier entry, not counted"))
+            chips.append(f'<code class="{cls}" title="{esc(title)}">{esc(r.keyword)}</code>')
+        body = raw_html_block(f'<p class="keywords">{" ".join(chips)}</p>')
+        counted = int(g["counted"].map(yes_no).eq("yes").sum())
+        out.append(callout("note", f"{md_escape(name)}: {len(g):,} entries, {counted:,} "
+                           "distinct", body, collapse=True))
+    return "\n".join(out)
+
+
+# -- What changed -------------------------------------------------------------------------
+
+def _status(s: object) -> str:
+    s = str(s)
+    cls = {"new": "st-exact", "removed": "st-differs", "changed": "st-rounding"}.get(s,
+                                                                                    "st-none")
+    return f'<span class="status-badge {cls}">{esc(s)}</span>'
+
+
+def _change(x: object) -> str:
+    if _isnan(x):
+        return "–"
+    v = float(x)
+    return f"{v:+,.0f}" if v.is_integer() else f"{v:+,.3f}"
+
+
+def _change_pct(x: object) -> str:
+    return "–" if _isnan(x) else f"{float(x):+.1f}%"
+
+
+def _counts_frame(f: pd.DataFrame, key: str, label: str) -> pd.DataFrame:
+    return pd.DataFrame({
+        label: f[key].astype(str), "status": [_status(s) for s in f["status"]],
+        "baseline": f["baseline"].map(count), "current": f["current"].map(count),
+        "change": f["change"].map(_change), "change %": f["change_percent"].map(_change_pct)})
+
+
+def compare_projects(i: Inputs) -> str:
+    f = i.csv(T + "compare_projects.csv")
+    f = f.assign(label=[n if isinstance(n, str) and n else p for n, p in zip(
+        f["name"], f["project"], strict=True)])
+    shown = _counts_frame(f, "label", "project")
+    return table(shown, numeric=["baseline", "current", "change", "change %"],
+                 raw=("status",))
+
+
+def compare_years(i: Inputs) -> str:
+    shown = _counts_frame(i.csv(T + "compare_years.csv"), "year", "year")
+    return table(shown, numeric=["baseline", "current", "change", "change %"],
+                 classes="table compact", raw=("status",))
+
+
+def compare_types(i: Inputs) -> str:
+    f = i.csv(T + "compare_types.csv")
+    shown = _counts_frame(f, "type", "type")
+    shown["share, baseline"] = f["baseline_share"].map(pct)
+    shown["share, current"] = f["current_share"].map(pct)
+    return table(shown, numeric=["baseline", "current", "change", "change %",
+                                 "share, baseline", "share, current"],
+                 classes="table compact", raw=("status",))
+
+
+def compare_kappa(i: Inputs) -> str:
+    k = i.csv(T + "compare_kappa.csv")
+    shown = pd.DataFrame({
+        "type": k["type"],
+        "baseline κ": k["baseline"].map(dec),
+        "baseline interval": [interval(a, b) for a, b in zip(k["baseline_ci_low"],
+                                                        k["baseline_ci_high"], strict=True)],
+        "current κ": k["current"].map(dec),
+        "current interval": [interval(a, b) for a, b in zip(k["current_ci_low"],
+                                                       k["current_ci_high"], strict=True)],
+        "change": k["change"].map(lambda x: "–" if _isnan(x) else f"{float(x):+.3f}"),
+        "intervals overlap": k["intervals_overlap"].map(
+            lambda x: "–" if _isnan(x) else yes_no(x))})
+    return table(shown, numeric=list(shown.columns[1:-1]), classes="table compact")
+
+
+def compare_cells(i: Inputs) -> str:
+    c = i.csv(T + "compare_cells.csv")
+    changed = c[c["status"] != "unchanged"]
+    if changed.empty:
+        return (f"None of the {len(c):,} project × year and project × type counts "
+                "changed.\n")
+    shown = pd.DataFrame({
+        "project": changed["project"].astype(str), "by": changed["dimension"],
+        "year or type": changed["key"].astype(str),
+        "status": [_status(s) for s in changed["status"]],
+        "baseline": changed["baseline"].map(count), "current": changed["current"].map(count),
+        "change": changed["change"].map(_change),
+        "change %": changed["change_percent"].map(_change_pct)})
+    body = table(shown, numeric=["baseline", "current", "change", "change %"],
+                 raw=("status",))
+    return callout("note", f"The {len(changed):,} of {len(c):,} counts that changed", body,
+                   collapse=len(changed) > 15)
+
+
+# -- Findings -----------------------------------------------------------------------------
+
+def themes_of_type(kind: str) -> Callable[[Inputs], str]:
+    def make(i: Inputs) -> str:
+        t = i.csv(T + "taxonomy_themes.csv")
+        t = t[t["type"] == kind]
+        if t.empty:
+            return f"No {md_escape(kind.lower())} theme in this build.\n"
+        shown = pd.DataFrame({
+            "code": t["code"], "theme": t["name"],
+            "issues": t["issues"].map(count),
+            f"% of {kind.lower()}s": t["issue_share_of_type"].map(pct),
+            "% of all issues": t["issue_share_of_all"].map(pct),
+            "sub-themes": t["subthemes_released"].map(count),
+            "details": t["details"].map(count)})
+        cls = ["muted" if int(n) == 0 else "" for n in t["issues"]]
+        return table(shown, numeric=list(shown.columns[2:]), classes="table sortable compact",
+                     row_classes=cls)
+    return make
+
+
+def challenge_coverage(themes: pd.DataFrame, shares: pd.DataFrame,
+                       challenges: list[dict], names: dict[str, str]) -> pd.DataFrame:
+    """Per challenge: its themes (our reading of Section V.A), the issues whose final label
+    is one of them, their share of all issues, and the projects where the share is highest
+    and lowest. Sums of counts the taxonomy stage wrote; nothing else is computed."""
+    total = int(themes["issues"].sum())
+    tp = shares[shares["table"] == "theme_by_project"]
+    per_project = tp.groupby("column")["issues"].sum()
+    rows = []
+    for ch in challenges:
+        codes = [str(c) for c in ch["themes"]]
+        n = int(themes.loc[themes["code"].isin(codes), "issues"].sum())
+        by_p = (tp[tp["row"].isin(codes)].groupby("column")["issues"].sum()
+                .reindex(per_project.index, fill_value=0))
+        share_p = (100 * by_p / per_project.where(per_project > 0)).dropna()
+        hi = share_p.sort_values(ascending=False, kind="mergesort")
+        rows.append({
+            "challenge": f"{ch['number']}. {ch['title']}", "themes": ", ".join(codes),
+            "issues": n, "share": 100 * n / total if total else float("nan"),
+            "highest": (f"{names.get(hi.index[0], hi.index[0])} ({hi.iloc[0]:.1f}%)"
+                        if len(hi) else "–"),
+            "lowest": (f"{names.get(hi.index[-1], hi.index[-1])} ({hi.iloc[-1]:.1f}%)"
+                       if len(hi) else "–")})
+    return pd.DataFrame(rows, columns=["challenge", "themes", "issues", "share", "highest",
+                                       "lowest"])
+
+
+def findings_challenges(i: Inputs) -> str:
+    from ..config import load_yaml
+
+    themes = i.csv(T + "taxonomy_themes.csv")
+    shares = i.csv(T + "taxonomy_shares.csv")
+    challenges = (load_yaml(i.path("data/challenges.yaml")) or {}).get("challenges", [])
+    projects = (load_yaml(i.path("data/projects.yaml")) or {}).get("projects", {})
+    names = {k: (v or {}).get("name", k) for k, v in projects.items()}
+    cov = challenge_coverage(themes, shares, challenges, names)
+    shown = pd.DataFrame({
+        "challenge (Section V.A)": cov["challenge"], "themes (our reading)": cov["themes"],
+        "issues": cov["issues"].map(count), "% of all issues": cov["share"].map(pct),
+        "highest share in": cov["highest"], "lowest share in": cov["lowest"]})
+    return table(shown, numeric=["issues", "% of all issues"], classes="table compact")
+
+
+def findings_interview_themes(i: Inputs) -> str:
+    c = i.csv(T + "interviews_theme_counts.csv")
+    c = c[c["total"] > 0]
+    shown = pd.DataFrame({
+        "node": c["node"],
+        "theme": [t if isinstance(t, str) and t else "(not in the taxonomy)"
+                  for t in c["theme"]],
+        "users": [f"{count(n)} ({pct(p, 1)})" for n, p in zip(c["users"], c["users_percent"],
+                                                              strict=True)],
+        "developers": [f"{count(n)} ({pct(p, 1)})" for n, p in zip(
+            c["developers"], c["developers_percent"], strict=True)]})
+    return table(shown, numeric=["users", "developers"])
+
+
+# -- the registry ---------------------------------------------------------------------------
+
+QT = "data/processed/quality_taxonomy.json"
+QI = "data/processed/quality_interviews.json"
+
+INCLUDES: tuple[Include, ...] = (
+    Include("taxonomy/claims.md", (SCORECARD,),
+            _claims(("taxonomy.",), ("taxonomy.subthemes.A", "taxonomy.subthemes.B",
+                                     "taxonomy.subthemes.C"))),
+    Include("taxonomy/types.md", (T + "taxonomy_types.csv",), taxonomy_types),
+    Include("taxonomy/themes.md", (T + "taxonomy_themes.csv",), taxonomy_themes),
+    Include("taxonomy/tests.md", (T + "taxonomy_tests.csv",), taxonomy_tests),
+    Include("taxonomy/residuals.md", (T + "taxonomy_residuals.csv",), taxonomy_residuals),
+    Include("taxonomy/details.md", (T + "taxonomy_details.html",), taxonomy_details),
+    Include("taxonomy/anomalies.md", (QT,), taxonomy_anomalies),
+    Include("agreement/claims.md", (SCORECARD,), _claims(("agreement.",))),
+    Include("agreement/headline.md", (T + "agreement_headline.csv",), agreement_headline),
+    Include("agreement/grouping.md", (T + "agreement_grouping.csv",), agreement_grouping),
+    Include("agreement/categories.md", (T + "agreement_categories.csv",),
+            agreement_categories),
+    Include("agreement/groups.md", (T + "agreement_statistics.csv",), agreement_groups),
+    Include("agreement/versus_final.md", (T + "agreement_annotator_final.csv",),
+            agreement_versus_final),
+    Include("agreement/confusions.md", (T + "agreement_confusions.csv",),
+            agreement_confusions),
+    Include("agreement/audit_final.md", (T + "agreement_audit_final_by_project.csv",),
+            agreement_audit_final),
+    Include("agreement/audit_dissent.md", (T + "agreement_audit_dissent.csv",),
+            agreement_audit_dissent),
+    Include("agreement/audit_tests.md", (T + "agreement_audit_tests.csv",),
+            agreement_audit_tests),
+    Include("agreement/audit_spread.md", (T + "agreement_audit_spread.csv",),
+            agreement_audit_spread),
+    Include("agreement/audit_co_dissent.md", (T + "agreement_audit_co_dissent.csv",),
+            agreement_audit_co_dissent),
+    Include("interviews/claims.md", (SCORECARD,), _claims(("interviews.",))),
+    Include("interviews/participants.md", (T + "interviews_participants.csv",),
+            interviews_participants),
+    Include("interviews/groups.md", (T + "interviews_groups.csv",), interviews_groups),
+    Include("interviews/theme_counts.md", (T + "interviews_theme_counts.csv",),
+            interviews_theme_counts),
+    Include("interviews/quotes.md", (T + "interviews_quotes.html",), interviews_quotes),
+    Include("interviews/guideline.md", (T + "interviews_guideline.md",),
+            interviews_guideline),
+    Include("interviews/anomalies.md", (QI,), interviews_anomalies),
+    Include("keywords/claims.md", (SCORECARD,), _claims(("keywords.",))),
+    Include("keywords/counts.md", (T + "keywords_counts.csv", SCORECARD), keywords_counts),
+    Include("keywords/audit.md", (T + "keywords_audit.csv",), keywords_audit),
+    Include("keywords/lists.md", (T + "keywords_lists.csv",), keywords_lists),
+    Include("compare/projects.md", (T + "compare_projects.csv",), compare_projects),
+    Include("compare/years.md", (T + "compare_years.csv",), compare_years),
+    Include("compare/types.md", (T + "compare_types.csv",), compare_types),
+    Include("compare/kappa.md", (T + "compare_kappa.csv",), compare_kappa),
+    Include("compare/cells.md", (T + "compare_cells.csv",), compare_cells),
+    Include("findings/themes_question.md", (T + "taxonomy_themes.csv",),
+            themes_of_type("Question")),
+    Include("findings/themes_requirement.md", (T + "taxonomy_themes.csv",),
+            themes_of_type("Requirement")),
+    Include("findings/themes_bug.md", (T + "taxonomy_themes.csv",), themes_of_type("Bug")),
+    Include("findings/challenges.md", (T + "taxonomy_themes.csv", T + "taxonomy_shares.csv",
+                                       "data/challenges.yaml", "data/projects.yaml"),
+            findings_challenges),
+    Include("findings/interview_themes.md", (T + "interviews_theme_counts.csv",),
+            findings_interview_themes),
+)
