@@ -154,6 +154,7 @@ def test_other_formats_are_detected(tmp_path, fmt):
      '{"html_url": "https://g/o/r/issues/2", "tit\n', "line 2: not valid JSON"),
     ("a,b\n1,2\n", "CSV without column(s) url, title, body, created_at"),
     ("", "empty"),
+    ('url,title,body,created_at\nhttps://g/o/r/issues/1,"a,b,2024-01-01\n', "not valid CSV"),
 ])
 def test_unusable_exports_are_refused_with_one_message(tmp_path, content, what, capsys):
     path = tmp_path / "export.json"
@@ -164,6 +165,16 @@ def test_unusable_exports_are_refused_with_one_message(tmp_path, content, what, 
                  "--out", str(tmp_path / "o")])
     err = capsys.readouterr().err
     assert code == 1 and what in err and "->" in err and "Traceback" not in err
+
+
+def test_a_csv_body_longer_than_the_csv_default_field_limit_is_read(tmp_path):
+    path = tmp_path / "export.csv"
+    log = "x" * 300_000
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        csv.writer(f).writerows([["url", "title", "body", "created_at"],
+                                 ["https://github.com/o/r/issues/1", "LLaMA OOM", log,
+                                  "2024-05-01T00:00:00Z"]])
+    assert run_selection(path, KEYWORDS, tmp_path / "out", "p")["candidates"] == 1
 
 
 def test_cli_reports_the_format_found(tmp_path, capsys):

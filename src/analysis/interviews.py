@@ -516,12 +516,16 @@ def clean_codebook(text: str, rel: str, taxonomy: Taxonomy, params: dict
     accounting).
     """
     anomalies: list[Anomaly] = []
-    reader = csv.reader(io.StringIO(text))
+    reader = csv.reader(io.StringIO(text, newline=""))
     records: list[tuple[int, list[str]]] = []
     line = 1
-    for fields in reader:
-        records.append((line, fields))
-        line = reader.line_num + 1
+    try:
+        for fields in reader:
+            records.append((line, fields))
+            line = reader.line_num + 1
+    except csv.Error as exc:
+        raise InputError(f"not valid CSV ({exc})", file=rel, line=reader.line_num,
+                         fix="fix the quoting on that line") from exc
     data = [r for r in records if any(x.strip() for x in r[1])]
     blanks = [r[0] for r in records if not any(x.strip() for x in r[1])]
     if not data:

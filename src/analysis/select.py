@@ -75,6 +75,7 @@ FORMATS = {
     "csv": "CSV (url, title, body, created_at)",
 }
 CSV_COLUMNS = ("url", "title", "body", "created_at")
+CSV_FIELD_LIMIT = 1 << 28
 DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}")
 RE2_SPECIAL = set("\\.^$|?*+()[]{}")
 _WORD = np.zeros(128, dtype=bool)
@@ -275,10 +276,25 @@ def _records_array(handle, name: str) -> Iterator[tuple[int, object]]:
     yield from enumerate(items, 1)
 
 
+def _csv_rows(reader, name: str) -> Iterator[tuple[int, list[str]]]:
+    """The rows of a CSV reader with their line numbers; unreadable CSV is a user error."""
+    while True:
+        try:
+            fields = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise InputError(f"not valid CSV ({exc})", file=name, line=reader.line_num,
+                             fix="re-export the issues, or write JSON lines") from exc
+        yield reader.line_num, fields
+
+
 def _records_csv(path: Path, name: str) -> Iterator[tuple[int, object]]:
+    # Issue bodies with pasted logs exceed the csv module's default 128 KiB per field.
+    csv.field_size_limit(max(csv.field_size_limit(), CSV_FIELD_LIMIT))
     with open(path, encoding="utf-8-sig", newline="") as handle:
-        reader = csv.reader(handle)
-        header = next(reader, None) or []
+        rows = _csv_rows(csv.reader(handle, strict=True), name)
+        header = next(rows, (1, []))[1]
         cols = {h.strip().lower(): i for i, h in enumerate(header)}
         missing = [c for c in CSV_COLUMNS if c not in cols]
         if missing:
@@ -287,8 +303,7 @@ def _records_csv(path: Path, name: str) -> Iterator[tuple[int, object]]:
                              file=name, line=1,
                              fix="a CSV export needs the columns url, title, body, created_at")
         idx = [cols[c] for c in CSV_COLUMNS]
-        for fields in reader:
-            line = reader.line_num
+        for line, fields in rows:
             if len(fields) < len(header):
                 fields = fields + [""] * (len(header) - len(fields))
             yield line, {"url": fields[idx[0]], "title": fields[idx[1]],
