@@ -40,7 +40,7 @@ bench: $(STAMP)
 	$(RUN) python -m analysis.bench --out bench/results
 
 lint: $(STAMP)
-	$(RUN) ruff check src tests notebooks
+	$(RUN) ruff check src tests notebooks benchmarks
 
 clean-venv:
 	rm -rf $(VENV)
