@@ -4,10 +4,12 @@ environments list the same packages, the notebooks stay text, the citation is va
 from __future__ import annotations
 
 import ast
+import hashlib
 import re
 from pathlib import Path
 
 import yaml
+from conftest import MIRROR, needs_mirror
 
 from analysis.config import ROOT
 
@@ -97,6 +99,21 @@ def test_no_executed_notebooks_or_outputs_in_git():
     tracked = project_files()
     assert not [f for f in tracked if f.endswith(".ipynb")]
     assert not [f for f in tracked if f.startswith(("data/raw/", "report/_site/", ".venv/"))]
+
+
+@needs_mirror
+def test_no_project_file_is_a_copy_of_an_upstream_file():
+    """The upstream data is read from its source, never copied into the project (even an
+    empty file: the release has one, so an empty placeholder would be byte-identical)."""
+    from analysis.workspace import project_files
+
+    def digest(path: Path) -> str:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+
+    upstream = {digest(p): p.relative_to(MIRROR) for p in MIRROR.rglob("*") if p.is_file()}
+    copies = {rel: str(upstream[h]) for rel in project_files()
+              if (h := digest(ROOT / rel)) in upstream}
+    assert not copies, f"project files identical to upstream files: {copies}"
 
 
 def test_citation_cites_the_paper_and_the_package():
