@@ -115,3 +115,19 @@ def test_keywords_notebook_with_and_without_the_file(tmp_path):
             assert rep == {} and artifacts.read_json(out / "v.json")["available"] == "no"
         # every text reads in a sentence of the website: an empty list is "none"
         assert all(v != "" for v in artifacts.read_json(out / "v.json").values())
+
+
+def test_parser_warnings_about_the_data_are_not_printed(recwarn):
+    from analysis.keywords import parse_keyword_file
+
+    with pytest.raises(InputError, match="line 2: y is not a list"):
+        parse_keyword_file("pytorch_keywords = ['a']\ny = 1if 1 else 2\n")
+    assert not [w for w in recwarn if issubclass(w.category, SyntaxWarning)]
+
+
+def test_no_keyword_lists_give_empty_tables_and_no_claims():
+    from analysis.keywords import counts_table, reproduced
+
+    table = counts_table([])
+    assert list(table.columns) == ["list", "raw", "distinct", "distinct_casefold"]
+    assert table.empty and reproduced(table) == {}

@@ -4,6 +4,7 @@ nothing crashes otherwise, and nothing from the data is ever executed."""
 
 from __future__ import annotations
 
+import os
 import tempfile
 from pathlib import Path
 
@@ -17,12 +18,14 @@ from analysis.details import parse_detail_file
 from analysis.errors import InputError
 from analysis.interviews import clean_background, clean_codebook
 from analysis.keywords import parse_keyword_file
+from analysis.select import Tally, read_export
 from analysis.taxonomy import load_taxonomy
 
 TAXONOMY = load_taxonomy()
 META = load_yaml(PROJECTS_FILE)["projects"]
 IV_PARAMS = load_params()["interviews"]
-SETTINGS = settings(max_examples=60, deadline=None,
+# PROPERTY_EXAMPLES=5000 make test-fast searches harder than the CI default.
+SETTINGS = settings(max_examples=int(os.environ.get("PROPERTY_EXAMPLES", "60")), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
 
 CSV_CHARS = st.sampled_from(list('abcC.1,"\n\r \t:/-_h') + ["https://github.com/o/r/issues/",
@@ -65,11 +68,16 @@ with tempfile.TemporaryDirectory() as _tmp:
     LABEL_TEXT, YEAR_TEXT = _label.read_text(), _year.read_text()
 
 
+def assert_one_message(exc: InputError) -> None:
+    """A user error is one non-empty line: where, what, and what to do."""
+    assert str(exc) and "\n" not in str(exc) and "\r" not in str(exc)
+
+
 def check_clean(root: Path) -> None:
     try:
         result = clean_dump(root, TAXONOMY, META)
     except InputError as exc:
-        assert str(exc) and "\n" not in exc.problem
+        assert_one_message(exc)
         return
     quality = result.quality
     assert quality["summary"]["balanced"]
@@ -121,7 +129,8 @@ def test_detail_file_parses_or_fails_clearly(text):
         try:
             rows, items, anomalies, entry = parse_detail_file(path, "q.csv", "Question",
                                                               TAXONOMY)
-        except InputError:
+        except InputError as exc:
+            assert_one_message(exc)
             return
         assert entry["input"] == entry["kept"] + entry["set_aside"]
         assert len(rows) == entry["kept"]
@@ -142,7 +151,8 @@ def test_keyword_file_is_parsed_never_run(text):
         marker = Path(tmp) / "PWNED"
         try:
             lists = parse_keyword_file(text.replace("PWNED", str(marker)), "filter_keywords")
-        except InputError:
+        except InputError as exc:
+            assert_one_message(exc)
             assert not marker.exists()
             return
         assert not marker.exists()
@@ -162,10 +172,35 @@ def test_codebook_parses_or_fails_clearly(text):
     try:
         codebook, nodes, anomalies, rejected, accounting = clean_codebook(
             text, "CodeBook.csv", TAXONOMY, IV_PARAMS)
-    except InputError:
+    except InputError as exc:
+        assert_one_message(exc)
         return
     for entry in accounting:
         assert entry["input"] == entry["kept"] + entry["set_aside"]
+
+
+EXPORT_CSV = ("url,title,body,created_at\n"
+              'https://github.com/o/r/issues/1,LLM OOM,"a, ""b""",2024-05-01T00:00:00Z\n'
+              "https://github.com/o/r/issues/2,docs,yield,2024-05-02T00:00:00Z\n")
+EXPORT_JSONL = ('{"html_url": "https://github.com/o/r/issues/1", "title": "LLM", "body": "b",'
+                ' "created_at": "2024-05-01T00:00:00Z"}\n'
+                '{"html_url": "https://github.com/o/r/issues/2", "title": "x", "body": null,'
+                ' "created_at": "2024-05-02T00:00:00Z", "pull_request": {}}\n')
+
+
+@SETTINGS
+@given(st.one_of(mutate(EXPORT_CSV), mutate(EXPORT_JSONL), TOKENS))
+def test_issue_export_parses_or_fails_clearly(text):
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "export"
+        path.write_text(text, encoding="utf-8")
+        tally = Tally()
+        try:
+            kept = sum(len(batch) for batch in read_export(path, tally, batch_size=1))
+        except InputError as exc:
+            assert_one_message(exc)
+            return
+        assert tally.records == kept + sum(tally.skipped.values())
 
 
 CELLS = st.one_of(st.none(), st.integers(-5, 50), st.floats(-1, 40, allow_nan=False),
@@ -199,7 +234,8 @@ def test_background_sheet_parses_or_fails_clearly(rows, merges, with_header):
         try:
             frame, anomalies, rejected, accounting = clean_background(path, "bg.xlsx",
                                                                        IV_PARAMS)
-        except InputError:
+        except InputError as exc:
+            assert_one_message(exc)
             return
         assert accounting["input"] == accounting["kept"] + accounting["set_aside"]
         assert len(frame) == accounting["kept"]
@@ -213,5 +249,5 @@ def test_background_sheet_of_random_bytes(data):
         path.write_bytes(b"PK\x03\x04" + data)
         try:
             clean_background(path, "bg.xlsx", IV_PARAMS)
-        except InputError:
-            pass
+        except InputError as exc:
+            assert_one_message(exc)

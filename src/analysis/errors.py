@@ -7,6 +7,14 @@ traceback.
 
 from __future__ import annotations
 
+LINE_BREAKS = str.maketrans({"\r": "\\r", "\n": "\\n"})
+
+
+def one_line(text: str) -> str:
+    """``text`` with line breaks shown as ``\\n``/``\\r``: data quoted into a message (a
+    header cell, a value) may hold them, and the message must stay a single line."""
+    return text.translate(LINE_BREAKS)
+
 
 class InputError(Exception):
     """A problem with the input or the configuration that the user can fix.
@@ -25,12 +33,12 @@ class InputError(Exception):
         column: str | None = None,
         fix: str | None = None,
     ) -> None:
-        self.problem = problem
+        self.problem = one_line(problem)
         self.file = file
         self.line = line
         self.row = row
         self.column = column
-        self.fix = fix
+        self.fix = one_line(fix) if fix else fix
         super().__init__(self.message)
 
     @property

@@ -7,8 +7,8 @@ top-level assignments of a name to a list (or tuple) of string literals; anythin
 executed or evaluated.
 
 What counts as one keyword: one distinct string, exactly as written. The paper's counts
-(72 PyTorch, 84 MindSpore, 74 TensorFlow) are the distinct exact strings of each list; the
-raw lists are longer (PyTorch repeats 14 entries, MindSpore one) and case-insensitive
+(claims ``keywords.*`` in ``data/claims.yaml``) are the distinct exact strings of each list;
+the raw lists are longer (some entries are repeated) and case-insensitive
 matching, as :mod:`analysis.select` does it, merges a few more ('llm'/'LLM', 'gpt'/'GPT').
 
 The audit lists, per list: exact duplicates, case-insensitive duplicates, keywords short
@@ -26,6 +26,7 @@ import ast
 import io
 import re
 import tokenize
+import warnings
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -71,7 +72,11 @@ def _literal_pieces(source: str, node: ast.AST) -> int:
 def parse_keyword_file(text: str, file: str = "filter_keywords") -> list[KeywordList]:
     """Read keyword lists from Python-literal source without executing anything."""
     try:
-        tree = ast.parse(text, filename=file)
+        with warnings.catch_warnings():
+            # The parser's own warnings (e.g. "invalid decimal literal") are about the
+            # data, not the code; anything that matters becomes an error below.
+            warnings.simplefilter("ignore", SyntaxWarning)
+            tree = ast.parse(text, filename=file)
     except SyntaxError as exc:
         raise InputError(f"not valid Python literal syntax ({exc.msg})", file=file,
                          line=exc.lineno, fix="fix the quoting or brackets on that line") from exc
@@ -266,9 +271,14 @@ def keyword_table(lists: list[KeywordList]) -> pd.DataFrame:
                                        "distinct_casefold"])
 
 
+COUNT_COLUMNS = ["list", "raw", "distinct", "distinct_casefold"]
+
+
 def counts_table(lists: list[KeywordList]) -> pd.DataFrame:
-    """Per list: raw entries, distinct exact strings (the paper's count), case-insensitive."""
-    frame = pd.DataFrame([{"list": kl.framework, **counts(kl)} for kl in lists])
+    """Per list: raw entries, distinct exact strings (the paper's count), case-insensitive.
+    No lists (a dump without the keyword file) give an empty table with the same columns."""
+    frame = pd.DataFrame([{"list": kl.framework, **counts(kl)} for kl in lists],
+                         columns=COUNT_COLUMNS)
     return frame.sort_values("list", kind="mergesort").reset_index(drop=True)
 
 

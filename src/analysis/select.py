@@ -459,8 +459,8 @@ def run_selection(export: str | Path, keywords: list[str], out: str | Path, proj
         from tqdm import tqdm
 
         bar = tqdm(unit=" issues", unit_scale=True, desc="select", file=sys.stderr)
+    year_handles: dict[int, object] = {}
     try:
-        year_handles: dict[int, object] = {}
         with open(work / "candidates.csv", "w", encoding="utf-8", newline="") as cand_f, \
                 open(work / "sheet.csv", "w", encoding="utf-8", newline="") as sheet_f:
             cand = csv.writer(cand_f, lineterminator="\n")
@@ -535,6 +535,8 @@ def run_selection(export: str | Path, keywords: list[str], out: str | Path, proj
         (out / "selection" / f"{project}_selection.json").write_text(
             to_json_text(summary), encoding="utf-8")
     finally:
+        for handle in year_handles.values():
+            handle.close()  # closing twice is harmless; an error mid-export leaves them open
         if bar is not None:
             bar.close()
         shutil.rmtree(work, ignore_errors=True)
