@@ -83,7 +83,7 @@ artifacts.write_json(reproduced_json, tx.taxonomy_reproduced(
     parsed.quality["summary"]["missing_types"]))
 
 # %% [markdown]
-# ## Themes, sub-themes and details per type (paper: 4/9/297, 4/15/754, 10/45/1,586)
+# ## Themes, sub-themes and details per type (the scorecard sets them beside the paper's)
 
 # %%
 types

@@ -2,8 +2,8 @@
 # # Keywords: the Section III.A lists, counted and audited
 #
 # Reads upstream's `filter_keywords` (Python-literal lists, parsed with `ast`, never
-# executed), counts each list the way the paper does (distinct exact strings: 72 PyTorch,
-# 84 MindSpore, 74 TensorFlow) and audits the lists: duplicates, case duplicates, short
+# executed), counts each list the way the paper does (distinct exact strings; the scorecard sets
+# them beside the paper's counts) and audits the lists: duplicates, case duplicates, short
 # keywords, keywords that look merged by a missing comma. A dump without the file gives
 # empty tables and no reproduced counts.
 
@@ -19,14 +19,11 @@ metrics_json = "metrics/keywords.json"
 # %%
 from pathlib import Path
 
-import pandas as pd
-
 from analysis import artifacts, keywords
 
 present = Path(keywords_file).is_file()
 lists = keywords.read_keyword_file(keywords_file) if present else []
-table = keywords.counts_table(lists) if lists else pd.DataFrame(
-    columns=["list", "raw", "distinct", "distinct_casefold"])
+table = keywords.counts_table(lists)
 entries = keywords.keyword_table(lists)
 findings = keywords.audit(lists)
 metrics, variables = keywords.summary(table, findings)
@@ -36,7 +33,7 @@ artifacts.write_csv(counts_csv, table)
 artifacts.write_csv(lists_csv, entries)
 artifacts.write_csv(audit_csv, findings)
 artifacts.write_json(vars_json, variables)
-artifacts.write_json(reproduced_json, keywords.reproduced(table) if lists else {})
+artifacts.write_json(reproduced_json, keywords.reproduced(table))
 artifacts.write_json(metrics_json, metrics)
 
 # %% [markdown]

@@ -15,6 +15,15 @@ MIRROR_MANIFEST = MIRROR.with_suffix(".sha256")
 needs_mirror = pytest.mark.skipif(not MIRROR.is_dir(), reason="offline mirror ../shared absent")
 
 
+def paper(claim_id: str) -> float:
+    """A number as the paper prints it, read from the claims file (the one place that holds
+    the paper's numbers), so tests on the mirror compare against it, never retype it."""
+    from analysis.claims import load_claims, parse_printed
+
+    claims = load_claims().set_index("claim_id")["paper_value"]
+    return float(parse_printed(claims[claim_id])[0])
+
+
 @pytest.fixture
 def taxonomy():
     from analysis.taxonomy import load_taxonomy

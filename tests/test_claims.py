@@ -20,9 +20,9 @@ from analysis.errors import InputError
 
 
 @pytest.mark.parametrize("printed,expected", [
-    ("1,593", (Decimal("1593"), 0, False)),
-    ("23.93%", (Decimal("23.93"), 2, True)),
-    ("0.717", (Decimal("0.717"), 3, False)),
+    ("1,234", (Decimal("1234"), 0, False)),
+    ("12.34%", (Decimal("12.34"), 2, True)),
+    ("0.512", (Decimal("0.512"), 3, False)),
     ("0.710", (Decimal("0.710"), 3, False)),
     (42, (Decimal("42"), 0, False)),
 ])
@@ -36,16 +36,16 @@ def test_parse_printed_rejects_words():
 
 
 @pytest.mark.parametrize("paper,ours,relation,status", [
-    ("1,593", 1593, "eq", "exact"),
-    ("1,593", 1594, "eq", "rounding"),
-    ("1,593", 1600, "eq", "differs"),
-    ("0.717", 0.71745, "eq", "exact"),
-    ("0.717", 0.7175, "eq", "rounding"),  # half-up gives 0.718
-    ("0.717", 0.7179, "eq", "rounding"),
-    ("0.717", 0.7186, "eq", "differs"),
-    ("0.717", 0.7200, "eq", "differs"),
-    ("1.40%", 1.398999, "eq", "exact"),
-    ("32.24%", 32.2415, "eq", "exact"),
+    ("1,234", 1234, "eq", "exact"),
+    ("1,234", 1235, "eq", "rounding"),
+    ("1,234", 1240, "eq", "differs"),
+    ("0.512", 0.51245, "eq", "exact"),
+    ("0.512", 0.5125, "eq", "rounding"),  # half-up gives 0.513
+    ("0.512", 0.5129, "eq", "rounding"),
+    ("0.512", 0.5136, "eq", "differs"),
+    ("0.512", 0.5150, "eq", "differs"),
+    ("2.50%", 2.498999, "eq", "exact"),
+    ("45.67%", 45.6715, "eq", "exact"),
     ("8", 7, "gt", "differs"),
     ("3", 4, "gt", "exact"),
     ("3", 3, "gt", "differs"),
@@ -58,8 +58,8 @@ def test_judge(paper, ours, relation, status):
 
 
 def test_format_value():
-    assert format_value(1593, "1,593") == "1,593"
-    assert format_value(1.398999, "1.40%") == "1.3990%"
+    assert format_value(1234, "1,234") == "1,234"
+    assert format_value(2.498999, "2.50%") == "2.4990%"
     assert format_value(None, "3") == ""
 
 
@@ -71,14 +71,14 @@ def write_claims(tmp_path, body: str):
 
 def test_scorecard_statuses(tmp_path):
     path = write_claims(tmp_path, """
-  - {id: a.one, value: "1,593", source: Table I, description: one}
-  - {id: a.two, value: "0.717", source: III.B, description: two}
+  - {id: a.one, value: "1,234", source: Table I, description: one}
+  - {id: a.two, value: "0.512", source: III.B, description: two}
   - {id: a.three, value: "5", description: three, reproducible: false, reason: never released}
   - {id: a.four, value: "8", description: over eight, relation: gt}
   - {id: a.five, value: "2", description: nobody computes this}
 """)
     claims = load_claims(path)
-    card = scorecard(claims, {"a.one": {"value": 1593}, "a.two": {"value": 0.72},
+    card = scorecard(claims, {"a.one": {"value": 1234}, "a.two": {"value": 0.52},
                               "a.four": {"value": 7, "note": "7 and 6 years"}})
     assert list(card["status"]) == ["exact", "differs", "not_reproducible", "differs",
                                     "not_reproducible"]

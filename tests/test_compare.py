@@ -4,66 +4,33 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import pandas as pd
 import pytest
-from conftest import needs_mirror
+from conftest import needs_mirror, paper
 from dumps import Project, write_dump
-from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
 
 from analysis import artifacts, compare
 from analysis.clean import clean_dump
 from analysis.config import ROOT
+from analysis.errors import InputError
 
 BASELINE = ROOT / "data/baseline/upstream-2fba316.json"
 
 
-def test_fleiss_kappa_matches_statsmodels_and_fleiss_1971():
-    rng = np.random.default_rng(1)
-    counts = rng.multinomial(6, [0.5, 0.3, 0.2], size=40)
-    assert compare.fleiss_kappa(counts) == pytest.approx(sm_fleiss(counts), abs=1e-12)
-    # Fleiss (1971), Table 1 example as given in the Wikipedia article: kappa = 0.210
-    table = np.array([[0, 0, 0, 0, 14], [0, 2, 6, 4, 2], [0, 0, 3, 5, 6], [0, 3, 9, 2, 0],
-                      [2, 2, 8, 1, 1], [7, 7, 0, 0, 0], [3, 2, 6, 3, 0], [2, 5, 3, 2, 2],
-                      [6, 5, 2, 1, 0], [0, 2, 2, 3, 7]])
-    assert round(compare.fleiss_kappa(table), 3) == 0.210
-    assert math.isnan(compare.fleiss_kappa(np.array([[3, 0], [3, 0]])))  # one category
-    assert math.isnan(compare.fleiss_kappa(np.array([[2, 1], [1, 1]])))  # unequal raters
+def test_agreement_metrics_give_the_kappa_per_type():
+    metrics = {"annotators": 7, "fleiss_kappa": {
+        "Bug": {"value": 0.7, "ci_low": 0.6, "ci_high": 0.8, "boot_low": 0.61},
+        "Question": {"value": None, "ci_low": None, "ci_high": None},
+        "all": {"value": 0.75, "ci_low": 0.7, "ci_high": 0.8}}}
+    got = compare.kappas_from_agreement(metrics)
+    assert list(got) == ["Bug", "Question"]
+    assert got["Bug"] == {"value": 0.7, "ci_low": 0.6, "ci_high": 0.8}
+    assert all(math.isnan(v) for v in got["Question"].values())
 
 
-def test_bootstrap_is_seeded_and_brackets_the_estimate():
-    counts = np.random.default_rng(2).multinomial(5, [0.7, 0.2, 0.1], size=300)
-    a = compare.bootstrap_kappa(counts, 400, seed=3)
-    assert a == compare.bootstrap_kappa(counts, 400, seed=3)
-    assert a != compare.bootstrap_kappa(counts, 400, seed=4)
-    assert a[0] < compare.fleiss_kappa(counts) < a[1]
-
-
-def test_headline_kappas_use_complete_rows_per_type(tmp_path, taxonomy, projects_meta):
-    write_dump(tmp_path / "d", [Project("pytorch", {2024: 60}, annotators=5)])
-    issues = clean_dump(tmp_path / "d", taxonomy, projects_meta).issues
-    issues.loc[0, "annotator_1"] = None
-    k = compare.headline_kappas(issues, n_boot=50, seed=1)
-    assert set(k) == set(issues["type"])
-    bug = issues[(issues["type"] == "Bug")]
-    assert k["Bug"]["n_issues"] == len(bug) - int(issues.loc[0, "type"] == "Bug")
-    assert k["Bug"]["n_raters"] == 5 and -1 <= k["Bug"]["value"] <= 1
-
-
-@pytest.mark.parametrize("metrics", [
-    {"fleiss_kappa": {"Bug": {"value": 0.7, "ci_low": 0.6, "ci_high": 0.8}}},
-    {"fleiss_kappa": {"bug": {"kappa": 0.7, "ci": [0.6, 0.8]}}},
-    {"fleiss_kappa.bug": 0.7, "fleiss_kappa.bug.lower": 0.6, "fleiss_kappa.bug.upper": 0.8},
-    {"headline": {"kappa": {"Bug": {"estimate": 0.7, "ci_low": 0.6, "ci_high": 0.8}}},
-     "alpha": {"Bug": 0.1}},
-    {"kappa": {"Bug": 0.7, "Bug_ci": 1}, "fleiss_kappa": {"Bug": {"value": 0.7, "lo": 0.6,
-                                                                  "hi": 0.8}}},
-])
-def test_agreement_metrics_are_read_in_their_usual_layouts(metrics):
-    got = compare.kappas_from_agreement(metrics, ["Bug", "Question"])
-    assert set(got) == {"Bug"}
-    assert (got["Bug"]["value"], got["Bug"]["ci_low"], got["Bug"]["ci_high"]) == (0.7, 0.6,
-                                                                                   0.8)
+def test_agreement_metrics_without_kappas_are_one_clear_error():
+    with pytest.raises(InputError, match="m.json: no fleiss_kappa entry .* -> run the agreement"):
+        compare.kappas_from_agreement({"alpha": {}}, "m.json")
 
 
 def summary(projects: dict[str, dict[str, int]], annotators: int = 7) -> dict:
@@ -107,9 +74,10 @@ def test_change_tables_name_new_removed_and_changed():
 
 def test_committed_baseline_is_aggregates_only():
     base = compare.load_baseline(BASELINE)
-    assert base["issues"] == 38742 and len(base["projects"]) == 11
+    assert base["issues"] == paper("table1.total_reports")
+    assert len(base["projects"]) == paper("table1.projects")
     assert {k: round(v["value"], 3) for k, v in base["kappa"].items()} == {
-        "Bug": 0.717, "Question": 0.757, "Requirement": 0.755}
+        t: paper(f"agreement.kappa.{t.lower()}") for t in ("Bug", "Question", "Requirement")}
     text = BASELINE.read_text()
     assert "https://" not in text.replace(str(base.get("source")), "")
 
@@ -126,9 +94,7 @@ def test_baseline_matches_a_fresh_run_on_the_mirror(taxonomy, projects_meta):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("with_agreement", [False, True])
-def test_compare_notebook_on_a_synthetic_run(tmp_path, taxonomy, projects_meta,
-                                             with_agreement):
+def test_compare_notebook_on_a_synthetic_run(tmp_path, taxonomy, projects_meta):
     from analysis.nbrun import run
 
     write_dump(tmp_path / "d", [Project("pytorch", {2025: 20, 2026: 10}, annotators=5),
@@ -136,12 +102,11 @@ def test_compare_notebook_on_a_synthetic_run(tmp_path, taxonomy, projects_meta,
     issues = clean_dump(tmp_path / "d", taxonomy, projects_meta).issues
     artifacts.write_parquet(tmp_path / "issues.parquet", issues)
     agreement = tmp_path / "agreement.json"
-    if with_agreement:
-        artifacts.write_json(agreement, {"fleiss_kappa": {
-            "Bug": {"value": 0.5, "ci_low": 0.4, "ci_high": 0.6}}})
+    artifacts.write_json(agreement, {"fleiss_kappa": {
+        "Bug": {"value": 0.5, "ci_low": 0.4, "ci_high": 0.6}}})
     out = tmp_path / "out"
     params = {"issues_parquet": str(tmp_path / "issues.parquet"), "baseline": str(BASELINE),
-              "agreement_metrics": str(agreement), "bootstrap": 100,
+              "agreement_metrics": str(agreement),
               "tables_prefix": f"{out}/compare_", "figures_prefix": f"{out}/fig_",
               "vars_json": str(out / "vars.json"), "metrics_json": str(out / "metrics.json")}
     assert run(ROOT / "notebooks/06_compare.py", out / "nb.ipynb", params) == 0
@@ -150,9 +115,7 @@ def test_compare_notebook_on_a_synthetic_run(tmp_path, taxonomy, projects_meta,
     assert variables["years_new"] == "2026"
     assert variables["annotators_current"] == 5
     kappa = pd.read_csv(out / "compare_kappa.csv").set_index("type")
-    if with_agreement:
-        assert kappa.loc["Bug", "current"] == 0.5 and "agreement" in variables[
-            "kappa_source"]
-    else:
-        assert kappa["current"].notna().all()
+    assert kappa.loc["Bug", "current"] == 0.5 and "agreement" in variables["kappa_source"]
+    assert kappa.loc["Bug", "baseline"] == pytest.approx(
+        compare.load_baseline(BASELINE)["kappa"]["Bug"]["value"])
     assert (out / "fig_counts.png").stat().st_size and (out / "fig_kappa.svg").stat().st_size

@@ -6,7 +6,7 @@ import csv
 import io
 
 import pytest
-from conftest import MIRROR, needs_mirror
+from conftest import MIRROR, needs_mirror, paper
 from taxonomy_fixtures import (
     HEADER,
     detail_line,
@@ -180,7 +180,7 @@ def test_released_detail_files(taxonomy):
     result = parse_detail_files(MIRROR, files, taxonomy)
     rows = result.rows
     assert rows.groupby("type")["items_comma"].sum().to_dict() == {
-        "Bug": 1586, "Question": 297, "Requirement": 754}
+        t: paper(f"taxonomy.details.{t.lower()}") for t in ("Bug", "Question", "Requirement")}
     assert int(rows.loc[rows["type"] == "Bug", "items_parentheses"].sum()) == 1574
     assert len(rows) == 70 and (rows["theme_code"] != "").all()
     assert (rows["subtheme_code"] != "").all()  # every released spelling maps to a code

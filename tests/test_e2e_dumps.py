@@ -34,7 +34,6 @@ def test_newer_dump_flows_into_tables_metrics_and_comparison(workspace, tmp_path
                       Project("sglang", {2026: 9}, annotators=5, repo="sgl-project/sglang")])
     (dump / "filter_keywords").write_text(KEYWORDS, encoding="utf-8")
     set_params(workspace, "ingest", source=dump, manifest=None, commit=None)
-    set_params(workspace, "compare", bootstrap=200)
     dvc(workspace, "repro")
 
     table = pd.read_csv(workspace / "report/tables/table1.csv").set_index("project")
@@ -71,7 +70,6 @@ def test_newer_dump_flows_into_tables_metrics_and_comparison(workspace, tmp_path
     assert "metrics/compare.json" in json.dumps(shown)
     assert "Data and pipelines are up to date" in dvc(workspace, "repro").stdout
     # A compare parameter reruns the comparison only.
-    set_params(workspace, "compare", bootstrap=100)
     rerun = dvc(workspace, "repro").stdout
     assert "Running stage 'compare'" in rerun
     assert "Running stage 'clean'" not in rerun and "Running stage 'table1'" not in rerun

@@ -72,8 +72,8 @@ def test_formatting_helpers():
     assert pages.pct(0.951, fraction=True) == "95.1%" and pages.pct(24.38) == "24.4%"
     assert pages.pval(1e-9) == "< 0.001" and pages.pval(0.0234) == "0.023"
     assert pages.interval(0.7253, 0.7869) == "0.725–0.787"
-    assert pages.count(38742.0) == "38,742" and pages.yes_no("True") == "yes"
-    assert var_value("seed", 20250613) == "20250613" and var_value("issues", 38742) == "38,742"
+    assert pages.count(12345.0) == "12,345" and pages.yes_no("True") == "yes"
+    assert var_value("seed", 20250613) == "20250613" and var_value("issues", 12345) == "12,345"
 
 
 def write(path, frame: pd.DataFrame) -> None:
@@ -83,14 +83,14 @@ def write(path, frame: pd.DataFrame) -> None:
 
 def test_missing_inputs_give_a_note_and_present_ones_a_table(tmp_path):
     write(tmp_path / "report/tables/agreement_headline.csv", pd.DataFrame([{
-        "group": "Bug", "issues": 10, "paper_kappa": 0.717, "kappa": 0.71745,
+        "group": "Bug", "issues": 10, "paper_kappa": 0.512, "kappa": 0.51245,
         "kappa_boot_low": 0.7, "kappa_boot_high": 0.73, "kappa_ci_low": 0.69,
-        "kappa_ci_high": 0.74, "alpha": 0.7175, "ac1": 0.744, "type_kappa": -0.007,
-        "observed": 0.757, "chance": 0.14}]))
+        "kappa_ci_high": 0.74, "alpha": 0.5125, "ac1": 0.744, "type_kappa": -0.007,
+        "observed": 0.55, "chance": 0.14}]))
     out = pages.write_all(tmp_path)
     assert set(out) == {inc.name for inc in pages.INCLUDES}
     head = out["agreement/headline.md"]
-    assert "0.717" in head and "0.700–0.730" in head and "0.71745" not in head
+    assert "0.512" in head and "0.700–0.730" in head and "0.51245" not in head
     assert "Not available in this build" in out["taxonomy/themes.md"]
     assert "`report/tables/taxonomy_themes.csv`" in out["taxonomy/themes.md"]
 

@@ -49,7 +49,7 @@ def test_esc_escapes_markup_and_shortcode_braces():
 
 
 def test_md_escape_leaves_plain_text_and_escapes_the_rest():
-    assert md_escape("38,742 reports (66.36%)") == "38,742 reports (66.36%)"
+    assert md_escape("12,345 reports (45.67%)") == "12,345 reports (45.67%)"
     escaped = md_escape("a *b* [c](d) <x>")
     assert escaped == r"a \*b\* \[c\]\(d\) \<x\>"
     html = markdown_block(f"Value: {md_escape(SCRIPT)} and {md_escape('**bold**')}")
@@ -85,8 +85,8 @@ def test_sanitize_html_keeps_tables_and_drops_active_content():
 # -- variables ------------------------------------------------------------------------
 
 def test_fmt_formats_numbers_like_the_pages():
-    assert fmt(38742) == "38,742"
-    assert fmt(66.3595) == "66.36"
+    assert fmt(12345) == "12,345"
+    assert fmt(45.6695) == "45.67"
     assert fmt(True) == "yes" and fmt(None) == "n/a"
     assert var_value("fig_alt", 'a "b"') == "a 'b'"
     assert var_value("name", "<i>") == r"\<i\>"
@@ -301,11 +301,11 @@ def test_preview_escapes_data_text(mini_site):
 # -- generated includes -----------------------------------------------------------------
 
 CARD = pd.DataFrame([
-    {"claim_id": "table1.pytorch.2023", "description": "d", "paper_value": "1,593",
-     "reproduced_value": "1,593", "status": "exact", "note": "", "source": "Table I"},
-    {"claim_id": "table1.pytorch.bug", "description": "d", "paper_value": "3,997",
-     "reproduced_value": "3,990", "status": "differs", "note": SCRIPT, "source": "Table I"},
-    {"claim_id": "table1.pytorch.false_positive", "description": "d", "paper_value": "23.93%",
+    {"claim_id": "table1.pytorch.2023", "description": "d", "paper_value": "1,234",
+     "reproduced_value": "1,234", "status": "exact", "note": "", "source": "Table I"},
+    {"claim_id": "table1.pytorch.bug", "description": "d", "paper_value": "3,456",
+     "reproduced_value": "3,450", "status": "differs", "note": SCRIPT, "source": "Table I"},
+    {"claim_id": "table1.pytorch.false_positive", "description": "d", "paper_value": "12.34%",
      "reproduced_value": "", "status": "not_reproducible", "note": "n", "source": "Table I"},
 ])
 
@@ -321,12 +321,12 @@ def test_scorecard_includes_link_every_status_and_escape_notes():
 
 def test_table1_compare_marks_differences():
     table = pd.DataFrame([{"project": "pytorch", "name": "PyTorch", "kind": "framework",
-                           "2023": 1593, "Bug": 3990, "Total": 5583},
+                           "2023": 1234, "Bug": 3450, "Total": 4684},
                           {"project": "Sum", "name": "All projects", "kind": "",
-                           "2023": 1593, "Bug": 3990, "Total": 5583}])
+                           "2023": 1234, "Bug": 3450, "Total": 4684}])
     html = gen.table1_compare(table, CARD, {"pytorch": {"paper_name": "Torch"}})
     assert 'class="num st-exact"' in html and 'class="num st-differs"' in html
-    assert "paper 3,997" in html and "(paper: Torch)" in html and "23.93%" in html
+    assert "paper 3,456" in html and "(paper: Torch)" in html and "12.34%" in html
 
 
 def test_quality_anomalies_groups_counts_and_escapes():

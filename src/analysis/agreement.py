@@ -9,8 +9,8 @@ pair of annotators and between each annotator and the final label, and the confu
 How it computes. Labels are integer-coded once (:func:`encode_ratings`; ``MISSING`` is -1).
 Every statistic here depends on an issue only through its *label pattern* (the tuple of
 its annotators' labels), so the issues are collapsed into distinct patterns with weights
-(:func:`label_patterns`; the released data has about 7,000 patterns for 38,742 issues, and
-a dump resampled 100 times has no more). All coefficients are then weighted sums over
+(:func:`label_patterns`; the released data has a few thousand patterns for tens of thousands
+of issues, and a dump resampled 100 times has no more). All coefficients are then weighted sums over
 patterns, and a bootstrap resample is just a multinomial draw of new pattern weights: the
 bootstrap never touches the issues again, whatever their number. The headline kappas have
 an even shorter path (:func:`fleiss_by_group`): the sum of squared category counts of an

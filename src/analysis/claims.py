@@ -1,8 +1,8 @@
 """The paper's published numbers, and the scorecard that sets ours beside them.
 
 ``data/claims.yaml`` is the only place where the paper's numbers live. Each claim has an
-``id`` (``table1.pytorch.2023``), the value exactly as printed in the paper (``"1,593"``,
-``"23.93%"``, ``"0.717"``), where it is printed, and optionally ``relation`` (``eq``, or
+``id`` (``table1.pytorch.2023``), the value exactly as printed in the paper (``"1,234"``,
+``"12.34%"``, ``"0.512"``), where it is printed, and optionally ``relation`` (``eq``, or
 ``gt``/``ge`` for "over N" statements), ``kind: count`` for a number of things (people,
 parts) that is either right or wrong, and optionally ``reproducible: false`` with a
 ``reason``.
@@ -74,7 +74,7 @@ def load_claims(path: str | Path = CLAIMS_FILE) -> pd.DataFrame:
             parse_printed(claim["value"])
         except ValueError as exc:
             raise InputError(f"claim {cid}: {exc}", file=str(path),
-                             fix="write the value as printed, e.g. '1,593' or '23.93%'") from exc
+                             fix="write the value as printed, e.g. '1,234' or '12.34%'") from exc
         rows.append({
             "claim_id": str(cid),
             "description": str(claim.get("description", "")),

@@ -9,13 +9,8 @@ a run of this pipeline on the pinned upstream commit::
 The compare stage sets the current run beside it: projects and years that are new or
 gone, per-project, per-year and per-type count changes, and kappa changes with intervals.
 
-Kappas (of the current run, and of the baseline when the snapshot is taken) come from the
-agreement stage (``metrics/agreement.json``) when that file exists; otherwise they are
-computed here the way the paper's headline numbers are: Fleiss' kappa per issue type
-(the type of the final label), over the issues every annotator rated, categories = the
-theme codes used, with a percentile bootstrap interval over issues (seeded).
-:func:`kappas_from_agreement` reads ``{"fleiss_kappa": {"Bug": {"value": k, "ci_low": lo,
-"ci_high": hi}, ...}}`` and the usual variants of it (see its docstring).
+Kappas of both runs are the agreement stage's (``metrics/agreement.json``): Fleiss' kappa
+per issue type (the type of the final label) with its analytic 95% interval.
 """
 
 from __future__ import annotations
@@ -32,11 +27,8 @@ from .artifacts import flat_vars
 from .errors import InputError
 
 STATUS_ORDER = ["new", "removed", "changed", "unchanged"]
-VALUE_KEYS = ("value", "kappa", "estimate", "point", "fleiss_kappa")
-LOW_KEYS = ("ci_low", "ci_lower", "lower", "low", "lo", "ci95_low")
-HIGH_KEYS = ("ci_high", "ci_upper", "upper", "high", "hi", "ci95_high")
-KAPPA_METHOD = ("Fleiss' kappa per issue type (type of the final label), issues rated by "
-                "every annotator, categories = theme codes; percentile bootstrap over issues")
+KAPPA_METHOD = ("Fleiss' kappa per issue type (type of the final label) with its analytic "
+                "95% interval, from the agreement stage")
 
 
 # --------------------------------------------------------------------------- counts
@@ -127,137 +119,22 @@ def compare_cells(base: dict, cur: dict) -> pd.DataFrame:
 # --------------------------------------------------------------------------- kappas
 
 
-def fleiss_kappa(counts: np.ndarray) -> float:
-    """Fleiss' kappa of a subjects x categories count table (equal raters per subject)."""
-    counts = np.asarray(counts, dtype=np.float64)
-    n_sub, _ = counts.shape
-    m = counts.sum(axis=1)
-    if n_sub == 0 or m[0] < 2 or not np.all(m == m[0]):
-        return math.nan
-    m = m[0]
-    p_j = counts.sum(axis=0) / (n_sub * m)
-    p_i = ((counts * counts).sum(axis=1) - m) / (m * (m - 1))
-    p_e = float((p_j * p_j).sum())
-    if p_e == 1.0:
-        return math.nan
-    return (float(p_i.mean()) - p_e) / (1.0 - p_e)
+def _number(value: object) -> float:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) \
+        else math.nan
 
 
-def rating_counts(frame: pd.DataFrame, annotators: list[str]) -> np.ndarray:
-    """Subjects x categories counts of the annotators' labels (complete rows only)."""
-    ratings = frame[annotators].to_numpy(dtype=object)
-    if ratings.size == 0:
-        return np.zeros((0, 0))
-    codes, inverse = np.unique(ratings.astype(str), return_inverse=True)
-    inverse = inverse.reshape(ratings.shape)
-    counts = np.zeros((ratings.shape[0], len(codes)), dtype=np.int64)
-    rows = np.repeat(np.arange(ratings.shape[0]), ratings.shape[1])
-    np.add.at(counts, (rows, inverse.ravel()), 1)
-    return counts
-
-
-def bootstrap_kappa(counts: np.ndarray, n_boot: int, seed: int, level: float = 0.95,
-                    chunk: int = 100) -> tuple[float, float]:
-    """Percentile bootstrap interval of Fleiss' kappa, resampling subjects."""
-    n, _ = counts.shape
-    if n < 2 or n_boot < 1:
-        return math.nan, math.nan
-    m = float(counts[0].sum())
-    c = counts.astype(np.float64)
-    p_i = ((c * c).sum(axis=1) - m) / (m * (m - 1))
-    rng = np.random.default_rng(seed)
-    stats = []
-    for start in range(0, n_boot, chunk):
-        b = min(chunk, n_boot - start)
-        idx = rng.integers(0, n, size=(b, n))
-        weights = np.bincount((idx + (np.arange(b) * n)[:, None]).ravel(),
-                              minlength=b * n).reshape(b, n).astype(np.float64)
-        p_bar = weights @ p_i / n
-        p_j = weights @ c / (n * m)
-        p_e = (p_j * p_j).sum(axis=1)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            stats.append((p_bar - p_e) / (1.0 - p_e))
-    values = np.concatenate(stats)
-    values = values[np.isfinite(values)]
-    if not values.size:
-        return math.nan, math.nan
-    alpha = (1.0 - level) / 2.0
-    low, high = np.quantile(values, [alpha, 1.0 - alpha])
-    return float(low), float(high)
-
-
-def headline_kappas(issues: pd.DataFrame, n_boot: int = 1000, seed: int = 7,
-                    level: float = 0.95) -> dict[str, dict]:
-    """Fleiss' kappa per issue type with a bootstrap interval (see the module docstring)."""
-    annotators = sorted((c for c in issues.columns if c.startswith("annotator_")),
-                        key=lambda c: int(c.split("_")[1]))
-    out: dict[str, dict] = {}
-    if len(annotators) < 2:
-        return out
-    for i, (itype, group) in enumerate(issues.groupby("type", sort=True)):
-        complete = group[group[annotators].notna().all(axis=1)]
-        counts = rating_counts(complete, annotators)
-        value = fleiss_kappa(counts) if len(complete) else math.nan
-        low, high = bootstrap_kappa(counts, n_boot, seed + i, level) if len(complete) \
-            else (math.nan, math.nan)
-        out[str(itype)] = {"value": value, "ci_low": low, "ci_high": high,
-                           "n_issues": int(len(complete)), "n_raters": len(annotators)}
-    return out
-
-
-def _flatten(data: object, prefix: str = "") -> dict[str, object]:
-    flat: dict[str, object] = {}
-    if isinstance(data, dict):
-        for k, v in data.items():
-            flat.update(_flatten(v, f"{prefix}.{k}" if prefix else str(k)))
-    elif isinstance(data, list | tuple) and len(data) == 2 and all(
-            isinstance(x, int | float) for x in data):
-        flat[f"{prefix}.ci_low"], flat[f"{prefix}.ci_high"] = data
-    else:
-        flat[prefix] = data
-    return flat
-
-
-def kappas_from_agreement(metrics: dict, types: list[str]) -> dict[str, dict]:
-    """Headline kappas per type from the agreement stage's metrics, tolerant of layout.
-
-    Expected: ``{"fleiss_kappa": {"<Type>": {"value": k, "ci_low": lo, "ci_high": hi}}}``.
-    Also read: flat dotted keys (``"fleiss_kappa.bug.ci_low"``), ``kappa``/``estimate`` for
-    the value, ``lower``/``upper`` or ``ci: [lo, hi]`` for the interval, type names in any
-    case, and the kappa under any key containing ``kappa`` (Fleiss preferred).
-    """
-    flat = {k.lower(): v for k, v in _flatten(metrics).items()
-            if isinstance(v, int | float) and not isinstance(v, bool)}
-    out: dict[str, dict] = {}
-    for t in types:
-        tl = t.lower()
-        candidates = []
-        for key, value in flat.items():
-            parts = key.split(".")
-            if tl not in parts or not any("kappa" in p for p in parts):
-                continue
-            base_parts = parts[: parts.index(tl) + 1]
-            rest = parts[parts.index(tl) + 1:]
-            candidates.append((".".join(base_parts), rest, value))
-        if not candidates:
-            continue
-        prefixes = sorted({c[0] for c in candidates},
-                          key=lambda p: (0 if "fleiss" in p else 1, len(p), p))
-        chosen = prefixes[0]
-        entry: dict[str, object] = {"key": chosen}
-        for _, rest, value in (c for c in candidates if c[0] == chosen):
-            last = rest[-1] if rest else "value"
-            if not rest or last in VALUE_KEYS:
-                entry.setdefault("value", float(value))
-            elif last in LOW_KEYS:
-                entry["ci_low"] = float(value)
-            elif last in HIGH_KEYS:
-                entry["ci_high"] = float(value)
-        if "value" in entry:
-            entry.setdefault("ci_low", math.nan)
-            entry.setdefault("ci_high", math.nan)
-            out[t] = entry
-    return out
+def kappas_from_agreement(metrics: dict, file: str = "metrics/agreement.json"
+                          ) -> dict[str, dict]:
+    """Fleiss' kappa per issue type with its analytic 95% interval, as the agreement stage
+    wrote them (``{"fleiss_kappa": {"Bug": {"value", "ci_low", "ci_high", ...}, ...}}``);
+    the all-issues entry is left out. Undefined values (written as null) become NaN."""
+    block = metrics.get("fleiss_kappa") if isinstance(metrics, dict) else None
+    if not isinstance(block, dict):
+        raise InputError("no fleiss_kappa entry in the agreement metrics", file=file,
+                         fix="run the agreement stage first (dvc repro agreement)")
+    return {str(t): {k: _number(e.get(k)) for k in ("value", "ci_low", "ci_high")}
+            for t, e in sorted(block.items()) if t != "all" and isinstance(e, dict)}
 
 
 def compare_kappas(base: dict[str, dict], cur: dict[str, dict], source: str) -> pd.DataFrame:
@@ -290,7 +167,7 @@ def compare_kappas(base: dict[str, dict], cur: dict[str, dict], source: str) -> 
 
 
 def snapshot(issues: pd.DataFrame, provenance: dict | None, kappas: dict[str, dict],
-             label: str, n_boot: int, seed: int, method: str = KAPPA_METHOD) -> dict:
+             label: str) -> dict:
     """The baseline snapshot: aggregate numbers only, never rows."""
     prov = provenance or {}
     return {
@@ -299,11 +176,8 @@ def snapshot(issues: pd.DataFrame, provenance: dict | None, kappas: dict[str, di
         "source": prov.get("source"),
         "generated_by": "python -m analysis.compare snapshot",
         **count_summary(issues),
-        "kappa": {t: {k: (round(v, 6) if isinstance(v, float) else v) for k, v in e.items()}
-                  for t, e in sorted(kappas.items())},
-        "kappa_method": method,
-        "kappa_bootstrap": ({"resamples": n_boot, "seed": seed, "level": 0.95}
-                            if method == KAPPA_METHOD else None),
+        "kappa": {t: {k: round(v, 6) for k, v in e.items()} for t, e in sorted(kappas.items())},
+        "kappa_method": KAPPA_METHOD,
     }
 
 
@@ -486,10 +360,8 @@ def main(argv: list[str] | None = None) -> int:
     snap.add_argument("--issues", default="data/processed/issues.parquet")
     snap.add_argument("--provenance", default="data/provenance.json")
     snap.add_argument("--agreement", default="metrics/agreement.json",
-                      help="take the kappas from the agreement stage when this file exists")
+                      help="the agreement stage's metrics (the kappas)")
     snap.add_argument("--label", default=None, help="default: upstream-<commit[:7]>")
-    snap.add_argument("--bootstrap", type=int, default=1000)
-    snap.add_argument("--seed", type=int, default=7)
     snap.add_argument("--out", required=True)
     args = parser.parse_args(argv)
     try:
@@ -498,14 +370,11 @@ def main(argv: list[str] | None = None) -> int:
         prov = read_json(prov_path) if prov_path.is_file() else {}
         label = args.label or f"upstream-{str(prov.get('commit') or 'unknown')[:7]}"
         agreement = project_path(args.agreement)
-        types = sorted(issues["type"].unique())
-        kappas = kappas_from_agreement(read_json(agreement), types) if \
-            agreement.is_file() else {}
-        method = f"the agreement stage ({args.agreement})" if kappas else KAPPA_METHOD
-        if not kappas:
-            kappas = headline_kappas(issues, args.bootstrap, args.seed)
-        write_json(project_path(args.out), snapshot(issues, prov, kappas, label,
-                                                    args.bootstrap, args.seed, method))
+        if not agreement.is_file():
+            raise InputError("agreement metrics not found", file=args.agreement,
+                             fix="run the pipeline first (make report)")
+        kappas = kappas_from_agreement(read_json(agreement), args.agreement)
+        write_json(project_path(args.out), snapshot(issues, prov, kappas, label))
     except (InputError, FileNotFoundError) as exc:
         print(f"compare: {exc}", file=sys.stderr)
         return 1

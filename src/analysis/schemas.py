@@ -109,7 +109,7 @@ def failures(schema: pa.DataFrameSchema, frame: pd.DataFrame) -> pd.DataFrame:
         cells = cases[cases["index"].notna()]
         if len(cells) != len(cases):
             raise
-        out = cells.rename(columns={"column": "column"})[cols].copy()
+        out = cells[cols].copy()
         out["index"] = out["index"].astype("int64")
         return out.reset_index(drop=True)
     return pd.DataFrame(columns=cols)

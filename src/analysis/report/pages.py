@@ -42,7 +42,7 @@ class Missing(Exception):
 
 @dataclass
 class Inputs:
-    """Cached access to the artifacts, by path relative to the project root."""
+    """The artifacts, by path relative to the project root (the scorecard is read once)."""
 
     root: Path
 
@@ -99,7 +99,7 @@ def _isnan(x: object) -> bool:
 
 
 def dec(x: object, digits: int = 3) -> str:
-    """A coefficient: ``0.757``; missing -> an en dash."""
+    """A coefficient: ``0.512``; missing -> an en dash."""
     if _isnan(x):
         return "–"
     try:
@@ -299,8 +299,7 @@ def agreement_headline(i: Inputs) -> str:
     h = i.csv(T + "agreement_headline.csv")
     shown = pd.DataFrame({
         "group (type of the final label)": h["group"], "issues": h["issues"].map(count),
-        "paper's κ": [x if not _isnan(x) else "–" for x in h["paper_kappa"].map(
-            lambda x: dec(x) if not _isnan(x) else "")],
+        "paper's κ": h["paper_kappa"].map(dec),
         "Fleiss' κ": h["kappa"].map(dec),
         "bootstrap interval": [interval(a, b) for a, b in zip(h["kappa_boot_low"],
                                                          h["kappa_boot_high"], strict=True)],
@@ -321,7 +320,7 @@ def agreement_grouping(i: Inputs) -> str:
         "issues": g["issues"].map(count),
         "observed": g["observed"].map(dec), "chance": g["chance"].map(dec),
         "Fleiss' κ": g["kappa"].map(dec),
-        "paper's κ": g["paper_kappa"].map(lambda x: dec(x) if not _isnan(x) else "–"),
+        "paper's κ": g["paper_kappa"].map(dec),
         "same as the paper's": [
             f"{STATUS_MARK['exact']} yes" if yes_no(x) == "yes" else f"{STATUS_MARK['differs']} no"
             for x in g["matches_paper"]]})
