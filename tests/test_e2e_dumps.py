@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import shutil
 from pathlib import Path
 
 import pandas as pd
@@ -69,7 +70,10 @@ def test_newer_dump_flows_into_tables_metrics_and_comparison(workspace, tmp_path
     shown = json.loads(dvc(workspace, "metrics", "show", "--json").stdout)
     assert "metrics/compare.json" in json.dumps(shown)
     assert "Data and pipelines are up to date" in dvc(workspace, "repro").stdout
-    # A compare parameter reruns the comparison only.
+    # Another baseline reruns the comparison only.
+    other = workspace / "data/baseline/other.json"
+    shutil.copyfile(workspace / "data/baseline/upstream-2fba316.json", other)
+    set_params(workspace, "compare", baseline=other.relative_to(workspace).as_posix())
     rerun = dvc(workspace, "repro").stdout
     assert "Running stage 'compare'" in rerun
     assert "Running stage 'clean'" not in rerun and "Running stage 'table1'" not in rerun
