@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 RUN := PATH="$(BIN):$$PATH" PYTHONHASHSEED=0
 PYTEST_ARGS ?=
 
-.PHONY: report pipeline test test-fast bench lint venv clean-venv
+.PHONY: report pipeline serve test test-fast bench lint venv clean-venv
 
 venv: $(STAMP)
 
@@ -20,12 +20,21 @@ $(STAMP): requirements.txt pyproject.toml
 		--no-build-isolation -e .
 	@touch $(STAMP)
 
-## the whole study: ingest -> clean -> analyses -> scorecard (-> site)
+## the whole study: ingest -> clean -> analyses -> scorecard -> site (Quarto if it can be
+## had, else the pandoc preview; the site is rendered again if it is missing, or if Quarto
+## has become available since the preview rendered it)
 report: $(STAMP)
+	$(RUN) python -m analysis.report quarto-setup
 	$(RUN) python -m analysis.ingest --resolve-source
 	$(RUN) dvc repro
+	$(RUN) python -m analysis.report render --if-needed
 
 pipeline: report
+
+## read the site through a local web server (Quarto's pages load their scripts as modules,
+## which browsers refuse from file://): http://127.0.0.1:8000/
+serve:
+	python3 -m http.server --bind 127.0.0.1 --directory report/_site 8000
 
 ## the test suite (unit, notebook and pipeline tests; mirror tests when ../shared exists)
 test: $(STAMP)

@@ -9,6 +9,7 @@ gathered by a script run in the page. Screenshots are full-page PNGs.
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import re
 import shutil
@@ -36,7 +37,16 @@ PAGE_FACTS = r"""
   const links = [...document.querySelectorAll('a[href]')].map(a => a.getAttribute('href'));
   const tables = [...document.querySelectorAll('table')].map(t => ({id: t.id,
     cls: t.className, rows: t.rows.length}));
-  return {title: document.title, imgs, figures, links, tables,
+  const handlers = [...document.querySelectorAll('*')].flatMap(e => [...e.attributes]
+    .filter(a => a.name.toLowerCase().startsWith('on'))
+    .map(a => e.tagName.toLowerCase() + '.' + (e.getAttribute('class') || '') + ' ' + a.name));
+  const jsLinks = [...document.querySelectorAll('[href], [src]')].map(e =>
+    e.getAttribute('href') || e.getAttribute('src')).filter(u => /^\s*javascript:/i.test(u));
+  const brand = document.querySelector('.navbar-title, .site-nav .brand');
+  const nav = document.querySelector('nav.navbar, .site-nav nav');
+  return {title: document.title, imgs, figures, links, tables, handlers, jsLinks,
+          brandCut: brand ? brand.scrollWidth > brand.clientWidth + 1 : null,
+          navHeight: nav ? nav.getBoundingClientRect().height : null,
           scripts: [...document.scripts].map(s => s.src || 'inline'),
           navbar: !!document.querySelector('nav, .navbar, .site-nav'),
           text: document.body.innerText,
@@ -188,3 +198,29 @@ class Browser:
 
     def __exit__(self, *exc):
         self.close()
+
+
+@contextlib.contextmanager
+def serve(folder: Path):
+    """Serve ``folder`` over HTTP on 127.0.0.1 (a free port); yield its base URL.
+
+    Quarto's pages load their scripts as ES modules, which browsers refuse to load from
+    ``file://``, so the site is read as a reader's local web server would serve it.
+    """
+    import functools
+    import http.server
+    import threading
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(Quiet, directory=str(folder)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -20,27 +20,43 @@ import yaml
 from dumps import Project, write_dump
 
 ROOT = Path(__file__).resolve().parents[1]
-EVIL_PROJECT = "<img src=x onerror=alert(1)>"
+CANARY_ENV = "ANALYSIS_CANARY"   # set by the site tests: its value must never reach a page
+CANARY = "canary-7f3a9c21"
+PASSWD_MARK = "root:x:0:0"       # what /etc/passwd would show if an include ran
+EVIL_PROJECT = f"<img src=x onerror=alert(1)>{{{{< env {CANARY_ENV} >}}}}$m$"
 EVIL_URL = "https://github.com/pytorch/pytorch/issues/77<script>alert(2)</script>"
 # hostile text per kind of input, and the page that shows it
 EVIL_DETAIL = "<script>alert(3)</script> detail"
-EVIL_QUOTE = "<script>alert(4)</script> said U2"
+EVIL_SUBTHEME = "[click](javascript:alert(12)) {{< kbd <svg/onload=alert(13)> >}} $$x$$"
+EVIL_RTL = "\u202eevil.exe"
+EVIL_QUOTE = f"<script>alert(4)</script> said U2 {{{{< env {CANARY_ENV} >}}}}"
 EVIL_INSIGHT = "<b onmouseover=alert(5)>insight</b>"
+EVIL_NODE = "{{< include /etc/passwd >}}"
 EVIL_KEYWORD = "<script>alert(6)</script>"
+EVIL_KEYWORD_INCLUDE = "{{< include ../../../../etc/passwd >}}"
 EVIL_GUIDELINE = "<script>alert(7)</script> and [a link](javascript:alert(8))"
+EVIL_TEX = "\\textbf{bold} $$E=mc^2$$"
 EVIL_SHORTCODE = "{{< var build.commit >}}"  # data must never form a Quarto shortcode
 EVIL_FENCE = "```{=html} fence"               # nor close the raw block around it
+EVIL_LABELS = ["{{< include /etc/passwd >}}", '=HYPERLINK("https://evil.example","x")',
+               "$$", "\u202egnp.exe", "<script>alert(11)</script>", "+cmd|' /C calc'!A0",
+               "@SUM(1+1)*cmd|' /C calc'!A0"]
+# every payload, for the scans of generated variables and pages
+PAYLOADS = [EVIL_PROJECT, EVIL_URL, EVIL_DETAIL, EVIL_SUBTHEME, EVIL_RTL, EVIL_QUOTE,
+            EVIL_INSIGHT, EVIL_NODE, EVIL_KEYWORD, EVIL_KEYWORD_INCLUDE, EVIL_GUIDELINE,
+            EVIL_TEX, EVIL_SHORTCODE, EVIL_FENCE, *EVIL_LABELS]
 EVIL_BY_PAGE = {
-    "data.html": [EVIL_URL, EVIL_PROJECT],
+    "data.html": [EVIL_URL, EVIL_PROJECT, EVIL_LABELS[0], EVIL_LABELS[1]],
     "table1.html": [EVIL_PROJECT],
-    "taxonomy.html": [EVIL_DETAIL, EVIL_SHORTCODE, EVIL_FENCE],
+    "taxonomy.html": [EVIL_DETAIL, EVIL_SHORTCODE, EVIL_FENCE, EVIL_SUBTHEME],
     "agreement.html": [EVIL_PROJECT],
-    "interviews.html": [EVIL_QUOTE, EVIL_INSIGHT, "<script>alert(7)</script> and a link"],
-    "keywords.html": [EVIL_KEYWORD],
+    "interviews.html": [EVIL_QUOTE, EVIL_INSIGHT, "<script>alert(7)</script> and a link",
+                        EVIL_NODE, EVIL_TEX],
+    "keywords.html": [EVIL_KEYWORD, EVIL_KEYWORD_INCLUDE],
     "changes.html": [EVIL_PROJECT],
 }
 STAGES = ("01_clean", "02_table1", "03_taxonomy", "04_agreement", "05_interviews",
-          "06_compare", "07_keywords", "09_findings")
+          "06_compare", "07_keywords", "08_findings")
 
 
 def hostile_dump(root: Path) -> None:
@@ -57,20 +73,29 @@ def hostile_dump(root: Path) -> None:
     years = root / "Issue Report" / "pytorch" / "pytorch_2024.txt"
     years.write_text(years.read_text(encoding="utf-8") + EVIL_URL + "\n" + EVIL_URL + "\n",
                      encoding="utf-8")
+
+    def evil_labels(rows: list[list[str]]) -> None:  # one annotator per payload, final C.1
+        rows[1][1:8] = EVIL_LABELS
+        rows[1][8] = "C.1"
+    _edit_csv(root / "Issue Report" / "vllm" / "vllm.csv", evil_labels)
     _edit_csv(root / "Issue Report" / "bug_symptoms.csv", lambda rows: rows[1].__setitem__(
         2, rows[1][2] + f",{EVIL_DETAIL},{EVIL_SHORTCODE},{EVIL_FENCE}"))
+    _edit_csv(root / "Issue Report" / "bug_symptoms.csv", lambda rows: rows.append(
+        [rows[1][0], f"{EVIL_SUBTHEME} {EVIL_RTL}", "a detail"]))
 
     def quote(rows: list[list[str]]) -> None:
         for r in rows[1:]:
             if r[0] == "U2":
                 r[5], r[7] = EVIL_QUOTE, EVIL_INSIGHT
+                r[6] = f"{r[6]}, {EVIL_NODE}"
     _edit_csv(root / "CodeBook.csv", quote)
     guideline = root / "Interview GuideLine.md"
     guideline.write_text(guideline.read_text(encoding="utf-8")
-                         + f"\n{EVIL_GUIDELINE}\n", encoding="utf-8")
+                         + f"\n{EVIL_GUIDELINE}\n\n{EVIL_TEX}\n", encoding="utf-8")
     keywords = root / "filter_keywords"
     keywords.write_text(keywords.read_text(encoding="utf-8").replace(
-        "'lora']", f"'lora', {EVIL_KEYWORD!r}]"), encoding="utf-8")
+        "'lora']", f"'lora', {EVIL_KEYWORD!r}, {EVIL_KEYWORD_INCLUDE!r}, '$$', "
+                   "'=cmd|calc!A0']"), encoding="utf-8")
 
 
 def _edit_csv(path: Path, edit) -> None:
@@ -140,7 +165,7 @@ def stage_parameters(root: Path) -> dict[str, dict]:
                         "vars_json": vars_ / "keywords.json",
                         "reproduced_json": repro / "keywords.json",
                         "metrics_json": metrics / "keywords.json"},
-        "09_findings": {"reproduced_dir": repro,
+        "08_findings": {"reproduced_dir": repro,
                         "scorecard_csv": root / "report" / "scorecard.csv",
                         "metrics_json": metrics / "scorecard.json"},
     }
@@ -155,7 +180,7 @@ def build_project(root: Path) -> Path:
     dump = root.parent / f"{root.name}-dump"
     hostile_dump(dump)
     root.mkdir(parents=True, exist_ok=True)
-    for name in ("dvc.yaml", "params.yaml", "requirements.txt"):
+    for name in ("dvc.yaml", "params.yaml", "requirements.txt", "CITATION.cff", "LICENSE"):
         shutil.copyfile(ROOT / name, root / name)
     (root / "data").mkdir(exist_ok=True)
     for name in ("projects.yaml", "challenges.yaml"):

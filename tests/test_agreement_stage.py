@@ -56,7 +56,7 @@ def test_analyse_small_dump(tmp_path, taxonomy, projects_meta):
     assert a.facts["final_is_majority"] == len(issues)  # the fixture's final is the majority
     v = rep.report_vars(a, head)
     assert all(isinstance(x, str | int | float) for x in v.values())
-    assert "method_note" in v and "fig_kappas_alt" in v
+    assert "method_note_text" in v and "fig_kappas_alt" in v
     # the audit's facts for the website: match rates by column, always-equal columns
     shares = a.final_by_project[a.final_by_project["stratum"] == "all"]["share"].tolist()
     assert v["final_share_first"] == rep.fmt(shares[0])

@@ -65,7 +65,8 @@ def test_change_tables_name_new_removed_and_changed():
         base, cur), compare.compare_types(base, cur), kappa, "test")
     assert metrics["projects"] == {"new": 1, "removed": 1, "changed": 1, "unchanged": 0}
     assert metrics["issues"] == {"baseline": 9, "current": 8, "change": -1}
-    assert variables["projects_new"] == "sglang"
+    assert variables["projects_new_count"] == 1
+    assert variables["projects_text"].startswith("New projects: sglang;")
     assert variables["years_new"] == "2026"
     assert variables["identical"] == "no"
     assert variables["kappa_bug_change"] == "+0.050"
@@ -111,11 +112,11 @@ def test_compare_notebook_on_a_synthetic_run(tmp_path, taxonomy, projects_meta):
               "vars_json": str(out / "vars.json"), "metrics_json": str(out / "metrics.json")}
     assert run(ROOT / "notebooks/06_compare.py", out / "nb.ipynb", params) == 0
     variables = artifacts.read_json(out / "vars.json")
-    assert variables["projects_new"] == "sglang"
+    assert variables["projects_text"].startswith("New projects: sglang;")
     assert variables["years_new"] == "2026"
     assert variables["annotators_current"] == 5
     kappa = pd.read_csv(out / "compare_kappa.csv").set_index("type")
-    assert kappa.loc["Bug", "current"] == 0.5 and "agreement" in variables["kappa_source"]
+    assert kappa.loc["Bug", "current"] == 0.5 and "agreement" in variables["kappa_source_text"]
     assert kappa.loc["Bug", "baseline"] == pytest.approx(
         compare.load_baseline(BASELINE)["kappa"]["Bug"]["value"])
     assert (out / "fig_counts.png").stat().st_size and (out / "fig_kappa.svg").stat().st_size

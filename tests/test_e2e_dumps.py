@@ -51,9 +51,9 @@ def test_newer_dump_flows_into_tables_metrics_and_comparison(workspace, tmp_path
                                                                        "current": 5}
     assert metrics["issues"]["current"] == 23 and metrics["by_project_change"]["sglang"] == 9
     variables = read_json(workspace, "report/vars/compare.json")
-    assert variables["projects_new"] == "sglang"
+    assert variables["projects_text"].startswith("New projects: sglang;")
     assert variables["years_new"] == "2026"
-    assert "PyTorch" in variables["projects_changed"]
+    assert "PyTorch" in variables["projects_text"].split("changed:")[1]
     projects = pd.read_csv(workspace / "report/tables/compare_projects.csv").set_index(
         "project")
     assert projects.loc["sglang", "status"] == "new"

@@ -54,7 +54,7 @@ def test_clean_table1_findings_notebooks_on_a_synthetic_dump(dump, tmp_path):
     assert (out / "t1.svg").stat().st_size > 0 and (out / "t1.png").stat().st_size > 0
     assert artifacts.read_json(out / "reproduced/t1.json")["table1.total_reports"] == {
         "value": len(issues)}
-    code = run(ROOT / "notebooks/09_findings.py", out / "09.ipynb", {
+    code = run(ROOT / "notebooks/08_findings.py", out / "09.ipynb", {
         "reproduced_dir": str(out / "reproduced"), "scorecard_csv": str(out / "card.csv"),
         "metrics_json": str(out / "card.json")})
     assert code == 0

@@ -13,6 +13,7 @@ import yaml
 
 from analysis.errors import InputError
 from analysis.report import generated as gen
+from analysis.report.blocks import figure_block
 from analysis.report.dag import (
     graph_from_dvc_yaml,
     layers,
@@ -20,8 +21,8 @@ from analysis.report.dag import (
     reduced_edges,
     to_mermaid,
 )
-from analysis.report.htmlsafe import attr_text, esc, html_table, md_escape, sanitize_html
-from analysis.report.notebooks import notebook_body, notebook_title
+from analysis.report.htmlsafe import check_template_text, esc, html_table, md_escape, sanitize_html
+from analysis.report.notebooks import notebook_body, notebook_include, notebook_stub, notebook_title
 from analysis.report.preview import (
     markdown_block,
     prepare_markdown,
@@ -33,6 +34,7 @@ from analysis.report.variables import (
     fmt,
     lookup,
     referenced_vars,
+    stage_texts,
     stage_vars,
     var_value,
 )
@@ -57,9 +59,12 @@ def test_md_escape_leaves_plain_text_and_escapes_the_rest():
     assert "<strong>" not in html and "**bold**" in html
 
 
-def test_attr_text_is_safe_inside_a_quoted_attribute():
-    text = attr_text('say "hi" {{< var x >}} \\ end\n more')
-    assert '"' not in text and "{" not in text and "\\" not in text and "\n" not in text
+def test_template_text_refuses_what_could_start_a_shortcode_math_or_raw_block():
+    assert check_template_text("Cramér's V = 0.181 (|r| > 2); 69. Sub-themes", "x")
+    for bad in ("{{< env HOME >}}", "a $x$", "back\\slash", "`code`", "bidi \u202e x",
+                "line\nbreak"):
+        with pytest.raises(ValueError, match="template text"):
+            check_template_text(bad, "x")
 
 
 def test_html_table_escapes_cells_and_headers():
@@ -67,7 +72,8 @@ def test_html_table_escapes_cells_and_headers():
     html = html_table(frame)
     assert "<script>" not in html and "<b>" not in html
     assert "&lt;script&gt;" in html and "1,234" in html
-    assert '<td class="num">1,234</td>' in html
+    assert '<td class="num" data-label="n">1,234</td>' in html
+    assert html.startswith('<div class="table-wrap">')  # wide tables scroll in their box
 
 
 def test_sanitize_html_keeps_tables_and_drops_active_content():
@@ -88,15 +94,20 @@ def test_fmt_formats_numbers_like_the_pages():
     assert fmt(12345) == "12,345"
     assert fmt(45.6695) == "45.67"
     assert fmt(True) == "yes" and fmt(None) == "n/a"
-    assert var_value("fig_alt", 'a "b"') == "a 'b'"
     assert var_value("name", "<i>") == r"\<i\>"
+    for unsafe in ("{{< env HOME >}}", "$x$", "a\\b", "`code`", "rtl\u202eltr"):
+        with pytest.raises(ValueError, match="template text"):
+            var_value("name", unsafe)
 
 
 def test_stage_vars_reads_flat_files_and_rejects_bad_ones(tmp_path):
     d = tmp_path / "vars"
     d.mkdir()
-    (d / "taxonomy.json").write_text(json.dumps({"themes": 18, "fig_alt": "x"}))
-    assert stage_vars(d) == {"taxonomy": {"themes": "18", "fig_alt": "x"}}
+    (d / "taxonomy.json").write_text(json.dumps({
+        "themes": 18, "fig_alt": "<x>", "fig_caption": "C.", "top_text": "{{< env X >}}"}))
+    assert stage_vars(d) == {"taxonomy": {"themes": "18"}}  # data texts are not variables
+    assert stage_texts(d) == {"taxonomy": {"fig_alt": "<x>", "fig_caption": "C.",
+                                           "top_text": "{{< env X >}}"}}
     (d / "bad.json").write_text(json.dumps({"nested": {"a": 1}}))
     with pytest.raises(InputError, match="flatten"):
         stage_vars(d)
@@ -174,7 +185,7 @@ def test_render_inputs_follow_quarto_rules(tmp_path):
 QUARTO_YML = """
 project:
   type: website
-  render: ["*.qmd", "notebooks/*.ipynb"]
+  render: ["*.qmd", "notebooks/*.qmd"]
   resources: ["files/*"]
 website:
   title: "Mini <site>"
@@ -185,7 +196,7 @@ website:
       - other.qmd
       - text: More
         menu:
-          - href: notebooks/nb.ipynb
+          - href: notebooks/nb.qmd
             text: The notebook
   page-footer:
     right: "Commit {{< var build.commit >}}"
@@ -214,7 +225,9 @@ Inside the callout, see [other](other.qmd#second) and [nb](notebooks/nb.ipynb).
 Plain warning.
 :::
 
-![A caption](files/pic.svg){#fig-pic fig-alt="{{< var s.alt >}}"}
+![A caption](files/pic.svg){#fig-pic fig-alt="A fixed alt text"}
+
+{{< include _g/figure.md >}}
 
 {{< include _g/table.md >}}
 
@@ -246,14 +259,17 @@ def mini_site(tmp_path):
                                      'height="10"></svg>')
     write(src / "_g" / "table.md", gen.raw_html_block(html_table(pd.DataFrame(
         {"what": [SCRIPT], "n": [3]}))))
+    write(src / "_g" / "figure.md", figure_block(
+        "fig-data", "files/pic.svg", "A div figure.", f'An "alt" {SCRIPT}', ("nb", "nb.html")))
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_markdown_cell("# A notebook\n\nText."),
                 nbformat.v4.new_code_cell("print(1)", outputs=[
                     nbformat.v4.new_output("stream", name="stdout", text=SCRIPT)])]
     (src / "notebooks").mkdir()
     nbformat.write(nb, src / "notebooks" / "nb.ipynb")
-    variables = {"s": {"total": "1,234", "name": md_escape(SCRIPT),
-                       "alt": attr_text('An "alt" text')},
+    write(src / "_generated" / "notebooks" / "nb.md", notebook_include(nb, "nb"))
+    write(src / "notebooks" / "nb.qmd", notebook_stub("nb", "A notebook"))
+    variables = {"s": {"total": "1,234", "name": md_escape("<i>name</i>")},
                  "build": {"commit": "abc1234"}}
     out = tmp_path / "site"
     pages = render_site(src, out, variables)
@@ -285,7 +301,9 @@ def test_preview_resolves_quarto_syntax(mini_site):
                      r"Hidden details</summary>", html)
     assert '<div class="callout callout-warning"><div class="callout-title">Warning' in html
     assert 'href="other.html#second"' in html and 'href="notebooks/nb.html"' in html
-    assert 'alt="An &#39;alt&#39; text"' in html and "Figure 1: A caption" in html
+    assert 'alt="A fixed alt text"' in html and "Figure 1: A caption" in html
+    assert "Figure 2: A div figure." in html and 'id="fig-data"' in html
+    assert 'alt="An &quot;alt&quot; &lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;"' in html
     assert "{{<" not in html and "data-fig-alt" not in html
     assert '<pre class="mermaid">' in html
 
@@ -313,7 +331,8 @@ CARD = pd.DataFrame([
 def test_scorecard_includes_link_every_status_and_escape_notes():
     summary = gen.scorecard_summary(CARD)
     for anchor in ("exact", "rounding", "differs", "not-reproducible"):
-        assert f"(reproducibility.qmd#scorecard-{anchor})" in summary
+        assert f'href="reproducibility.html#scorecard-{anchor}"' in summary
+        assert f'class="swatch st-{anchor.replace("-", "_")}"' in summary
     full = gen.scorecard_full(CARD)
     assert "{#scorecard-differs}" in full and "&lt;script&gt;" in full
     assert "<script>" not in full
@@ -339,7 +358,8 @@ def test_quality_anomalies_groups_counts_and_escapes():
          "message": "empty", "action": "ignored"}],
         "rules": {"duplicate_url": {"severity": "warning", "description": "dup"}}}
     text = gen.quality_anomalies(quality, max_listed=1)
-    assert "## duplicate_url: 2" in text and "## empty_file: 1" in text
+    assert '<summary class="callout-title">duplicate_url: 2</summary>' in text
+    assert '<summary class="callout-title">empty_file: 1</summary>' in text
     assert "The first 1 of 2 are listed" in text
     assert "<script>" not in text and "&lt;b&gt;.txt" in text
 

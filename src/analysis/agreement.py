@@ -620,7 +620,7 @@ def percentile_interval(draws: np.ndarray, level: float) -> tuple[np.ndarray, np
 
 def progress(iterable: Iterable, **kwargs):
     """A progress bar on a terminal, silence elsewhere (CI logs, papermill)."""
-    from tqdm.auto import tqdm
+    from tqdm import tqdm  # the plain bar: tqdm.auto warns in kernels without ipywidgets
 
     return tqdm(iterable, disable=not sys.stderr.isatty(), leave=False, **kwargs)
 

@@ -282,7 +282,12 @@ FIGURES = {
 
 
 def report_vars(a: Analysis, head: pd.DataFrame) -> dict:
-    """Numbers and texts for the website's prose, figure captions and alt texts."""
+    """Numbers and texts for the website's prose, figure captions and alt texts.
+
+    Captions and plain values are fixed templates filled with numbers; text that quotes
+    the data (project names, labels outside the taxonomy) is kept under keys ending in
+    ``_alt`` or ``_text``, which the report shows only as escaped HTML.
+    """
     f = a.facts
     pct = f"{f['level']:.0%}"
     v: dict = {"issues": f["issues"], "annotators": f["annotators"],
@@ -357,9 +362,10 @@ def report_vars(a: Analysis, head: pd.DataFrame) -> dict:
     v["audit_projects"] = int(a.final_by_project.loc[
         a.final_by_project["stratum"] != "all", "stratum"].nunique())
     v["always_final_pairs"] = int(len(always))
-    v["annotators_always_final"] = "; ".join(
-        f"{ann.replace('annotator_', 'annotator ')}: {', '.join(projs)}"
-        for ann, projs in by_ann.items()) or "none"
+    v["always_final_text"] = ("Where a column always equals the final label: " + "; ".join(
+        f"{ann.replace('annotator_', 'annotator ')}: {', '.join(map(str, projs))}"
+        for ann, projs in by_ann.items()) + "." if len(by_ann) else
+        "No column equals the final label on every report of a project.")
     for col, key in (("expected_pooled", "pooled"), ("expected_by_project", "by_project"),
                      ("expected_by_project_majority", "majority")):
         t = tests.loc[col]
@@ -378,9 +384,11 @@ def report_vars(a: Analysis, head: pd.DataFrame) -> dict:
     v["co_dissent_ratio_min"] = fmt(cod.min(), 2) if len(cod) else "—"
     v["co_dissent_ratio_max"] = fmt(cod.max(), 2) if len(cod) else "—"
     top = a.confusions.head(1)
-    v["top_confusion"] = (f"{top['label_a'].iloc[0]} / {top['label_b'].iloc[0]}"
-                          if len(top) else "—")
-    v["method_note"] = method_note(a)
+    v["top_confusion_text"] = (
+        f"The pair of themes annotators confused most often over all reports: "
+        f"{top['label_a'].iloc[0]} and {top['label_b'].iloc[0]}." if len(top) else
+        "No two annotators gave different themes to the same report.")
+    v["method_note_text"] = method_note(a)
     return v
 
 
@@ -391,7 +399,7 @@ def _p(p: object) -> str:
 
 
 def method_note(a: Analysis) -> str:
-    """The short method note (Markdown) shown next to the agreement tables."""
+    """The short method note (plain text) shown next to the agreement tables."""
     f = a.facts
     left = f["issues_incomplete"]
     missing = (f"{left:,} issues lack at least one rating: Fleiss' kappa leaves them out, "

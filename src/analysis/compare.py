@@ -209,7 +209,11 @@ def _names(frame: pd.DataFrame, status: str, col: str = "project") -> list[str]:
 def summarise(base: dict, cur: dict, projects: pd.DataFrame, years: pd.DataFrame,
               types: pd.DataFrame, kappa: pd.DataFrame, kappa_source: str) -> tuple[dict,
                                                                                       dict]:
-    """Metrics (``dvc metrics diff``-friendly numbers) and report vars (flat strings)."""
+    """Metrics (``dvc metrics diff``-friendly numbers) and report vars (flat strings).
+
+    Text that names projects or the baseline (data and user-chosen names) is under keys
+    ending in ``_text`` or ``_alt``, which the report shows only as escaped HTML.
+    """
     metrics = {
         "baseline": base["label"],
         "issues": {"baseline": base["issues"], "current": cur["issues"],
@@ -228,39 +232,39 @@ def summarise(base: dict, cur: dict, projects: pd.DataFrame, years: pd.DataFrame
     identical = not (new_p or gone_p or changed_p or new_y or gone_y) and \
         cur["issues"] == base["issues"] and bool((types["change"] == 0).all())
     change = cur["issues"] - base["issues"]
-    sentence = ("The current dump has the same projects, years and counts as the baseline."
-                if identical else
-                f"The current dump has {cur['issues']:,} issues ({change:+,} against the "
-                f"baseline's {base['issues']:,}); new projects: {', '.join(new_p) or 'none'}; "
-                f"removed projects: {', '.join(gone_p) or 'none'}; new years: "
-                f"{', '.join(new_y) or 'none'}; removed years: {', '.join(gone_y) or 'none'}.")
+    summary = ("The current dump has the same projects, years and counts as the baseline."
+               if identical else
+               f"The current dump has {cur['issues']:,} issues ({change:+,} against the "
+               f"baseline's {base['issues']:,}), {len(new_p)} new and {len(gone_p)} removed "
+               f"projects, {len(new_y)} new and {len(gone_y)} removed years.")
+    names = (f"New projects: {', '.join(new_p) or 'none'}; removed projects: "
+             f"{', '.join(gone_p) or 'none'}; projects whose counts changed: "
+             f"{', '.join(changed_p) or 'none'}.")
     variables: dict[str, object] = {
-        "compare.baseline_label": base["label"],
-        "compare.baseline_commit": str(base.get("commit") or "unknown"),
+        "compare.baseline_text": (f"The baseline is {base['label']}, from upstream commit "
+                                  f"{base.get('commit') or 'unknown'}."),
         "compare.issues.baseline": base["issues"],
         "compare.issues.current": cur["issues"],
         "compare.issues.change": f"{change:+,}",
         "compare.annotators.baseline": base.get("annotators"),
         "compare.annotators.current": cur["annotators"],
-        "compare.projects.new": ", ".join(new_p) or "none",
-        "compare.projects.removed": ", ".join(gone_p) or "none",
-        "compare.projects.changed": ", ".join(changed_p) or "none",
+        "compare.projects_text": names,
         "compare.projects.new_count": len(new_p),
         "compare.projects.removed_count": len(gone_p),
+        "compare.projects.changed_count": len(changed_p),
         "compare.years.new": ", ".join(new_y) or "none",
         "compare.years.removed": ", ".join(gone_y) or "none",
         "compare.identical": "yes" if identical else "no",
-        "compare.summary": sentence,
-        "compare.kappa_source": kappa_source,
-        "compare.figure_counts.caption": (
-            f"Issues per project in the baseline ({base['label']}) and in the current run; "
-            "new and removed projects are marked."),
-        "compare.figure_counts.alt": (
+        "compare.summary": summary,
+        "compare.kappa_source_text": f"Kappas of this build come from {kappa_source}.",
+        "compare.fig_counts.caption": (
+            "Issues per project in the baseline and in the current run; new and removed "
+            "projects are marked."),
+        "compare.fig_counts.alt": (
             "Horizontal bar chart of issues per project, two bars per project (baseline and "
-            f"current). {sentence}"),
-        "compare.figure_kappa.caption": (
-            "Fleiss' kappa per issue type with 95% intervals, baseline and current run "
-            f"(current from {kappa_source})."),
+            f"current). {summary} {names}"),
+        "compare.fig_kappa.caption": (
+            "Fleiss' kappa per issue type with 95% intervals, baseline and current run."),
     }
     alt = []
     for r in kappa.itertuples():
@@ -271,7 +275,7 @@ def summarise(base: dict, cur: dict, projects: pd.DataFrame, years: pd.DataFrame
         variables[f"{key}.baseline_ci"] = _ci(r.baseline_ci_low, r.baseline_ci_high)
         variables[f"{key}.current_ci"] = _ci(r.current_ci_low, r.current_ci_high)
         alt.append(f"{r.type}: baseline {_fmt(r.baseline)}, current {_fmt(r.current)}")
-    variables["compare.figure_kappa.alt"] = (
+    variables["compare.fig_kappa.alt"] = (
         "Dot plot of Fleiss' kappa per issue type with interval bars, baseline and current. "
         + "; ".join(alt) + ".")
     return metrics, flat_vars(variables)
@@ -291,24 +295,26 @@ def _ci(low: float, high: float) -> str:
 
 
 def counts_figure(projects: pd.DataFrame, label: str):
-    """Issues per project: baseline vs current bars, new/removed marked."""
+    """Issues per project: baseline vs current bars, new/removed marked; project names
+    and the baseline's label are drawn as visible text (:mod:`analysis.textsafe`)."""
     import matplotlib.pyplot as plt
 
     from .figures import PAGE_WIDTH_IN, apply_style
+    from .textsafe import visible
 
     apply_style()
     frame = projects.iloc[::-1].reset_index(drop=True)
     y = np.arange(len(frame))
     fig, ax = plt.subplots(figsize=(PAGE_WIDTH_IN, 0.36 * len(frame) + 1.3))
     ax.barh(y + 0.2, frame["baseline"], height=0.38, color="#BBBBBB", label=f"baseline "
-            f"({label})")
+            f"({visible(label)})")
     ax.barh(y - 0.2, frame["current"], height=0.38, color="#0072B2", label="current run")
     top = max(frame[["baseline", "current"]].max().max(), 1)
     for i, r in frame.iterrows():
         note = {"new": "  new", "removed": "  removed"}.get(r["status"], "")
         text = f" {int(r['current']):,}" + (f" ({int(r['change']):+,})" if r["change"] else "")
         ax.text(max(r["current"], r["baseline"]), i, text + note, va="center", fontsize=8)
-    ax.set_yticks(y, frame["name"])
+    ax.set_yticks(y, [visible(n) for n in frame["name"]])
     ax.set_xlim(0, top * 1.35)
     ax.xaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{int(v):,}"))
     ax.set_xlabel("issues")
@@ -319,15 +325,18 @@ def counts_figure(projects: pd.DataFrame, label: str):
 
 
 def kappa_figure(kappa: pd.DataFrame, label: str):
-    """Kappa per type with intervals, baseline and current side by side."""
+    """Kappa per type with intervals, baseline and current side by side; type names and
+    the baseline's label are drawn as visible text (:mod:`analysis.textsafe`)."""
     import matplotlib.pyplot as plt
 
     from .figures import PAGE_WIDTH_IN, apply_style
+    from .textsafe import visible
 
     apply_style()
     fig, ax = plt.subplots(figsize=(PAGE_WIDTH_IN, 0.5 * max(len(kappa), 1) + 1.3))
     y = np.arange(len(kappa))
-    for offset, prefix, colour, name in ((0.15, "baseline", "#888888", f"baseline ({label})"),
+    for offset, prefix, colour, name in ((0.15, "baseline", "#888888",
+                                          f"baseline ({visible(label)})"),
                                          (-0.15, "current", "#0072B2", "current run")):
         vals = kappa[prefix].to_numpy(dtype=float)
         low = kappa[f"{prefix}_ci_low"].to_numpy(dtype=float)
@@ -340,7 +349,7 @@ def kappa_figure(kappa: pd.DataFrame, label: str):
         for v, yy in zip(vals[ok], (y + offset)[ok], strict=True):
             ax.annotate(f"{v:.3f}", (v, yy), xytext=(6, 4), textcoords="offset points",
                         fontsize=8, color=colour)
-    ax.set_yticks(y, kappa["type"])
+    ax.set_yticks(y, [visible(t) for t in kappa["type"]])
     ax.set_xlabel("Fleiss' kappa")
     ax.invert_yaxis()
     ax.legend(frameon=False, fontsize=8, loc="best")

@@ -2,11 +2,17 @@
 
 Every figure is written as SVG and PNG by :func:`save_figure`: matplotlib's SVG ids are
 salted with a fixed string, and the date and software metadata are left out.
+
+Text in figures is plain text: ``text.parse_math`` is off, so a ``$`` in a project name
+or label is drawn as a dollar sign (Greek letters and the like are written as Unicode
+characters, e.g. κ, α, χ²), and data strings pass through
+:func:`analysis.textsafe.visible` before they become a label.
 """
 
 from __future__ import annotations
 
 import os
+import textwrap
 from pathlib import Path
 
 import matplotlib
@@ -16,11 +22,13 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from .artifacts import atomic_path  # noqa: E402
+from .textsafe import visible  # noqa: E402
 
 STYLE = {
     "svg.hashsalt": "llm-framework-challenges",
     "svg.fonttype": "path",
     "font.family": "DejaVu Sans",
+    "text.parse_math": False,  # data text is never mathtext: "$x$" stays "$x$"
     "font.size": 10,
     "axes.titlesize": 11,
     "axes.spines.top": False,
@@ -39,6 +47,19 @@ PAGE_WIDTH_IN = 7.0
 def apply_style() -> None:
     """Set the deterministic house style (call before drawing)."""
     plt.rcParams.update(STYLE)
+
+
+def wrap_label(text: str, width: int) -> str:
+    """``text`` in full, broken at spaces into as few lines as lines of ``width``
+    characters need, of even length (no lone last word); a longer word stays whole."""
+    if len(text) <= width:
+        return text
+    lines = textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False)
+    for even in range(-(-len(text) // max(len(lines), 1)), width):
+        balanced = textwrap.wrap(text, even, break_long_words=False, break_on_hyphens=False)
+        if len(balanced) <= len(lines):
+            return "\n".join(balanced)
+    return "\n".join(lines) or text
 
 
 def save_figure(fig: plt.Figure, stem: str | os.PathLike[str]) -> list[Path]:
@@ -60,7 +81,7 @@ def _stacked_barh(ax: plt.Axes, frame: pd.DataFrame, colours: list[str], title: 
     """Horizontal stacked bars, one per row of ``frame``, with a label at each bar's end."""
     left = pd.Series(0, index=frame.index, dtype="float64")
     for col, colour in zip(frame.columns, colours, strict=True):
-        ax.barh(frame.index, frame[col], left=left, color=colour, label=str(col),
+        ax.barh(frame.index, frame[col], left=left, color=colour, label=visible(col),
                 edgecolor="white", linewidth=0.5)
         left += frame[col]
     for y, (total, label) in enumerate(zip(left, labels or [f"{int(t):,}" for t in left],
@@ -75,6 +96,7 @@ def table1_figure(table: pd.DataFrame) -> plt.Figure:
     """Issues per project: counts stacked by year (left), type mix in percent (right)."""
     apply_style()
     body = table.drop(index="Sum").set_index("name")
+    body.index = body.index.map(visible)
     years = [c for c in body.columns if c.isdigit()]
     types = [c for c in body.columns if c not in (*years, "kind", "Total")]
     fig, axes = plt.subplots(1, 2, figsize=(PAGE_WIDTH_IN, 0.32 * len(body) + 1.6),

@@ -7,6 +7,14 @@ are extracted without letting any entry escape the target folder; operating-syst
 (``.DS_Store``, ``__MACOSX/``...) is ignored. The result is ``data/raw/`` plus a
 provenance record (source, commit, per-file hashes; no timestamps, so it is byte-stable).
 
+A dump is untrusted input. Before anything is copied, ingest refuses, with one message
+naming the file: links (symbolic, and hard links of a folder source, which could bring in
+a file from outside the dump), special files (FIFOs, sockets, devices: never opened, so
+none can hang the run), names with control or formatting characters or too long for the
+file system, two entries that would land on the same path, and more than
+``ingest.max_files`` files and folders. A refused or failed run leaves ``data/raw/`` as it
+was and no temporary folder behind.
+
 Run as ``python -m analysis.ingest --help``.
 """
 
@@ -14,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import itertools
 import os
 import re
 import shutil
@@ -22,8 +31,10 @@ import stat
 import sys
 import tarfile
 import tempfile
+import unicodedata
 import urllib.request
 import zipfile
+import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -31,6 +42,7 @@ from pathlib import Path, PurePosixPath
 from .artifacts import disk_error, write_json
 from .config import PARAMS_FILE, ROOT, load_params, project_path
 from .errors import InputError
+from .textsafe import has_hidden, visible
 
 JUNK_NAMES = {".DS_Store", "Thumbs.db", "desktop.ini", ".gitkeep"}
 JUNK_DIRS = {"__MACOSX", ".git", ".svn", ".hg"}
@@ -38,7 +50,17 @@ ARCHIVE_SUFFIXES = (".zip", ".tar.gz", ".tgz", ".tar")
 COMMIT_RE = re.compile(r"(?<![0-9a-f])([0-9a-f]{40})(?![0-9a-f])")
 DEFAULT_MIRROR = "../shared/upstream/LLMChallengeEmpirical"
 DEFAULT_MAX_BYTES = 1 << 30  # 1 GiB unpacked: far above the real dump (5 MB)
+DEFAULT_MAX_FILES = 10_000  # files and folders: far above the real dump (51 files, 12 folders)
 CHUNK = 1 << 20
+# Used when the file system does not state its limits (os.pathconf): Linux's values.
+FALLBACK_NAME_MAX = 255
+FALLBACK_PATH_MAX = 4096
+SPECIAL_FILE_KINDS = (
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISCHR, "a character device"),
+)
 
 
 @dataclass(frozen=True)
@@ -57,6 +79,169 @@ def is_junk(rel: str) -> bool:
         any(p in JUNK_DIRS for p in parts[:-1])
         or parts[-1] in JUNK_NAMES
         or parts[-1].startswith("._")
+    )
+
+
+@dataclass(frozen=True)
+class NameLimits:
+    """How long names may be where the dump is written, in bytes of their encoded form.
+
+    ``name_bytes`` bounds each path component (the file system's NAME_MAX); ``path_bytes``
+    bounds a relative path once joined to the longest folder it is written under (PATH_MAX
+    less that folder, a separator and the terminating NUL). Checking both before copying
+    turns a name the file system would reject half-way through into one clear message.
+    """
+
+    name_bytes: int = FALLBACK_NAME_MAX
+    path_bytes: int = FALLBACK_PATH_MAX
+
+
+def path_conf(folder: Path, name: str, fallback: int) -> int:
+    """``os.pathconf(folder, name)``, or ``fallback`` where the system states no limit."""
+    try:
+        value = os.pathconf(folder, name)
+    except (AttributeError, OSError, ValueError):  # AttributeError: no pathconf (Windows)
+        return fallback
+    return value if value > 0 else fallback
+
+
+def name_limits(folder: Path, *bases: Path) -> NameLimits:
+    """The :class:`NameLimits` for relative paths written under each of ``bases``, all on
+    the file system of the existing ``folder``."""
+    longest_base = max((len(os.fsencode(str(base))) for base in bases), default=0)
+    path_max = path_conf(folder, "PC_PATH_MAX", FALLBACK_PATH_MAX)
+    return NameLimits(
+        name_bytes=path_conf(folder, "PC_NAME_MAX", FALLBACK_NAME_MAX),
+        path_bytes=path_max - longest_base - 2,
+    )
+
+
+def name_problem(rel: str, limits: NameLimits) -> tuple[str, str] | None:
+    """Why the relative path ``rel`` cannot be written as it is, and the fix; None if it can.
+
+    A control or formatting character (newline, escape, a bidirectional override...) makes
+    a name print as something else in messages, listings and the provenance record; a name
+    longer than the file system takes would fail half-way through the copy.
+    """
+    if has_hidden(rel):
+        return (
+            "name holds control or formatting characters (shown as ⟨U+...⟩)",
+            "rename it in the dump with printable characters only",
+        )
+    for part in rel.split("/"):
+        size = len(os.fsencode(part))
+        if size > limits.name_bytes:
+            return (
+                f"name is {size} bytes long, more than the file system's limit of "
+                f"{limits.name_bytes}",
+                "shorten the name in the dump",
+            )
+    size = len(os.fsencode(rel))
+    if size > limits.path_bytes:
+        return (
+            f"path is {size:,} bytes long, more than the {limits.path_bytes:,} that fit in the "
+            "target folder",
+            "shorten the path in the dump (fewer or shorter folder names)",
+        )
+    return None
+
+
+def landing_key(rel: str) -> str:
+    """Where a relative path lands on any file system, including case-insensitive and
+    Unicode-normalising ones (macOS, Windows): two paths with the same key are one file
+    there, and the second copy would silently replace the first."""
+    return unicodedata.normalize("NFC", rel).casefold()
+
+
+@dataclass(frozen=True)
+class PathClash:
+    """Two entries of a dump that would be written to the same path."""
+
+    first: str
+    second: str
+    path: str
+    first_is_folder: bool
+    second_is_folder: bool
+    same_spelling: bool
+
+
+def find_path_clash(entries: Iterable[tuple[str, str, bool]]) -> PathClash | None:
+    """The first two entries that would be written to the same path, or None.
+
+    ``entries`` are (name as the source lists it, safe relative path, is a folder). Every
+    parent of a path is a folder too, so a file ``a`` clashes with an entry ``a/b``; two
+    folders may coincide (they merge); paths equal up to letter case or Unicode
+    normalisation clash (see :func:`landing_key`).
+    """
+    seen: dict[str, tuple[str, str, bool]] = {}  # landing key -> (name, path, is folder)
+    for name, rel, is_folder in entries:
+        parts = rel.split("/")
+        paths = [("/".join(parts[:i]), True) for i in range(1, len(parts))]
+        for path, as_folder in [*paths, (rel, is_folder)]:
+            key = landing_key(path)
+            if key not in seen:
+                seen[key] = (name, path, as_folder)
+                continue
+            first, first_path, first_is_folder = seen[key]
+            if first_is_folder and as_folder:
+                continue
+            return PathClash(first, name, first_path, first_is_folder, as_folder,
+                             first_path == path)
+    return None
+
+
+def clash_problem(clash: PathClash, noun: str) -> str:
+    """One line naming both entries of a :class:`PathClash` (``noun``: "archive entries")."""
+    text = (
+        f"{noun} '{visible(clash.first)}' and '{visible(clash.second)}' would land on the "
+        f"same path '{visible(clash.path)}'"
+    )
+    if clash.first_is_folder != clash.second_is_folder:
+        text += ", one as a file and one as a folder"
+    if not clash.same_spelling:
+        text += " on a case-insensitive file system (macOS, Windows)"
+    return text
+
+
+def special_kind(mode: int) -> str:
+    """What a non-regular, non-link, non-folder file is, for a message."""
+    for is_kind, kind in SPECIAL_FILE_KINDS:
+        if is_kind(mode):
+            return kind
+    return "a special file"
+
+
+def entry_problem(info: os.stat_result) -> tuple[str, str] | None:
+    """Why a (non-folder) entry of a folder source, as ``os.lstat`` describes it, must not
+    be opened, and the fix; None for a plain file.
+
+    A symbolic link could point anywhere on the machine; a hard link (a regular file with
+    more than one name) could be another name of a file outside the dump; a FIFO or a
+    device could block the run forever or stream without end when opened.
+    """
+    mode = info.st_mode
+    if stat.S_ISLNK(mode):
+        return "source contains a symbolic link", "replace the link by what it points to"
+    if not stat.S_ISREG(mode):
+        return (
+            f"source file is {special_kind(mode)}, not a regular file",
+            "refusing to open it; remove it from the dump",
+        )
+    if info.st_nlink > 1:
+        return (
+            f"source file is a hard link ({info.st_nlink} names for the same data, which may "
+            "lie outside the dump)",
+            "refusing to read it; replace it by a plain copy (e.g. copy the dump with `cp -r`)",
+        )
+    return None
+
+
+def too_many_entries(where: str, max_files: int, noun: str) -> InputError:
+    """The refusal of a dump holding more than ``max_files`` files and folders."""
+    return InputError(
+        f"{noun} holds more than {max_files:,} files and folders (ingest.max_files)",
+        file=where,
+        fix="check the source, or raise ingest.max_files in params.yaml if it is genuine",
     )
 
 
@@ -89,17 +274,58 @@ def source_kind(source: str) -> str:
     )
 
 
+def sha256_stream(fh) -> str:
+    """SHA-256 hex digest of what is left to read in a binary file object, read in chunks."""
+    digest = hashlib.sha256()
+    for chunk in iter(lambda: fh.read(CHUNK), b""):
+        digest.update(chunk)
+    return digest.hexdigest()
+
+
+def unreadable(exc: OSError, path: Path) -> InputError:
+    """The message for a file that cannot be opened or read."""
+    return InputError(f"cannot read file ({exc.strerror})", file=str(path),
+                      fix="check that the file exists and is readable")
+
+
 def sha256_file(path: Path) -> str:
     """SHA-256 hex digest of a file, read in chunks."""
-    digest = hashlib.sha256()
     try:
         with path.open("rb") as fh:
-            for chunk in iter(lambda: fh.read(CHUNK), b""):
-                digest.update(chunk)
+            return sha256_stream(fh)
     except OSError as exc:
-        raise InputError(f"cannot read file ({exc.strerror})", file=str(path),
-                         fix="check that the file exists and is readable") from exc
-    return digest.hexdigest()
+        raise unreadable(exc, path) from exc
+
+
+@dataclass(frozen=True)
+class DumpFile:
+    """A plain file of a dump folder, with the identity ``os.lstat`` gave it when checked."""
+
+    path: Path
+    device: int
+    inode: int
+
+
+def sha256_dump_file(rel: str, item: DumpFile) -> str:
+    """SHA-256 of a file found by :func:`collect_files`, refusing it if it was replaced since.
+
+    The walk checked the file without opening it; comparing the opened file with what the
+    walk saw makes sure the bytes hashed are that same single-named plain file, not a link
+    or another file put in its place in the meantime.
+    """
+    try:
+        with item.path.open("rb") as fh:
+            info = os.fstat(fh.fileno())
+            if ((info.st_dev, info.st_ino) != (item.device, item.inode)
+                    or not stat.S_ISREG(info.st_mode) or info.st_nlink > 1):
+                raise InputError(
+                    "source file was replaced while ingest was reading the dump",
+                    file=visible(rel),
+                    fix="run ingest again on a dump nobody is changing",
+                )
+            return sha256_stream(fh)
+    except OSError as exc:
+        raise unreadable(exc, item.path) from exc
 
 
 def parse_manifest(text: str, name: str = "manifest") -> dict[str, str]:
@@ -150,66 +376,166 @@ def _check_budget(total: int, max_bytes: int, archive: str) -> None:
 
 def _copy_limited(src, dest: Path, budget: list[int], max_bytes: int, archive: str) -> None:
     dest.parent.mkdir(parents=True, exist_ok=True)
-    with dest.open("wb") as out:
+    with dest.open("xb") as out:  # "x": an entry never overwrites another one
         for chunk in iter(lambda: src.read(CHUNK), b""):
             budget[0] += len(chunk)
             _check_budget(budget[0], max_bytes, archive)
             out.write(chunk)
 
 
-def extract_archive(archive: Path, dest: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+@dataclass(frozen=True)
+class ArchiveEntry:
+    """One member of an archive as checked before anything is extracted."""
+
+    name: str  # as the archive spells it
+    rel: str  # safe relative path (see safe_relpath); "" for the archive's root
+    is_folder: bool
+    member: zipfile.ZipInfo | tarfile.TarInfo
+
+
+def zip_entries(zf: zipfile.ZipFile, archive: str, max_files: int,
+                max_bytes: int) -> list[ArchiveEntry]:
+    """The members of a zip archive, refusing too many members, sizes declared past
+    ``max_bytes``, escaping paths and symbolic links."""
+    infos = zf.infolist()
+    if len(infos) > max_files:
+        raise too_many_entries(archive, max_files, "archive")
+    _check_budget(sum(i.file_size for i in infos if not i.is_dir()), max_bytes, archive)
+    entries = []
+    for info in infos:
+        rel = safe_relpath(info.filename)
+        if stat.S_ISLNK(info.external_attr >> 16):
+            raise InputError(
+                f"archive entry {info.filename!r} is a symbolic link",
+                file=archive,
+                fix="refusing to extract links; use an archive of plain files",
+            )
+        entries.append(ArchiveEntry(info.filename, rel, info.is_dir(), info))
+    return entries
+
+
+def tar_members(tf: tarfile.TarFile, archive: str, max_files: int,
+                max_bytes: int) -> list[tarfile.TarInfo]:
+    """The members of a tar archive, read header by header, stopping as soon as there are
+    more than ``max_files`` of them or their declared sizes pass ``max_bytes`` (so a huge
+    archive is refused before it is read to the end, let alone extracted)."""
+    members: list[tarfile.TarInfo] = []
+    declared = 0
+    for member in tf:
+        members.append(member)
+        if len(members) > max_files:
+            raise too_many_entries(archive, max_files, "archive")
+        declared += member.size if member.isfile() else 0
+        _check_budget(declared, max_bytes, archive)
+    return members
+
+
+def tar_entries(members: list[tarfile.TarInfo], archive: str) -> list[ArchiveEntry]:
+    """Tar members as :class:`ArchiveEntry`, refusing escaping paths, links (symbolic and
+    hard) and special files (devices, FIFOs)."""
+    entries = []
+    for member in members:
+        rel = safe_relpath(member.name)
+        if member.issym() or member.islnk():
+            raise InputError(
+                f"archive entry {member.name!r} is a link",
+                file=archive,
+                fix="refusing to extract links; use an archive of plain files",
+            )
+        if not (member.isdir() or member.isfile()) and rel:
+            raise InputError(
+                f"archive entry {member.name!r} is a special file",
+                file=archive,
+                fix="refusing to extract it; use an archive of plain files",
+            )
+        entries.append(ArchiveEntry(member.name, rel, member.isdir(), member))
+    return entries
+
+
+def check_entry_names(entries: list[ArchiveEntry], archive: str, limits: NameLimits) -> None:
+    """Refuse an archive with a name that cannot be written as it is (see
+    :func:`name_problem`) or two entries that would land on the same path."""
+    for entry in entries:
+        problem = name_problem(entry.rel, limits)
+        if problem:
+            raise InputError(f"archive entry '{visible(entry.name)}': {problem[0]}",
+                             file=archive, fix=problem[1])
+    clash = find_path_clash((e.name, e.rel, e.is_folder) for e in entries if e.rel)
+    if clash:
+        raise InputError(clash_problem(clash, "archive entries"), file=archive,
+                         fix="refusing to extract either; rename one of them in the archive")
+
+
+def open_zip_entry(zf: zipfile.ZipFile, entry: ArchiveEntry, archive: str):
+    """Open a zip entry for reading; an encrypted entry or an unknown compression method is
+    one message."""
+    try:
+        return zf.open(entry.member)
+    except (RuntimeError, NotImplementedError) as exc:
+        raise InputError(f"cannot read archive entry '{visible(entry.name)}' ({exc})",
+                         file=archive, fix="use an unencrypted .zip or a .tar.gz") from exc
+
+
+def extract_entry(entry: ArchiveEntry, src, dest: Path, budget: list[int], max_bytes: int,
+                  archive: str) -> None:
+    """Write one checked archive entry under ``dest``; a failure is one message."""
+    target = dest / entry.rel
+    try:
+        with src:
+            _copy_limited(src, target, budget, max_bytes, archive)
+    except OSError as exc:
+        error = disk_error(exc, target)
+        if isinstance(error, InputError):
+            raise error from exc
+        raise InputError(f"cannot extract archive entry '{visible(entry.name)}' ({exc})",
+                         file=archive, fix="check the archive") from exc
+
+
+def extract_archive(
+    archive: Path, dest: Path, max_bytes: int = DEFAULT_MAX_BYTES,
+    max_files: int = DEFAULT_MAX_FILES, limits: NameLimits | None = None,
+) -> None:
     """Extract a zip or tar archive into ``dest`` safely.
 
-    Refuses absolute paths, ``..`` components, links and special files, and stops once
-    more than ``max_bytes`` have been written (counted while writing, not trusted from
-    the archive's own headers).
+    Every member is checked before anything is written: more than ``max_files`` members,
+    absolute paths, ``..`` components, links, special files, names that cannot be written
+    as they are (see :func:`name_problem`, with ``limits`` or those of ``dest``) and two
+    entries landing on the same path are refused. Writing stops once more than
+    ``max_bytes`` have been written (counted while writing, not trusted from the
+    archive's own headers, which are also checked first).
     """
-    budget = [0]
     name = str(archive)
-    if zipfile.is_zipfile(archive):
-        with zipfile.ZipFile(archive) as zf:
-            for info in zf.infolist():
-                rel = safe_relpath(info.filename)
-                mode = info.external_attr >> 16
-                if stat.S_ISLNK(mode):
-                    raise InputError(
-                        f"archive entry {info.filename!r} is a symbolic link",
-                        file=name,
-                        fix="refusing to extract links; use an archive of plain files",
-                    )
-                if info.is_dir() or not rel:
-                    continue
-                with zf.open(info) as src:
-                    _copy_limited(src, dest / rel, budget, max_bytes, name)
-        return
+    budget = [0]
+    dest.mkdir(parents=True, exist_ok=True)
+    limits = limits or name_limits(dest, dest)
+    damaged = (zipfile.BadZipFile, tarfile.TarError, zlib.error, EOFError)
     try:
-        tf = tarfile.open(archive)
-    except tarfile.TarError as exc:
-        raise InputError(
-            "not a readable .zip or .tar(.gz) archive", file=name, fix="check the file"
-        ) from exc
-    with tf:
-        for member in tf:
-            rel = safe_relpath(member.name)
-            if member.issym() or member.islnk():
-                raise InputError(
-                    f"archive entry {member.name!r} is a link",
-                    file=name,
-                    fix="refusing to extract links; use an archive of plain files",
-                )
-            if member.isdir() or not rel:
-                continue
-            if not member.isfile():
-                raise InputError(
-                    f"archive entry {member.name!r} is a special file",
-                    file=name,
-                    fix="refusing to extract it; use an archive of plain files",
-                )
-            src = tf.extractfile(member)
-            if src is None:
-                continue
-            with src:
-                _copy_limited(src, dest / rel, budget, max_bytes, name)
+        if zipfile.is_zipfile(archive):
+            with zipfile.ZipFile(archive) as zf:
+                entries = zip_entries(zf, name, max_files, max_bytes)
+                check_entry_names(entries, name, limits)
+                for entry in entries:
+                    if entry.rel and not entry.is_folder:
+                        extract_entry(entry, open_zip_entry(zf, entry, name), dest, budget,
+                                      max_bytes, name)
+            return
+        try:
+            tf = tarfile.open(archive)
+        except tarfile.TarError as exc:
+            raise InputError(
+                "not a readable .zip or .tar(.gz) archive", file=name, fix="check the file"
+            ) from exc
+        with tf:
+            entries = tar_entries(tar_members(tf, name, max_files, max_bytes), name)
+            check_entry_names(entries, name, limits)
+            for entry in entries:
+                if entry.rel and not entry.is_folder:
+                    src = tf.extractfile(entry.member)
+                    if src is not None:
+                        extract_entry(entry, src, dest, budget, max_bytes, name)
+    except damaged as exc:
+        raise InputError(f"cannot read the archive, it is damaged ({exc})", file=name,
+                         fix="download or copy the archive again") from exc
 
 
 def dump_root(folder: Path) -> Path:
@@ -265,37 +591,78 @@ def download(
     return dest
 
 
-def collect_files(root: Path) -> tuple[dict[str, Path], list[str]]:
-    """All regular files under ``root`` (relative POSIX path -> path) and ignored junk.
+def list_folder(folder: Path, limit: int, rel: str) -> list[os.DirEntry]:
+    """At most ``limit`` entries of ``folder`` (``rel`` in the dump), sorted by name.
 
-    Symbolic links are refused: a link in a dump could point anywhere on the machine.
+    Reading stops at the limit, so a folder of millions of files costs no more than the
+    limit (the caller refuses the dump once it is reached); nothing is opened but the folder.
     """
-    files: dict[str, Path] = {}
+    try:
+        with os.scandir(folder) as listing:
+            entries = list(itertools.islice(listing, limit))
+    except OSError as exc:
+        raise InputError(f"cannot list folder ({exc.strerror})", file=visible(rel or "."),
+                         fix="check that the folder exists and is readable") from exc
+    return sorted(entries, key=lambda entry: entry.name)
+
+
+def lstat_entry(entry: os.DirEntry, rel: str) -> os.stat_result:
+    """``os.lstat`` of a listed entry (links not followed); a failure is one message."""
+    try:
+        return entry.stat(follow_symlinks=False)
+    except OSError as exc:
+        raise InputError(f"cannot read file information ({exc.strerror})", file=visible(rel),
+                         fix="check that the file exists and is readable") from exc
+
+
+def collect_files(
+    root: Path, max_files: int = DEFAULT_MAX_FILES, limits: NameLimits | None = None,
+) -> tuple[dict[str, DumpFile], list[str]]:
+    """All plain files under ``root`` (relative POSIX path -> :class:`DumpFile`) and the
+    ignored junk, checked without opening any of them.
+
+    Refused, with a message naming the entry: more than ``max_files`` files and folders
+    (the walk stops there), names that cannot be written as they are (see
+    :func:`name_problem`), symbolic links, hard links and special files (see
+    :func:`entry_problem`), and two paths that would land on the same path (see
+    :func:`find_path_clash`).
+    """
+    limits = limits or NameLimits()
+    files: dict[str, DumpFile] = {}
+    folders: list[str] = []
     ignored: list[str] = []
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        dirnames.sort()
-        base = Path(dirpath)
-        for d in list(dirnames):
-            if (base / d).is_symlink():
-                raise InputError(
-                    "source contains a symbolic link",
-                    file=str((base / d).relative_to(root)),
-                    fix="replace the link by the files it points to",
-                )
-        for fname in sorted(filenames):
-            path = base / fname
-            rel = path.relative_to(root).as_posix()
+    seen = 0
+    pending = [""]
+    while pending:
+        prefix = pending.pop()
+        subfolders = []
+        for entry in list_folder(root / prefix, max_files + 1 - seen, prefix):
+            seen += 1
+            if seen > max_files:
+                raise too_many_entries(str(root), max_files, "source")
+            rel = f"{prefix}/{entry.name}" if prefix else entry.name
+            problem = name_problem(rel, limits)
+            if problem:
+                raise InputError(problem[0], file=visible(rel), fix=problem[1])
+            info = lstat_entry(entry, rel)
+            if stat.S_ISDIR(info.st_mode):
+                if entry.name not in JUNK_DIRS:
+                    subfolders.append(rel)
+                continue
             if is_junk(rel):
                 ignored.append(rel)
                 continue
-            if path.is_symlink():
-                raise InputError(
-                    "source contains a symbolic link",
-                    file=rel,
-                    fix="replace the link by the file it points to",
-                )
-            files[rel] = path
-        dirnames[:] = [d for d in dirnames if d not in JUNK_DIRS]
+            problem = entry_problem(info)
+            if problem:
+                raise InputError(problem[0], file=visible(rel), fix=problem[1])
+            files[rel] = DumpFile(Path(entry.path), info.st_dev, info.st_ino)
+        folders.extend(subfolders)
+        pending.extend(reversed(subfolders))
+    clash = find_path_clash(
+        [(rel, rel, True) for rel in folders] + [(rel, rel, False) for rel in files])
+    if clash:
+        raise InputError(clash_problem(clash, "source entries"), file=str(root),
+                         fix="rename one of them in the dump")
     return files, sorted(ignored)
 
 
@@ -333,6 +700,41 @@ def detect_commit(*candidates: str | None) -> str | None:
     return None
 
 
+def replace_folder(new: Path, target: Path, aside: Path) -> None:
+    """Put the folder ``new`` in the place of ``target`` so that a failure leaves ``target``
+    as it was: the old folder is renamed to ``aside`` (in the same parent, so no copy), then
+    ``new`` is renamed into place; should that fail, the old folder is renamed back."""
+    had_old = target.exists() or target.is_symlink()
+    try:
+        if had_old:
+            os.replace(target, aside)
+        try:
+            os.replace(new, target)
+        except BaseException:
+            if had_old:
+                os.replace(aside, target)
+            raise
+    except OSError as exc:
+        error = disk_error(exc, target)
+        if error is exc:
+            raise
+        raise error from exc
+
+
+def positive_int_param(cfg: dict, key: str, default: int, params_file: str) -> int:
+    """``ingest.<key>`` as a whole number of at least 1; ``default`` when it is unset."""
+    value = cfg.get(key)
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InputError(
+            f"ingest.{key} must be a whole number of at least 1, not {value!r}",
+            file=params_file,
+            fix=f"set ingest.{key} to a number such as {default}, or remove it for the default",
+        )
+    return value
+
+
 def ingest(
     source: str,
     dest: Path,
@@ -342,13 +744,19 @@ def ingest(
     max_bytes: int = DEFAULT_MAX_BYTES,
     download_dir: Path | None = None,
     cafile: str | None = None,
+    max_files: int = DEFAULT_MAX_FILES,
 ) -> IngestResult:
-    """Materialise ``source`` as ``dest`` (replacing it), verified and with provenance."""
+    """Materialise ``source`` as ``dest`` (replacing it), verified and with provenance.
+
+    Everything is staged in a temporary folder next to ``dest`` and moved into place only
+    when complete; any failure removes that folder and leaves ``dest`` as it was.
+    """
     kind = source_kind(source)
     dest = Path(dest)
     dest.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=".ingest-", dir=dest.parent))
     try:
+        staged = work / "raw"
         top_name = None
         archive_digest = None
         if kind == "dir":
@@ -373,13 +781,15 @@ def ingest(
             archive_digest = sha256_file(archive)
             unpacked = work / "unpacked"
             unpacked.mkdir()
-            extract_archive(archive, unpacked, max_bytes=max_bytes)
+            extract_archive(archive, unpacked, max_bytes=max_bytes, max_files=max_files,
+                            limits=name_limits(work, unpacked))
             root = dump_root(unpacked)
             top_name = root.name if root != unpacked else None
-        files, ignored = collect_files(root)
+        files, ignored = collect_files(root, max_files=max_files,
+                                       limits=name_limits(work, staged, dest))
         if not files:
             raise InputError("source holds no files", file=source, fix="check ingest.source")
-        hashes = {rel: sha256_file(p) for rel, p in files.items()}
+        hashes = {rel: sha256_dump_file(rel, item) for rel, item in files.items()}
         manifest_info = None
         unlisted: list[str] = []
         if manifest:
@@ -395,17 +805,14 @@ def ingest(
                 "sha256": sha256_file(mpath),
                 "files_listed": len(entries),
             }
-        staged = work / "raw"
-        for rel, path in files.items():
+        for rel, item in files.items():
             target = staged / rel
             target.parent.mkdir(parents=True, exist_ok=True)
             try:
-                shutil.copyfile(path, target)
+                shutil.copyfile(item.path, target)
             except OSError as exc:
                 raise disk_error(exc, target) from exc
-        if dest.exists():
-            shutil.rmtree(dest)
-        os.replace(staged, dest)
+        replace_folder(staged, dest, aside=work / "previous")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -486,6 +893,7 @@ def main(argv: Iterable[str] | None = None) -> int:
             commit=cfg.get("commit") or None,
             archive_sha256=cfg.get("archive_sha256"),
             max_bytes=int(cfg.get("max_bytes") or DEFAULT_MAX_BYTES),
+            max_files=positive_int_param(cfg, "max_files", DEFAULT_MAX_FILES, args.params),
         )
         write_json(project_path(args.provenance), result.provenance)
     except InputError as exc:

@@ -1079,7 +1079,10 @@ def _mean(frame: pd.DataFrame) -> float | None:
 def heatmap_figure(matrix: pd.DataFrame, codebook: pd.DataFrame, taxonomy: Taxonomy
                    ) -> plt.Figure:
     """Participants (columns, users then developers) x themes (rows): a filled cell is a
-    link in the codebook, coloured by group; nodes outside the taxonomy are marked *."""
+    link in the codebook, coloured by group; nodes outside the taxonomy are marked *.
+    Participant ids and theme names are drawn as visible text (:mod:`analysis.textsafe`)."""
+    from .textsafe import visible
+
     apply_style()
     types = codebook.drop_duplicates("participant").set_index("participant")["type"]
     labels = node_labels(list(matrix.index), taxonomy)
@@ -1092,9 +1095,11 @@ def heatmap_figure(matrix: pd.DataFrame, codebook: pd.DataFrame, taxonomy: Taxon
             if matrix.iat[i, j]:
                 image[i, j] = colour
     ax.imshow(image, aspect="auto", interpolation="nearest")
-    ax.set_xticks(range(n_cols), list(matrix.columns), fontsize=8, rotation=90)
-    ax.set_yticks(range(n_rows), [labels[c] + (" *" if c not in set(taxonomy.codes) else "")
-                                  for c in matrix.index], fontsize=8)
+    ax.set_xticks(range(n_cols), [visible(p) for p in matrix.columns], fontsize=8,
+                  rotation=90)
+    ax.set_yticks(range(n_rows), [visible(labels[c]) + ("" if c in set(taxonomy.codes)
+                                                        else " *") for c in matrix.index],
+                  fontsize=8)
     ax.xaxis.tick_top()
     ax.set_xticks(np.arange(-0.5, n_cols, 1), minor=True)
     ax.set_yticks(np.arange(-0.5, n_rows, 1), minor=True)
@@ -1135,7 +1140,10 @@ def matplotlib_rgb(colour: str) -> tuple[float, float, float]:
 
 
 def theme_counts_figure(counts: pd.DataFrame, taxonomy: Taxonomy) -> plt.Figure:
-    """Share of users and of developers linking each theme (grouped horizontal bars)."""
+    """Share of users and of developers linking each theme (grouped horizontal bars);
+    theme names are drawn as visible text (:mod:`analysis.textsafe`)."""
+    from .textsafe import visible
+
     apply_style()
     labels = node_labels(list(counts["node"]), taxonomy)
     n = len(counts)
@@ -1149,7 +1157,7 @@ def theme_counts_figure(counts: pd.DataFrame, taxonomy: Taxonomy) -> plt.Figure:
         for yy, v, c in zip(y - h / 2 + k * h, values, counts[col], strict=True):
             if c:
                 ax.text(v, yy, f" {int(c)}", va="center", fontsize=7)
-    ax.set_yticks(y, [labels[c] + ("" if ok else " *") for c, ok in
+    ax.set_yticks(y, [visible(labels[c]) + ("" if ok else " *") for c, ok in
                       zip(counts["node"], counts["in_taxonomy"], strict=True)], fontsize=8)
     ax.invert_yaxis()
     ax.set_xlabel("share of the group linking the theme (%); numbers are participants")
@@ -1169,7 +1177,11 @@ def theme_counts_figure(counts: pd.DataFrame, taxonomy: Taxonomy) -> plt.Figure:
 
 def interviews_vars(data: InterviewData, counts: pd.DataFrame, groups: pd.DataFrame,
                     questions: pd.DataFrame, taxonomy: Taxonomy) -> dict[str, object]:
-    """Numbers and short texts for the website (``report/vars/interviews.json``)."""
+    """Numbers and short texts for the website (``report/vars/interviews.json``).
+
+    Text that quotes the codebook (its node codes, participant ids) is under keys ending in
+    ``_text`` or ``_alt``, which the report shows only as escaped HTML.
+    """
     bg, cb, nodes = data.background, data.codebook, data.nodes
     unknown = [c for c in counts["node"] if c not in set(taxonomy.codes)]
     linked = counts[counts["total"] > 0]
@@ -1195,11 +1207,14 @@ def interviews_vars(data: InterviewData, counts: pd.DataFrame, groups: pd.DataFr
         "interviews_node_links": len(nodes),
         "interviews_nodes_linked": int(len(linked)),
         "interviews_themes_unlinked": ", ".join(unlinked) or "none",
-        "interviews_nodes_not_in_taxonomy": ", ".join(unknown) or "none",
-        "interviews_nodes_not_in_taxonomy_who": "; ".join(
-            f"{c}: {w}" for c, w in unknown_who.items()) or "none",
-        "interviews_top_user_themes": top("users"),
-        "interviews_top_developer_themes": top("developers"),
+        "interviews_nodes_not_in_taxonomy": len(unknown),
+        "interviews_nodes_not_in_taxonomy_text": (
+            "Codebook nodes that are not in the taxonomy, with the participants linked to "
+            "them: " + "; ".join(f"{c} ({w})" for c, w in unknown_who.items()) + "."
+            if unknown else "Every codebook node is a theme of the taxonomy."),
+        "interviews_top_themes_text": (
+            f"Most linked by users: {top('users') or 'none'}; by developers: "
+            f"{top('developers') or 'none'}."),
         "interviews_students_mean_years": years("student", "years_mean"),
         "interviews_engineers_min_years": years("engineer", "years_min"),
         "interviews_managers_max_years": years("manager", "years_max"),
@@ -1217,18 +1232,18 @@ def interviews_vars(data: InterviewData, counts: pd.DataFrame, groups: pd.DataFr
             "not line up (the codebook has "
             f"{int(levels.get(('User', 'Beginner'), 0))} Beginner users, the sheet "
             f"{under_one} user(s) under one year), so the two files are not joined."),
-        "interviews_heatmap_caption": (
+        "fig_heatmap_caption": (
             "Taxonomy themes linked by each interviewee in CodeBook.csv: users (blue) and "
             "developers (orange); rows follow the taxonomy, nodes marked * are not in it."),
-        "interviews_heatmap_alt": (
+        "fig_heatmap_alt": (
             f"A grid of {len(counts)} theme rows by {len(cb)} participant columns; filled "
             f"cells are the {len(nodes)} links of the codebook. Most linked by users: "
             f"{top('users')}; by developers: {top('developers')}. Not in the taxonomy: "
             f"{', '.join(unknown) or 'none'}."),
-        "interviews_theme_counts_caption": (
+        "fig_theme_counts_caption": (
             "Share of users and of developers whose codebook row links each theme "
             "(numbers at the bar ends are participants)."),
-        "interviews_theme_counts_alt": (
+        "fig_theme_counts_alt": (
             "Grouped horizontal bars, one pair per theme, giving the percentage of the "
             f"{int((cb['type'] == 'User').sum())} users and of the "
             f"{int((cb['type'] == 'Developer').sum())} developers who link it."),

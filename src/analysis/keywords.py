@@ -301,8 +301,21 @@ def reproduced(table: pd.DataFrame) -> dict[str, dict]:
                 "distinct ignoring case"} for r in table.itertuples(index=False)}
 
 
+# The audit's finding kinds, with the words that introduce a list of their examples.
+AUDIT_EXAMPLE_LABELS = {
+    "exact_duplicate": "Exact duplicates", "case_duplicate": "Duplicates in another case",
+    "short_keyword": "Short keywords found", "looks_merged": "Entries that look merged",
+    "merged_literals": "Lists merged by implicit string concatenation",
+    "contained_in_other": "Keywords contained in a longer one",
+    "non_word_edge": "Keywords that begin or end with a non-word character"}
+
+
 def summary(table: pd.DataFrame, findings: pd.DataFrame) -> tuple[dict, dict]:
-    """Metrics (for ``dvc metrics``) and report vars (flat key -> value) of the audit."""
+    """Metrics (for ``dvc metrics``) and report vars (flat key -> value) of the audit.
+
+    The examples quote keywords (data): they are under keys ending in ``_text``, which
+    the report shows only as escaped HTML.
+    """
     metrics = {
         "lists": int(len(table)),
         "count": {r.list: int(r.distinct) for r in table.itertuples(index=False)},
@@ -319,13 +332,12 @@ def summary(table: pd.DataFrame, findings: pd.DataFrame) -> tuple[dict, dict]:
         variables[f"keywords.count.{name}"] = int(r.distinct)
         variables[f"keywords.raw.{name}"] = int(r.raw)
         variables[f"keywords.casefold.{name}"] = int(r.distinct_casefold)
-    for kind in ("exact_duplicate", "case_duplicate", "short_keyword", "looks_merged",
-                 "merged_literals", "contained_in_other", "non_word_edge"):
+    for kind, label in AUDIT_EXAMPLE_LABELS.items():
         sel = findings[findings["kind"] == kind]
         variables[f"keywords.audit.{kind}"] = int(len(sel))
-        variables[f"keywords.audit.{kind}.examples"] = ", ".join(
-            sorted(dict.fromkeys(repr(k) for k in sel["keyword"]))[:8]) or "none"
-    variables["keywords.table_caption"] = (
+        examples = ", ".join(sorted(dict.fromkeys(repr(k) for k in sel["keyword"]))[:8])
+        variables[f"keywords.audit.{kind}.examples_text"] = f"{label}: {examples or 'none'}."
+    variables["keywords.counts_note"] = (
         "Keywords per list: entries as listed, distinct exact strings (the paper's count) and "
         "distinct ignoring case.")
     return metrics, flat_vars(variables)

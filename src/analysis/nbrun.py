@@ -7,7 +7,8 @@ The ``.py`` notebook is converted in memory (kernel ``python3``), the params.yam
 and ``-p`` values are injected into its ``parameters`` cell, and it runs with the project
 root as working directory. The executed notebook is written to a temporary file and moved
 into place only on success, with papermill's timing metadata removed, so a failed or
-interrupted run leaves no half-written notebook. A user error raised inside the notebook
+interrupted run leaves no half-written notebook; absolute paths of the machine in its
+outputs are replaced by placeholders. A user error raised inside the notebook
 (:class:`~analysis.errors.InputError`) ends the run with its one-line message.
 """
 
@@ -16,12 +17,16 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import re
 import sys
+import sysconfig
 import tempfile
+import time
 from pathlib import Path
 
 import yaml
 
+from . import runlog
 from .config import ROOT, load_params, project_path
 
 VOLATILE_NB_KEYS = ("start_time", "end_time", "duration", "exception")
@@ -65,6 +70,58 @@ def strip_volatile(nb, notebook: str, output: str) -> None:
             cpm.pop(key, None)
 
 
+KERNEL_CELL_RE = re.compile(r"(?:/[^\s\"':]*)?/ipykernel_\d+/\d+\.py")
+
+
+def machine_paths(root: Path = ROOT) -> list[tuple[str, str]]:
+    """Absolute paths of this machine that outputs may quote, with what to show instead,
+    longest first: the project root, the Python library folders, the temporary folder
+    and the home folder."""
+    pairs = {str(root): "."}
+    for name, label in (("purelib", "<site-packages>"), ("platlib", "<site-packages>"),
+                        ("stdlib", "<python-lib>"), ("platstdlib", "<python-lib>")):
+        path = sysconfig.get_paths().get(name)
+        if path:
+            pairs.setdefault(path, label)
+    pairs.setdefault(sys.prefix, "<python>")
+    pairs.setdefault(tempfile.gettempdir(), "<tmp>")
+    home = os.path.expanduser("~")
+    if home not in ("/", "~"):
+        pairs.setdefault(home, "~")
+    return sorted(pairs.items(), key=lambda kv: -len(kv[0]))
+
+
+def scrub_paths(text: str, paths: list[tuple[str, str]]) -> str:
+    """``text`` without this machine's absolute paths (see :func:`machine_paths`): an
+    executed notebook reads the same on every machine, and its pages show no local
+    folders. A kernel's temporary cell file (``/tmp/ipykernel_123/456.py``) becomes
+    ``<cell>``."""
+    text = KERNEL_CELL_RE.sub("<cell>", text)
+    for path, label in paths:
+        text = text.replace(path, label)
+    return text
+
+
+def scrub_outputs(nb, paths: list[tuple[str, str]]) -> None:
+    """Apply :func:`scrub_paths` to every text output of an executed notebook."""
+    def clean(value):
+        if isinstance(value, list):
+            return [scrub_paths(v, paths) if isinstance(v, str) else v for v in value]
+        return scrub_paths(value, paths) if isinstance(value, str) else value
+
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            if "text" in out:
+                out["text"] = clean(out["text"])
+            if "traceback" in out:
+                out["traceback"] = clean(out["traceback"])
+            if "evalue" in out:
+                out["evalue"] = clean(out["evalue"])
+            for mime in ("text/plain", "text/html", "text/markdown"):
+                if mime in out.get("data", {}):
+                    out["data"][mime] = clean(out["data"][mime])
+
+
 def parse_params(section: str | None, pairs: list[list[str]]) -> dict:
     """Parameters: the params.yaml section (if any), then ``-p name value`` pairs (YAML)."""
     params: dict = {}
@@ -88,6 +145,7 @@ def run(notebook: Path, output: Path, parameters: dict) -> int:
     fd, tmp = tempfile.mkstemp(prefix=f".{output.stem}.", suffix=".ipynb", dir=output.parent)
     os.close(fd)
     logging.getLogger("papermill").setLevel(logging.WARNING)
+    started = time.perf_counter()
     try:
         executed = papermill.execute_notebook(
             nb, tmp, parameters=parameters, kernel_name="python3", cwd=str(ROOT),
@@ -105,9 +163,17 @@ def run(notebook: Path, output: Path, parameters: dict) -> int:
         Path(tmp).unlink(missing_ok=True)
         raise
     strip_volatile(executed, _relative(notebook), _relative(output))
+    scrub_outputs(executed, machine_paths())
     nbformat.write(executed, tmp)
     os.replace(tmp, output)
+    if output.resolve().is_relative_to(ROOT):  # the project's own run, not a test's copy
+        runlog.record(stage_name(notebook), time.perf_counter() - started)
     return 0
+
+
+def stage_name(notebook: Path) -> str:
+    """The stage a notebook runs: ``notebooks/04_agreement.py`` -> ``agreement``."""
+    return re.sub(r"^\d+_", "", notebook.stem)
 
 
 def _relative(path: Path) -> str:

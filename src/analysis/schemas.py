@@ -69,26 +69,72 @@ def year_lines_schema() -> pa.DataFrameSchema:
         strict=False, name="year file lines")
 
 
+# What each column of the processed issues table means, for the schema below and for the
+# data dictionary of ``data/processed/issues.csv`` (:mod:`analysis.table_schemas`).
+ISSUE_DESCRIPTIONS: dict[str, str] = {
+    "project": "the project the issue belongs to: its folder name under `Issue Report/` in "
+               "the dump (e.g. pytorch, DeepSpeed)",
+    "project_name": "the project's display name from data/projects.yaml (the folder name "
+                    "when the project is not listed there)",
+    "kind": "what the project is, from data/projects.yaml: `framework` (a deep learning "
+            "framework) or `toolkit` (an LLM toolkit); `unknown` for a project not listed",
+    "host": "where the project's issues are hosted, from data/projects.yaml (GitHub or "
+            "Gitee); `unknown` for a project not listed",
+    "issue_url": "the issue report's URL, as in the label file (Issue_URL, trimmed)",
+    "year": "the year the issue belongs to: the year of the `<Project>_<year>.txt` file that "
+            "lists its URL",
+    "type": "the issue type of the final label (Question, Requirement or Bug, by the "
+            "theme's letter A, B or C in data/taxonomy.yaml)",
+    "final_label": "the theme code the annotators settled on (Final_Label of the label "
+                   "file, e.g. C.3); always a code of data/taxonomy.yaml",
+    "theme": "the name of the final label's theme in data/taxonomy.yaml",
+    "n_ratings": "how many annotator columns of this row hold a label (missing ratings "
+                 "are not counted)",
+    "source_file": "the label file the row comes from, relative to data/raw "
+                   "(e.g. Issue Report/pytorch/pytorch.csv)",
+    "source_line": "the row's line number in that label file (counting from 1, the "
+                   "header included)",
+    "flags": "the kept anomalies of this row (rules of analysis.clean.RULES such as "
+             "whitespace, missing_rating, final_not_majority, duplicate_url), separated "
+             "by `;` in alphabetical order; empty when the row has none",
+}
+ANNOTATOR_DESCRIPTION = (
+    "one column per annotator, `annotator_<n>` for the column Label<n> of the label files "
+    "(Label3 gives annotator_3): the theme code that annotator gave the issue (a label "
+    "outside the taxonomy is kept as written); empty when the annotator gave no label "
+    "(a missing rating)")
+
+
 def issues_schema(annotators: list[str], codes: list[str], types: list[str]) -> \
         pa.DataFrameSchema:
-    """The processed issues table (``data/processed/issues.parquet``)."""
+    """The processed issues table (``data/processed/issues.parquet``).
+
+    Every column carries its meaning (:data:`ISSUE_DESCRIPTIONS`), so the data dictionary
+    of the CSV copy is generated from the same words.
+    """
     code_set = set(codes)
+    d = ISSUE_DESCRIPTIONS
     return pa.DataFrameSchema(
         {
-            "project": pa.Column(str, pa.Check.str_length(min_value=1)),
-            "project_name": pa.Column(str),
-            "kind": pa.Column(str),
-            "host": pa.Column(str),
-            "issue_url": pa.Column(str, pa.Check.str_matches(ISSUE_URL_PATTERN)),
-            "year": pa.Column("int64", pa.Check.in_range(1970, 2100)),
-            "type": pa.Column(str, pa.Check.isin(types)),
-            "final_label": pa.Column(str, pa.Check.isin(code_set)),
-            "theme": pa.Column(str),
-            **{a: pa.Column(object, nullable=True) for a in annotators},
-            "n_ratings": pa.Column("int64", pa.Check.in_range(0, max(len(annotators), 0))),
-            "source_file": pa.Column(str),
-            "source_line": pa.Column("int64", pa.Check.ge(2)),
-            "flags": pa.Column(str),
+            "project": pa.Column(str, pa.Check.str_length(min_value=1),
+                                 description=d["project"]),
+            "project_name": pa.Column(str, description=d["project_name"]),
+            "kind": pa.Column(str, description=d["kind"]),
+            "host": pa.Column(str, description=d["host"]),
+            "issue_url": pa.Column(str, pa.Check.str_matches(ISSUE_URL_PATTERN),
+                                   description=d["issue_url"]),
+            "year": pa.Column("int64", pa.Check.in_range(1970, 2100), description=d["year"]),
+            "type": pa.Column(str, pa.Check.isin(types), description=d["type"]),
+            "final_label": pa.Column(str, pa.Check.isin(code_set),
+                                     description=d["final_label"]),
+            "theme": pa.Column(str, description=d["theme"]),
+            **{a: pa.Column(object, nullable=True, description=ANNOTATOR_DESCRIPTION)
+               for a in annotators},
+            "n_ratings": pa.Column("int64", pa.Check.in_range(0, max(len(annotators), 0)),
+                                   description=d["n_ratings"]),
+            "source_file": pa.Column(str, description=d["source_file"]),
+            "source_line": pa.Column("int64", pa.Check.ge(2), description=d["source_line"]),
+            "flags": pa.Column(str, description=d["flags"]),
         },
         strict=True, ordered=True, name="processed issues")
 

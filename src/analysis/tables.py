@@ -125,7 +125,9 @@ def table1_vars(table: pd.DataFrame, shares: pd.Series) -> dict[str, object]:
     """Numbers, caption and alt text of Table I for the website (``report/vars/table1.json``).
 
     Counts are integers (the report formats them); shares are strings with the paper's
-    precision; the alt text describes what the figure shows, from the data.
+    precision; the alt text describes what the figure shows, from the data. Text that
+    quotes the data (project names) is kept under keys ending in ``_alt`` or ``_text``,
+    which the report shows only as escaped HTML (README, "Putting a stage on the website").
     """
     body = table.drop(index=SUM_ROW)
     years = [c for c in table.columns if c.isdigit()]
@@ -159,10 +161,12 @@ def table1_vars(table: pd.DataFrame, shares: pd.Series) -> dict[str, object]:
     if len(body):
         largest = body["Total"].idxmax()
         smallest = body["Total"].idxmin()
-        out.update({"largest_project": body.loc[largest, "name"],
-                    "largest_project_total": int(body.loc[largest, "Total"]),
-                    "smallest_project": body.loc[smallest, "name"],
+        largest_name, smallest_name = body.loc[largest, "name"], body.loc[smallest, "name"]
+        out.update({"largest_project_total": int(body.loc[largest, "Total"]),
                     "smallest_project_total": int(body.loc[smallest, "Total"])})
+        out["extremes_text"] = (f"{largest_name} contributes the most reports "
+                                f"({out['largest_project_total']:,}), {smallest_name} the "
+                                f"fewest ({out['smallest_project_total']:,}).")
         top = body[types].idxmax(axis=1)
         for t in types:
             out[f"projects_mostly_{t.lower()}"] = int((top == t).sum())
@@ -172,8 +176,8 @@ def table1_vars(table: pd.DataFrame, shares: pd.Series) -> dict[str, object]:
            f"Left: reports per year, {out['years']}. Right: reports per type "
            f"({', '.join(types)}).")
     if len(body) and "Bug" in types:
-        alt += (f" {out['largest_project']} has the most reports "
-                f"({out['largest_project_total']:,}) and {out['smallest_project']} the fewest "
+        alt += (f" {largest_name} has the most reports "
+                f"({out['largest_project_total']:,}) and {smallest_name} the fewest "
                 f"({out['smallest_project_total']:,}); bugs are the largest type in "
                 f"{out['projects_mostly_bug']} of {len(body)} projects.")
     out["fig_alt"] = alt

@@ -2,7 +2,8 @@
 project and per year, and the residuals of the type-mix tests.
 
 All are drawn at page width (7 in) in the house style of :mod:`analysis.figures` and are
-saved with :func:`analysis.figures.save_figure` by the caller.
+saved with :func:`analysis.figures.save_figure` by the caller. Names from the data pass
+through :func:`analysis.textsafe.visible` before they are drawn.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from matplotlib.colors import TwoSlopeNorm, to_rgb
 from matplotlib.patches import Rectangle
 
 from .figures import PAGE_WIDTH_IN, PALETTE, TYPE_COLOURS, apply_style
+from .textsafe import visible
 
 ROW_IN = 0.15  # height of one sub-theme row of the tree, inches
 THEME_GAP = 0.55  # gap between themes, in rows
@@ -91,7 +93,7 @@ def tree_figure(subthemes: pd.DataFrame, themes: pd.DataFrame, type_order: list[
         y0, y1 = block["y"].min() - 0.45, block["y"].max() + 0.45
         ax.add_patch(Rectangle((x_type, y0), w_type, y1 - y0, color=colour, lw=0))
         n_themes = block["theme_code"].nunique()
-        ax.text(x_type + w_type * 0.32, (y0 + y1) / 2, type_name, rotation=90,
+        ax.text(x_type + w_type * 0.32, (y0 + y1) / 2, visible(type_name), rotation=90,
                 ha="center", va="center", fontsize=6.8, color="white", fontweight="bold")
         ax.text(x_type + w_type * 0.72, (y0 + y1) / 2, f"{n_themes} themes, {len(block)} "
                 "sub-themes", rotation=90, ha="center", va="center", fontsize=5.8,
@@ -100,7 +102,8 @@ def tree_figure(subthemes: pd.DataFrame, themes: pd.DataFrame, type_order: list[
             ty0, ty1 = theme["y"].min() - 0.42, theme["y"].max() + 0.42
             ax.add_patch(Rectangle((x_theme, ty0), x_sub - 0.01 - x_theme, ty1 - ty0,
                                    color=tint(colour, 0.84), lw=0))
-            label = f"{code} {theme['theme'].iloc[0]}" if code else theme["theme"].iloc[0]
+            name = visible(theme["theme"].iloc[0])
+            label = f"{visible(code)} {name}" if code else name
             lines = textwrap.wrap(label, 29)
             max_lines = max(1, int((ty1 - ty0 + 0.3) / 0.9))
             if len(lines) > max_lines:
@@ -115,8 +118,8 @@ def tree_figure(subthemes: pd.DataFrame, themes: pd.DataFrame, type_order: list[
                     va="center", color="black" if n else "#B00000")
         for _, leaf in block.iterrows():
             star = "" if leaf["in_paper"] else " *"
-            code = leaf["code"] or "?"
-            ax.text(x_sub, leaf["y"], f"{code}  {leaf['name']}{star}", fontsize=fs,
+            code = visible(leaf["code"]) or "?"
+            ax.text(x_sub, leaf["y"], f"{code}  {visible(leaf['name'])}{star}", fontsize=fs,
                     va="center", ha="left",
                     style="normal" if leaf["in_paper"] else "italic")
             d = int(leaf["details"])
@@ -158,9 +161,9 @@ def share_heatmap(counts: pd.DataFrame, row_labels: dict[str, str],
             text = "0" if counts.iat[i, j] == 0 else ("<0.1" if v < 0.05 else f"{v:.1f}")
             ax.text(j, i, text, ha="center", va="center", fontsize=5.8,
                     color="white" if v > 0.6 * vmax else "#222222")
-    ax.set_yticks(range(n_rows), [row_labels.get(r, str(r)) for r in counts.index],
+    ax.set_yticks(range(n_rows), [visible(row_labels.get(r, r)) for r in counts.index],
                   fontsize=6.5)
-    ax.set_xticks(range(n_cols), [f"{column_labels.get(c, str(c))} ({int(totals[c]):,})"
+    ax.set_xticks(range(n_cols), [f"{visible(column_labels.get(c, c))} ({int(totals[c]):,})"
                                   for c in counts.columns], fontsize=6.3, rotation=45,
                   ha="right", rotation_mode="anchor")
     types = [row_types.get(r, "") for r in counts.index]
@@ -202,8 +205,9 @@ def year_shares_figure(counts: pd.DataFrame, row_labels: dict[str, str],
     for j, year in enumerate(years):
         ax.scatter(shares[year], ys, s=16, color=colours[j], zorder=2,
                    marker=markers[j % len(markers)],
-                   label=f"{year} (n={int(totals[year]):,})", edgecolor="black", lw=0.3)
-    ax.set_yticks(ys, [row_labels.get(r, str(r)) for r in shares.index], fontsize=6.5)
+                   label=f"{visible(year)} (n={int(totals[year]):,})", edgecolor="black",
+                   lw=0.3)
+    ax.set_yticks(ys, [visible(row_labels.get(r, r)) for r in shares.index], fontsize=6.5)
     ax.invert_yaxis()
     types = [row_types.get(r, "") for r in shares.index]
     for i in range(1, n_rows):
@@ -241,8 +245,8 @@ def residuals_figure(panels: list[tuple[pd.DataFrame, dict, str]], title: str,
             for j in range(data.shape[1]):
                 ax.text(j, i, f"{data[i, j]:.1f}", ha="center", va="center", fontsize=5.8,
                         color="white" if abs(data[i, j]) > 0.6 * clip else "#222222")
-        ax.set_yticks(range(data.shape[0]), [str(r) for r in resid.index], fontsize=6.5)
-        ax.set_xticks(range(data.shape[1]), [col_labels.get(c, str(c))
+        ax.set_yticks(range(data.shape[0]), [visible(r) for r in resid.index], fontsize=6.5)
+        ax.set_xticks(range(data.shape[1]), [visible(col_labels.get(c, c))
                                              for c in resid.columns],
                       fontsize=6.3, rotation=40, ha="right", rotation_mode="anchor")
         ax.tick_params(length=0)

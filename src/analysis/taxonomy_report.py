@@ -29,7 +29,8 @@ def _join(items: list[str]) -> str:
 def stage_vars(types: pd.DataFrame, themes: pd.DataFrame, subthemes: pd.DataFrame,
                rows: pd.DataFrame, tests: pd.DataFrame, item_split: str) -> dict[str, str]:
     """The flat key -> text mapping of ``report/vars/taxonomy.json`` (without the figure
-    texts, see :func:`figure_texts`)."""
+    texts, see :func:`figure_texts`). Text that quotes the detail files (sub-theme names,
+    file names) is under keys ending in ``_text``: the report shows it as escaped HTML."""
     out: dict[str, str] = {"source": "notebooks/03_taxonomy.py (stage taxonomy)",
                            "item_split": item_split}
     per_type = types[types["type"] != "Total"].set_index("type")
@@ -48,14 +49,18 @@ def stage_vars(types: pd.DataFrame, themes: pd.DataFrame, subthemes: pd.DataFram
                                           for r in silent.itertuples()]) or "none"
     extra = subthemes[(subthemes["rows_in_file"] > 0) & ~subthemes["in_paper"]]
     out["n_subthemes_not_in_paper"] = _n(len(extra))
-    out["subthemes_not_in_paper"] = _join([
-        f"{r.name} ({r.code or 'unmapped'}, under {r.theme_code or 'an unknown theme'})"
-        for r in extra.itertuples()]) or "none"
+    out["subthemes_not_in_paper_text"] = (
+        "Sub-themes of the detail files that the paper does not number: " + _join([
+            f"{r.name} ({r.code or 'unmapped'}, under {r.theme_code or 'an unknown theme'})"
+            for r in extra.itertuples()]) + "." if len(extra) else
+        "Every sub-theme of the detail files is one the paper numbers.")
     fixed = rows[rows["recovery"] != ""]
     out["n_rows_recovered"] = _n(len(fixed))
-    out["rows_recovered"] = _join([
-        f"{r.file.rsplit('/', 1)[-1]} line {r.line} ({r.recovery.replace('_', ' ')}; "
-        f"{r.items_comma} items)" for r in fixed.itertuples()]) or "none"
+    out["rows_recovered_text"] = (
+        "Rows recovered: " + _join([
+            f"{r.file.rsplit('/', 1)[-1]} line {r.line} ({r.recovery.replace('_', ' ')}; "
+            f"{r.items_comma} items)" for r in fixed.itertuples()]) + "." if len(fixed) else
+        "No row needed recovering.")
     out["n_details_split_in_parentheses"] = _n(total["details"] - total["details_parentheses"])
     for name in per_type.index:
         t = known[known["type"] == name].sort_values(["issues", "code"],
@@ -67,8 +72,8 @@ def stage_vars(types: pd.DataFrame, themes: pd.DataFrame, subthemes: pd.DataFram
                                                 f"{_pct(top['issue_share_of_type'])} of "
                                                 f"{name.lower()}s)")
     largest = subthemes.sort_values(["details", "code"], ascending=[False, True]).iloc[0]
-    out["largest_subtheme"] = (f"{largest['code']} {largest['name']} "
-                               f"({_n(largest['details'])} details)")
+    out["largest_subtheme_text"] = (f"The largest sub-theme is {largest['code']} "
+                                    f"{largest['name']} ({_n(largest['details'])} details).")
     for t in tests.itertuples(index=False):
         key = f"chi2_{t.test}"
         out[f"{key}_chi2"] = f"{t.chi2:,.1f}"
@@ -77,7 +82,7 @@ def stage_vars(types: pd.DataFrame, themes: pd.DataFrame, subthemes: pd.DataFram
         out[f"{key}_v"] = f"{t.cramers_v:.3f}"
         out[f"{key}_n"] = _n(t.n)
         p = format_p(t.p_value)
-        out[f"{key}_text"] = (f"χ²({int(t.dof)}, N = {_n(t.n)}) = {t.chi2:,.1f}, "
+        out[f"{key}_summary"] = (f"χ²({int(t.dof)}, N = {_n(t.n)}) = {t.chi2:,.1f}, "
                               f"p {p if p.startswith('<') else '= ' + p}, "
                               f"Cramér's V = {t.cramers_v:.3f}")
     return out

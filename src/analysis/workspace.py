@@ -66,6 +66,9 @@ def dvc(work: Path, *args: str, check: bool = True) -> subprocess.CompletedProce
 
 
 SKIP_DIRS = {".git", ".dvc", "__pycache__", ".pytest_cache", ".ruff_cache"}
+# What differs between two runs by design: the run record (times, machine), kept outside
+# the outputs (README, "The website").
+RUN_RECORD = ("build/runs/", "report/_site/build.json", "report/_site/build-info.js")
 
 
 def output_files(work: Path) -> list[str]:
@@ -74,7 +77,8 @@ def output_files(work: Path) -> list[str]:
     found = []
     for path in sorted(work.rglob("*")):
         rel = path.relative_to(work)
-        if path.is_file() and not SKIP_DIRS & set(rel.parts) and rel.as_posix() not in inputs:
+        if (path.is_file() and not SKIP_DIRS & set(rel.parts) and rel.as_posix() not in inputs
+                and not rel.as_posix().startswith(RUN_RECORD)):
             found.append(rel.as_posix())
     return found
 

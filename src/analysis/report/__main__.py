@@ -1,4 +1,14 @@
-"""Command line: ``python -m analysis.report [--renderer auto|quarto|preview]``."""
+"""Command line of the website build.
+
+    python -m analysis.report                  generate and render (the `report` stage)
+    python -m analysis.report generate         step 1 only: variables, includes, downloads
+    python -m analysis.report render           step 2 only: render report/_site/
+    python -m analysis.report render --if-needed   only if the site is missing, or was
+                                               rendered by the preview and Quarto is here now
+    python -m analysis.report quarto-setup     find Quarto, or try once to install it
+
+``--renderer auto|quarto|preview`` picks the renderer (auto: Quarto if it can be found).
+"""
 
 from __future__ import annotations
 
@@ -8,21 +18,36 @@ from pathlib import Path
 
 from ..errors import InputError
 from .layout import Layout
-from .site import build
+from .quarto import setup
+from .site import build, generate, needs_render, render
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m analysis.report",
         description="Build the website report/_site/ from the pipeline's outputs.")
+    parser.add_argument("step", nargs="?", default="all",
+                        choices=("all", "generate", "render", "quarto-setup"),
+                        help="all (default): generate, then render")
     parser.add_argument("--renderer", choices=("auto", "quarto", "preview"), default="auto",
-                        help="auto (default): Quarto if `quarto` is on PATH, else the "
-                             "pandoc preview")
+                        help="auto (default): Quarto if it can be found, else the pandoc "
+                             "preview")
+    parser.add_argument("--if-needed", action="store_true",
+                        help="render only if the site is missing or a better renderer is here")
     parser.add_argument("--root", type=Path, default=None,
                         help="project root (default: this checkout)")
     args = parser.parse_args(argv)
+    layout = Layout(args.root.resolve()) if args.root else Layout()
     try:
-        build(Layout(args.root.resolve()) if args.root else Layout(), renderer=args.renderer)
+        if args.step == "quarto-setup":
+            setup()
+        elif args.step == "generate":
+            generate(layout)
+        elif args.step == "render":
+            if not args.if_needed or needs_render(layout):
+                render(layout, renderer=args.renderer)
+        else:
+            build(layout, renderer=args.renderer)
     except InputError as exc:
         print(f"report: {exc}", file=sys.stderr)
         return 1

@@ -1,21 +1,24 @@
 """Generated includes: Markdown/HTML snippets the pages pull in with ``{{< include >}}``.
 
 Each function returns the text of one include from pipeline outputs; nothing here is
-typed by hand. Tables built from data are HTML with every cell escaped
-(:mod:`.htmlsafe`), wrapped in raw ``{=html}`` blocks so that Quarto and pandoc pass them
-through unchanged; headings and links are Markdown so that both renderers number, link
-and rewrite them the same way. Long lists sit in collapsed callouts.
+typed by hand. Everything that holds data text is HTML with every piece escaped
+(:mod:`.htmlsafe`), wrapped in raw ``{=html}`` blocks so that Quarto and pandoc pass it
+through unchanged; only fixed text (headings, callout titles, links to pages) is
+Markdown, so that both renderers number, link and rewrite it the same way. Long lists sit
+in collapsed callouts.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+import re
 from pathlib import Path
 
 import pandas as pd
+import yaml
 
-from .htmlsafe import esc, html_table, md_escape, raw_html_block
+from .blocks import figure_block
+from .htmlsafe import check_template_text, details_block, esc, html_table, md_escape, raw_html_block
 from .variables import STATUS_LABELS, scorecard_counts
 
 STATUS_HELP = {
@@ -29,8 +32,13 @@ MAX_LISTED = 2000  # anomalies listed per kind on the page (all are in quality.j
 
 
 def callout(kind: str, title: str, body: str, collapse: bool | None = None) -> str:
-    """A Quarto callout (``collapse``: None = not collapsible, True = closed, False = open)."""
+    """A Quarto callout (``collapse``: None = not collapsible, True = closed, False = open).
+
+    The title is Markdown, so it must be template text (checked): a title that quotes
+    data belongs in :func:`.htmlsafe.details_block` instead.
+    """
     attr = "" if collapse is None else f' collapse="{"true" if collapse else "false"}"'
+    title = md_escape(check_template_text(title, "callout title"))
     return f"::: {{.callout-{kind}{attr}}}\n## {title}\n\n{body}\n:::\n"
 
 
@@ -53,20 +61,61 @@ def scorecard_summary(card: pd.DataFrame, target: str = "reproducibility.qmd") -
                        f'title="{counts[s]} {esc(STATUS_LABELS[s])}"></span>')
     bar.append("</div>")
     lines = [raw_html_block("".join(bar))]
-    for s in STATUS_LABELS:
-        anchor = f"scorecard-{s.replace('_', '-')}"
-        lines.append(f"- [**{counts[s]:,} {STATUS_LABELS[s]}**]({target}#{anchor}): "
-                     f"{STATUS_HELP[s]}")
-    lines.append("")
+    page = target.replace(".qmd", ".html")
+    legend = "".join(
+        f'<li><span class="swatch st-{s}" aria-hidden="true"></span>'
+        f'<a href="{page}#scorecard-{s.replace("_", "-")}"><strong>{counts[s]:,} '
+        f"{esc(STATUS_LABELS[s])}</strong></a>: {esc(STATUS_HELP[s])}</li>"
+        for s in STATUS_LABELS)
+    lines.append(raw_html_block(f'<ul class="status-legend">{legend}</ul>'))
     by_source = (card.assign(n=1).pivot_table(index="source", columns="status", values="n",
                                               aggfunc="sum", fill_value=0)
                  .reindex(columns=list(STATUS_LABELS), fill_value=0))
     by_source.insert(0, "claims", by_source.sum(axis=1))
-    by_source = by_source.sort_values(["claims"], ascending=False, kind="mergesort")
-    by_source = by_source.reset_index().rename(columns={"source": "where in the paper",
-                                                        **STATUS_LABELS})
+    by_source = by_source.reset_index()
+    by_source = by_source.iloc[sorted(range(len(by_source)), key=lambda i: paper_order(
+        by_source["source"].iloc[i]))]
+    by_source = by_source.rename(columns={"source": "where in the paper", **STATUS_LABELS})
     lines.append(raw_html_block(html_table(by_source, classes="table sortable compact")))
     return "\n".join(lines)
+
+
+ROMAN = {"I": 1, "II": 2, "III": 3, "IV": 4, "V": 5, "VI": 6, "VII": 7, "VIII": 8}
+# Where the paper prints each table, as a section, so that a table sorts with its section
+TABLE_SECTIONS = {"Table I": "Section III.A"}
+
+
+def paper_order(source: str) -> tuple:
+    """A sort key that follows the paper: Abstract, then Sections I, II, III.A, III.B, ...
+    (by their first place when a claim names several; a table sorts after the text of
+    the section that prints it, unknown places last)."""
+    first = re.sub(r"\s*\([^)]*\)", "", str(source)).split(";")[0].strip()
+    if first == "Abstract":
+        return (0,)
+    table = first in TABLE_SECTIONS
+    first = TABLE_SECTIONS.get(first, first)
+    m = re.fullmatch(r"Section ([IVX]+)(?:\.([A-Z]))?(?:\.(\d+))?", first)
+    if not m:
+        return (99, first)
+    return (ROMAN.get(m.group(1), 50), ord(m.group(2)) - 64 if m.group(2) else 0,
+            int(m.group(3)) if m.group(3) else 0, 1 if table else 0)
+
+
+def scorecard_differs(card: pd.DataFrame) -> str:
+    """Every claim whose verdict is ``differs``: the paper's value, ours, and why."""
+    rows = card[card["status"] == "differs"]
+    if rows.empty:
+        return raw_html_block("<p>No number of the paper differs from ours.</p>")
+    order = sorted(range(len(rows)), key=lambda i: (paper_order(rows["source"].iloc[i]), i))
+    rows = rows.iloc[order]
+    shown = pd.DataFrame({
+        "what the paper says": [f'{esc(d)}<span class="claim-id">{esc(c)} · {esc(w)}</span>'
+                                for d, c, w in zip(rows["description"], rows["claim_id"],
+                                                   rows["source"], strict=True)],
+        "paper": rows["paper_value"].map(esc), "ours": rows["reproduced_value"].map(esc),
+        "why": rows["note"].map(esc)})
+    return raw_html_block(html_table(shown, numeric=["paper", "ours"], classes="table claims",
+                                     raw_columns=tuple(shown.columns)))
 
 
 def scorecard_full(card: pd.DataFrame) -> str:
@@ -84,8 +133,10 @@ def scorecard_full(card: pd.DataFrame) -> str:
                       "source"]].rename(columns={
                           "claim_id": "claim", "description": "what", "paper_value": "paper",
                           "reproduced_value": "ours", "source": "where"})
+        shown["claim"] = [esc(c).replace(".", ".<wbr>") for c in shown["claim"]]
         table = raw_html_block(html_table(shown, numeric=["paper", "ours"],
                                           classes="table sortable scorecard",
+                                          raw_columns=("claim",),
                                           table_id=f"scorecard-table-{s.replace('_', '-')}"))
         if len(rows) > 15:
             out.append(callout("note", f"All {len(rows):,} {label} claims", table,
@@ -122,8 +173,8 @@ def table1_compare(table: pd.DataFrame, card: pd.DataFrame, projects_meta: dict)
         cells.append(f'<td class="num st-reported">{esc(fp) or "–"}</td>')
         cls = ' class="sum"' if key == "sum" else ""
         rows.append(f"<tr{cls}>{''.join(cells)}</tr>")
-    html = (f'<table class="table compare"><thead><tr>{"".join(head)}</tr></thead>'
-            f'<tbody>{"".join(rows)}</tbody></table>')
+    html = (f'<div class="table-wrap"><table class="table compare"><thead><tr>'
+            f'{"".join(head)}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>')
     legend = ('<p class="legend">' + " ".join(status_badge(s) for s in STATUS_LABELS)
               + ' <span class="status-badge st-none">no printed value</span></p>')
     return raw_html_block(html + legend)
@@ -209,11 +260,11 @@ def quality_anomalies(quality: dict, max_listed: int = MAX_LISTED) -> str:
         shown = group.head(max_listed)[["file", "line", "column", "message", "action"]].copy()
         shown["line"] = shown["line"].map(lambda v: "" if v is None or v != v else int(v))
         shown["column"] = shown["column"].fillna("")
-        body = raw_html_block(html_table(shown, numeric=["line"]))
+        body = html_table(shown, numeric=["line"])
         if len(group) > max_listed:
-            body += (f"\nThe first {max_listed:,} of {len(group):,} are listed; "
-                     "`quality.json` (Downloads) has all of them.\n")
-        out.append(callout("note", f"{md_escape(kind)}: {len(group):,}", body, collapse=True))
+            body += (f"<p>The first {max_listed:,} of {len(group):,} are listed; "
+                     "<code>quality.json</code> (Downloads) has all of them.</p>")
+        out.append(details_block(f"{kind}: {len(group):,}", body))
     return "\n".join(out)
 
 
@@ -226,7 +277,16 @@ def quality_rules(quality: dict) -> str:
                    raw_html_block(html_table(frame, classes="table sortable")), collapse=True)
 
 
-# -- provenance, downloads, environment -----------------------------------------------
+# -- provenance, environment ----------------------------------------------------------
+
+def provenance_source(prov: dict) -> str:
+    """Where the release was read from and the manifest it was checked against (paths the
+    user chose: shown as escaped text)."""
+    manifest = prov.get("manifest") or {}
+    items = [f"<li>Read from: <code>{esc(prov.get('source', 'n/a'))}</code></li>",
+             f"<li>Manifest: <code>{esc(manifest.get('path', 'none'))}</code></li>"]
+    return raw_html_block(f'<ul class="provenance">{"".join(items)}</ul>')
+
 
 def provenance_files(prov: dict) -> str:
     files = pd.DataFrame([{"file": k, "bytes": v.get("bytes", 0), "sha256": v.get("sha256", ""),
@@ -242,29 +302,16 @@ def provenance_files(prov: dict) -> str:
                    collapse=True)]
     extra = prov.get("not_in_manifest") or []
     if extra:
-        out.append("Files not in the manifest: " + ", ".join(f"`{md_escape(f)}`"
-                                                            for f in extra) + "\n")
+        out.append(raw_html_block("<p>Files not in the manifest: " + ", ".join(
+            f"<code>{esc(f)}</code>" for f in extra) + "</p>"))
     return "\n".join(out)
-
-
-def downloads(entries: Iterable[tuple[str, str, int, str]]) -> str:
-    """Links to the processed tables copied into the site: (name, what, bytes, sha256)."""
-    rows = []
-    for name, what, size, digest in entries:
-        rows.append(f'<tr><td><a href="downloads/{esc(name)}" download>{esc(name)}</a></td>'
-                    f'<td>{esc(what)}</td><td class="num">{size:,}</td>'
-                    f'<td class="hash">{esc(digest[:16])}…</td></tr>')
-    return raw_html_block('<table class="table compact downloads"><thead><tr>'
-                          '<th scope="col">file</th><th scope="col">what it holds</th>'
-                          '<th scope="col" class="num">bytes</th><th scope="col">SHA-256</th>'
-                          f'</tr></thead><tbody>{"".join(rows)}</tbody></table>')
 
 
 def params_block(params_text: str, seeds: dict[str, object]) -> str:
     out = [raw_html_block(f'<pre class="params">{esc(params_text)}</pre>')]
     if seeds:
-        out.append("Seeds: " + ", ".join(f"`{md_escape(k)}` = {md_escape(v)}"
-                                          for k, v in sorted(seeds.items())) + ".\n")
+        out.append(raw_html_block("<p>Seeds: " + ", ".join(
+            f"<code>{esc(k)}</code> = {esc(v)}" for k, v in sorted(seeds.items())) + ".</p>"))
     else:
         out.append("No stage of the pipeline draws random numbers yet, so `params.yaml` has "
                    "no seed; a stage that does takes its seed from there.\n")
@@ -278,28 +325,189 @@ def versions_table(versions: dict[str, str]) -> str:
 
 
 def build_info(git: dict, renderer: str) -> str:
-    out = [f"- Commit: `{md_escape(git['commit'])}` on branch `{md_escape(git['branch'])}`",
-           f"- Tracked files modified when the site was built: **{md_escape(git['dirty'])}**"
-           + (f" ({len(git['dirty_files']):,} files)" if git["dirty_files"] else ""),
-           f"- Renderer: {md_escape(renderer)}", ""]
+    """Commit, branch, uncommitted changes and renderer of this build (escaped HTML)."""
+    items = [f"<li>Commit: <code>{esc(git['commit'])}</code> on branch "
+             f"<code>{esc(git['branch'])}</code></li>",
+             f"<li>Tracked files modified when the site was built: "
+             f"<strong>{esc(git['dirty'])}</strong>"
+             + (f" ({len(git['dirty_files']):,} files)" if git["dirty_files"] else "")
+             + "</li>", f"<li>Renderer: {esc(renderer)}</li>"]
+    out = raw_html_block(f'<ul class="build">{"".join(items)}</ul>')
     if git["dirty_files"]:
-        out.append(callout("note", "Modified files", "\n".join(
-            f"- `{md_escape(f)}`" for f in git["dirty_files"]) + "\n", collapse=True))
-    return "\n".join(out)
+        out += raw_html_block(
+            '<details class="callout callout-note"><summary class="callout-title">Modified '
+            'files</summary><div class="callout-body"><ul>'
+            + "".join(f"<li><code>{esc(f)}</code></li>" for f in git["dirty_files"])
+            + "</ul></div></details>")
+    return out
+
+
+def build_info_placeholder() -> str:
+    """Where ``build-info.js`` writes the run times and the machine of this build."""
+    return raw_html_block(
+        '<div id="build-info" class="build-info"><noscript><p>Run times and hardware of '
+        'this build are in <a href="build.json">build.json</a>.</p></noscript></div>'
+        '<script src="build-info.js"></script>')
+
+
+# Fills #build-info from the record the render step measured (the only file of the site
+# that differs between two runs on the same input).
+BUILD_INFO_JS = """// This build's run record, written by `python -m analysis.report render`.
+(function () {
+  var info = __DATA__;
+  function text(tag, s) { var e = document.createElement(tag); e.textContent = s; return e; }
+  function show() {
+    var box = document.getElementById("build-info");
+    if (!box) { return; }
+    var m = info.machine || {};
+    box.appendChild(text("p", "The pipeline's stages took " + info.total_seconds +
+      " s in all when each last ran, on " + (m.cpu || "an unknown CPU") + " (" + m.cores +
+      " cores, " + m.memory_gib + " GiB memory), " + m.os + ", Python " + m.python +
+      "; rendered by " + info.renderer + "."));
+    var table = document.createElement("table");
+    table.className = "table compact";
+    var head = table.createTHead().insertRow();
+    head.appendChild(text("th", "stage"));
+    var th = text("th", "seconds"); th.className = "num"; head.appendChild(th);
+    var body = table.createTBody();
+    info.stages.forEach(function (s) {
+      var row = body.insertRow();
+      row.appendChild(text("td", s.stage));
+      var td = text("td", s.seconds.toFixed(1)); td.className = "num"; row.appendChild(td);
+    });
+    var wrap = document.createElement("div"); wrap.className = "table-wrap";
+    wrap.appendChild(table); box.appendChild(wrap);
+  }
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", show);
+  } else { show(); }
+})();
+"""
 
 
 def dag_block(mermaid: str, how: str, figure: str | None) -> str:
     out = []
     if figure:
-        out.append(f"![The pipeline's stages and their order: an arrow means that the later "
-                   f"stage reads an output of the earlier one (arrows implied by a longer path "
-                   f"are left out; the Mermaid text below has them all).]({figure})"
-                   '{fig-alt="A flow chart of the DVC stages, from ingest through clean and '
-                   'the analysis stages to the scorecard and this report."}\n')
-    out.append(callout("note", f"The DAG as Mermaid text (`{how}`)",
-                       raw_html_block(f'<pre class="mermaid-src">{esc(mermaid)}</pre>'),
+        out.append(figure_block(
+            "fig-pipeline-dag", figure,
+            "The pipeline's stages and their order: an arrow means that the later stage "
+            "reads an output of the earlier one (arrows implied by a longer path are left "
+            "out; the Mermaid text below has them all).",
+            "A flow chart of the DVC stages, from ingest through clean and the analysis "
+            "stages to the scorecard and this report.", None))
+    out.append(callout("note", "The DAG as Mermaid text",
+                       raw_html_block(f"<p>From <code>{esc(how)}</code>.</p>"
+                                      f'<pre class="mermaid-src">{esc(mermaid)}</pre>'),
                        collapse=True))
     return "\n".join(out)
+
+
+# -- the study, its links, how to cite, the licence ----------------------------------------
+
+def citation(path: Path) -> dict:
+    """``CITATION.cff`` as a mapping (empty if the file is missing)."""
+    if not path.is_file():
+        return {}
+    return yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+
+
+def _link(href: str, text: str) -> str:
+    ok = re.match(r"^https://[^\s\"'<>]+$", str(href or ""))
+    return f'<a href="{esc(href)}">{esc(text)}</a>' if ok else esc(text)
+
+
+def release_reference(cff: dict) -> dict:
+    """The data reference of ``CITATION.cff`` (the upstream release)."""
+    for ref in cff.get("references") or []:
+        if ref.get("type") == "data":
+            return ref
+    return {}
+
+
+def study_links(cff: dict, prov: dict) -> str:
+    """Links to the paper, the upstream release at the pinned commit and this package."""
+    paper = cff.get("preferred-citation") or {}
+    ref = release_reference(cff)
+    repo = ref.get("repository-code", "")
+    commit = str(prov.get("commit") or ref.get("commit") or "")
+    release = (f"{repo}/tree/{commit}" if repo and re.fullmatch(r"[0-9a-f]{40}", commit)
+               else repo)
+    own = cff.get("repository-code", "")
+    placeholder = "REPLACE-ME" in own
+    items = [
+        f"<li>The paper: {_link(paper.get('url', ''), paper.get('title', 'the paper'))}"
+        + (f" ({esc(_identifier(paper))})" if _identifier(paper) else "") + "</li>",
+        f"<li>The authors' release: {_link(release, repo.replace('https://github.com/', ''))}"
+        f" at commit <code>{esc(commit[:7] or 'unknown')}</code></li>",
+        "<li>This package: " + _link(own, own or "not set")
+        + (" (a placeholder: set <code>repository-code</code> in CITATION.cff)"
+           if placeholder else "") + "</li>"]
+    return raw_html_block(f'<ul class="study-links">{"".join(items)}</ul>')
+
+
+def _identifier(work: dict) -> str:
+    """The first identifier of a cited work (the arXiv id of the paper)."""
+    return next((str(i.get("value")) for i in work.get("identifiers") or []
+                 if i.get("value")), "")
+
+
+def _authors(people: list[dict]) -> list[str]:
+    out = []
+    for p in people or []:
+        if p.get("family-names"):
+            out.append(f"{p['family-names']}, {p.get('given-names', '')}".strip(", "))
+        elif p.get("name"):
+            out.append(str(p["name"]))
+    return out
+
+
+def _bibtex(key: str, kind: str, fields: dict[str, str]) -> str:
+    body = ",\n".join(f"  {k} = {{{v}}}" for k, v in fields.items() if v)
+    return f"@{kind}{{{key},\n{body}\n}}"
+
+
+def how_to_cite(cff: dict) -> str:
+    """A "How to cite" block built from ``CITATION.cff``: the study and this package."""
+    if not cff:
+        return "No `CITATION.cff` in this build.\n"
+    paper = cff.get("preferred-citation") or {}
+    paper_authors = _authors(paper.get("authors"))
+    ident = _identifier(paper)
+    pkg_authors = _authors(cff.get("authors"))
+    texts = [
+        f"{'; '.join(paper_authors)} ({paper.get('year', '')}). {paper.get('title', '')}. "
+        f"{paper.get('journal', '')} {ident}. {paper.get('url', '')}",
+        f"{'; '.join(pkg_authors)}. {cff.get('title', '')} (version {cff.get('version', '')})"
+        f" [software]. {cff.get('repository-code', '')}"]
+    bib = "\n\n".join([
+        _bibtex("mu2025designing", "article", {
+            "title": paper.get("title", ""), "author": " and ".join(paper_authors),
+            "journal": f"{paper.get('journal', '')} {ident}".strip(),
+            "year": str(paper.get("year", "")), "url": paper.get("url", "")}),
+        _bibtex("reproduction_package", "software", {
+            "title": cff.get("title", ""), "author": " and ".join(pkg_authors),
+            "version": str(cff.get("version", "")), "url": cff.get("repository-code", ""),
+            "license": cff.get("license", "")})])
+    return raw_html_block(
+        '<div class="cite"><p><strong>The study</strong></p>'
+        f"<p>{esc(texts[0])}</p><p><strong>This reproduction package</strong></p>"
+        f"<p>{esc(texts[1])}</p><details><summary>BibTeX</summary>"
+        f'<pre class="bibtex">{esc(bib)}</pre></details>'
+        "<p>Built from <code>CITATION.cff</code> in the repository.</p></div>")
+
+
+def licence_block(path: Path) -> str:
+    """The licence of the code (the first lines of ``LICENSE``, the full text folded)."""
+    if not path.is_file():
+        return "No `LICENSE` in this build.\n"
+    text = path.read_text(encoding="utf-8").strip()
+    first = text.splitlines()[0] if text else "LICENSE"
+    return raw_html_block(
+        f"<p>The code of this package is under the {esc(first)}. The released data are "
+        "the study authors'; their repository states no licence, so the downloads on the "
+        "Data page are offered for checking this reproduction only.</p>"
+        f'<details><summary>{esc(first)}, full text</summary><pre class="licence">'
+        f"{esc(text)}</pre></details>")
 
 
 # -- notebooks ------------------------------------------------------------------------
@@ -310,10 +518,11 @@ def notebooks_index(entries: list[dict]) -> str:
         return "No executed notebook yet: run `dvc repro`.\n"
     out = []
     for e in entries:
-        outs = ", ".join(f"`{md_escape(o)}`" for o in e["outs"]) or "none"
-        out.append(f"### [{md_escape(e['stem'])}]({e['href']})\n\n"
-                   f"{md_escape(e['title'])}. Stage `{md_escape(e['stage'] or '?')}`; "
-                   f"writes {outs}.\n")
+        outs = ", ".join(f"<code>{esc(o)}</code>" for o in e["outs"]) or "none"
+        out.append(f"### [{md_escape(check_template_text(e['stem'], 'notebook'))}]"
+                   f"({e['href']})\n\n"
+                   + raw_html_block(f"<p>{esc(e['title'])}. Stage <code>"
+                                    f"{esc(e['stage'] or '?')}</code>; writes {outs}.</p>"))
     return "\n".join(out)
 
 

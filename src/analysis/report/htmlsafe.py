@@ -1,16 +1,17 @@
 """Escaping for everything that reaches the website from the data.
 
-Text from the released dump (URLs, project and file names, anomaly messages, later quotes
-and keywords) is untrusted. It reaches a page in one of three ways, each with its own
-escape:
+The rule: text from a dump (URLs, project and file names, labels, anomaly messages,
+quotes, keywords) reaches a page only as HTML that the report writes and escapes itself,
+in a raw HTML block of a generated include. It never reaches Quarto's Markdown or
+shortcode processing: not as a ``{{< var >}}`` value, an attribute, a Markdown table or a
+caption. Quarto expands shortcodes even inside raw HTML blocks, so :func:`esc` also writes
+``{`` and ``}`` as entities (no data can form a shortcode), and shows control and bidi
+characters as visible markers (:func:`analysis.textsafe.visible`).
 
-- inside HTML the report writes itself (tables, lists): :func:`esc`, which also turns
-  ``{`` and ``}`` into entities so that no data can ever form a Quarto shortcode;
-- as inline Markdown (values of ``{{< var >}}``): :func:`md_escape`, a backslash before
-  every ASCII punctuation character, which pandoc's Markdown (and so Quarto's) reads as
-  that literal character;
-- inside an attribute (``fig-alt="..."``): :func:`attr_text`, plain text without the
-  characters that would end the attribute or start a shortcode.
+Text the package writes from fixed templates (numbers, codes and names of the curated
+taxonomy, captions) may be Markdown: :func:`md_escape` makes it literal, and
+:func:`check_template_text` refuses anything that could still start a shortcode, math or
+a raw block there.
 
 Executed notebooks carry HTML outputs (pandas tables). :func:`sanitize_html` re-emits such
 HTML keeping only table and text markup, no scripts, styles, event handlers or links.
@@ -24,14 +25,48 @@ from html.parser import HTMLParser
 
 import pandas as pd
 
+from ..textsafe import has_hidden, visible
+
 _PUNCT = re.compile(r"([!-/:-@\[-`{-~])")
 _SAFE_INLINE = re.compile(r"[\w\s.,:;%()/+'=–—·-]*")
 
 
 def esc(text: object) -> str:
-    """HTML-escape ``text`` (quotes too) and neutralise shortcode braces."""
-    return (html.escape("" if text is None else str(text), quote=True)
+    """HTML-escape ``text`` (quotes too), neutralise shortcode braces and show control and
+    bidi characters as visible markers (tabs and line breaks stay)."""
+    return (html.escape(visible("" if text is None else str(text), keep="\t\n\r"),
+                        quote=True)
             .replace("{", "&#123;").replace("}", "&#125;"))
+
+
+# Characters that template text for Markdown may not hold: braces (shortcodes), dollar
+# signs (math), backslashes and backticks (escapes, code and raw blocks).
+TEMPLATE_FORBIDDEN = re.compile(r"[{}$\\`]")
+
+
+def template_text_problem(text: object) -> str | None:
+    """Why ``text`` cannot be Markdown template text (see :func:`check_template_text`), or
+    None when it can."""
+    s = "" if text is None else str(text)
+    if m := TEMPLATE_FORBIDDEN.search(s):
+        return f"holds {m.group(0)!r}"
+    if has_hidden(s):
+        return "holds a control or formatting character"
+    return None
+
+
+def check_template_text(text: object, where: str) -> str:
+    """``text`` if it is safe as Markdown template text, else a ValueError naming ``where``.
+
+    Template text (variables, captions, callout titles) is written by the package from
+    fixed templates and numbers; data text goes through :func:`esc` into HTML instead. A
+    failure here is a bug in the stage that wrote the text, not a user error.
+    """
+    problem = template_text_problem(text)
+    if problem:
+        raise ValueError(f"{where}: template text {problem}; data text must be shown as "
+                         "escaped HTML (a key ending in _text or _alt), not as a variable")
+    return "" if text is None else str(text)
 
 
 def md_escape(text: object) -> str:
@@ -47,29 +82,24 @@ def md_escape(text: object) -> str:
     return _PUNCT.sub(r"\\\1", s)
 
 
-def attr_text(text: object) -> str:
-    """Plain text that is safe inside a double-quoted Markdown attribute value."""
-    s = "" if text is None else str(text)
-    s = re.sub(r"\s+", " ", s).strip()
-    return (s.replace('"', "'").replace("\\", "/").replace("{", "(").replace("}", ")"))
-
-
 def html_table(frame: pd.DataFrame, *, numeric: list[str] | None = None,
                classes: str = "table sortable", caption: str | None = None,
                row_classes: list[str] | None = None, raw_columns: tuple[str, ...] = (),
                table_id: str | None = None) -> str:
-    """An HTML table of ``frame`` with every cell escaped.
+    """An HTML table of ``frame`` with every cell escaped, in a container that scrolls
+    sideways when the table is wider than the page (the page itself never does).
 
     ``numeric`` columns are right-aligned (default: the numeric dtypes). ``raw_columns``
     hold HTML the report built itself from escaped parts (links, badges) and are inserted
-    as they are. ``row_classes`` gives one class string per row.
+    as they are. ``row_classes`` gives one class string per row. Every cell carries its
+    column name (``data-label``) so that narrow screens can show a row as a card.
     """
     if numeric is None:
         numeric = [c for c in frame.columns if pd.api.types.is_numeric_dtype(frame[c])]
     attrs = f' class="{esc(classes)}"' if classes else ""
     if table_id:
         attrs += f' id="{esc(table_id)}"'
-    out = [f"<table{attrs}>"]
+    out = [f'<div class="table-wrap"><table{attrs}>']
     if caption:
         out.append(f"<caption>{esc(caption)}</caption>")
     out.append("<thead><tr>")
@@ -83,9 +113,9 @@ def html_table(frame: pd.DataFrame, *, numeric: list[str] | None = None,
         for col, value in zip(frame.columns, row, strict=True):
             cls = ' class="num"' if col in numeric else ""
             cell = value if col in raw_columns else esc(_cell_text(value))
-            out.append(f"<td{cls}>{cell}</td>")
+            out.append(f'<td{cls} data-label="{esc(col)}">{cell}</td>')
         out.append("</tr>")
-    out.append("</tbody></table>")
+    out.append("</tbody></table></div>")
     return "".join(out)
 
 
@@ -110,12 +140,30 @@ def _cell_text(value: object) -> str:
     return str(value)
 
 
+def paragraph(text: object, classes: str = "") -> str:
+    """Data text as one escaped HTML paragraph in a raw block."""
+    cls = f' class="{esc(classes)}"' if classes else ""
+    return raw_html_block(f"<p{cls}>{esc(text)}</p>")
+
+
+def details_block(title: str, body_html: str, *, open_: bool = False,
+                  classes: str = "callout callout-note") -> str:
+    """A collapsible section as raw HTML (title escaped here, ``body_html`` already HTML):
+    the same in both renderers, and safe for a title that quotes data."""
+    return raw_html_block(f'<details class="{esc(classes)}"{" open" if open_ else ""}>'
+                          f'<summary class="callout-title">{esc(title)}</summary>'
+                          f'<div class="callout-body">{body_html}</div></details>')
+
+
 def raw_html_block(content: str) -> str:
     """Wrap HTML as a raw block that Quarto and pandoc pass through unchanged.
 
-    The fence is longer than any run of backticks in ``content`` (data text may hold
+    Quarto expands shortcodes even inside raw blocks, so every brace is written as an
+    entity (the browser shows it as the brace): nothing inside can form a shortcode. The
+    fence is longer than any run of backticks in ``content`` (data text may hold
     Markdown code fences), so nothing inside can close it.
     """
+    content = content.replace("{", "&#123;").replace("}", "&#125;")
     longest = max((len(m) for m in re.findall(r"`+", content)), default=0)
     fence = "`" * max(3, longest + 1)
     return f"{fence}{{=html}}\n{content}\n{fence}\n"

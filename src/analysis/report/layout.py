@@ -93,11 +93,27 @@ class Layout:
     def requirements(self) -> Path:
         return self.root / "requirements.txt"
 
+    @property
+    def projects(self) -> Path:
+        return self.root / "data" / "projects.yaml"
 
-# Processed tables offered for download on the Data page (copied into the site).
-DOWNLOADS = (
-    ("issues.csv", "one row per labelled issue (all annotators' labels, final label, type, "
-                   "theme, year, flags)"),
-    ("rejected.csv", "rows set aside by the cleaning rules, with the reason"),
-    ("quality.json", "the quality report: row accounting, every anomaly, the rules"),
-)
+    @property
+    def citation(self) -> Path:
+        return self.root / "CITATION.cff"
+
+    @property
+    def licence(self) -> Path:
+        return self.root / "LICENSE"
+
+    # -- run records and rendering (outside git and DVC) -----------------------------------
+    @property
+    def runs_dir(self) -> Path:
+        return self.root / "build" / "runs"
+
+    @property
+    def render_dir(self) -> Path:
+        return self.root / "build" / "site-render"
+
+    def pages(self) -> list[Path]:
+        """The site's hand-written pages (``report/*.qmd``)."""
+        return sorted(self.site_src.glob("*.qmd"))

@@ -1,22 +1,28 @@
-"""The executed notebooks as pages.
+"""The executed notebooks as pages, rendered by the package itself.
 
-Quarto renders ``report/notebooks/*.ipynb`` itself (without executing them). The preview
-renderer uses :func:`notebook_body`: Markdown cells through pandoc, code cells as
-escaped code, outputs as escaped text, sanitised HTML (pandas tables) or embedded images.
-:func:`notebook_entries` lists the notebooks with the stage that ran each one and the
-artifacts that stage wrote, read from ``dvc.yaml``.
+A notebook's outputs can quote the data (a warning naming a project folder, a table of
+labels), and Quarto expands shortcodes in notebook outputs and loads scripts from a CDN
+for them. So neither renderer sees a notebook: the report stage writes each one's body as
+escaped HTML (:func:`notebook_body`: Markdown cells through pandoc, code as escaped code,
+outputs as escaped text, sanitised HTML tables or embedded images) into
+``_generated/notebooks/<stem>.md``, and the render step adds a page stub
+``notebooks/<stem>.qmd`` (:func:`notebook_stub`) that includes it, with a download link
+to the executed ``.ipynb``. :func:`notebook_entries` lists the notebooks with the stage
+that ran each one and the artifacts that stage wrote, read from ``dvc.yaml``.
 """
 
 from __future__ import annotations
 
 import base64
+import html
+import json
 import re
 from collections.abc import Callable
 from pathlib import Path
 
 import yaml
 
-from .htmlsafe import esc, sanitize_html
+from .htmlsafe import check_template_text, esc, raw_html_block, sanitize_html
 
 H1_RE = re.compile(r"^#\s+(.+?)\s*$", re.M)
 
@@ -56,7 +62,7 @@ def notebook_entries(notebooks_dir: Path, dvc_yaml: Path, root: Path) -> list[di
         key = path.relative_to(root).as_posix()
         stage, outs = stages.get(key, (None, []))
         entries.append({"stem": path.stem, "title": notebook_title(nb) or path.stem,
-                        "href": f"notebooks/{path.name}", "stage": stage, "outs": outs})
+                        "href": f"notebooks/{path.stem}.qmd", "stage": stage, "outs": outs})
     return entries
 
 
@@ -117,3 +123,34 @@ def notebook_body(nb, markdown_to_html: Callable[[str], str]) -> str:
                      f'<pre class="nb-source"><code class="language-python">'
                      f'{esc(cell.source)}</code></pre>{outputs}</div>')
     return "\n".join(parts)
+
+
+def notebook_include(nb, stem: str) -> str:
+    """The generated include of one notebook page: a download link and the body, as one
+    raw HTML block; its title is kept in a comment for the page stub."""
+    from .preview import markdown_block
+
+    title = notebook_title(nb) or stem
+    link = (f'<p class="nb-download">Executed notebook: <a href="{esc(stem)}.ipynb" '
+            f"download>{esc(stem)}.ipynb</a> (written by the pipeline; not re-run for this "
+            "page)</p>")
+    return (f"<!-- title: {esc(title).replace('--', '&#45;&#45;')} -->\n"
+            + raw_html_block(link + notebook_body(nb, markdown_block)))
+
+
+def notebook_includes(notebooks_dir: Path) -> dict[str, str]:
+    """``notebooks/<stem>.md`` -> the include of every executed notebook."""
+    import nbformat
+
+    out = {}
+    for path in sorted(notebooks_dir.glob("*.ipynb")) if notebooks_dir.is_dir() else []:
+        out[f"notebooks/{path.stem}.md"] = notebook_include(
+            nbformat.read(path, as_version=4), path.stem)
+    return out
+
+
+def notebook_stub(stem: str, title: str) -> str:
+    """The page source of one notebook: its title and the include with its body."""
+    title = check_template_text(html.unescape(title), f"title of notebook {stem}")
+    return (f"---\ntitle: {json.dumps(title, ensure_ascii=False)}\n---\n\n"
+            f"{{{{< include ../_generated/notebooks/{stem}.md >}}}}\n")

@@ -27,7 +27,7 @@ from pathlib import Path
 import pandas as pd
 
 from .generated import STATUS_MARK, callout, quality_anomalies, status_badge
-from .htmlsafe import esc, html_table, md_escape, raw_html_block, sanitize_html
+from .htmlsafe import details_block, esc, html_table, md_escape, raw_html_block, sanitize_html
 from .variables import STATUS_LABELS
 
 SCORECARD = "report/scorecard.csv"
@@ -276,11 +276,10 @@ def taxonomy_residuals(i: Inputs, top: int = 12) -> str:
             "observed": g["observed"].map(count),
             "expected": g["expected"].map(lambda x: f"{float(x):,.1f}"),
             "standardized residual": g["std_residual"].map(lambda x: f"{float(x):+.1f}")})
-        out.append(callout("note", f"{TEST_NAMES.get(test, md_escape(test))}: the "
-                           f"{len(g):,} cells farthest from independence",
-                           table(shown, numeric=["observed", "expected",
-                                                 "standardized residual"]),
-                           collapse=True))
+        out.append(details_block(
+            f"{TEST_NAMES.get(test, test)}: the {len(g):,} cells farthest from independence",
+            html_table(shown, numeric=["observed", "expected", "standardized residual"],
+                       classes="table sortable compact")))
     return "\n".join(out)
 
 
@@ -605,8 +604,8 @@ def keywords_audit(i: Inputs) -> str:
         g = a[a["kind"] == k]
         shown = pd.DataFrame({"list": g["list"], "keyword": g["keyword"].astype(str),
                               "line": g["line"].map(count), "detail": g["detail"]})
-        out.append(callout("note", f"{md_escape(k)}: {len(g):,}",
-                           table(shown, numeric=["line"]), collapse=True))
+        out.append(details_block(f"{k}: {len(g):,}", html_table(
+            shown, numeric=["line"], classes="table sortable compact")))
     return "\n".join(out)
 
 
@@ -623,10 +622,9 @@ def keywords_lists(i: Inputs) -> str:
             title = (f"line {count(r.line)}, entry {count(r.position)}"
                      + ("" if counted else ": repeats an earlier entry, not counted"))
             chips.append(f'<code class="{cls}" title="{esc(title)}">{esc(r.keyword)}</code>')
-        body = raw_html_block(f'<p class="keywords">{" ".join(chips)}</p>')
         counted = int(g["counted"].map(yes_no).eq("yes").sum())
-        out.append(callout("note", f"{md_escape(name)}: {len(g):,} entries, {counted:,} "
-                           "distinct", body, collapse=True))
+        out.append(details_block(f"{name}: {len(g):,} entries, {counted:,} distinct",
+                                 f'<p class="keywords">{" ".join(chips)}</p>'))
     return "\n".join(out)
 
 

@@ -3,6 +3,7 @@
 --   callouts      ::: {.callout-note collapse="true"} + "## Title"  -> <details>/<div>
 --   fig-alt       ![caption](img){fig-alt="..."}                    -> <img alt="...">
 --   figure ids    {#fig-name}                                       -> "Figure N: caption"
+--   div figures   ::: {#fig-name} content, caption paragraph :::     -> a numbered figure
 --   links         page.qmd / notebooks/x.ipynb (#anchor)            -> .html
 --   tables        Markdown tables get Bootstrap's "table" class, as in Quarto
 
@@ -20,7 +21,28 @@ local function callout_type(el)
   return nil
 end
 
+local function numbered_caption(inlines)
+  figure_count = figure_count + 1
+  local prefix = pandoc.List({pandoc.Str("Figure"), pandoc.Space(),
+                              pandoc.Str(tostring(figure_count) .. ":"), pandoc.Space()})
+  prefix:extend(inlines)
+  return prefix
+end
+
+-- A Quarto "div figure": the last paragraph is the caption, the rest the content.
+local function div_figure(el)
+  local content = el.content
+  local caption = {}
+  if #content > 1 and content[#content].t == "Para" then
+    caption = {pandoc.Plain(numbered_caption(content[#content].content))}
+    content = content:clone()
+    content:remove(#content)
+  end
+  return pandoc.Figure(content, caption, el.attr)
+end
+
 function Div(el)
+  if el.identifier:match("^fig%-") then return div_figure(el) end
   local ctype = callout_type(el)
   if not ctype then return nil end
   local content = el.content
@@ -62,13 +84,9 @@ end
 
 function Figure(fig)
   if fig.identifier:match("^fig%-") then
-    figure_count = figure_count + 1
     local caption = fig.caption.long
     if #caption > 0 and caption[1].t == "Plain" then
-      local prefix = pandoc.List({pandoc.Str("Figure"), pandoc.Space(),
-                                  pandoc.Str(tostring(figure_count) .. ":"), pandoc.Space()})
-      prefix:extend(caption[1].content)
-      caption[1].content = prefix
+      caption[1].content = numbered_caption(caption[1].content)
     end
   end
   return fig

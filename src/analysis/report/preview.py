@@ -1,15 +1,17 @@
 """The preview renderer: the Quarto website built with pandoc alone.
 
-Used where the ``quarto`` CLI is not on PATH. It reads the same sources as Quarto
-(``_quarto.yml``, the ``.qmd`` pages, ``_variables.yml``, the executed notebooks) and
-writes the same page paths into ``_site/``:
+Used where Quarto cannot be found. It reads the same sources as Quarto (the staging copy
+of the project: ``_quarto.yml``, the ``.qmd`` pages including the notebook pages,
+``_variables.yml``, the generated includes) and writes the same page paths into
+``_site/``:
 
 - ``{{< var a.b >}}`` and ``{{< include file >}}`` are resolved as Quarto does (an include
   on a line of its own, its path relative to the including page or, with a leading
   ``/``, to the project; ``{{{< ... >}}}`` stays literal). An unknown variable, a missing
   include or any other shortcode stops the build with the file and line;
-- callouts (collapsible ones as ``<details>``), ``fig-alt``, figure numbering and the
-  rewriting of ``.qmd``/``.ipynb`` links to ``.html`` are done by ``preview.lua``;
+- callouts (collapsible ones as ``<details>``), figures (Markdown images and Quarto's
+  div figures), their numbering and the rewriting of ``.qmd``/``.ipynb`` links to
+  ``.html`` are done by ``preview.lua``;
 - every page gets the navbar of ``_quarto.yml`` (current page marked), a table of
   contents, the page footer, the site stylesheet (a local file: no fonts or scripts are
   fetched from anywhere) and the ``include-after-body`` file;
@@ -68,15 +70,20 @@ def pandoc(markdown: str, *, toc: bool = False, filters: bool = True) -> tuple[s
 
 
 def pandoc_markdown_to_html(markdown: str, shift_headings: int = 0) -> str:
-    """Markdown from the data as HTML: raw HTML is read as text, headings are shifted
-    ``shift_headings`` levels down. The caller sanitises the result."""
+    """Markdown from the data as HTML: raw HTML, raw TeX and math are read as text (a
+    backslash or a dollar sign shows as itself), headings are shifted ``shift_headings``
+    levels down. The caller sanitises the result."""
     import pypandoc
 
     args = ["--wrap=none", "--syntax-highlighting=none"]
     if shift_headings:
         args.append(f"--shift-heading-level-by={shift_headings}")
-    return pypandoc.convert_text(markdown, "html5", format="markdown-raw_html-raw_attribute",
-                                 extra_args=args)
+    return pypandoc.convert_text(markdown, "html5", format=DATA_MARKDOWN, extra_args=args)
+
+
+# Pandoc's Markdown for text from the data: no raw HTML, raw TeX, raw attributes or math.
+DATA_MARKDOWN = ("markdown-raw_html-raw_attribute-raw_tex-tex_math_dollars"
+                 "-tex_math_single_backslash-tex_math_double_backslash")
 
 
 def markdown_inline(text: str) -> str:
@@ -266,7 +273,7 @@ PAGE = """<!DOCTYPE html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="generator" content="analysis.report preview (pandoc {pandoc})">
 <title>{page_title}</title>
-{css}
+{favicon}{css}
 </head>
 <body class="preview{body_class}">
 {navbar}
@@ -288,14 +295,15 @@ PAGE = """<!DOCTYPE html>
 
 
 def page_html(page: Page, *, site_title: str, navbar: str, footer: str, css: list[str],
-              after_body: str, prefix: str) -> str:
+              after_body: str, prefix: str, favicon: str = "") -> str:
     css_links = "\n".join(f'<link rel="stylesheet" href="{esc(prefix + c)}">' for c in css)
     toc = (f'<nav class="toc" aria-label="on this page"><h2>On this page</h2>{page.toc}</nav>'
            if page.toc else "")
     return PAGE.format(
         pandoc=esc(pandoc_version()),
         page_title=esc(f"{page.title} – {site_title}" if page.title else site_title),
-        css=css_links, body_class=" notebook" if page.source.endswith(".ipynb") else "",
+        favicon=(f'<link rel="icon" href="{esc(prefix + favicon)}">\n' if favicon else ""),
+        css=css_links, body_class=" notebook" if page.source.startswith("notebooks/") else "",
         navbar=navbar, toc=toc, title=esc(page.title),
         subtitle=f'<p class="subtitle">{esc(page.subtitle)}</p>' if page.subtitle else "",
         body=page.body, footer=footer, after_body=after_body)
@@ -328,20 +336,6 @@ def render_qmd(project: Path, source: str, variables: dict) -> Page:
                 toc=toc if toc.count("<li") > 1 else "", body=html)
 
 
-def render_notebook(project: Path, source: str) -> Page:
-    import nbformat
-
-    from .notebooks import notebook_body, notebook_title
-
-    nb = nbformat.read(project / source, as_version=4)
-    body = notebook_body(nb, markdown_block)
-    link = (f'<p class="nb-download">Executed notebook: <a href="{esc(Path(source).name)}" '
-            f"download>{esc(Path(source).name)}</a> (written by the pipeline; not re-run "
-            "for this page)</p>")
-    return Page(source, output_name(source), title=notebook_title(nb) or Path(source).stem,
-                body=link + body)
-
-
 LOCAL_SRC_RE = re.compile(r'\s(?:src|href)="([^"#?:]+)(?:[#?][^"]*)?"')
 
 
@@ -351,8 +345,7 @@ def render_site(project: Path, out: Path, variables: dict) -> list[str]:
     website = config.get("website") or {}
     html_format = ((config.get("format") or {}).get("html")) or {}
     inputs = render_inputs(project, config)
-    pages = [render_notebook(project, s) if s.endswith(".ipynb")
-             else render_qmd(project, s, variables) for s in inputs]
+    pages = [render_qmd(project, s, variables) for s in inputs]
     titles = {p.source: p.title for p in pages}
     navbar = website.get("navbar") or {}
     left = _nav_entries(navbar.get("left"), titles)
@@ -374,7 +367,8 @@ def render_site(project: Path, out: Path, variables: dict) -> list[str]:
             html = page_html(page, site_title=str(website.get("title", "")),
                              navbar=navbar_html(str(website.get("title", "")), left, right,
                                                 page.output, prefix),
-                             footer=footer, css=css, after_body=after_body, prefix=prefix)
+                             footer=footer, css=css, after_body=after_body, prefix=prefix,
+                             favicon=str(website.get("favicon") or ""))
             target = tmp / page.output
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(html, encoding="utf-8", newline="\n")
@@ -384,7 +378,8 @@ def render_site(project: Path, out: Path, variables: dict) -> list[str]:
                 if rel not in copied and (project / rel).is_file() and not rel.endswith(
                         (".qmd", ".html")):
                     copied.add(rel)
-        for pattern in [*css, *_as_list((config.get("project") or {}).get("resources"))]:
+        for pattern in [*css, *_as_list(website.get("favicon")),
+                        *_as_list((config.get("project") or {}).get("resources"))]:
             for p in project.glob(pattern):
                 if p.is_file():
                     copied.add(p.relative_to(project).as_posix())

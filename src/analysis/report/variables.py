@@ -1,19 +1,20 @@
-"""``report/_variables.yml``: every number the pages print, generated from the pipeline.
+"""``report/_variables.yml``: the numbers the pages print, generated from the pipeline.
 
 Quarto's ``{{< var a.b >}}`` reads this file; the preview renderer reads the same file.
-Sections (the first part of a key):
+Variables carry numbers and text the package writes from fixed templates, never data
+text (README, "Guarantees"): every value is checked with
+:func:`.htmlsafe.check_template_text`. Sections (the first part of a key):
 
-- ``<stage>``: ``report/vars/<stage>.json`` of each analysis stage, as written;
-- ``metrics.<stage>``: ``metrics/<stage>.json`` (nested keys kept);
+- ``<stage>``: ``report/vars/<stage>.json`` of each analysis stage, without the keys
+  that hold data text or figure texts (ending in ``_text``, ``_alt`` or ``_caption``:
+  the report shows those as escaped HTML, see :func:`stage_texts`);
 - ``scorecard``: claims per status (from ``report/scorecard.csv``);
 - ``quality``: row accounting and anomaly counts (``data/processed/quality.json``);
-- ``source``: provenance of the released data (``data/provenance.json``);
-- ``params``: ``params.yaml``;
-- ``build``: commit, dirty tree, renderer, Python and pandoc versions.
+- ``source``: the upstream commit and file counts of the provenance record;
+- ``build`` (added when the site is rendered, not here): commit, renderer.
 
-Every value is a string, already formatted (integers with thousands separators, floats
-with two decimals) and escaped for inline Markdown; values of keys ending in ``_alt`` are
-plain text for ``fig-alt="..."`` attributes.
+Values are strings, already formatted (integers with thousands separators, floats with
+two decimals) and escaped for inline Markdown.
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -30,10 +30,15 @@ import pandas as pd
 import yaml
 
 from ..errors import InputError
-from .htmlsafe import attr_text, md_escape
+from .htmlsafe import check_template_text, md_escape
 from .layout import Layout
 
 RESERVED = {"build", "source", "quality", "scorecard", "metrics", "params"}
+# Keys of a stage's vars file that are not variables: data text and alt texts (shown only
+# as escaped HTML) and figure captions (written into the figure blocks).
+TEXT_SUFFIXES = ("_text", "_alt")
+CAPTION_SUFFIX = "_caption"
+COMMIT_RE = re.compile(r"[0-9a-f]{7,40}")
 KEY_RE = re.compile(r"[A-Za-z0-9_-]+")
 VAR_RE = re.compile(r"\{\{<\s*var\s+([^\s>]+)\s*>\}\}")
 STATUS_LABELS = {"exact": "exact", "rounding": "within rounding", "differs": "differs",
@@ -57,14 +62,18 @@ def fmt(value: Any) -> str:
     return str(value)
 
 
-def var_value(key: str, value: Any) -> str:
-    """Format and escape one value for ``_variables.yml`` (see the module docstring).
-
-    A seed is an identifier, not a quantity: it is printed without thousands separators.
-    """
+def var_value(key: str, value: Any, where: str = "") -> str:
+    """Format, check and escape one value for ``_variables.yml`` (see the module
+    docstring). A seed is an identifier, not a quantity: no thousands separators."""
     is_seed = "seed" in key.lower() and isinstance(value, int) and not isinstance(value, bool)
     text = str(value) if is_seed else fmt(value)
-    return attr_text(text) if key.endswith("_alt") else md_escape(text)
+    return md_escape(check_template_text(text, f"{where}.{key}" if where else key))
+
+
+def is_text_key(key: str) -> bool:
+    """True for keys of a stage's vars file that are not variables (data and figure
+    texts, see :data:`TEXT_SUFFIXES`)."""
+    return key.endswith((*TEXT_SUFFIXES, CAPTION_SUFFIX))
 
 
 def _tree(data: Mapping, where: str) -> dict:
@@ -77,12 +86,12 @@ def _tree(data: Mapping, where: str) -> dict:
         if isinstance(value, Mapping):
             out[key] = _tree(value, f"{where}.{key}")
         else:
-            out[key] = var_value(key, value)
+            out[key] = var_value(key, value, where)
     return out
 
 
-def stage_vars(vars_dir: Path) -> dict[str, dict]:
-    """``report/vars/<stage>.json`` files: flat mappings key -> string or number."""
+def read_stage_vars(vars_dir: Path) -> dict[str, dict]:
+    """``report/vars/<stage>.json`` files as written: stage -> flat key -> value."""
     out: dict[str, dict] = {}
     for path in sorted(vars_dir.glob("*.json")) if vars_dir.is_dir() else []:
         stage = path.stem
@@ -101,18 +110,22 @@ def stage_vars(vars_dir: Path) -> dict[str, dict]:
             if not KEY_RE.fullmatch(key) or isinstance(value, dict | list):
                 raise InputError(f"key {key!r}: keys must be plain names and values strings "
                                  "or numbers", file=str(path), fix="flatten the mapping")
-        out[stage] = _tree(data, stage)
+        out[stage] = data
     return out
 
 
-def metrics_vars(metrics_dir: Path) -> dict[str, dict]:
-    """``metrics/<stage>.json``, nested keys kept (``metrics.table1.by_type.Bug``)."""
-    out = {}
-    for path in sorted(metrics_dir.glob("*.json")) if metrics_dir.is_dir() else []:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        if isinstance(data, dict):
-            out[path.stem] = _tree(data, f"metrics.{path.stem}")
-    return out
+def stage_vars(vars_dir: Path) -> dict[str, dict]:
+    """The variables of every stage: its vars file without the text keys, formatted and
+    checked (a value that is not template text is a bug in the stage: ValueError)."""
+    return {stage: _tree({k: v for k, v in data.items() if not is_text_key(k)}, stage)
+            for stage, data in read_stage_vars(vars_dir).items()}
+
+
+def stage_texts(vars_dir: Path) -> dict[str, dict[str, str]]:
+    """The text keys of every stage's vars file (data text, alt texts, captions), as
+    written: the report shows them only as escaped HTML or checked captions."""
+    return {stage: {k: "" if v is None else str(v) for k, v in data.items() if is_text_key(k)}
+            for stage, data in read_stage_vars(vars_dir).items()}
 
 
 def scorecard_counts(card: pd.DataFrame) -> dict[str, int]:
@@ -159,19 +172,25 @@ def quality_vars(quality: dict) -> dict:
 
 
 def provenance_vars(prov: dict) -> dict:
-    commit = prov.get("commit") or "unknown"
+    """Counts and identifiers of the provenance record; the paths it names (source,
+    manifest) are user-chosen text and shown by the Data page's include instead."""
+    commit = str(prov.get("commit") or "")
+    commit = commit if COMMIT_RE.fullmatch(commit) else "unknown"
     manifest = prov.get("manifest") or {}
+    digest = str(manifest.get("sha256") or "")
+    kinds = {"dir": "a folder", "archive": "an archive", "url": "a downloaded archive",
+             "cache": "the download cache"}
     out = {
         "commit": commit,
         "commit_short": commit[:7] if commit != "unknown" else commit,
-        "commit_from": prov.get("commit_from") or "n/a",
-        "source": prov.get("source", "n/a"),
-        "source_kind": prov.get("source_kind", "n/a"),
+        "commit_from": {"params": "params.yaml (ingest.commit)", "url": "the source URL",
+                        "archive": "the archive's folder name"}.get(
+                            str(prov.get("commit_from")), "not recorded"),
+        "source_kind": kinds.get(str(prov.get("source_kind")), "unknown"),
         "files": prov.get("file_count", len(prov.get("files", {}))),
         "bytes": prov.get("total_bytes", 0),
         "verified": bool(prov.get("verified", False)),
-        "manifest": manifest.get("path", "none"),
-        "manifest_sha256": manifest.get("sha256", "n/a"),
+        "manifest_sha256": digest if re.fullmatch(r"[0-9a-f]{64}", digest) else "n/a",
         "not_in_manifest": len(prov.get("not_in_manifest", [])),
         "ignored": len(prov.get("ignored", [])),
     }
@@ -190,7 +209,7 @@ def git_info(root: Path) -> dict[str, Any]:
 
     commit = (git("rev-parse", "HEAD") or "").strip()
     status = git("status", "--porcelain", "--untracked-files=no")
-    if not commit:
+    if not COMMIT_RE.fullmatch(commit):
         return {"commit": "unknown", "commit_short": "unknown", "dirty": "unknown",
                 "dirty_files": [], "branch": "unknown"}
     changed = sorted(line[3:] for line in (status or "").splitlines() if line.strip())
@@ -200,27 +219,23 @@ def git_info(root: Path) -> dict[str, Any]:
             "dirty_files": changed, "branch": branch}
 
 
-def build_vars(layout: Layout, renderer: str, versions: dict[str, str]) -> dict:
-    """All variables of the site (see the module docstring)."""
-    from ..config import load_yaml
-
+def build_vars(layout: Layout) -> dict:
+    """The variables of the pipeline's outputs (see the module docstring); nothing here
+    depends on the machine, the renderer or the commit, so the file is the same on every
+    machine for the same outputs."""
     data: dict[str, Any] = {}
     data.update(stage_vars(layout.vars_dir))
-    data["metrics"] = metrics_vars(layout.metrics)
     card = pd.read_csv(layout.scorecard, dtype=str, keep_default_na=False)
     data["scorecard"] = scorecard_vars(card)
     data["quality"] = quality_vars(json.loads(layout.quality.read_text(encoding="utf-8")))
     data["source"] = provenance_vars(json.loads(layout.provenance.read_text(encoding="utf-8")))
-    data["params"] = _tree(load_yaml(layout.params) or {}, "params")
-    git = git_info(layout.root)
-    data["build"] = _tree({
-        "commit": git["commit"], "commit_short": git["commit_short"], "dirty": git["dirty"],
-        "dirty_files": len(git["dirty_files"]), "branch": git["branch"],
-        "renderer": renderer,
-        "python": versions.get("python", sys.version.split()[0]),
-        "pandoc": versions.get("pandoc", "n/a"),
-    }, "build")
     return data
+
+
+def render_vars(git: dict, renderer: str) -> dict:
+    """The ``build`` section, added when the site is rendered: commit and renderer."""
+    return {"build": _tree({"commit": git["commit"], "commit_short": git["commit_short"],
+                            "renderer": renderer}, "build")}
 
 
 def write_vars(path: Path, data: dict) -> None:

@@ -1,0 +1,123 @@
+"""Figure blocks and data-text paragraphs: the generated includes that carry data text.
+
+A page shows a stage's figure with ``{{< include _generated/figures/<stem>.md >}}`` and a
+sentence that quotes the data with ``{{< include _generated/text/<stage>/<key>.md >}}``.
+Both are written here, whole, so that no page puts a shortcode inside an attribute
+(Quarto 1.8 then prints the attribute block as text, quarto-cli#11650) and no data text
+reaches Quarto's Markdown:
+
+- a figure block is a Quarto "div figure" (``::: {#fig-...}``): its content is a raw HTML
+  ``<img>`` with the alt text escaped by the report, its caption the last paragraph,
+  written from a fixed template (checked, see :func:`.htmlsafe.check_template_text`).
+  Quarto and the preview renderer both number it and give it the caption; the image
+  links to the full-size SVG, and a line under it links the PNG and the notebook that
+  drew it;
+- a data-text paragraph is one escaped raw HTML ``<p>``.
+
+Figure texts come from the stage's vars file: ``fig_<name>_caption`` and
+``fig_<name>_alt`` for ``report/figures/<stage>_<name>.svg`` (``fig_caption`` and
+``fig_alt`` for a stage's only figure ``<stage>.svg``).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from .htmlsafe import check_template_text, esc, md_escape, paragraph, raw_html_block
+
+INCLUDE_RE = re.compile(r"\{\{<\s*include\s+(\S+)\s*>\}\}")
+
+
+def figure_id(stem: str) -> str:
+    """The cross-reference id of a figure: ``agreement_kappas`` -> ``fig-agreement-kappas``."""
+    return "fig-" + re.sub(r"[^A-Za-z0-9]+", "-", stem).strip("-").lower()
+
+
+def figure_stage(stem: str, stages: list[str]) -> tuple[str, str] | None:
+    """(stage, figure name) of a figure file stem, the longest matching stage first:
+    ``agreement_audit_final`` -> ``("agreement", "audit_final")``, ``table1`` ->
+    ``("table1", "")``; None when no stage matches."""
+    for stage in sorted(stages, key=len, reverse=True):
+        if stem == stage:
+            return stage, ""
+        if stem.startswith(stage + "_"):
+            return stage, stem[len(stage) + 1:]
+    return None
+
+
+def figure_keys(name: str) -> tuple[str, str]:
+    """The caption and alt-text keys of a figure in its stage's vars file."""
+    return (f"fig_{name}_caption", f"fig_{name}_alt") if name else ("fig_caption", "fig_alt")
+
+
+def figure_block(fig_id: str, svg: str, caption: str, alt: str,
+                 source: tuple[str, str] | None) -> str:
+    """The Markdown of one numbered figure (see the module docstring): ``svg`` is the
+    figure's path in the site (a PNG of the same name sits next to it), ``source`` the
+    (label, href) of the notebook that drew it, or None."""
+    caption = md_escape(check_template_text(caption, f"caption of {svg}")).strip()
+    img = (f'<a class="figure-full" href="{esc(svg)}" title="Open the full-size figure">'
+           f'<img src="{esc(svg)}" alt="{esc(alt)}" class="figure-img"></a>')
+    links = [f'<a href="{esc(svg)}">full-size SVG</a>',
+             f'<a href="{esc(svg[:-4])}.png">PNG</a>']
+    if source:
+        links.insert(0, f'<a href="{esc(source[1])}">Source: {esc(source[0])}</a>')
+    return (f"::: {{#{fig_id}}}\n"
+            + raw_html_block(f'<div class="figure-scroll">{img}</div>')
+            + f"\n{caption or 'Figure.'}\n:::\n\n"
+            + raw_html_block(f'<p class="figure-source">{" · ".join(links)}</p>'))
+
+
+def missing_figure(stem: str) -> str:
+    return (f"*Not available in this build: the figure `{stem}` was not drawn (run "
+            "`dvc repro`; the stage that draws it may not have run).*\n")
+
+
+def figure_includes(figures_dir: Path, texts: dict[str, dict[str, str]],
+                    sources: dict[str, tuple[str, str]]) -> dict[str, str]:
+    """``figures/<stem>.md`` -> its block, for every SVG in ``figures_dir`` of a stage
+    with a vars file. ``sources`` maps a figure's path (``report/figures/<stem>.svg``)
+    to the (label, href) of its notebook."""
+    out = {}
+    for svg in sorted(figures_dir.glob("*.svg")) if figures_dir.is_dir() else []:
+        match = figure_stage(svg.stem, list(texts))
+        if not match:
+            continue
+        stage, name = match
+        caption_key, alt_key = figure_keys(name)
+        stage_texts = texts[stage]
+        if caption_key not in stage_texts or alt_key not in stage_texts:
+            raise ValueError(f"report/vars/{stage}.json: {svg.name} needs {caption_key} and "
+                             f"{alt_key}")
+        out[f"figures/{svg.stem}.md"] = figure_block(
+            figure_id(svg.stem), f"figures/{svg.name}", stage_texts[caption_key],
+            stage_texts[alt_key], sources.get(f"report/figures/{svg.name}"))
+    return out
+
+
+def text_includes(texts: dict[str, dict[str, str]]) -> dict[str, str]:
+    """``text/<stage>/<key>.md`` -> the data text as one escaped paragraph, for every key
+    ending in ``_text``."""
+    return {f"text/{stage}/{key}.md": paragraph(value, "data-text")
+            for stage, keys in sorted(texts.items()) for key, value in sorted(keys.items())
+            if key.endswith("_text")}
+
+
+def referenced_includes(pages: list[Path], prefix: str = "_generated/") -> set[str]:
+    """Names (under ``_generated/``) of every generated include the pages use."""
+    out = set()
+    for page in pages:
+        for target in INCLUDE_RE.findall(page.read_text(encoding="utf-8")):
+            target = target.strip("\"'").lstrip("/")
+            if target.startswith(prefix):
+                out.add(target[len(prefix):])
+    return out
+
+
+def unavailable(name: str) -> str:
+    """The note an include shows when the stage that writes its input has not run."""
+    if name.startswith("figures/"):
+        return missing_figure(Path(name).stem)
+    return ("*Not available in this build: the stage that writes this part has not run "
+            "(run `dvc repro`).*\n")

@@ -1,0 +1,149 @@
+"""The site's downloads: every table the pipeline wrote, safe to open in a spreadsheet,
+each with a data dictionary.
+
+Copied into ``report/downloads/``: the processed data (``data/processed/issues.csv``,
+``rejected.csv``, ``quality.json``), the scorecard and every ``report/tables/*.csv``. A
+CSV cell that a spreadsheet would run as a formula (one that begins with ``=``, ``+``,
+``-``, ``@``, a tab or a carriage return, and is not a plain number) gets a leading
+apostrophe, the OWASP rule against CSV injection; the untouched files stay in
+``data/processed/`` and ``report/tables/``. The Data page lists every file with its size,
+full SHA-256 and a data dictionary (column, type, meaning, example) generated from the
+pandera schemas of :mod:`analysis.table_schemas`.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import re
+import shutil
+import tempfile
+from pathlib import Path
+
+import pandas as pd
+
+from .htmlsafe import esc, html_table, raw_html_block
+from .layout import Layout
+
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+NUMBER_RE = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
+
+# (source relative to the project root, name under downloads/, what it holds)
+PROCESSED = (
+    ("data/processed/issues.csv", "data/issues.csv",
+     "one row per labelled issue: all annotators' labels, final label, type, theme, year, "
+     "flags"),
+    ("data/processed/rejected.csv", "data/rejected.csv",
+     "rows set aside by the cleaning rules, with the reason"),
+    ("data/processed/quality.json", "data/quality.json",
+     "the quality report: row accounting, every anomaly, the rules"),
+    ("report/scorecard.csv", "scorecard.csv",
+     "every number the paper prints beside ours, with the verdict"),
+)
+
+
+def neutralise_cell(cell: str) -> str:
+    """A cell a spreadsheet shows as text: an apostrophe before a would-be formula."""
+    if cell.startswith(FORMULA_START) and not NUMBER_RE.fullmatch(cell):
+        return "'" + cell
+    return cell
+
+
+def neutralise_csv(src: Path, dest: Path) -> int:
+    """Copy a CSV with every cell neutralised; return the number of cells changed."""
+    changed = 0
+    with src.open(encoding="utf-8", newline="") as fin, \
+            dest.open("w", encoding="utf-8", newline="") as fout:
+        writer = csv.writer(fout, lineterminator="\n")
+        for row in csv.reader(fin):
+            out = [neutralise_cell(c) for c in row]
+            changed += sum(a != b for a, b in zip(row, out, strict=True))
+            writer.writerow(out)
+    return changed
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def downloadable(layout: Layout) -> list[tuple[str, str, str]]:
+    """(source, name under downloads/, what it holds) of every file offered."""
+    out = [(src, name, what) for src, name, what in PROCESSED
+           if (layout.root / src).is_file()]
+    for csv_path in sorted(layout.tables.glob("*.csv")) if layout.tables.is_dir() else []:
+        rel = csv_path.relative_to(layout.root).as_posix()
+        out.append((rel, f"tables/{csv_path.name}", "a table of the analysis stages"))
+    return out
+
+
+def dictionary_html(layout: Layout, source: str) -> str:
+    """The data dictionary of one CSV as an escaped table (empty if it has no schema)."""
+    try:
+        from ..table_schemas import data_dictionary, schema_for
+    except ImportError:  # pragma: no cover - the schemas module is part of the package
+        return ""
+    frame = pd.read_csv(layout.root / source, dtype=str, keep_default_na=False, nrows=200)
+    schema = schema_for(source, frame)
+    if schema is None:
+        return ""
+    return html_table(data_dictionary(schema, frame), numeric=[],
+                      classes="table compact dictionary")
+
+
+def write_downloads(layout: Layout, dest: Path) -> str:
+    """Fill ``dest`` (replaced whole) and return the Data page's include listing it."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=".downloads-", dir=dest.parent))
+    rows, dictionaries, neutralised = [], [], 0
+    try:
+        for source, name, what in downloadable(layout):
+            target = tmp / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if name.endswith(".csv"):
+                neutralised += neutralise_csv(layout.root / source, target)
+                dictionary = dictionary_html(layout, source)
+                if dictionary:
+                    dictionaries.append((name, dictionary))
+            else:
+                shutil.copyfile(layout.root / source, target)
+            rows.append({"file": f'<a href="downloads/{esc(name)}" download>{esc(name)}</a>',
+                         "what it holds": esc(what),
+                         "bytes": f"{target.stat().st_size:,}",
+                         "SHA-256": f'<code class="hash">{sha256_file(target)}</code>'})
+        tmp.chmod(0o755)
+        for path in tmp.rglob("*"):
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        if dest.exists():
+            shutil.rmtree(dest)
+        tmp.replace(dest)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return downloads_include(rows, dictionaries, neutralised)
+
+
+def downloads_include(rows: list[dict], dictionaries: list[tuple[str, str]],
+                      neutralised: int) -> str:
+    frame = pd.DataFrame(rows, columns=["file", "what it holds", "bytes", "SHA-256"])
+    out = io.StringIO()
+    out.write(raw_html_block(html_table(frame, numeric=["bytes"],
+                                        classes="table compact downloads",
+                                        raw_columns=("file", "what it holds", "SHA-256"))))
+    out.write(raw_html_block(
+        f"<p>Cells that a spreadsheet would run as a formula (beginning with <code>=</code>, "
+        f"<code>+</code>, <code>-</code>, <code>@</code>, a tab or a carriage return, and "
+        f"not a number) are written with a leading apostrophe in these copies "
+        f"({neutralised:,} cells in this build); the untouched files are "
+        f"<code>data/processed/</code>, <code>report/tables/</code> and "
+        f"<code>report/scorecard.csv</code> of a run of the pipeline.</p>"))
+    for name, dictionary in dictionaries:
+        out.write(raw_html_block(
+            f'<details class="callout callout-note dictionary"><summary class="callout-title">'
+            f"Data dictionary of {esc(name)}</summary><div class=\"callout-body\">"
+            f"{dictionary}</div></details>"))
+    return out.getvalue()

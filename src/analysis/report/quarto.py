@@ -1,0 +1,106 @@
+"""Finding Quarto, and trying once to install it into the project's virtual environment.
+
+The site renders with Quarto whenever it can be had: ``quarto`` on ``PATH``, in the conda
+environment (``$CONDA_PREFIX/bin``) or in the running Python environment's ``bin``. If
+none is there, :func:`setup` (run by ``make report``) tries once to install the pinned
+``quarto-cli`` from PyPI into the virtual environment. That package has no wheel: its
+build downloads Quarto's release archive, so on a machine that cannot reach it the attempt
+fails within seconds. A failed attempt is remembered in the environment
+(``.quarto-unavailable``), so later runs do not retry, and one line says that the pandoc
+preview renders instead and how to get Quarto.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+QUARTO_CLI_PIN = "quarto-cli==1.8.27"
+MARKER = ".quarto-unavailable"
+INSTALL_TIMEOUT = 300
+HOW_TO_GET = ("install Quarto (https://quarto.org/docs/get-started/, or the conda "
+              "environment of environment.yml) and run `make report` again")
+
+
+def candidates() -> list[Path]:
+    """Where a Quarto CLI may be, besides ``PATH``."""
+    out = []
+    if os.environ.get("CONDA_PREFIX"):
+        out.append(Path(os.environ["CONDA_PREFIX"]) / "bin" / "quarto")
+    out.append(Path(sys.prefix) / "bin" / "quarto")
+    return out
+
+
+def find_quarto() -> str | None:
+    """The Quarto command to run, or None."""
+    found = shutil.which("quarto")
+    if found:
+        return found
+    for path in candidates():
+        if path.is_file() and os.access(path, os.X_OK):
+            return str(path)
+    return None
+
+
+def quarto_version(quarto: str) -> str:
+    try:
+        res = subprocess.run([quarto, "--version"], capture_output=True, text=True,
+                             timeout=120, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return "unknown"
+    return res.stdout.strip() or "unknown"
+
+
+def in_virtualenv() -> bool:
+    return sys.prefix != getattr(sys, "base_prefix", sys.prefix)
+
+
+def marker_path() -> Path:
+    return Path(sys.prefix) / MARKER
+
+
+def try_install(timeout: float = INSTALL_TIMEOUT) -> tuple[bool, str]:
+    """One attempt at ``pip install quarto-cli``; (installed, reason it failed)."""
+    cmd = [sys.executable, "-m", "pip", "install", "--disable-pip-version-check", "--quiet",
+           "--timeout", "15", QUARTO_CLI_PIN]
+    try:
+        res = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)
+    except subprocess.TimeoutExpired:
+        return False, f"pip install {QUARTO_CLI_PIN} took over {timeout:.0f} s"
+    except OSError as exc:
+        return False, f"pip could not run ({exc.strerror})"
+    if res.returncode != 0:
+        errors = [line.strip() for line in (res.stderr or res.stdout).splitlines()
+                  if line.strip().startswith("ERROR")]
+        return False, (errors[-1] if errors else f"pip install {QUARTO_CLI_PIN} failed")
+    return find_quarto() is not None, "the package installed no quarto command"
+
+
+def setup(log=print) -> str | None:
+    """Find Quarto, or try once to install it (see the module docstring); return it."""
+    quarto = find_quarto()
+    if quarto:
+        log(f"report: Quarto {quarto_version(quarto)} found ({quarto}); the site renders with it")
+        return quarto
+    marker = marker_path()
+    if not in_virtualenv():
+        log(f"report: Quarto not found; the pandoc preview renders the site. To get Quarto, "
+            f"{HOW_TO_GET}.")
+        return None
+    if marker.is_file():
+        reason = marker.read_text(encoding="utf-8").strip() or "an earlier attempt failed"
+        log(f"report: Quarto not found ({reason}; not retried: delete {marker} to retry); "
+            f"the pandoc preview renders the site. To get Quarto, {HOW_TO_GET}.")
+        return None
+    installed, reason = try_install()
+    if installed:
+        quarto = find_quarto()
+        log(f"report: installed {QUARTO_CLI_PIN}; the site renders with Quarto")
+        return quarto
+    marker.write_text(reason + "\n", encoding="utf-8")
+    log(f"report: Quarto could not be installed ({reason}); the pandoc preview renders the "
+        f"site. To get Quarto, {HOW_TO_GET}.")
+    return None
