@@ -13,9 +13,11 @@ PYTEST_ARGS ?=
 
 venv: $(STAMP)
 
-$(STAMP): requirements.txt pyproject.toml
+$(STAMP): requirements.txt requirements-no-deps.txt pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps \
+		-r requirements-no-deps.txt
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps \
 		--no-build-isolation -e .
 	@touch $(STAMP)
@@ -43,6 +45,49 @@ test: $(STAMP)
 ## unit tests only (seconds)
 test-fast: $(STAMP)
 	$(RUN) python -m pytest -m "not slow" $(PYTEST_ARGS)
+
+## the unit tests under each of Python 3.11, 3.12 and 3.13 that this machine has (on PATH,
+## else under pyenv), each in its own .venv-3.X made like .venv (never touching .venv);
+## ends with one line per version: passed, failed or absent
+PYENV_ROOT ?= $(HOME)/.pyenv
+TEST_PYTHONS ?= 3.11 3.12 3.13
+.PHONY: test-pythons
+test-pythons:
+	@summary=(); failed=0; \
+	for v in $(TEST_PYTHONS); do \
+	  want="import sys; sys.exit(sys.version_info[:2] != tuple(map(int, '$$v'.split('.'))))"; \
+	  py=""; \
+	  for c in "$$(command -v python$$v)" $$(ls -d $(PYENV_ROOT)/versions/$$v.*/bin/python3 \
+	      2>/dev/null | sort -V -r); do \
+	    if [ -n "$$c" ] && "$$c" -c "$$want" >/dev/null 2>&1; then py=$$c; break; fi; \
+	  done; \
+	  if [ -z "$$py" ]; then \
+	    echo "test-pythons: python$$v not found, skipped"; \
+	    summary+=("Python $$v: absent"); continue; \
+	  fi; \
+	  venv=.venv-$$v; \
+	  if [ ! -f $$venv/.installed ] || [ requirements.txt -nt $$venv/.installed ] || \
+	      [ requirements-no-deps.txt -nt $$venv/.installed ] || \
+	      [ pyproject.toml -nt $$venv/.installed ]; then \
+	    echo "test-pythons: setting up $$venv with $$py"; \
+	    rm -f $$venv/.installed; { test -x $$venv/bin/python || "$$py" -m venv $$venv; } && \
+	    echo '*' > $$venv/.gitignore && \
+	    $$venv/bin/python -m pip install --quiet --disable-pip-version-check \
+	      -r requirements.txt && \
+	    $$venv/bin/python -m pip install --quiet --disable-pip-version-check --no-deps \
+	      -r requirements-no-deps.txt && \
+	    $$venv/bin/python -m pip install --quiet --disable-pip-version-check --no-deps \
+	      --no-build-isolation -e . && \
+	    touch $$venv/.installed || { \
+	      summary+=("Python $$v: failed (could not set up $$venv)"); failed=1; continue; }; \
+	  fi; \
+	  echo "test-pythons: Python $$v ($$py) in $$venv"; \
+	  if PATH="$(CURDIR)/$$venv/bin:$$PATH" PYTHONHASHSEED=0 \
+	      python -m pytest -m "not slow" -q $(PYTEST_ARGS); then \
+	    summary+=("Python $$v: passed"); \
+	  else summary+=("Python $$v: failed (tests)"); failed=1; fi; \
+	done; \
+	echo "test-pythons summary:"; printf '  %s\n' "$${summary[@]}"; exit $$failed
 
 ## benchmarks; results go to bench/results/
 bench: $(STAMP)

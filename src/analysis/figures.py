@@ -19,6 +19,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from .artifacts import atomic_path  # noqa: E402
@@ -63,13 +64,18 @@ def wrap_label(text: str, width: int) -> str:
 
 
 def save_figure(fig: plt.Figure, stem: str | os.PathLike[str]) -> list[Path]:
-    """Write ``<stem>.svg`` and ``<stem>.png`` deterministically and close the figure."""
+    """Write ``<stem>.svg`` and ``<stem>.png`` deterministically and close the figure.
+
+    Matplotlib derives the SVG's clip-path ids from the repr of numpy floats, which numpy 2
+    changed (``np.float64(0.5)``): the legacy repr keeps the ids, and so the files, the
+    same under numpy 1 and 2.
+    """
     stem = Path(stem)
     paths = []
     for ext, metadata in (("svg", {"Date": None, "Creator": None}),
                           ("png", {"Software": None})):
         target = stem.with_suffix(f".{ext}")
-        with atomic_path(target) as tmp:
+        with atomic_path(target) as tmp, np.printoptions(legacy="1.25"):
             fig.savefig(tmp, format=ext, metadata=metadata)
         paths.append(target)
     plt.close(fig)

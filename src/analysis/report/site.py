@@ -62,13 +62,15 @@ def _norm(name: str) -> str:
 
 
 def pinned_packages(requirements: Path) -> dict[str, str]:
-    """``name==version`` pins of requirements.txt (name -> version)."""
+    """``name==version`` pins of requirements.txt and of the ``requirements-no-deps.txt``
+    beside it (name -> version)."""
     pins = {}
-    if requirements.is_file():
-        for line in requirements.read_text(encoding="utf-8").splitlines():
-            m = re.match(r"^\s*([A-Za-z0-9_.\-]+)==([^\s;#]+)", line)
-            if m:
-                pins[m.group(1)] = m.group(2)
+    for path in (requirements, requirements.with_name("requirements-no-deps.txt")):
+        if path.is_file():
+            for line in path.read_text(encoding="utf-8").splitlines():
+                m = re.match(r"^\s*([A-Za-z0-9_.\-]+)==([^\s;#]+)", line)
+                if m:
+                    pins[m.group(1)] = m.group(2)
     return pins
 
 
