@@ -91,7 +91,7 @@ test-pythons:
 
 ## benchmarks; results go to bench/results/
 bench: $(STAMP)
-	$(RUN) python -m analysis.bench --out bench/results
+	$(RUN) python -m analysis.tools.bench --out bench/results
 
 lint: $(STAMP)
 	$(RUN) ruff check src tests notebooks benchmarks

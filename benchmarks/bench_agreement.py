@@ -5,7 +5,7 @@ Measured, each in a fresh Python process (so peak memory is the measurement's ow
 - ``mirror_stage``: the agreement notebook on the mirror's issues, with the pipeline's
   parameters (outputs to a temporary folder);
 - ``headline``: the three per-type kappas and the overall one on the large dump, with this
-  package's vectorised core (:func:`analysis.agreement.fleiss_by_group`);
+  package's vectorised core (:func:`analysis.agreement.stats.fleiss_by_group`);
 - ``upstream``: the same kappas the way the authors' ``kappa.py`` computes them, side by
   side: a ``collections.Counter`` per issue builds the rating matrix, then statsmodels'
   ``fleiss_kappa`` (the matrix is preallocated, so memory stays bounded);
@@ -38,7 +38,7 @@ FULL_TARGET_BYTES = 2 * 1024 ** 3
 PRELUDE = """
 import json, resource, sys, time
 t0 = time.perf_counter()
-from analysis import agreement_report as rep
+from analysis.agreement import outputs as rep
 issues = rep.load_issues(sys.argv[1])
 load = time.perf_counter() - t0
 def done(**kw):
@@ -49,8 +49,8 @@ def done(**kw):
 
 HEADLINE = PRELUDE + """
 import numpy as np
-from analysis import agreement as ag
-from analysis.taxonomy import load_taxonomy
+from analysis.agreement import stats as ag
+from analysis.core.taxonomy import load_taxonomy
 taxonomy = load_taxonomy()
 t = time.perf_counter()
 ratings = ag.encode_ratings(issues, taxonomy.codes)
@@ -86,8 +86,8 @@ done(seconds=round(time.perf_counter() - t, 3), kappas=kappas)
 """
 
 FULL = PRELUDE + """
-from analysis.config import load_yaml, PROJECTS_FILE
-from analysis.taxonomy import load_taxonomy
+from analysis.core.config import load_yaml, PROJECTS_FILE
+from analysis.core.taxonomy import load_taxonomy
 projects = load_yaml(PROJECTS_FILE)["projects"]
 order = sorted(projects, key=lambda p: projects[p].get("order", 10_000))
 t = time.perf_counter()
@@ -110,10 +110,10 @@ def write_dumps(tmp: Path) -> tuple[Path, Path, int]:
     """The mirror's issues and a dump of FACTOR x as many issues drawn with replacement."""
     import numpy as np
 
-    from analysis.artifacts import write_parquet
-    from analysis.clean import clean_dump
-    from analysis.config import PROJECTS_FILE, load_yaml
-    from analysis.taxonomy import load_taxonomy
+    from analysis.clean.issues import clean_dump
+    from analysis.core.artifacts import write_parquet
+    from analysis.core.config import PROJECTS_FILE, load_yaml
+    from analysis.core.taxonomy import load_taxonomy
 
     issues = clean_dump(MIRROR, load_taxonomy(), load_yaml(PROJECTS_FILE)["projects"]).issues
     small = tmp / "mirror.parquet"
@@ -130,8 +130,8 @@ def write_dumps(tmp: Path) -> tuple[Path, Path, int]:
 def run(results_dir: Path) -> dict:
     if not MIRROR.is_dir():
         return {"skipped": "offline mirror ../shared absent"}
-    from analysis.config import load_params
-    from analysis.nbrun import run as run_notebook
+    from analysis.core.config import load_params
+    from analysis.tools.nbrun import run as run_notebook
 
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)

@@ -15,9 +15,9 @@ import time
 from pathlib import Path
 
 import yaml
-
-from analysis.config import ROOT
 from analysis.workspace import copy_project, dvc, set_params
+
+from analysis.core.config import ROOT
 
 MIRROR = (ROOT / ".." / "shared" / "upstream" / "LLMChallengeEmpirical").resolve()
 FOUNDATION = ("ingest", "clean", "table1")

@@ -1,4 +1,4 @@
-"""Keyword selection (python -m analysis.select) on synthetic GitHub REST exports.
+"""Keyword selection (python -m analysis.tools.select) on synthetic GitHub REST exports.
 
 A synthetic export of 1 M issues (JSON lines, GitHub REST fields; titles of 40-110
 characters, bodies of 150-4,000 characters, about 1 KB on average; one in ten records a
@@ -43,8 +43,8 @@ import json, os, resource, sys, time
 os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
 import pyarrow as pa
 pa.set_cpu_count(1); pa.set_io_thread_count(1)
-from analysis.keywords import keywords_for, read_keyword_file
-from analysis.select import run_selection
+from analysis.keywords.lists import keywords_for, read_keyword_file
+from analysis.tools.select import run_selection
 kw = keywords_for(read_keyword_file(sys.argv[2]), "pytorch")
 start = time.perf_counter()
 summary = run_selection(sys.argv[1], kw, sys.argv[3], "pytorch", force=True)

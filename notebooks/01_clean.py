@@ -2,7 +2,7 @@
 # # Clean: one tidy row per labelled issue
 #
 # Reads the raw dump (`data/raw/`, written by the `ingest` stage), discovers projects,
-# years and annotators, applies the anomaly rules of `analysis.clean.RULES`, and writes
+# years and annotators, applies the anomaly rules of `analysis.clean.issues.RULES`, and writes
 # the processed issues table, the rows set aside, and the quality report.
 
 # %% tags=["parameters"]
@@ -22,10 +22,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis import artifacts
-from analysis.clean import clean_dump
-from analysis.config import load_yaml
-from analysis.taxonomy import load_taxonomy
+from analysis.clean.issues import clean_dump
+from analysis.core import artifacts
+from analysis.core.config import load_yaml
+from analysis.core.taxonomy import load_taxonomy
 
 taxonomy = load_taxonomy(taxonomy_file)
 projects_meta = (load_yaml(projects_file) or {}).get("projects", {})

@@ -20,11 +20,12 @@ metrics_json = "metrics/table1.json"
 # %%
 import pandas as pd
 
-from analysis import artifacts, tables
-from analysis.claims import load_claims
-from analysis.config import load_yaml
-from analysis.figures import save_figure, table1_figure
-from analysis.taxonomy import load_taxonomy
+from analysis.core import artifacts
+from analysis.core.claims import load_claims
+from analysis.core.config import load_yaml
+from analysis.core.figures import save_figure, table1_figure
+from analysis.core.taxonomy import load_taxonomy
+from analysis.table1 import counts as tables
 
 issues = pd.read_parquet(issues_parquet)
 projects_meta = (load_yaml(projects_file) or {}).get("projects", {})

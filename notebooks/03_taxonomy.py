@@ -30,15 +30,15 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis import artifacts
-from analysis import taxonomy as tx
-from analysis import taxonomy_report as tr
-from analysis.config import load_yaml
-from analysis.details import parse_detail_files
-from analysis.distribution import mix_tests
-from analysis.figures import save_figure
-from analysis.tables import project_order
-from analysis.taxonomy_figures import stage_figures
+from analysis.core import artifacts
+from analysis.core import taxonomy as tx
+from analysis.core.config import load_yaml
+from analysis.core.figures import save_figure
+from analysis.table1.counts import project_order
+from analysis.taxonomy import outputs as tr
+from analysis.taxonomy.details import parse_detail_files
+from analysis.taxonomy.distribution import mix_tests
+from analysis.taxonomy.figures import stage_figures
 
 taxonomy = tx.load_taxonomy(taxonomy_file)
 parsed = parse_detail_files(Path(raw_dir), detail_files, taxonomy)

@@ -23,13 +23,13 @@ metrics_json = "metrics/agreement.json"
 # %%
 from pathlib import Path
 
-from analysis import agreement_figures as figs
-from analysis import agreement_report as rep
-from analysis import artifacts
-from analysis.claims import load_claims
-from analysis.config import load_yaml
-from analysis.figures import save_figure
-from analysis.taxonomy import load_taxonomy
+from analysis.agreement import figures as figs
+from analysis.agreement import outputs as rep
+from analysis.core import artifacts
+from analysis.core.claims import load_claims
+from analysis.core.config import load_yaml
+from analysis.core.figures import save_figure
+from analysis.core.taxonomy import load_taxonomy
 
 taxonomy = load_taxonomy(taxonomy_file)
 projects = (load_yaml(projects_file) or {}).get("projects", {})

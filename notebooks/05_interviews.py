@@ -3,7 +3,7 @@
 #
 # Section IV of the paper reports interviews with LLM users and DL framework developers.
 # This notebook cleans the background sheet and the codebook of the release
-# (`analysis.interviews`), checks every linked node against the taxonomy, compares the
+# (`analysis.interviews.interviews`), checks every linked node against the taxonomy, compares the
 # paper's Section IV.A with the data, and writes the tables and figures of the report.
 # Genders are normalised in the processed data but never shown: the paper publishes none.
 
@@ -29,10 +29,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis import artifacts
-from analysis import interviews as iv
-from analysis.figures import save_figure
-from analysis.taxonomy import load_taxonomy
+from analysis.core import artifacts
+from analysis.core.figures import save_figure
+from analysis.core.taxonomy import load_taxonomy
+from analysis.interviews import interviews as iv
 
 taxonomy = load_taxonomy(taxonomy_file)
 params = {"sheet": sheet, "groups": groups, "translations": translations,

@@ -2,10 +2,10 @@
 # # Compare: the current run against the baseline (the paper's dump)
 #
 # The baseline is a committed snapshot of aggregate numbers from this pipeline's run on
-# the pinned upstream commit (`python -m analysis.compare snapshot`). This notebook sets
+# the pinned upstream commit (`python -m analysis.compare.changes snapshot`). This notebook sets
 # the current run beside it: new and removed projects and years, count changes per
 # project, year and type, and the headline kappas with intervals (both runs' kappas are
-# the agreement stage's; see `analysis.compare`).
+# the agreement stage's; see `analysis.compare.changes`).
 
 # %% tags=["parameters"]
 issues_parquet = "data/processed/issues.parquet"
@@ -20,9 +20,10 @@ metrics_json = "metrics/compare.json"
 # %%
 import pandas as pd
 
-from analysis import artifacts, compare
-from analysis.config import load_yaml
-from analysis.figures import save_figure
+from analysis.compare import changes as compare
+from analysis.core import artifacts
+from analysis.core.config import load_yaml
+from analysis.core.figures import save_figure
 
 issues = pd.read_parquet(issues_parquet)
 projects_meta = (load_yaml(projects_file) or {}).get("projects", {})

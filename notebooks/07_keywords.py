@@ -19,7 +19,8 @@ metrics_json = "metrics/keywords.json"
 # %%
 from pathlib import Path
 
-from analysis import artifacts, keywords
+from analysis.core import artifacts
+from analysis.keywords import lists as keywords
 
 present = Path(keywords_file).is_file()
 lists = keywords.read_keyword_file(keywords_file) if present else []

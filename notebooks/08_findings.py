@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis import artifacts
-from analysis.claims import load_claims, merge_reproduced, scorecard, status_counts
+from analysis.core import artifacts
+from analysis.core.claims import load_claims, merge_reproduced, scorecard, status_counts
 
 claims = load_claims(claims_file)
 reproduced_files = sorted(Path(reproduced_dir).glob("*.json"))

@@ -22,6 +22,6 @@ pipeline's outputs. Modules:
 How a stage gets onto the site is described in README.md ("Adding a stage").
 """
 
-from .site import build, generate, render
+from analysis.report.site import build, generate, render
 
 __all__ = ["build", "generate", "render"]

@@ -16,10 +16,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..errors import InputError
-from .layout import Layout
-from .quarto import setup
-from .site import build, generate, needs_render, render
+from analysis.core.errors import InputError
+from analysis.report.layout import Layout
+from analysis.report.quarto import setup
+from analysis.report.site import build, generate, needs_render, render
 
 
 def main(argv: list[str] | None = None) -> int:

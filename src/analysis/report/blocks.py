@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from .htmlsafe import check_template_text, esc, md_escape, paragraph, raw_html_block
+from analysis.report.htmlsafe import check_template_text, esc, md_escape, paragraph, raw_html_block
 
 INCLUDE_RE = re.compile(r"\{\{<\s*include\s+(\S+)\s*>\}\}")
 

@@ -162,7 +162,7 @@ def label_width_in(text: str, fontsize: float = NODE_FONT_PT) -> float:
     from matplotlib.font_manager import FontProperties
     from matplotlib.textpath import TextPath
 
-    from ..figures import STYLE
+    from analysis.core.figures import STYLE
 
     if not text:
         return 0.0
@@ -242,8 +242,8 @@ def dag_layout(stages: list[str], edges: list[tuple[str, str]],
     ends are spread over a box side in the order of the stages at their other end, and
     leave and enter a box horizontally, so that arrowheads lie side by side.
     """
-    from ..figures import PAGE_WIDTH_IN
-    from ..textsafe import visible
+    from analysis.core.figures import PAGE_WIDTH_IN
+    from analysis.core.textsafe import visible
 
     width = PAGE_WIDTH_IN if width is None else width
     place, dummies = sugiyama(stages, edges, BOX_HEIGHT_IN, ROW_GAP_IN)
@@ -301,14 +301,14 @@ def dag_figure(stages: list[str], edges: list[tuple[str, str]]):
     :func:`dag_layout` (grandalf's Sugiyama layout).
 
     Arrows implied by a longer path are left out (the Mermaid text keeps them). Stage
-    names are drawn as plain, visible text (:func:`analysis.textsafe.visible`).
+    names are drawn as plain, visible text (:func:`analysis.core.textsafe.visible`).
     """
     import matplotlib.pyplot as plt
     from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
     from matplotlib.path import Path as MplPath
 
-    from ..figures import PALETTE, apply_style
-    from ..textsafe import visible
+    from analysis.core.figures import PALETTE, apply_style
+    from analysis.core.textsafe import visible
 
     apply_style()
     layout = dag_layout(stages, reduced_edges(stages, edges))

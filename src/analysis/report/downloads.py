@@ -8,7 +8,7 @@ CSV cell that a spreadsheet would run as a formula (one that begins with ``=``, 
 apostrophe, the OWASP rule against CSV injection; the untouched files stay in
 ``data/processed/`` and ``report/tables/``. The Data page lists every file with its size,
 full SHA-256 and a data dictionary (column, type, meaning, example) generated from the
-pandera schemas of :mod:`analysis.table_schemas`.
+pandera schemas of :mod:`analysis.core.table_schemas`.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from .htmlsafe import esc, html_table, raw_html_block
-from .layout import Layout
+from analysis.report.htmlsafe import esc, html_table, raw_html_block
+from analysis.report.layout import Layout
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 NUMBER_RE = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
@@ -84,7 +84,7 @@ def downloadable(layout: Layout) -> list[tuple[str, str, str]]:
 def dictionary_html(layout: Layout, source: str) -> str:
     """The data dictionary of one CSV as an escaped table (empty if it has no schema)."""
     try:
-        from ..table_schemas import data_dictionary, schema_for
+        from analysis.core.table_schemas import data_dictionary, schema_for
     except ImportError:  # pragma: no cover - the schemas module is part of the package
         return ""
     frame = pd.read_csv(layout.root / source, dtype=str, keep_default_na=False, nrows=200)

@@ -17,9 +17,16 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from .blocks import figure_block
-from .htmlsafe import check_template_text, details_block, esc, html_table, md_escape, raw_html_block
-from .variables import STATUS_LABELS, scorecard_counts
+from analysis.report.blocks import figure_block
+from analysis.report.htmlsafe import (
+    check_template_text,
+    details_block,
+    esc,
+    html_table,
+    md_escape,
+    raw_html_block,
+)
+from analysis.report.variables import STATUS_LABELS, scorecard_counts
 
 STATUS_HELP = {
     "exact": "our value, rounded to the paper's printed precision, equals the printed value",

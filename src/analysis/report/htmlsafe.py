@@ -6,7 +6,7 @@ in a raw HTML block of a generated include. It never reaches Quarto's Markdown o
 shortcode processing: not as a ``{{< var >}}`` value, an attribute, a Markdown table or a
 caption. Quarto expands shortcodes even inside raw HTML blocks, so :func:`esc` also writes
 ``{`` and ``}`` as entities (no data can form a shortcode), and shows control and bidi
-characters as visible markers (:func:`analysis.textsafe.visible`).
+characters as visible markers (:func:`analysis.core.textsafe.visible`).
 
 Text the package writes from fixed templates (numbers, codes and names of the curated
 taxonomy, captions) may be Markdown: :func:`md_escape` makes it literal, and
@@ -25,7 +25,7 @@ from html.parser import HTMLParser
 
 import pandas as pd
 
-from ..textsafe import has_hidden, visible
+from analysis.core.textsafe import has_hidden, visible
 
 _PUNCT = re.compile(r"([!-/:-@\[-`{-~])")
 _SAFE_INLINE = re.compile(r"[\w\s.,:;%()/+'=–—·-]*")

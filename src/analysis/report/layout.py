@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..config import ROOT
+from analysis.core.config import ROOT
 
 
 @dataclass(frozen=True)

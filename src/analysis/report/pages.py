@@ -26,9 +26,16 @@ from pathlib import Path
 
 import pandas as pd
 
-from .generated import STATUS_MARK, callout, quality_anomalies, status_badge
-from .htmlsafe import details_block, esc, html_table, md_escape, raw_html_block, sanitize_html
-from .variables import STATUS_LABELS
+from analysis.report.generated import STATUS_MARK, callout, quality_anomalies, status_badge
+from analysis.report.htmlsafe import (
+    details_block,
+    esc,
+    html_table,
+    md_escape,
+    raw_html_block,
+    sanitize_html,
+)
+from analysis.report.variables import STATUS_LABELS
 
 SCORECARD = "report/scorecard.csv"
 T = "report/tables/"
@@ -537,7 +544,7 @@ def interviews_quotes(i: Inputs) -> str:
 def interviews_guideline(i: Inputs) -> str:
     """The guideline (Markdown written by the interviews stage) as sanitised HTML, its
     headings moved below the page's own, its "generated from" comment left out."""
-    from .preview import pandoc_markdown_to_html
+    from analysis.report.preview import pandoc_markdown_to_html
 
     text = re.sub(r"<!--.*?-->", "", i.text(T + "interviews_guideline.md"), flags=re.S)
     body = pandoc_markdown_to_html(text, shift_headings=2)
@@ -764,7 +771,7 @@ def challenge_coverage(themes: pd.DataFrame, shares: pd.DataFrame,
 
 
 def findings_challenges(i: Inputs) -> str:
-    from ..config import load_yaml
+    from analysis.core.config import load_yaml
 
     themes = i.csv(T + "taxonomy_themes.csv")
     shares = i.csv(T + "taxonomy_shares.csv")

@@ -31,9 +31,9 @@ from pathlib import Path
 
 import yaml
 
-from ..errors import InputError
-from .htmlsafe import esc
-from .variables import lookup
+from analysis.core.errors import InputError
+from analysis.report.htmlsafe import esc
+from analysis.report.variables import lookup
 
 LUA_FILTER = Path(__file__).with_name("preview.lua")
 SHORTCODE_RE = re.compile(r"\{(\{\{<.*?>\}\})\}|\{\{<\s*([\w-]+)\s*(.*?)\s*>\}\}")

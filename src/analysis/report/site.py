@@ -12,7 +12,7 @@ the same on every machine.
 variables, the versions of the environment, the notebook page stubs), renders it with
 Quarto when it can be found (:mod:`.quarto`) or with the pandoc preview
 (:mod:`.preview`), writes ``build-info.js`` (run times and hardware from
-:mod:`analysis.runlog`) and moves the result onto ``report/_site/`` in one step.
+:mod:`analysis.core.runlog`) and moves the result onto ``report/_site/`` in one step.
 ``report/_site/`` is not a DVC output: which renderer a machine has never changes the
 lock.
 """
@@ -33,22 +33,27 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from .. import runlog
-from ..artifacts import write_text
-from ..config import load_yaml
-from ..errors import InputError
-from ..figures import save_figure
-from . import blocks
-from . import generated as gen
-from .dag import dag_figure, pipeline_graph
-from .downloads import write_downloads
-from .htmlsafe import check_template_text, raw_html_block
-from .layout import Layout
-from .notebooks import notebook_entries, notebook_includes, notebook_stub, stage_outputs
-from .pages import write_all as write_pages
-from .preview import pandoc_version, render_site
-from .quarto import find_quarto, quarto_version
-from .variables import build_vars, git_info, render_vars, stage_texts, write_vars
+from analysis.core import runlog
+from analysis.core.artifacts import write_text
+from analysis.core.config import load_yaml
+from analysis.core.errors import InputError
+from analysis.core.figures import save_figure
+from analysis.report import blocks
+from analysis.report import generated as gen
+from analysis.report.dag import dag_figure, pipeline_graph
+from analysis.report.downloads import write_downloads
+from analysis.report.htmlsafe import check_template_text, raw_html_block
+from analysis.report.layout import Layout
+from analysis.report.notebooks import (
+    notebook_entries,
+    notebook_includes,
+    notebook_stub,
+    stage_outputs,
+)
+from analysis.report.pages import write_all as write_pages
+from analysis.report.preview import pandoc_version, render_site
+from analysis.report.quarto import find_quarto, quarto_version
+from analysis.report.variables import build_vars, git_info, render_vars, stage_texts, write_vars
 
 KEY_PACKAGES = ("dvc", "pandas", "numpy", "scipy", "matplotlib", "statsmodels", "pyarrow",
                 "papermill", "jupytext", "nbformat", "pandera", "krippendorff", "irrCAC",

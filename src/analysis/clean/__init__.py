@@ -1,0 +1,1 @@
+"""The ``clean`` stage: one tidy row per labelled issue, every anomaly accounted for."""

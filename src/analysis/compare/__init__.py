@@ -1,0 +1,1 @@
+"""The ``compare`` stage: this run against a baseline (the paper's dump)."""

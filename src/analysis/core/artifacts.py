@@ -1,0 +1,127 @@
+"""Deterministic, atomic writers for every artifact the pipeline produces.
+
+Same input, same bytes: tables are sorted by the caller, JSON keys are sorted, floats are
+written with a fixed repr, and every file is written to a temporary name in the same
+folder and moved into place only when complete, so an interrupted run never leaves a
+half-written artifact that a later stage (or DVC) could mistake for a valid one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import glob
+import json
+import math
+import os
+import re
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from analysis.core.errors import InputError
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
+    """Yield a temporary path next to ``path``; move it onto ``path`` only on success.
+
+    Temporary files left behind by an earlier run that was killed are removed first.
+    Running out of disk space is a user-fixable problem and becomes one clear message.
+    """
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    for stale in target.parent.glob(f".{glob.escape(target.name)}.*.tmp"):
+        stale.unlink(missing_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    os.close(fd)
+    tmp_path = Path(tmp)
+    try:
+        yield tmp_path
+        os.replace(tmp_path, target)
+    except OSError as exc:
+        tmp_path.unlink(missing_ok=True)
+        raise disk_error(exc, target) from exc
+    except BaseException:
+        tmp_path.unlink(missing_ok=True)
+        raise
+
+
+def disk_error(exc: OSError, target: Path) -> Exception:
+    """One clear message for a full disk or a target that cannot be written; else ``exc``."""
+    if exc.errno == errno.ENOSPC:
+        return InputError("no space left on the device while writing", file=str(target),
+                          fix="free disk space and run `dvc repro` again")
+    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return InputError(f"cannot write ({exc.strerror})", file=str(target),
+                          fix="check the folder's permissions")
+    return exc
+
+
+def write_text(path: str | os.PathLike[str], text: str) -> Path:
+    """Write UTF-8 text with LF line endings, atomically."""
+    with atomic_path(path) as tmp:
+        tmp.write_text(text, encoding="utf-8", newline="\n")
+    return Path(path)
+
+
+def _clean_for_json(value: Any) -> Any:
+    """Make a value JSON-safe and deterministic (NaN -> None, numpy -> python, sets sorted)."""
+    if isinstance(value, dict):
+        return {str(k): _clean_for_json(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_clean_for_json(v) for v in value]
+    if isinstance(value, set | frozenset):
+        return sorted(_clean_for_json(v) for v in value)
+    if hasattr(value, "item") and not isinstance(value, str | bytes):
+        value = value.item()
+    if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
+        return None
+    return value
+
+
+def to_json_text(data: Any) -> str:
+    """Serialise ``data`` as stable, human-readable JSON (sorted keys, 2-space indent)."""
+    return json.dumps(_clean_for_json(data), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def write_json(path: str | os.PathLike[str], data: Any) -> Path:
+    """Write ``data`` as stable JSON, atomically."""
+    return write_text(path, to_json_text(data))
+
+
+def read_json(path: str | os.PathLike[str]) -> Any:
+    """Read a JSON file written by :func:`write_json`."""
+    return json.loads(Path(path).read_text(encoding="utf-8"))
+
+
+def write_csv(path: str | os.PathLike[str], frame: pd.DataFrame, **kwargs: Any) -> Path:
+    """Write a DataFrame as UTF-8 CSV with LF endings and no index, atomically."""
+    kwargs.setdefault("index", False)
+    kwargs.setdefault("lineterminator", "\n")
+    with atomic_path(path) as tmp:
+        frame.to_csv(tmp, encoding="utf-8", **kwargs)
+    return Path(path)
+
+
+def write_parquet(path: str | os.PathLike[str], frame: pd.DataFrame) -> Path:
+    """Write a DataFrame as Parquet (pyarrow, no index), atomically and byte-stably."""
+    with atomic_path(path) as tmp:
+        frame.to_parquet(tmp, index=False, engine="pyarrow", compression="zstd")
+    return Path(path)
+
+
+def flat_vars(variables: dict[str, object]) -> dict[str, object]:
+    """Website variables as plain names: ``compare.kappa.bug.change`` -> ``kappa_bug_change``.
+
+    The report stage reads ``report/vars/<stage>.json`` as ``<stage>.<name>``; the stage
+    prefix is dropped here and the remaining dots become underscores.
+    """
+    out = {}
+    for key, value in variables.items():
+        name = key.split(".", 1)[1] if "." in key else key
+        out[re.sub(r"[^A-Za-z0-9_-]", "_", name)] = value
+    return out

@@ -1,0 +1,51 @@
+"""Where things are, and the small curated YAML files the pipeline reads.
+
+The project root is found from this file's location, so code works from any working
+directory (DVC runs stages from the root, papermill runs notebooks from ``notebooks/``).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from analysis.core.errors import InputError
+
+ROOT = Path(__file__).resolve().parents[3]
+PARAMS_FILE = ROOT / "params.yaml"
+PROJECTS_FILE = ROOT / "data" / "projects.yaml"
+TAXONOMY_FILE = ROOT / "data" / "taxonomy.yaml"
+CLAIMS_FILE = ROOT / "data" / "claims.yaml"
+
+
+def project_path(path: str | os.PathLike[str]) -> Path:
+    """Resolve ``path`` against the project root unless it is absolute."""
+    p = Path(path)
+    return p if p.is_absolute() else ROOT / p
+
+
+def load_yaml(path: str | os.PathLike[str]) -> Any:
+    """Read a YAML file with the safe loader; a syntax error becomes one clear message."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError as exc:
+        raise InputError("file not found", file=str(p), fix="check the path") from exc
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise InputError(
+            f"not valid YAML ({getattr(exc, 'problem', exc)})",
+            file=str(p),
+            line=None if mark is None else mark.line + 1,
+            fix="fix the YAML syntax",
+        ) from exc
+
+
+def load_params(path: str | os.PathLike[str] = PARAMS_FILE) -> dict[str, Any]:
+    """Read ``params.yaml`` (the single place for run parameters)."""
+    return load_yaml(path) or {}

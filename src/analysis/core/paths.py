@@ -1,0 +1,398 @@
+"""Where everything is: the one source of every path of the project.
+
+Every module, every notebook's parameter defaults, the report and the tests derive their
+paths from a :class:`Paths` (the project root; the tests use a temporary one). No other
+file of the package spells a path (``tests/unit/core/test_paths.py`` checks it), so
+grepping an output's file name finds the one line here that names it and, through the
+attribute, the code that writes it.
+
+The layout mirrors the pipeline: each stage writes into its own folders, one per kind of
+output::
+
+    data/raw/                          ingest: the released files, verified
+    data/processed/<stage>/            processed data (clean, interviews, taxonomy)
+    data/reproduced/<stage>.json       the paper's numbers as the stage reproduced them
+    metrics/<stage>.json               headline numbers for `dvc metrics`
+    report/tables/<stage>/             tables (CSV, and Markdown/HTML where a page needs it)
+    report/figures/<stage>/            figures (SVG and PNG)
+    report/vars/<stage>.json           numbers and texts for the website
+    report/notebooks/NN_<stage>.ipynb  the executed notebook (source: notebooks/NN_<stage>.py)
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import ClassVar
+
+ROOT = Path(__file__).resolve().parents[3]
+
+# The analysis stages in pipeline order, with their notebook numbers.
+STAGES = {"clean": 1, "table1": 2, "taxonomy": 3, "agreement": 4, "interviews": 5,
+          "compare": 6, "keywords": 7, "findings": 8}
+
+
+@dataclass(frozen=True)
+class StagePaths:
+    """The folders and files of one analysis stage.
+
+    Each stage class lists the names of the files it writes into its folders
+    (:attr:`TABLES`, :attr:`FIGURES`, :attr:`PROCESSED`); :meth:`table`, :meth:`figure`
+    and :meth:`processed_file` give their paths and refuse a name not listed, so that a
+    file name is spelled in one place only.
+    """
+
+    root: Path
+    name: str
+    TABLES: ClassVar[tuple[str, ...]] = ()
+    FIGURES: ClassVar[tuple[str, ...]] = ()
+    PROCESSED: ClassVar[tuple[str, ...]] = ()
+
+    @property
+    def number(self) -> int:
+        return STAGES[self.name]
+
+    @property
+    def notebook_source(self) -> Path:
+        return self.root / "notebooks" / f"{self.number:02d}_{self.name}.py"
+
+    @property
+    def notebook(self) -> Path:
+        """The executed notebook (a stage output)."""
+        return self.root / "report" / "notebooks" / f"{self.number:02d}_{self.name}.ipynb"
+
+    @property
+    def processed(self) -> Path:
+        return self.root / "data" / "processed" / self.name
+
+    @property
+    def tables(self) -> Path:
+        return self.root / "report" / "tables" / self.name
+
+    @property
+    def figures(self) -> Path:
+        return self.root / "report" / "figures" / self.name
+
+    @property
+    def vars(self) -> Path:
+        return self.root / "report" / "vars" / f"{self.name}.json"
+
+    @property
+    def reproduced(self) -> Path:
+        return self.root / "data" / "reproduced" / f"{self.name}.json"
+
+    @property
+    def metrics(self) -> Path:
+        return self.root / "metrics" / f"{self.name}.json"
+
+    @property
+    def quality(self) -> Path:
+        """The stage's quality report (row accounting, anomalies), for the stages that
+        read released files."""
+        return self.processed / "quality.json"
+
+    def table(self, name: str) -> Path:
+        """A table file of the stage, by its file name (one of :attr:`TABLES`)."""
+        return self.tables / _listed(name, self.TABLES, f"{self.name} table")
+
+    def figure(self, name: str) -> Path:
+        """A figure's stem (one of :attr:`FIGURES`); ``save_figure`` adds the suffixes."""
+        return self.figures / _listed(name, self.FIGURES, f"{self.name} figure")
+
+    def processed_file(self, name: str) -> Path:
+        """A processed-data file of the stage (one of :attr:`PROCESSED`)."""
+        return self.processed / _listed(name, self.PROCESSED, f"{self.name} data file")
+
+
+def _listed(name: str, names: tuple[str, ...], what: str) -> str:
+    if name not in names:
+        raise KeyError(f"no {what} {name!r}; listed: {', '.join(names) or 'none'}")
+    return name
+
+
+@dataclass(frozen=True)
+class CleanPaths(StagePaths):
+    name: str = "clean"
+    PROCESSED = ("issues.parquet", "issues.csv", "rejected.csv")
+
+    @property
+    def issues_parquet(self) -> Path:
+        return self.processed_file("issues.parquet")
+
+    @property
+    def issues_csv(self) -> Path:
+        return self.processed_file("issues.csv")
+
+    @property
+    def rejected_csv(self) -> Path:
+        return self.processed_file("rejected.csv")
+
+
+@dataclass(frozen=True)
+class Table1Paths(StagePaths):
+    name: str = "table1"
+    TABLES = ("counts.csv", "counts.md", "counts.html")
+    FIGURES = ("counts",)
+
+
+@dataclass(frozen=True)
+class TaxonomyPaths(StagePaths):
+    name: str = "taxonomy"
+    TABLES = ("types.csv", "types.md", "themes.csv", "themes.md", "subthemes.csv",
+              "details.csv", "details.html", "spellings.csv", "shares.csv", "tests.csv",
+              "residuals.csv")
+    FIGURES = ("tree", "project_shares", "year_shares", "type_residuals")
+
+
+@dataclass(frozen=True)
+class AgreementPaths(StagePaths):
+    name: str = "agreement"
+    TABLES = ("headline.csv", "headline.md", "method.md", "statistics.csv",
+              "categories.csv", "grouping.csv", "pairwise.csv", "annotator_final.csv",
+              "confusions.csv", "audit_final_by_project.csv", "audit_dissent.csv",
+              "audit_tests.csv", "audit_co_dissent.csv", "audit_targets.csv",
+              "audit_spread.csv")
+    FIGURES = ("kappas", "pairwise", "categories", "groups", "audit_final", "audit_dissent",
+               "audit_targets")
+
+
+@dataclass(frozen=True)
+class InterviewsPaths(StagePaths):
+    name: str = "interviews"
+    TABLES = ("participants.csv", "participants.md", "groups.csv", "codebook.csv",
+              "matrix.csv", "theme_counts.csv", "theme_counts.md", "quotes.csv",
+              "quotes.html", "guideline_questions.csv", "guideline.md")
+    FIGURES = ("heatmap", "theme_counts")
+    PROCESSED = ("background.csv", "codebook.csv", "nodes.csv", "rejected.csv")
+
+
+@dataclass(frozen=True)
+class ComparePaths(StagePaths):
+    name: str = "compare"
+    TABLES = ("projects.csv", "years.csv", "types.csv", "cells.csv", "kappa.csv")
+    FIGURES = ("counts", "kappa")
+
+
+@dataclass(frozen=True)
+class KeywordsPaths(StagePaths):
+    name: str = "keywords"
+    TABLES = ("counts.csv", "lists.csv", "audit.csv")
+
+
+@dataclass(frozen=True)
+class FindingsPaths(StagePaths):
+    name: str = "findings"
+    TABLES = ("scorecard.csv",)
+
+    @property
+    def scorecard(self) -> Path:
+        return self.table("scorecard.csv")
+
+
+@dataclass(frozen=True)
+class Paths:
+    """Every path of a project rooted at ``root`` (this checkout by default)."""
+
+    root: Path = field(default=ROOT)
+
+    # -- curated inputs, in git ------------------------------------------------------------
+    @property
+    def params(self) -> Path:
+        return self.root / "params.yaml"
+
+    @property
+    def dvc_yaml(self) -> Path:
+        return self.root / "dvc.yaml"
+
+    @property
+    def requirements(self) -> Path:
+        return self.root / "requirements.txt"
+
+    @property
+    def citation(self) -> Path:
+        return self.root / "CITATION.cff"
+
+    @property
+    def licence(self) -> Path:
+        return self.root / "LICENSE"
+
+    @property
+    def taxonomy_file(self) -> Path:
+        return self.root / "data" / "taxonomy.yaml"
+
+    @property
+    def projects_file(self) -> Path:
+        return self.root / "data" / "projects.yaml"
+
+    @property
+    def claims_file(self) -> Path:
+        return self.root / "data" / "claims.yaml"
+
+    @property
+    def challenges_file(self) -> Path:
+        return self.root / "data" / "challenges.yaml"
+
+    @property
+    def baselines(self) -> Path:
+        return self.root / "data" / "baseline"
+
+    @property
+    def release_manifest(self) -> Path:
+        """The per-file SHA-256 manifest of the pinned upstream release."""
+        return self.root / "data" / "release.sha256"
+
+    @property
+    def notebooks_source(self) -> Path:
+        return self.root / "notebooks"
+
+    # -- ingest ----------------------------------------------------------------------------
+    @property
+    def release(self) -> Path:
+        """The local copy of the release the pipeline reads (outside git): filled from the
+        offline mirror or the download by ``python -m analysis.ingest fetch``."""
+        return self.root / "data" / "release"
+
+    @property
+    def downloads_cache(self) -> Path:
+        """Downloaded release archives (outside git)."""
+        return self.root / "data" / "download"
+
+    @property
+    def raw(self) -> Path:
+        return self.root / "data" / "raw"
+
+    @property
+    def provenance(self) -> Path:
+        return self.root / "data" / "provenance.json"
+
+    # -- the analysis stages ---------------------------------------------------------------
+    @cached_property
+    def clean(self) -> CleanPaths:
+        return CleanPaths(self.root)
+
+    @cached_property
+    def table1(self) -> Table1Paths:
+        return Table1Paths(self.root)
+
+    @cached_property
+    def taxonomy(self) -> TaxonomyPaths:
+        return TaxonomyPaths(self.root)
+
+    @cached_property
+    def agreement(self) -> AgreementPaths:
+        return AgreementPaths(self.root)
+
+    @cached_property
+    def interviews(self) -> InterviewsPaths:
+        return InterviewsPaths(self.root)
+
+    @cached_property
+    def compare(self) -> ComparePaths:
+        return ComparePaths(self.root)
+
+    @cached_property
+    def keywords(self) -> KeywordsPaths:
+        return KeywordsPaths(self.root)
+
+    @cached_property
+    def findings(self) -> FindingsPaths:
+        return FindingsPaths(self.root)
+
+    def stage(self, name: str) -> StagePaths:
+        """The paths of the analysis stage ``name``."""
+        if name not in STAGES:
+            raise KeyError(f"no stage {name!r}; stages: {', '.join(STAGES)}")
+        return getattr(self, name)
+
+    def stages(self) -> list[StagePaths]:
+        return [self.stage(name) for name in STAGES]
+
+    # -- shared output roots ---------------------------------------------------------------
+    @property
+    def processed(self) -> Path:
+        return self.root / "data" / "processed"
+
+    @property
+    def reproduced(self) -> Path:
+        return self.root / "data" / "reproduced"
+
+    @property
+    def metrics(self) -> Path:
+        return self.root / "metrics"
+
+    # -- the website -----------------------------------------------------------------------
+    @property
+    def site_src(self) -> Path:
+        return self.root / "report"
+
+    @property
+    def quarto_yml(self) -> Path:
+        return self.site_src / "_quarto.yml"
+
+    @property
+    def assets(self) -> Path:
+        return self.site_src / "assets"
+
+    @property
+    def tables(self) -> Path:
+        return self.site_src / "tables"
+
+    @property
+    def figures(self) -> Path:
+        return self.site_src / "figures"
+
+    @property
+    def vars_dir(self) -> Path:
+        return self.site_src / "vars"
+
+    @property
+    def notebooks(self) -> Path:
+        return self.site_src / "notebooks"
+
+    @property
+    def variables_yml(self) -> Path:
+        return self.site_src / "_variables.yml"
+
+    @property
+    def generated(self) -> Path:
+        return self.site_src / "_generated"
+
+    @property
+    def downloads(self) -> Path:
+        return self.site_src / "downloads"
+
+    @property
+    def site(self) -> Path:
+        return self.site_src / "_site"
+
+    def pages(self) -> list[Path]:
+        """The site's hand-written pages (``report/*.qmd``)."""
+        return sorted(self.site_src.glob("*.qmd"))
+
+    # -- outside git and DVC: run records, rendering, benchmarks -----------------------------
+    @property
+    def build(self) -> Path:
+        return self.root / "build"
+
+    @property
+    def runs_dir(self) -> Path:
+        return self.build / "runs"
+
+    @property
+    def render_dir(self) -> Path:
+        return self.build / "site-render"
+
+    @property
+    def bench_results(self) -> Path:
+        return self.root / "bench" / "results"
+
+
+PATHS = Paths()
+
+
+def project_path(path: str | os.PathLike[str], root: Path = ROOT) -> Path:
+    """Resolve ``path`` against the project root unless it is absolute."""
+    p = Path(path)
+    return p if p.is_absolute() else root / p

@@ -1,0 +1,2 @@
+"""The ``findings`` stage: the scorecard, every claim of the paper beside its reproduced
+value."""

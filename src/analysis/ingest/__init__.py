@@ -1,0 +1,1 @@
+"""The ``ingest`` stage: the released data, fetched, verified and copied into ``data/raw/``."""

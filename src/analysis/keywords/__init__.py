@@ -1,0 +1,1 @@
+"""The ``keywords`` stage: the Section III.A keyword lists, counted and audited."""

@@ -1,0 +1,343 @@
+"""The keyword lists of Section III.A: read them safely, count them, audit them.
+
+Upstream's ``filter_keywords`` is Python source (``pytorch_keywords = ['llm', ...]``). It is
+data, never code: :func:`parse_keyword_file` reads it with :mod:`ast` and accepts only
+top-level assignments of a name to a list (or tuple) of string literals; anything else
+(a call, a name, an f-string, an operator) stops with the file and line. Nothing is
+executed or evaluated.
+
+What counts as one keyword: one distinct string, exactly as written. The paper's counts
+(claims ``keywords.*`` in ``data/claims.yaml``) are the distinct exact strings of each list;
+the raw lists are longer (some entries are repeated) and case-insensitive
+matching, as :mod:`analysis.tools.select` does it, merges a few more ('llm'/'LLM', 'gpt'/'GPT').
+
+The audit lists, per list: exact duplicates, case-insensitive duplicates, keywords short
+enough to match inside other words under substring matching ('yi' in 'yield'; with the
+word-boundary matching of :mod:`analysis.tools.select` they do not), keywords contained in other
+keywords, keywords that look like two keywords merged by a missing comma (a string made of
+two adjacent literals, or a word ending in a token that is a keyword of its own elsewhere,
+such as 'text generationglm'), and keywords that do not start and end with a letter or
+digit (word boundaries are then ill-defined).
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tokenize
+import warnings
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from analysis.core.artifacts import flat_vars
+from analysis.core.errors import InputError
+
+LIST_SUFFIX = "_keywords"
+SHORT_MAX = 3  # keywords this short match inside many words under substring matching
+# Common words of issue text, used only to show what a short keyword would hit inside
+# words if it were matched as a substring (the audit's examples).
+COMMON_WORDS = (
+    "yield", "yields", "optimizer", "option", "optional", "output", "adopt", "gpt2",
+    "chatgpt", "vllm", "ollama", "qlora", "t5x", "tpus", "vlms",
+)
+WORD_RE = re.compile(r"[0-9a-z]+")
+CAMEL_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+
+
+@dataclass(frozen=True)
+class KeywordList:
+    """One list of the keyword file: its framework name, entries as written, source lines."""
+
+    framework: str
+    variable: str
+    entries: list[str]
+    lines: list[int]
+    merged_literals: list[str]  # entries written as two or more adjacent string literals
+
+
+def _literal_pieces(source: str, node: ast.AST) -> int:
+    """How many string tokens make up a (possibly implicitly concatenated) literal."""
+    segment = ast.get_source_segment(source, node) or ""
+    try:
+        tokens = tokenize.generate_tokens(io.StringIO(segment).readline)
+        return sum(1 for t in tokens if t.type == tokenize.STRING)
+    except (tokenize.TokenError, SyntaxError):
+        return 1
+
+
+def parse_keyword_file(text: str, file: str = "filter_keywords") -> list[KeywordList]:
+    """Read keyword lists from Python-literal source without executing anything."""
+    try:
+        with warnings.catch_warnings():
+            # The parser's own warnings (e.g. "invalid decimal literal") are about the
+            # data, not the code; anything that matters becomes an error below.
+            warnings.simplefilter("ignore", SyntaxWarning)
+            tree = ast.parse(text, filename=file)
+    except SyntaxError as exc:
+        raise InputError(f"not valid Python literal syntax ({exc.msg})", file=file,
+                         line=exc.lineno, fix="fix the quoting or brackets on that line") from exc
+    lists: list[KeywordList] = []
+    for stmt in tree.body:
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], ast.Name)):
+            raise InputError("only assignments `name = [...]` are allowed", file=file,
+                             line=stmt.lineno, fix="keep the file to lists of strings")
+        name = stmt.targets[0].id
+        if not isinstance(stmt.value, ast.List | ast.Tuple):
+            raise InputError(f"{name} is not a list of strings", file=file, line=stmt.lineno,
+                             fix="write the keywords as ['a', 'b', ...]")
+        entries, lines, merged = [], [], []
+        for elt in stmt.value.elts:
+            if not (isinstance(elt, ast.Constant) and isinstance(elt.value, str)):
+                raise InputError(f"{name}: element is not a plain string literal "
+                                 f"({type(elt).__name__})", file=file, line=elt.lineno,
+                                 fix="quote the keyword; expressions are not allowed")
+            entries.append(elt.value)
+            lines.append(elt.lineno)
+            if _literal_pieces(text, elt) > 1:
+                merged.append(elt.value)
+        framework = name.removesuffix(LIST_SUFFIX) if name.endswith(LIST_SUFFIX) else name
+        lists.append(KeywordList(framework, name, entries, lines, merged))
+    if not lists:
+        raise InputError("no keyword lists found", file=file,
+                         fix="define e.g. pytorch_keywords = ['llm', ...]")
+    names = [k.framework for k in lists]
+    if len(set(names)) != len(names):
+        dup = sorted(n for n, c in Counter(names).items() if c > 1)
+        raise InputError(f"list(s) defined twice: {', '.join(dup)}", file=file,
+                         fix="keep one definition per framework")
+    return lists
+
+
+def read_keyword_file(path: str | Path) -> list[KeywordList]:
+    """Read and parse a keyword file (UTF-8); a missing file is a user error."""
+    p = Path(path)
+    try:
+        text = p.read_bytes().decode("utf-8-sig")
+    except FileNotFoundError as exc:
+        raise InputError("keyword file not found", file=str(p),
+                         fix="point --keywords at upstream's filter_keywords") from exc
+    except UnicodeDecodeError as exc:
+        raise InputError("not UTF-8", file=str(p), fix="re-save the file as UTF-8") from exc
+    return parse_keyword_file(text, str(p.name))
+
+
+def distinct(entries: list[str]) -> list[str]:
+    """Distinct exact strings, first occurrence order (what counts as one keyword)."""
+    return list(dict.fromkeys(entries))
+
+
+def distinct_casefold(entries: list[str]) -> list[str]:
+    """One spelling (the first) per case-insensitively distinct keyword."""
+    seen: dict[str, str] = {}
+    for e in entries:
+        seen.setdefault(e.lower(), e)
+    return list(seen.values())
+
+
+def counts(kl: KeywordList) -> dict[str, int]:
+    """Raw entries, distinct exact strings, and case-insensitively distinct keywords."""
+    return {"raw": len(kl.entries), "distinct": len(distinct(kl.entries)),
+            "distinct_casefold": len(distinct_casefold(kl.entries))}
+
+
+def _is_word_char(ch: str) -> bool:
+    return ch.isascii() and (ch.isalnum() or ch == "_")
+
+
+def contains_on_boundary(outer: str, inner: str) -> bool:
+    """Whether ``inner`` occurs in ``outer`` (case-insensitively) on word boundaries."""
+    o, i = outer.lower(), inner.lower()
+    start = o.find(i)
+    while start >= 0:
+        end = start + len(i)
+        if ((start == 0 or not _is_word_char(o[start - 1]))
+                and (end == len(o) or not _is_word_char(o[end]))):
+            return True
+        start = o.find(i, start + 1)
+    return False
+
+
+def vocabulary(lists: list[KeywordList]) -> set[str]:
+    """Lower-case words of every keyword, plus the acronyms inside camelCase words.
+
+    'ChatGLM' gives 'chatglm' and 'glm'; 'MindFormers' gives only 'mindformers' (its
+    capitalised parts are not acronyms), so 'transformers' is not read as two words.
+    """
+    vocab: set[str] = set()
+    for kl in lists:
+        for e in kl.entries:
+            for word in re.split(r"[^0-9A-Za-z]+", e):
+                vocab.add(word.lower())
+                vocab.update(p.lower() for p in CAMEL_RE.findall(word)
+                             if p.isupper() and len(p) >= 3 and p != word)
+    vocab.discard("")
+    return vocab
+
+
+def merged_token(keyword: str, vocab: set[str], min_part: int = 3,
+                 min_rest: int = 4) -> str | None:
+    """A lower-case word of ``keyword`` that ends (or starts) with another keyword token.
+
+    'text generationglm' -> 'generation|glm' ('glm' is a token of 'ChatGLM'). Words
+    written in camelCase are split first, so 'KerasNLP' is not flagged.
+    """
+    for word in re.split(r"[^0-9A-Za-z]+", keyword):
+        if not word or word != word.lower() or len(word) < min_part + min_rest:
+            continue
+        for k in range(min_part, len(word) - min_rest + 1):
+            head, tail = word[:-k], word[-k:]
+            if tail in vocab and head not in vocab and tail != word:
+                return f"{head}|{tail}"
+    return None
+
+
+def audit(lists: list[KeywordList]) -> pd.DataFrame:
+    """One row per finding: list, keyword, kind, detail (sorted, deterministic).
+
+    Kinds: ``exact_duplicate``, ``case_duplicate``, ``short_keyword``,
+    ``contained_in_other``, ``merged_literals``, ``looks_merged``, ``non_word_edge``.
+    """
+    vocab = vocabulary(lists)
+    rows = []
+    for kl in lists:
+        line_of = {}
+        for e, ln in zip(kl.entries, kl.lines, strict=True):
+            line_of.setdefault(e, ln)
+        for e, n in Counter(kl.entries).items():
+            if n > 1:
+                rows.append((kl.framework, e, "exact_duplicate", f"listed {n} times",
+                             line_of[e]))
+        groups: dict[str, list[str]] = {}
+        for e in distinct(kl.entries):
+            groups.setdefault(e.lower(), []).append(e)
+        for spellings in groups.values():
+            if len(spellings) > 1:
+                rows.append((kl.framework, spellings[0], "case_duplicate",
+                             "same keyword as " + ", ".join(repr(s) for s in spellings[1:]),
+                             line_of[spellings[0]]))
+        kws = distinct_casefold(kl.entries)
+        for e in kws:
+            low = e.lower()
+            if len(low.strip()) <= SHORT_MAX:
+                inside = [w for w in COMMON_WORDS if low in w and w != low]
+                others = [o for o in kws if low in o.lower() and o.lower() != low
+                          and not contains_on_boundary(o, e)]
+                hits = inside + [f"keyword {o!r}" for o in others]
+                detail = (f"{len(low)} characters; as a substring it would also match "
+                          + ("inside " + ", ".join(hits[:6]) if hits else
+                             "inside longer words") + "; word-boundary matching does not")
+                rows.append((kl.framework, e, "short_keyword", detail, line_of[e]))
+            containers = [o for o in kws if o.lower() != low and contains_on_boundary(o, e)]
+            if containers:
+                rows.append((kl.framework, e, "contained_in_other",
+                             "every match of " + ", ".join(repr(c) for c in containers[:4])
+                             + " is also a match of this keyword", line_of[e]))
+            if not (_is_word_char(low[:1]) and _is_word_char(low[-1:])):
+                rows.append((kl.framework, e, "non_word_edge",
+                             "does not start and end with a letter, digit or underscore",
+                             line_of[e]))
+            split = merged_token(e, vocab)
+            if split:
+                rows.append((kl.framework, e, "looks_merged",
+                             f"'{split.replace('|', '')}' reads as '{split.split('|')[0]}' + "
+                             f"'{split.split('|')[1]}': probably two keywords with a "
+                             "missing comma", line_of[e]))
+        for e in kl.merged_literals:
+            rows.append((kl.framework, e, "merged_literals", "written as adjacent string "
+                         "literals, which Python joins: a missing comma", line_of[e]))
+    frame = pd.DataFrame(rows, columns=["list", "keyword", "kind", "detail", "line"])
+    return frame.sort_values(["list", "kind", "line", "keyword"], kind="mergesort") \
+        .reset_index(drop=True)
+
+
+def keyword_table(lists: list[KeywordList]) -> pd.DataFrame:
+    """Every entry of every list: position, source line, whether it counts, duplicates."""
+    rows = []
+    for kl in lists:
+        seen: set[str] = set()
+        seen_ci: set[str] = set()
+        for pos, (e, ln) in enumerate(zip(kl.entries, kl.lines, strict=True), 1):
+            rows.append({"list": kl.framework, "position": pos, "line": ln, "keyword": e,
+                         "counted": e not in seen,
+                         "distinct_casefold": e.lower() not in seen_ci})
+            seen.add(e)
+            seen_ci.add(e.lower())
+    return pd.DataFrame(rows, columns=["list", "position", "line", "keyword", "counted",
+                                       "distinct_casefold"])
+
+
+COUNT_COLUMNS = ["list", "raw", "distinct", "distinct_casefold"]
+
+
+def counts_table(lists: list[KeywordList]) -> pd.DataFrame:
+    """Per list: raw entries, distinct exact strings (the paper's count), case-insensitive.
+    No lists (a dump without the keyword file) give an empty table with the same columns."""
+    frame = pd.DataFrame([{"list": kl.framework, **counts(kl)} for kl in lists],
+                         columns=COUNT_COLUMNS)
+    return frame.sort_values("list", kind="mergesort").reset_index(drop=True)
+
+
+def keywords_for(lists: list[KeywordList], framework: str) -> list[str]:
+    """The distinct keywords of one framework's list (a user error if there is none)."""
+    by_name = {kl.framework.lower(): kl for kl in lists}
+    kl = by_name.get(framework.lower())
+    if kl is None:
+        raise InputError(f"no keyword list for framework {framework!r}",
+                         column="--framework",
+                         fix="use one of: " + ", ".join(sorted(by_name)))
+    return distinct(kl.entries)
+
+
+def reproduced(table: pd.DataFrame) -> dict[str, dict]:
+    """Reproduced values keyed by claim id: ``keywords.count.<list>`` = distinct strings."""
+    return {f"keywords.count.{r.list}": {
+        "value": int(r.distinct),
+        "note": f"distinct exact strings; {r.raw} entries as listed, {r.distinct_casefold} "
+                "distinct ignoring case"} for r in table.itertuples(index=False)}
+
+
+# The audit's finding kinds, with the words that introduce a list of their examples.
+AUDIT_EXAMPLE_LABELS = {
+    "exact_duplicate": "Exact duplicates", "case_duplicate": "Duplicates in another case",
+    "short_keyword": "Short keywords found", "looks_merged": "Entries that look merged",
+    "merged_literals": "Lists merged by implicit string concatenation",
+    "contained_in_other": "Keywords contained in a longer one",
+    "non_word_edge": "Keywords that begin or end with a non-word character"}
+
+
+def summary(table: pd.DataFrame, findings: pd.DataFrame) -> tuple[dict, dict]:
+    """Metrics (for ``dvc metrics``) and report vars (flat key -> value) of the audit.
+
+    The examples quote keywords (data): they are under keys ending in ``_text``, which
+    the report shows only as escaped HTML.
+    """
+    metrics = {
+        "lists": int(len(table)),
+        "count": {r.list: int(r.distinct) for r in table.itertuples(index=False)},
+        "raw": {r.list: int(r.raw) for r in table.itertuples(index=False)},
+        "distinct_casefold": {r.list: int(r.distinct_casefold)
+                              for r in table.itertuples(index=False)},
+        "findings": {k: int(v) for k, v in sorted(Counter(findings["kind"]).items())},
+    }
+    rows = {r.list: r for r in table.itertuples(index=False)}
+    variables: dict[str, object] = {"keywords.lists": len(table),
+                                    "keywords.available": "yes" if len(table) else "no",
+                                    "keywords.findings": int(len(findings))}
+    for name, r in rows.items():
+        variables[f"keywords.count.{name}"] = int(r.distinct)
+        variables[f"keywords.raw.{name}"] = int(r.raw)
+        variables[f"keywords.casefold.{name}"] = int(r.distinct_casefold)
+    for kind, label in AUDIT_EXAMPLE_LABELS.items():
+        sel = findings[findings["kind"] == kind]
+        variables[f"keywords.audit.{kind}"] = int(len(sel))
+        examples = ", ".join(sorted(dict.fromkeys(repr(k) for k in sel["keyword"]))[:8])
+        variables[f"keywords.audit.{kind}.examples_text"] = f"{label}: {examples or 'none'}."
+    variables["keywords.counts_note"] = (
+        "Keywords per list: entries as listed, distinct exact strings (the paper's count) and "
+        "distinct ignoring case.")
+    return metrics, flat_vars(variables)

@@ -1,0 +1,363 @@
+"""The website built from a synthetic, hostile dump, as the ``report`` stage builds it, under
+both renderers: the pandoc preview always, real Quarto when it can be found (CI has none:
+those tests skip with the reason).
+
+The project is made by :mod:`sites`: every stage on a synthetic dump with payloads in
+every field (an HTML tag, a Quarto ``env`` shortcode and math in a project folder's name;
+include shortcodes, spreadsheet formulas, ``$$`` and a right-to-left override in
+annotator labels; a Markdown ``javascript:`` link and a ``kbd`` shortcode in a sub-theme
+name; ``<script>`` elements and shortcodes in a URL, a detail, a quote, a codebook node,
+the guideline and the keywords). The site is rendered with a canary environment variable
+set. Then the checks a reader's browser would make: every variable and include exists,
+the variables carry no data text, no link or image is broken, every figure is a numbered
+figure with caption and alt text, no Quarto syntax survives, nothing from the data runs,
+expands, includes a local file or names a local path, the downloads cannot run in a
+spreadsheet, and (with Chromium) every page at 1280 and 390 px opens without a console
+error, fetches nothing from outside the site and never scrolls sideways. Screenshots go
+to ``test-artifacts/site/<renderer>/`` (or ``$TEST_ARTIFACTS/site/...``).
+"""
+
+from __future__ import annotations
+
+import csv
+import filecmp
+import os
+import re
+import shutil
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote
+
+import pytest
+import yaml
+
+from analysis.core.paths import ROOT as PROJECT_ROOT
+from analysis.report import build, render
+from analysis.report.downloads import FORMULA_START, NUMBER_RE
+from analysis.report.layout import Layout
+from analysis.report.quarto import find_quarto
+from analysis.report.variables import lookup, referenced_vars
+from tests.support.browser import Browser, find_chromium, serve
+from tests.support.sites import (
+    CANARY,
+    CANARY_ENV,
+    EVIL_BY_PAGE,
+    PASSWD_MARK,
+    PAYLOADS,
+    STAGES,
+    build_project,
+)
+
+pytestmark = pytest.mark.slow
+ROOT = PROJECT_ROOT
+ARTIFACTS = Path(os.environ.get("TEST_ARTIFACTS", ROOT / "test-artifacts")) / "site"
+RENDERERS = ("preview", "quarto")
+# what any payload of the hostile dump carries; none may reach the generated variables
+DATA_MARKERS = ("alert(", "onerror", "onload", "javascript", "<script", "{{<", "$$", "$m$",
+                "HYPERLINK", "passwd", "\u202e", CANARY_ENV, "evil", "calc", "```")
+SHORTCODE_RE = re.compile(r"\{\{<.*?>\}\}")
+# The one event handler of the site's own markup: Quarto's navbar toggle button.
+OWN_HANDLERS = {"button.navbar-toggler onclick"}
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory) -> Path:
+    """Every stage run once on the hostile dump."""
+    return build_project(tmp_path_factory.mktemp("site") / "project")
+
+
+def render_copy(project: Path, dest: Path, renderer: str) -> Layout:
+    shutil.copytree(project, dest)
+    os.environ[CANARY_ENV] = CANARY  # inherited by Quarto: an `env` shortcode would show it
+    try:
+        messages: list[str] = []
+        label = build(Layout(dest), renderer=renderer, log=messages.append)
+    finally:
+        os.environ.pop(CANARY_ENV, None)
+    assert label.startswith("Quarto" if renderer == "quarto" else "pandoc preview")
+    assert "pages rendered" in messages[0]
+    return Layout(dest)
+
+
+@pytest.fixture(scope="module", params=RENDERERS)
+def site(request, project, tmp_path_factory) -> Layout:
+    if request.param == "quarto" and find_quarto() is None:
+        pytest.skip("Quarto not found (CI has none; ../shared/tools/quarto/ assembles one): "
+                    "the preview tests cover the same pages")
+    return render_copy(project, tmp_path_factory.mktemp(request.param) / "project",
+                       request.param)
+
+
+def pages(layout: Layout) -> list[Path]:
+    return sorted(p for p in layout.site.rglob("*.html") if "site_libs" not in p.parts)
+
+
+def site_texts(layout: Layout):
+    for path in sorted(layout.site.rglob("*")):
+        if path.suffix in (".html", ".json", ".js", ".csv", ".css", ".svg", ".ipynb"):
+            yield path, path.read_text(encoding="utf-8", errors="replace")
+
+
+def test_every_variable_and_include_a_page_uses_exists(site):
+    variables = yaml.safe_load(site.variables_yml.read_text())
+    variables["build"] = {"commit_short": "x", "renderer": "x"}  # added when rendering
+    sources = [*site.site_src.glob("*.qmd"), site.quarto_yml]
+    assert len(sources) >= 7
+    for source in sources:
+        text = source.read_text()
+        for key in referenced_vars(text):
+            lookup(variables, key)  # KeyError names the missing variable
+        for inc in re.findall(r"\{\{<\s*include\s+(\S+)\s*>\}\}", text):
+            assert (site.site_src / inc).is_file(), f"{source.name}: {inc}"
+
+
+def data_text_in(text: str) -> list[str]:
+    """The markers of the dump's payloads found in ``text``."""
+    return [m for m in DATA_MARKERS if m.lower() in text.lower()]
+
+
+def test_variables_carry_no_data_text(site):
+    """Data never reaches a `var` value: the generated variables hold numbers and text
+    from fixed templates, none of the payloads the dump carries in every field."""
+    found = data_text_in(site.variables_yml.read_text(encoding="utf-8"))
+    assert not found, f"_variables.yml holds data text: {found}"
+
+
+def test_data_scan_finds_every_payload():
+    for payload in PAYLOADS:
+        assert data_text_in(payload), payload
+
+
+class _Refs(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.refs: list[str] = []
+        self.ids: set[str] = set()
+        self.handlers: list[str] = []
+        self.scripts: list[tuple[str | None, str]] = []
+        self._in_script: str | None = None
+        self._script_src: str | None = None
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if a.get("id"):
+            self.ids.add(a["id"])
+        for key in ("href", "src"):
+            if a.get(key):
+                self.refs.append(a[key])
+        self.handlers += [f"{tag}.{a.get('class') or ''} {k}" for k in a
+                          if k.lower().startswith("on")]
+        if tag == "script":
+            self._in_script, self._script_src = "", a.get("src")
+
+    def handle_data(self, data):
+        if self._in_script is not None:
+            self._in_script += data
+
+    def handle_endtag(self, tag):
+        if tag == "script" and self._in_script is not None:
+            self.scripts.append((self._script_src, self._in_script))
+            self._in_script = None
+
+
+def parse(path: Path) -> _Refs:
+    p = _Refs()
+    p.feed(path.read_text(encoding="utf-8"))
+    return p
+
+
+def test_no_broken_internal_link_image_or_anchor(site):
+    all_pages = pages(site)
+    assert {p.relative_to(site.site).as_posix() for p in all_pages} >= {
+        "index.html", "data.html", "table1.html", "taxonomy.html", "agreement.html",
+        "interviews.html", "keywords.html", "findings.html", "changes.html",
+        "reproducibility.html", "notebooks.html",
+        *(f"notebooks/{stem}.html" for stem in STAGES)}
+    checked = 0
+    for page in all_pages:
+        for ref in parse(page).refs:
+            if re.match(r"^[a-z][\w+.-]*:", ref):  # http:, data:, mailto:
+                assert not ref.startswith(("http:", "https:")) or re.match(
+                    r"https://(github\.com|arxiv\.org|gitee\.com)/", ref), ref
+                continue
+            path, _, anchor = ref.partition("#")
+            path = path.partition("?")[0]
+            target = (page.parent / unquote(path)).resolve() if path else page
+            if target.is_dir():
+                target = target / "index.html"
+            assert target.is_file(), f"{page.name}: broken link {ref}"
+            if anchor and target.suffix == ".html":
+                assert anchor in parse(target).ids, f"{page.name}: no #{anchor} in {path}"
+            checked += 1
+    assert checked > 50
+
+
+def test_every_figure_is_numbered_with_caption_and_alt_text(site):
+    figures = 0
+    for page in pages(site):
+        html = page.read_text(encoding="utf-8")
+        for block in re.findall(r"<figure\b.*?</figure>", html, flags=re.S):
+            if "figure-img" not in block:
+                continue
+            figures += 1
+            assert re.search(r"<figcaption[^>]*>\s*Figure(&nbsp;|\s)\d+:", block), \
+                (page.name, block[:300])
+            alt = re.search(r'<img [^>]*alt="([^"]+)"', block)
+            assert alt and alt.group(1).strip(), (page.name, block[:300])
+    assert figures >= 16
+
+
+def test_no_quarto_syntax_survives(site):
+    """No attribute block, figure syntax or shortcode of the pages is left as text; the
+    only shortcode-like strings are the dump's own payloads, shown as text."""
+    for page in pages(site):
+        html = page.read_text(encoding="utf-8")
+        assert "{#fig-" not in html and "fig-alt=" not in html, page.name
+        for found in SHORTCODE_RE.findall(html.replace("&lt;", "<").replace("&gt;", ">")):
+            assert any(found in p or p in found for p in PAYLOADS), (page.name, found)
+
+
+def test_nothing_from_the_data_runs(site):
+    """No element of any page carries an event handler, a javascript: link or a script
+    that is not the site's own."""
+    own = re.compile(r"(site_libs/|assets/|build-info\.js$)")
+    for page in pages(site):
+        refs = parse(page)
+        assert set(refs.handlers) <= OWN_HANDLERS, (page.name, refs.handlers)
+        assert not [r for r in refs.refs if r.strip().lower().startswith("javascript:")]
+        for src, body in refs.scripts:
+            assert src is None or own.search(src), (page.name, src)
+            assert "alert(" not in body, (page.name, body[:200])
+
+
+def test_no_canary_local_file_or_local_path_reaches_the_site(site):
+    """An `env` shortcode in the data would print the canary; an `include` the machine's
+    /etc/passwd; no page, search index or notebook names a folder of this machine."""
+    root = str(site.root)
+    for path, text in site_texts(site):
+        assert CANARY not in text, path
+        assert PASSWD_MARK not in text, path
+        assert root not in text, path
+        assert "site-packages" not in text and "/tmp/ipykernel" not in text, path
+
+
+def test_hostile_input_reaches_its_page_as_text(site):
+    """Each payload is on the page that shows it, as escaped text (braces as entities, a
+    right-to-left override as a visible marker)."""
+    for page, texts in EVIL_BY_PAGE.items():
+        html = (site.site / page).read_text()
+        plain = re.sub(r"<[^>]+>", "", html)
+        plain = (plain.replace("&#123;", "{").replace("&#125;", "}").replace("&lt;", "<")
+                 .replace("&gt;", ">").replace("&quot;", '"').replace("&#x27;", "'")
+                 .replace("&#39;", "'").replace("&amp;", "&"))
+        for text in texts:
+            assert text.replace("\u202e", "⟨U+202E⟩") in plain, (page, text)
+
+
+def test_downloads_cannot_run_in_a_spreadsheet(site):
+    csvs = sorted((site.site / "downloads").rglob("*.csv"))
+    assert {p.relative_to(site.site / "downloads").as_posix() for p in csvs} >= {
+        "data/issues.csv", "data/rejected.csv", "scorecard.csv", "tables/table1.csv"}
+    payload_cells = 0
+    for path in csvs:
+        with path.open(encoding="utf-8", newline="") as f:
+            for row in csv.reader(f):
+                for cell in row:
+                    assert not cell.startswith(FORMULA_START) or NUMBER_RE.fullmatch(cell), \
+                        (path.name, cell)
+                    payload_cells += cell.startswith("'=HYPERLINK")
+    assert payload_cells  # the formula label is there, neutralised
+    raw = (site.root / "data" / "processed" / "issues.csv").read_text(encoding="utf-8")
+    assert '=HYPERLINK(""https://evil.example""' in raw  # the untouched data keep it
+
+
+def test_scorecard_and_downloads_are_in_the_site(site):
+    repro = (site.site / "reproducibility.html").read_text()
+    assert 'id="scorecard-exact"' in repro and "scorecard-table-" in repro
+    assert 'href="downloads/scorecard.csv"' in repro
+    index = (site.site / "index.html").read_text()
+    assert 'href="https://arxiv.org/abs/2506.13114"' in index
+    assert "https://github.com/Anony-coding/LLMChallengeEmpirical" in index
+    for name in ("data/issues.csv", "data/rejected.csv", "data/quality.json", "scorecard.csv"):
+        assert (site.site / "downloads" / name).is_file()
+    assert (site.site / "figures" / "table1.svg").is_file()
+    for stem in STAGES:
+        assert (site.site / "notebooks" / f"{stem}.ipynb").is_file()
+        nb_page = (site.site / "notebooks" / f"{stem}.html").read_text()
+        assert f'href="{stem}.ipynb"' in nb_page
+
+
+def test_site_files_are_readable_by_everyone(site):
+    for path in site.site.rglob("*"):
+        assert path.stat().st_mode & 0o004, path
+
+
+def test_two_renders_are_byte_identical(site, tmp_path):
+    """The same outputs render to the same bytes (search index and run record included)."""
+    renderer = "quarto" if site.site.joinpath("site_libs").is_dir() else "preview"
+    first = tmp_path / "first"
+    shutil.copytree(site.site, first)
+    render(site, renderer=renderer, log=lambda _: None)
+    cmp = filecmp.dircmp(first, site.site)
+    diffs: list[str] = []
+
+    def walk(c: filecmp.dircmp, prefix: str = "") -> None:
+        diffs.extend(prefix + n for n in c.left_only + c.right_only + c.diff_files)
+        for name, sub in c.subdirs.items():
+            walk(sub, f"{prefix}{name}/")
+    walk(cmp)
+    assert not diffs
+
+
+@pytest.mark.skipif(find_chromium() is None,
+                    reason="chromium not installed (Debian package `chromium`; .ci/run "
+                           "installs it)")
+@pytest.mark.parametrize("width", [1280, 390])
+def test_every_page_in_a_browser(site, width):
+    renderer = "quarto" if site.site.joinpath("site_libs").is_dir() else "preview"
+    shots = ARTIFACTS / renderer
+    shots.mkdir(parents=True, exist_ok=True)
+    with serve(site.site) as base, Browser(find_chromium(), width=width) as browser:
+        for page in pages(site):
+            rel = page.relative_to(site.site).as_posix()
+            facts = browser.open(base + rel)
+            browser.screenshot(shots / f"{rel.replace('/', '_')[:-5]}_{width}.png")
+            assert facts["problems"] == [], f"{rel}: {facts['problems']}"
+            assert facts["navbar"], rel
+            external = [u for u in facts["requests"]
+                        if not u.startswith((base, "data:", "about:"))]
+            assert external == [], f"{rel} fetched {external}"
+            assert set(facts["handlers"]) <= OWN_HANDLERS and not facts["jsLinks"], rel
+            for img in facts["imgs"]:
+                assert img["complete"] and img["w"] > 0 and img["h"] > 0, f"{rel}: {img}"
+                assert img["alt"], f"{rel}: image without alt text {img['src']}"
+            for fig in facts["figures"]:
+                assert fig["w"] > 0 and fig["h"] > 0, f"{rel}: empty figure"
+            assert browser.evaluate("document.documentElement.scrollWidth") <= width, \
+                f"{rel} scrolls sideways at {width} px"
+            if width == 1280:
+                assert facts["brandCut"] is False, f"{rel}: the site title is cut"
+                assert facts["navHeight"] < 80, f"{rel}: the navbar wraps"
+            if rel in EVIL_BY_PAGE:  # hostile text is there, shown as text
+                shown = browser.evaluate("""(() => {
+                    document.querySelectorAll('details').forEach(d => d.open = true);
+                    document.querySelectorAll('.callout-collapse, .collapse').forEach(
+                        d => d.classList.add('show'));
+                    return document.body.innerText; })()""")
+                for text in EVIL_BY_PAGE[rel]:
+                    assert text.replace("\u202e", "⟨U+202E⟩") in shown, (rel, text)
+        # sorting works: click a header of a sortable table
+        browser.open(base + "data.html")
+        order = browser.evaluate("""(() => {
+            const t = document.querySelector('table.anomalies');
+            const th = t.tHead.rows[0].cells[1];
+            th.click(); const up = [...t.tBodies[0].rows].map(r => r.cells[1].textContent);
+            th.click(); const down = [...t.tBodies[0].rows].map(r => r.cells[1].textContent);
+            return {up, down};
+        })()""")
+        nums = [int(x.replace(",", "")) for x in order["up"]]
+        assert nums == sorted(nums) and order["down"] == order["up"][::-1]
+        # the run record fills the Reproducibility page
+        browser.open(base + "reproducibility.html")
+        assert "took" in browser.evaluate("document.getElementById('build-info').innerText")
+    assert len(list(shots.glob(f"*_{width}.png"))) >= 19

@@ -1,0 +1,276 @@
+"""Unit tests of the clean stage on synthetic dumps: every anomaly kind, the accounting."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from analysis.clean.issues import RULES, clean_dump, majority_label, repo_of
+from analysis.core.errors import InputError
+from tests.support.dumps import Project, expected_counts, write_dump
+
+
+def run(root: Path, taxonomy, meta, **kw):
+    return clean_dump(root, taxonomy, meta, **kw)
+
+
+def label_file(root: Path, project: str) -> Path:
+    return root / "Issue Report" / project / f"{project}.csv"
+
+
+def kinds(result) -> dict[str, int]:
+    return result.quality["anomaly_counts"]
+
+
+def assert_balanced(result):
+    q = result.quality
+    assert q["summary"]["balanced"]
+    for f in q["files"]:
+        assert f["input"] == f["kept"] + f["set_aside"], f
+    labels = q["accounting"]["labels"]
+    assert labels["kept"] == len(result.issues)
+    assert labels["set_aside"] == int((result.rejected["source_file"].str.endswith(".csv")).sum())
+
+
+def test_clean_dump_counts_match_what_was_written(dump, taxonomy, projects_meta):
+    root, written = dump
+    result = run(root, taxonomy, projects_meta)
+    expected = expected_counts(written)
+    assert len(result.issues) == sum(e["total"] for e in expected.values())
+    for name, exp in expected.items():
+        sel = result.issues[result.issues["project"] == name]
+        assert sel.groupby("year").size().to_dict() == {y: n for y, n in exp["years"].items()
+                                                        if n}
+        assert sel["type"].value_counts().to_dict() == exp["types"]
+    assert result.annotators == [f"annotator_{i}" for i in range(1, 8)]
+    assert kinds(result) == {"empty_file": 1}  # MindSpeed_2023.txt is empty
+    assert_balanced(result)
+
+
+def test_issue_columns_and_order(dump, taxonomy, projects_meta):
+    root, _ = dump
+    issues = run(root, taxonomy, projects_meta).issues
+    for col in ["project", "issue_url", "year", "type", "final_label", "annotator_1",
+                "annotator_7", "project_name", "kind", "theme", "flags"]:
+        assert col in issues.columns
+    # Table I order: pytorch (1) before vllm (6) before MindSpeed (10)
+    assert list(dict.fromkeys(issues["project"])) == ["pytorch", "vllm", "MindSpeed"]
+    assert issues.loc[issues["project"] == "MindSpeed", "project_name"].iloc[0] == "MindSpeed"
+    assert set(issues["type"]) <= {"Question", "Requirement", "Bug"}
+
+
+def test_unknown_project_and_new_year_are_processed(tmp_path, taxonomy, projects_meta):
+    root = tmp_path / "d"
+    write_dump(root, [Project("sglang", {2025: 3, 2026: 4}), Project("pytorch", {2026: 2})])
+    result = run(root, taxonomy, projects_meta)
+    assert kinds(result)["unknown_project"] == 1
+    assert set(result.issues["year"]) == {2025, 2026}
+    sg = result.issues[result.issues["project"] == "sglang"]
+    assert len(sg) == 7 and set(sg["project_name"]) == {"sglang"} and set(sg["kind"]) == {
+        "unknown"}
+
+
+def test_five_annotators_are_discovered(tmp_path, taxonomy, projects_meta):
+    root = tmp_path / "d"
+    write_dump(root, [Project("pytorch", {2024: 5}, annotators=5)])
+    result = run(root, taxonomy, projects_meta)
+    assert result.annotators == [f"annotator_{i}" for i in range(1, 6)]
+
+
+def test_row_level_defects_are_set_aside_with_reasons(dump, taxonomy, projects_meta):
+    root, written = dump
+    path = label_file(root, "pytorch")
+    lines = path.read_text().splitlines()
+    url = lines[1].split(",")[0]
+    lines.insert(2, "")  # blank row
+    lines.append("https://github.com/pytorch/pytorch/issues/9,C.1,C.1")  # malformed
+    lines.append("not-a-url," + ",".join(["C.1"] * 8))  # invalid url
+    lines.append("https://github.com/pytorch/pytorch/issues/10," + ",".join(["C.1"] * 7) + ",")
+    lines.append("https://github.com/pytorch/pytorch/issues/11," + ",".join(["C.1"] * 7) +
+                 ",C.99")  # unknown final label
+    lines.append("https://github.com/pytorch/pytorch/issues/12," + ",".join(["C.2"] * 8))
+    path.write_text("\n".join(lines) + "\n")
+    result = run(root, taxonomy, projects_meta)
+    reasons = result.quality["rejected_by_reason"]
+    assert reasons == {"blank_row": 1, "malformed_row": 1, "invalid_url": 1,
+                       "missing_final_label": 1, "unknown_final_label": 1, "no_year": 1}
+    rej = result.rejected.set_index("reason")
+    assert rej.loc["blank_row", "source_line"] == 3
+    assert "issues/12" in rej.loc["no_year", "raw"]
+    assert url in set(result.issues["issue_url"])
+    assert_balanced(result)
+    assert len(result.issues) == sum(len(r) for r in written.values())
+
+
+def test_kept_row_flags(dump, taxonomy, projects_meta):
+    root, _ = dump
+    path = label_file(root, "vllm")
+    lines = path.read_text().splitlines()
+    first = lines[1].split(",")
+    first[1] = ""  # missing rating
+    first[2] = "X.9"  # unknown annotator label
+    first[3] = " " + first[3]  # whitespace
+    lines[1] = ",".join(first)
+    second = lines[2].split(",")
+    second[-1] = "A.1" if second[1] != "A.1" else "A.2"  # final label != majority
+    second[1:8] = ["B.1"] * 7
+    lines[2] = ",".join(second)
+    third = lines[3].split(",")
+    third[1:8] = ["C.1", "C.1", "C.1", "C.2", "C.2", "C.2", ""]  # tie
+    lines[3] = ",".join(third)
+    path.write_text("\n".join(lines) + "\n")
+    result = run(root, taxonomy, projects_meta)
+    k = kinds(result)
+    assert k["missing_rating"] == 2 and k["unknown_label"] == 1 and k["whitespace"] == 1
+    assert k["final_not_majority"] == 1 and k["majority_tie"] == 1
+    iss = result.issues
+    row = iss[(iss["project"] == "vllm") & (iss["source_line"] == 2)].iloc[0]
+    assert row["annotator_1"] is None and row["annotator_2"] == "X.9"
+    assert set(row["flags"].split(";")) >= {"missing_rating", "unknown_label", "whitespace"}
+    assert row["n_ratings"] == 6
+    assert_balanced(result)
+
+
+@pytest.mark.parametrize("policy,kept", [("keep", 2), ("first", 1)])
+def test_duplicate_urls_follow_the_policy(dump, taxonomy, projects_meta, policy, kept):
+    root, _ = dump
+    path = label_file(root, "pytorch")
+    lines = path.read_text().splitlines()
+    lines.insert(2, lines[1])
+    path.write_text("\n".join(lines) + "\n")
+    year = root / "Issue Report/pytorch/pytorch_2023.txt"
+    ylines = year.read_text().splitlines()
+    year.write_text("\n".join([ylines[0], *ylines]) + "\n")
+    result = run(root, taxonomy, projects_meta, duplicates=policy)
+    url = lines[1].split(",")[0]
+    assert (result.issues["issue_url"] == url).sum() == kept
+    assert kinds(result)["duplicate_url"] == 2
+    assert_balanced(result)
+
+
+def test_year_file_defects(dump, taxonomy, projects_meta):
+    root, _ = dump
+    year = root / "Issue Report/vllm/vllm_2024.txt"
+    text = year.read_text()
+    year.write_text(text + "\nnot a url\nhttps://github.com/vllm-project/vllm/issues/77777\n")
+    result = run(root, taxonomy, projects_meta)
+    k = kinds(result)
+    assert k["year_blank_line"] == 1 and k["year_line_not_url"] == 1
+    assert k["unlabelled_year_url"] == 1
+    f = next(f for f in result.quality["files"] if f["file"].endswith("vllm_2024.txt"))
+    assert f["set_aside"] == 3 and f["input"] == f["kept"] + 3
+    assert_balanced(result)
+
+
+def test_url_in_two_year_files(dump, taxonomy, projects_meta):
+    root, _ = dump
+    y23 = root / "Issue Report/pytorch/pytorch_2023.txt"
+    y24 = root / "Issue Report/pytorch/pytorch_2024.txt"
+    first = y23.read_text().splitlines()[0]
+    y24.write_text(y24.read_text() + first + "\n")
+    result = run(root, taxonomy, projects_meta)
+    k = kinds(result)
+    assert k["url_in_multiple_years"] == 1 and k["surplus_year_line"] == 1
+    assert result.issues.loc[result.issues["issue_url"] == first, "year"].tolist() == [2023]
+
+
+def test_encoding_quirks_are_normalised(dump, taxonomy, projects_meta):
+    root, written = dump
+    path = label_file(root, "pytorch")
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_text().replace("\n", "\r\n").encode())
+    y = root / "Issue Report/pytorch/pytorch_2024.txt"
+    y.write_bytes(y.read_text().replace("\n", "\r\n").encode())
+    result = run(root, taxonomy, projects_meta)
+    k = kinds(result)
+    assert k["utf8_bom"] == 1 and k["crlf_line_endings"] == 2
+    assert len(result.issues) == sum(len(r) for r in written.values())
+
+
+def test_foreign_repo_and_cross_project_urls(dump, taxonomy, projects_meta):
+    root, _ = dump
+    path = label_file(root, "vllm")
+    lines = path.read_text().splitlines()
+    py_url = label_file(root, "pytorch").read_text().splitlines()[1].split(",")[0]
+    row = lines[1].split(",")
+    old = row[0]
+    row[0] = py_url
+    lines[1] = ",".join(row)
+    path.write_text("\n".join(lines) + "\n")
+    for y in (root / "Issue Report/vllm").glob("vllm_*.txt"):
+        y.write_text(y.read_text().replace(old + "\n", py_url + "\n"))
+    result = run(root, taxonomy, projects_meta)
+    k = kinds(result)
+    assert k["foreign_repo_url"] == 1
+    assert k["cross_project_duplicate"] == 2
+
+
+def test_layout_quirks(dump, taxonomy, projects_meta):
+    root, _ = dump
+    folder = root / "Issue Report/vllm"
+    (folder / "notes.md").write_text("hello")
+    path = label_file(root, "vllm")
+    lines = path.read_text().splitlines()
+    lines = [lines[0] + ",Comment"] + [line + ",x" for line in lines[1:]]
+    path.write_text("\n".join(lines) + "\n")
+    result = run(root, taxonomy, projects_meta)
+    k = kinds(result)
+    assert k["unexpected_file"] == 1 and k["extra_column"] == 1
+
+
+@pytest.mark.parametrize("defect,expect", [
+    ("no_label_file", "has no label file"),
+    ("missing_column", "missing column(s) Final_Label"),
+    ("not_utf8", "not UTF-8"),
+    ("no_issue_dir", "no 'Issue Report' folder"),
+])
+def test_fatal_defects_stop_with_one_clear_message(dump, taxonomy, projects_meta, defect,
+                                                   expect):
+    root, _ = dump
+    path = label_file(root, "vllm")
+    if defect == "no_label_file":
+        path.unlink()
+    elif defect == "missing_column":
+        lines = path.read_text().splitlines()
+        lines = [",".join(line.split(",")[:-1]) for line in lines]
+        path.write_text("\n".join(lines) + "\n")
+    elif defect == "not_utf8":
+        path.write_bytes(path.read_bytes() + "https://x.org/a/b/issues/1,caf\u00e9\n".encode("latin-1"))
+    elif defect == "no_issue_dir":
+        (root / "Issue Report").rename(root / "Issues")
+    with pytest.raises(InputError) as info:
+        run(root, taxonomy, projects_meta)
+    message = str(info.value)
+    assert expect in message
+    assert "->" in message  # says what to do
+    if defect != "no_issue_dir":
+        assert "vllm" in message
+
+
+def test_empty_label_file_is_reported_not_fatal(dump, taxonomy, projects_meta):
+    root, written = dump
+    label_file(root, "vllm").write_text("")
+    result = run(root, taxonomy, projects_meta)
+    assert kinds(result)["empty_file"] == 2  # + MindSpeed_2023.txt
+    assert "vllm" not in set(result.issues["project"])
+    assert kinds(result)["unlabelled_year_url"] == len(written["vllm"])
+
+
+def test_bad_policy_is_a_user_error(dump, taxonomy, projects_meta):
+    root, _ = dump
+    with pytest.raises(InputError, match="clean.duplicates"):
+        run(root, taxonomy, projects_meta, duplicates="drop")
+
+
+def test_every_rule_is_documented():
+    for kind, rule in RULES.items():
+        assert rule.action in {"kept", "set_aside", "ignored", "stop"}, kind
+        assert rule.severity in {"info", "warning", "error"}, kind
+        assert len(rule.description) > 20, kind
+
+
+def test_majority_label_and_repo():
+    assert majority_label(["a", "a", "b", None]) == ("a", False)
+    assert majority_label(["a", "b"]) == (None, True)
+    assert majority_label([None, None]) == (None, False)
+    assert repo_of("https://github.com/o/r/issues/1") == "github.com/o/r"

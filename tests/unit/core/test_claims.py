@@ -1,0 +1,122 @@
+"""Claims and the scorecard: parsing printed numbers, statuses, the claims file."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pandas as pd
+import pytest
+
+from analysis.core.claims import (
+    format_value,
+    judge,
+    load_claims,
+    merge_reproduced,
+    parse_printed,
+    scorecard,
+    status_counts,
+)
+from analysis.core.errors import InputError
+
+
+@pytest.mark.parametrize("printed,expected", [
+    ("1,234", (Decimal("1234"), 0, False)),
+    ("12.34%", (Decimal("12.34"), 2, True)),
+    ("0.512", (Decimal("0.512"), 3, False)),
+    ("0.710", (Decimal("0.710"), 3, False)),
+    (42, (Decimal("42"), 0, False)),
+])
+def test_parse_printed(printed, expected):
+    assert parse_printed(printed) == expected
+
+
+def test_parse_printed_rejects_words():
+    with pytest.raises(ValueError):
+        parse_printed("about two")
+
+
+@pytest.mark.parametrize("paper,ours,relation,status", [
+    ("1,234", 1234, "eq", "exact"),
+    ("1,234", 1235, "eq", "rounding"),
+    ("1,234", 1240, "eq", "differs"),
+    ("0.512", 0.51245, "eq", "exact"),
+    ("0.512", 0.5125, "eq", "rounding"),  # half-up gives 0.513
+    ("0.512", 0.5129, "eq", "rounding"),
+    ("0.512", 0.5136, "eq", "differs"),
+    ("0.512", 0.5150, "eq", "differs"),
+    ("2.50%", 2.498999, "eq", "exact"),
+    ("45.67%", 45.6715, "eq", "exact"),
+    ("8", 7, "gt", "differs"),
+    ("3", 4, "gt", "exact"),
+    ("3", 3, "gt", "differs"),
+    ("3", 3, "ge", "exact"),
+    ("3", None, "eq", "not_reproducible"),
+    ("3", float("nan"), "eq", "not_reproducible"),
+])
+def test_judge(paper, ours, relation, status):
+    assert judge(paper, ours, relation) == status
+
+
+def test_format_value():
+    assert format_value(1234, "1,234") == "1,234"
+    assert format_value(2.498999, "2.50%") == "2.4990%"
+    assert format_value(None, "3") == ""
+
+
+def write_claims(tmp_path, body: str):
+    path = tmp_path / "claims.yaml"
+    path.write_text("claims:\n" + body)
+    return path
+
+
+def test_scorecard_statuses(tmp_path):
+    path = write_claims(tmp_path, """
+  - {id: a.one, value: "1,234", source: Table I, description: one}
+  - {id: a.two, value: "0.512", source: III.B, description: two}
+  - {id: a.three, value: "5", description: three, reproducible: false, reason: never released}
+  - {id: a.four, value: "8", description: over eight, relation: gt}
+  - {id: a.five, value: "2", description: nobody computes this}
+""")
+    claims = load_claims(path)
+    card = scorecard(claims, {"a.one": {"value": 1234}, "a.two": {"value": 0.52},
+                              "a.four": {"value": 7, "note": "7 and 6 years"}})
+    assert list(card["status"]) == ["exact", "differs", "not_reproducible", "differs",
+                                    "not_reproducible"]
+    assert card.loc[2, "note"] == "never released"
+    assert card.loc[3, "note"] == "7 and 6 years"
+    assert "no stage" in card.loc[4, "note"]
+    assert status_counts(card) == {"exact": 1, "rounding": 0, "differs": 2,
+                                   "not_reproducible": 2}
+
+
+@pytest.mark.parametrize("body,match", [
+    ('  - {id: a, value: "1"}\n  - {id: a, value: "2"}\n', "duplicate claim ids"),
+    ('  - {id: a}\n', "needs an id and a value"),
+    ('  - {id: a, value: "many"}\n', "as printed"),
+    ('  - {id: a, value: "1", relation: lt}\n', "relation"),
+])
+def test_bad_claims_files(tmp_path, body, match):
+    with pytest.raises(InputError, match=match):
+        load_claims(write_claims(tmp_path, body))
+
+
+def test_merge_reproduced_refuses_clashes():
+    assert merge_reproduced([{"a": {"value": 1}}, {"b": {"value": 2}}]) == {
+        "a": {"value": 1}, "b": {"value": 2}}
+    with pytest.raises(ValueError, match="two stages"):
+        merge_reproduced([{"a": {"value": 1}}, {"a": {"value": 2}}])
+
+
+def test_project_claims_file_is_valid_and_table1_complete():
+    claims = load_claims()
+    assert claims["claim_id"].is_unique
+    table1 = claims[claims["claim_id"].str.startswith("table1.")]
+    # 11 projects + Sum, 6 count columns each; 11 false-positive rates and their average
+    counts = table1[~table1["claim_id"].str.startswith("table1.share.") &
+                    table1["claim_id"].str.match(r"^table1\.[^.]+\.(20\d\d|question|bug|"
+                                                 r"requirement)$")]
+    assert len(counts) == 12 * 6
+    fp = table1[table1["claim_id"].str.endswith(".false_positive")]
+    assert len(fp) == 11 and not fp["reproducible"].any()
+    assert (fp["reason"].str.len() > 0).all()
+    assert isinstance(claims, pd.DataFrame)

@@ -1,0 +1,261 @@
+"""The data dictionaries of the website's downloads (:mod:`analysis.core.table_schemas`).
+
+Every CSV the pipeline writes has a pandera schema that describes each of its columns and
+validates it: the tables of the current run (skipped before a pipeline run), the tables of
+a run on a small synthetic dump (slow, so CI checks them too), and the list of CSVs the
+notebooks write according to dvc.yaml. Then what the dictionary promises: a column
+without a description cannot ship, and the example is the first non-empty value.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+from pandera.errors import SchemaErrors
+
+from analysis.core.config import ROOT
+from analysis.core.table_schemas import (
+    KINDS,
+    TABLE_SCHEMAS,
+    UndocumentedColumnError,
+    count,
+    data_dictionary,
+    schema_for,
+    share,
+    table,
+    text,
+)
+
+# pandas' defaults (numbers, NaN for empty cells) and all-text (as the website reads them)
+READ_MODES = {"default": {"low_memory": False},
+              "text": {"dtype": str, "keep_default_na": False}}
+
+
+def written_csvs(root: Path) -> list[str]:
+    """The CSVs a pipeline run wrote under ``root``, relative to it."""
+    found = [*root.glob("report/tables/*.csv"), *root.glob("data/processed/*.csv"),
+             root / "report" / "scorecard.csv"]
+    return sorted(p.relative_to(root).as_posix() for p in found if p.is_file())
+
+
+def validation_problems(schema, frame: pd.DataFrame, where: str) -> list[str]:
+    """Every failure of ``frame`` under ``schema``, one line per column and check."""
+    try:
+        schema.validate(frame, lazy=True)
+    except SchemaErrors as exc:
+        cases = exc.failure_cases.drop_duplicates(["column", "check"]).head(10)
+        return [f"{where}: column {c.column}: {c.check} (e.g. {c.failure_case!r})"
+                for c in cases.itertuples()]
+    return []
+
+
+def table_problems(root: Path, rel: str) -> list[str]:
+    """What is wrong with one CSV against its schema, read both ways (empty if nothing).
+
+    The schema is looked up without the table (:data:`TABLE_SCHEMAS`) and with it, as the
+    website does (``schema_for(path, frame)``)."""
+    if schema_for(rel) is None:
+        return [f"{rel}: no schema in analysis.core.table_schemas.TABLE_SCHEMAS"]
+    problems = []
+    for mode, options in READ_MODES.items():
+        frame = pd.read_csv(root / rel, **options)
+        problems += validation_problems(schema_for(rel), frame, f"{rel} ({mode})")
+        schema = schema_for(rel, frame)
+        problems += validation_problems(schema, frame, f"{rel} ({mode}, with the table)")
+        try:
+            dictionary = data_dictionary(schema, frame)
+        except UndocumentedColumnError as exc:
+            problems.append(str(exc))
+            continue
+        if list(dictionary["column"]) != [str(c) for c in frame.columns]:
+            problems.append(f"{rel} ({mode}): the dictionary is not in the table's order")
+        empty = dictionary.loc[dictionary["meaning"].str.strip() == "", "column"].tolist()
+        problems += [f"{rel}: no meaning for {c}" for c in empty]
+    return problems
+
+
+# --------------------------------------------------------------------------- (a) current run
+
+
+def current_tables() -> list:
+    """The current run's CSVs, or one skipped case before a pipeline run."""
+    if not (ROOT / "report" / "tables").is_dir():
+        return [pytest.param(None, marks=pytest.mark.skip(
+            reason="no pipeline run here: report/tables/ does not exist"))]
+    return written_csvs(ROOT)
+
+
+@pytest.mark.parametrize("rel", current_tables())
+def test_every_csv_of_the_current_run_validates_and_is_described(rel):
+    assert not table_problems(ROOT, rel)
+
+
+def test_the_current_run_has_the_tables_the_brief_names():
+    if not (ROOT / "report" / "tables").is_dir():
+        pytest.skip("no pipeline run here: report/tables/ does not exist")
+    written = set(written_csvs(ROOT))
+    for rel in ("data/processed/issues.csv", "data/processed/rejected.csv",
+                "report/scorecard.csv", "report/tables/table1.csv"):
+        assert rel in written
+
+
+# --------------------------------------------------------------------------- (a) synthetic
+
+
+@pytest.fixture(scope="module")
+def synthetic_run(tmp_path_factory) -> Path:
+    """Every stage run on the small synthetic dump of :mod:`sites` (about a minute)."""
+    from tests.support.sites import build_project
+
+    return build_project(tmp_path_factory.mktemp("table-schemas") / "project")
+
+
+@pytest.mark.slow
+def test_every_csv_of_a_synthetic_run_validates_and_is_described(synthetic_run):
+    written = written_csvs(synthetic_run)
+    assert set(written) == set(TABLE_SCHEMAS), "the run wrote other CSVs than the schemas name"
+    problems = [p for rel in written for p in table_problems(synthetic_run, rel)]
+    assert not problems, "\n".join(problems)
+
+
+# --------------------------------------------------------------------------- (b) dvc.yaml
+
+
+def notebook_csv_outs() -> set[str]:
+    """The CSVs that the notebook stages of dvc.yaml declare as outputs."""
+    stages = yaml.safe_load((ROOT / "dvc.yaml").read_text(encoding="utf-8"))["stages"]
+    outs = set()
+    for stage in stages.values():
+        if "analysis.tools.nbrun" not in stage["cmd"]:
+            continue
+        for out in stage.get("outs", []):
+            path = out if isinstance(out, str) else next(iter(out))
+            if path.endswith(".csv"):
+                outs.add(path)
+    return outs
+
+
+def test_every_csv_a_notebook_writes_has_a_schema():
+    outs = notebook_csv_outs()
+    assert len(outs) >= 40
+    assert not sorted(outs - set(TABLE_SCHEMAS))
+
+
+def test_every_schema_names_a_csv_a_notebook_writes():
+    assert not sorted(set(TABLE_SCHEMAS) - notebook_csv_outs())
+
+
+# --------------------------------------------------------------------------- (c) dictionary
+
+
+@pytest.mark.parametrize("rel", sorted(TABLE_SCHEMAS))
+def test_every_column_of_every_schema_is_described(rel):
+    schema = TABLE_SCHEMAS[rel]()
+    assert schema.name == rel and schema.description
+    for name, col in schema.columns.items():
+        assert col.description and col.description.strip(), f"{rel}: {name}"
+        assert col.metadata["type"] in KINDS, f"{rel}: {name}"
+        assert col.coerce is False
+
+
+def test_data_dictionary_raises_on_an_undocumented_column():
+    frame = pd.DataFrame({"project": ["pytorch", "Sum"], "name": ["PyTorch", "All projects"],
+                          "kind": ["framework", None], "2024": [3, 3], "Bug": [3, 3],
+                          "Total": [3, 3], "false_positive": [0.5, 0.5]})
+    schema = schema_for("report/tables/table1.csv", frame)
+    with pytest.raises(UndocumentedColumnError, match="false_positive"):
+        data_dictionary(schema, frame)
+    with pytest.raises(SchemaErrors):  # the schemas are strict, too
+        schema.validate(frame, lazy=True)
+
+
+def test_data_dictionary_lists_columns_in_order_with_the_first_non_empty_example():
+    schema = table("example.csv", "a table for the test", {
+        "n": count("a count"),
+        "name": text("a name", nullable=True),
+        "share": share("a share"),
+        r"^\d{4}$": count("a year", regex=True),
+    })
+    frame = pd.DataFrame({"name": [None, "", "b"], "n": [1, 2, 3],
+                          "share": [np.nan, 0.25, 0.5], "2031": [np.nan, np.nan, 7.0]})
+    dictionary = data_dictionary(schema, frame)
+    assert list(dictionary.columns) == ["column", "type", "meaning", "example"]
+    assert list(dictionary["column"]) == ["name", "n", "share", "2031"]
+    assert list(dictionary["type"]) == ["text", "integer", "decimal number", "integer"]
+    assert list(dictionary["example"]) == ["b", "1", "0.25", "7"]
+    assert dictionary.loc[3, "meaning"] == "a year"
+    empty = data_dictionary(schema, frame.iloc[:0])
+    assert list(empty["example"]) == ["", "", "", ""]
+    as_text = data_dictionary(schema, frame.fillna("").astype(str))
+    assert list(as_text["example"]) == ["b", "1", "0.25", "7.0"]
+
+
+def test_schema_for_finds_tables_by_their_path_from_the_root():
+    assert schema_for("./report/tables/table1.csv").name == "report/tables/table1.csv"
+    assert schema_for(Path("report") / "scorecard.csv").name == "report/scorecard.csv"
+    assert schema_for("report/tables/table1.md") is None
+    assert schema_for("report/tables/nothing.csv") is None
+
+
+# --------------------------------------------------------------------------- another dump
+
+
+def test_names_that_come_from_the_data_are_patterns():
+    table1 = pd.DataFrame({"project": ["new", "Sum"], "name": ["New", "All projects"],
+                           "kind": ["unknown", ""], "2019": [2, 2], "2031": [0, 0],
+                           "Feature": [2, 2], "Total": [2, 2]})
+    schema_for("report/tables/table1.csv").validate(table1)
+    matrix = pd.DataFrame({"node": ["A.1", "C.11"], "P7": [1, 0], "d12": [0, 1]})
+    schema_for("report/tables/interviews_matrix.csv").validate(matrix)
+    targets = pd.DataFrame({"final_label": ["A.1", "other"], "A.1": [0, 3], "other": [1, 0]})
+    rel = "report/tables/agreement_audit_targets.csv"
+    schema_for(rel).validate(targets)
+    schema_for(rel, targets).validate(targets)
+    extra = targets.assign(total=[1, 3])
+    with pytest.raises(UndocumentedColumnError, match="total"):  # not one of the rows
+        data_dictionary(schema_for(rel, extra), extra)
+    with pytest.raises(SchemaErrors, match="category columns differ"):
+        schema_for(rel).validate(extra, lazy=True)
+
+
+def test_issues_of_another_dump_validate_with_other_annotators_and_missing_ratings():
+    issues = pd.read_csv(io.StringIO(
+        "project,project_name,kind,host,issue_url,year,type,final_label,theme,annotator_2,"
+        "annotator_11,n_ratings,source_file,source_line,flags\n"
+        "x,x,unknown,unknown,https://example.org/x/issues/1,2019,Bug,C.1,Some theme,C.1,,1,"
+        "Issue Report/x/x.csv,2,missing_rating\n"))
+    schema = schema_for("data/processed/issues.csv", issues)
+    schema.validate(issues)
+    dictionary = data_dictionary(schema, issues).set_index("column")
+    assert dictionary.loc["annotator_11", "example"] == ""
+    assert "Label<n>" in dictionary.loc["annotator_2", "meaning"]
+
+
+def test_values_the_code_never_writes_are_rejected():
+    cases = {
+        "report/tables/compare_years.csv": {"year": [2024], "status": ["gone"],
+                                            "baseline": [1], "current": [2], "change": [1],
+                                            "change_percent": [100.0]},
+        "report/tables/agreement_audit_final_by_project.csv": {
+            "stratum": ["all"], "annotator": ["annotator_1"], "rated": [2], "equal": [3],
+            "share": [1.5]},
+        "report/tables/keywords_counts.csv": {"list": ["pytorch"], "raw": [-1],
+                                              "distinct": ["many"], "distinct_casefold": [1]},
+    }
+    for rel, columns in cases.items():
+        with pytest.raises(SchemaErrors):
+            schema_for(rel).validate(pd.DataFrame(columns), lazy=True)
+    blank = pd.DataFrame({"list": [""], "raw": ["1"], "distinct": ["1"],
+                          "distinct_casefold": ["1"]})
+    with pytest.raises(SchemaErrors, match="empty cell"):
+        schema_for("report/tables/keywords_counts.csv").validate(blank, lazy=True)
+
+
+def test_empty_tables_of_a_dump_without_keywords_validate():
+    frame = pd.read_csv(io.StringIO("list,raw,distinct,distinct_casefold\n"))
+    schema_for("report/tables/keywords_counts.csv").validate(frame)

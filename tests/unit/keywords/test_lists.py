@@ -1,0 +1,133 @@
+"""Keyword lists: safe parsing, the paper's counts, the audit, the keywords notebook."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from analysis.core import artifacts
+from analysis.core.config import ROOT
+from analysis.core.errors import InputError
+from analysis.keywords.lists import (
+    audit,
+    contains_on_boundary,
+    counts,
+    counts_table,
+    keywords_for,
+    parse_keyword_file,
+    read_keyword_file,
+    reproduced,
+)
+from tests.support.mirror import MIRROR, needs_mirror
+
+SOURCE = """a_keywords = ['llm', 'LLM', 'llm', 'yi', 'ChatGLM', 'text generationglm',
+  "few shot", 'transformer', 'transformer decoder']
+b_keywords = ('x', 'y' 'z')
+"""
+
+
+def test_counts_distinct_exact_and_casefold():
+    lists = {k.framework: k for k in parse_keyword_file(SOURCE)}
+    assert counts(lists["a"]) == {"raw": 9, "distinct": 8, "distinct_casefold": 7}
+    assert counts(lists["b"]) == {"raw": 2, "distinct": 2, "distinct_casefold": 2}
+    assert lists["a"].lines[:2] == [1, 1] and lists["a"].lines[-1] == 2
+    table = counts_table(list(lists.values()))
+    assert reproduced(table)["keywords.count.a"]["value"] == 8
+
+
+def test_audit_finds_every_kind():
+    found = audit(parse_keyword_file(SOURCE))
+    kinds = {(r.list, r.keyword, r.kind) for r in found.itertuples()}
+    assert ("a", "llm", "exact_duplicate") in kinds
+    assert ("a", "llm", "case_duplicate") in kinds
+    assert ("a", "yi", "short_keyword") in kinds
+    assert ("a", "text generationglm", "looks_merged") in kinds
+    assert ("a", "transformer", "contained_in_other") in kinds
+    assert ("b", "yz", "merged_literals") in kinds
+    assert not any(k == "looks_merged" and kw != "text generationglm" for _, kw, k in kinds)
+    assert list(found.columns) == ["list", "keyword", "kind", "detail", "line"]
+
+
+@pytest.mark.parametrize("source,line,what", [
+    ("x = [1, 2]", 1, "not a plain string literal"),
+    ("x = ['a', open('f')]", 1, "not a plain string literal"),
+    ("import os\nx = ['a']", 1, "only assignments"),
+    ("x = ['a']\n__import__('os').system('touch /tmp/pwned')", 2, "only assignments"),
+    ("x = 'a'", 1, "not a list of strings"),
+    ("x = [f'{y}']", 1, "not a plain string literal"),
+    ("x = ['a',", None, "not valid Python literal syntax"),
+    ("", None, "no keyword lists"),
+    ("x = ['a']\nx = ['b']", None, "defined twice"),
+])
+def test_anything_but_string_lists_is_refused_without_running_it(source, line, what, tmp_path):
+    marker = tmp_path / "ran"
+    source = source.replace("/tmp/pwned", str(marker))
+    with pytest.raises(InputError) as info:
+        parse_keyword_file(source, "filter_keywords")
+    assert what in str(info.value) and "filter_keywords" in str(info.value)
+    if line:
+        assert info.value.line == line
+    assert not marker.exists()
+
+
+def test_boundaries_and_unknown_framework():
+    assert contains_on_boundary("transformer decoder", "transformer")
+    assert not contains_on_boundary("transformers", "transformer")
+    assert not contains_on_boundary("yield", "yi")
+    with pytest.raises(InputError, match="use one of: a, b"):
+        keywords_for(parse_keyword_file(SOURCE), "jax")
+    assert keywords_for(parse_keyword_file(SOURCE), "A")[:2] == ["llm", "LLM"]
+
+
+@needs_mirror
+def test_mirror_counts_match_the_paper():
+    lists = read_keyword_file(MIRROR / "filter_keywords")
+    table = counts_table(lists).set_index("list")
+    assert table["distinct"].to_dict() == {"mindspore": 84, "pytorch": 72, "tensorflow": 74}
+    assert table["raw"].to_dict() == {"mindspore": 85, "pytorch": 86, "tensorflow": 74}
+    assert table["distinct_casefold"].to_dict() == {"mindspore": 82, "pytorch": 68,
+                                                    "tensorflow": 72}
+    found = audit(lists)
+    merged = found[found["kind"] == "looks_merged"]
+    assert set(merged["keyword"]) == {"text generationglm"} and len(merged) == 3
+    short = found[found["kind"] == "short_keyword"]
+    assert "yi" in set(short["keyword"])
+
+
+@pytest.mark.slow
+def test_keywords_notebook_with_and_without_the_file(tmp_path):
+    from analysis.tools.nbrun import run
+
+    kw = tmp_path / "filter_keywords"
+    kw.write_text(SOURCE, encoding="utf-8")
+    for present in (True, False):
+        out = tmp_path / ("with" if present else "without")
+        params = {"keywords_file": str(kw if present else tmp_path / "missing"),
+                  "counts_csv": str(out / "c.csv"), "lists_csv": str(out / "l.csv"),
+                  "audit_csv": str(out / "a.csv"), "vars_json": str(out / "v.json"),
+                  "reproduced_json": str(out / "r.json"), "metrics_json": str(out / "m.json")}
+        assert run(ROOT / "notebooks/07_keywords.py", out / "nb.ipynb", params) == 0
+        rep = artifacts.read_json(out / "r.json")
+        if present:
+            assert rep["keywords.count.a"]["value"] == 8
+            assert pd.read_csv(out / "a.csv")["kind"].str.contains("looks_merged").any()
+        else:
+            assert rep == {} and artifacts.read_json(out / "v.json")["available"] == "no"
+        # every text reads in a sentence of the website: an empty list is "none"
+        assert all(v != "" for v in artifacts.read_json(out / "v.json").values())
+
+
+def test_parser_warnings_about_the_data_are_not_printed(recwarn):
+    from analysis.keywords.lists import parse_keyword_file
+
+    with pytest.raises(InputError, match="line 2: y is not a list"):
+        parse_keyword_file("pytorch_keywords = ['a']\ny = 1if 1 else 2\n")
+    assert not [w for w in recwarn if issubclass(w.category, SyntaxWarning)]
+
+
+def test_no_keyword_lists_give_empty_tables_and_no_claims():
+    from analysis.keywords.lists import counts_table, reproduced
+
+    table = counts_table([])
+    assert list(table.columns) == ["list", "raw", "distinct", "distinct_casefold"]
+    assert table.empty and reproduced(table) == {}

@@ -1,0 +1,233 @@
+"""Static checks of the website's sources (fast): the pages against dvc.yaml and the rules.
+
+- every page is in the navbar and a dependency of the ``report`` stage;
+- every artifact a page shows (a figure, a table, a notebook, a stage's variables or
+  metrics) is a dependency of the ``report`` stage, so DVC rebuilds the site when it
+  changes, and a page cannot refer to something no stage writes;
+- no number is typed by hand in a page's prose.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import yaml
+
+from analysis.core.paths import ROOT as PROJECT_ROOT
+from analysis.report.pages import INCLUDES
+from analysis.report.variables import RESERVED, referenced_vars
+
+ROOT = PROJECT_ROOT
+REPORT = ROOT / "report"
+PAGES = sorted(REPORT.glob("*.qmd"))
+INCLUDE_RE = re.compile(r"^\{\{<\s*include\s+(\S+)\s*>\}\}\s*$", re.M)
+TARGET_RE = re.compile(r"\]\(([^)\s]+)\)")
+# the result pages' includes and the artifacts each one reads
+INCLUDE_INPUTS = {f"_generated/{inc.name}": inc.inputs for inc in INCLUDES}
+
+
+def report_stage() -> dict:
+    return yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]["report"]
+
+
+def report_deps() -> set[str]:
+    return {str(d) for d in report_stage()["deps"]}
+
+
+def test_there_are_pages():
+    names = {p.name for p in PAGES}
+    assert {"index.qmd", "data.qmd", "table1.qmd", "findings.qmd", "reproducibility.qmd",
+            "notebooks.qmd"} <= names
+
+
+def navbar_hrefs() -> list[str]:
+    """Every page the navbar links, menus included, in order."""
+    config = yaml.safe_load((REPORT / "_quarto.yml").read_text())
+    out = []
+    for side in ("left", "right"):
+        for item in config["website"]["navbar"].get(side, []) or []:
+            item = item if isinstance(item, dict) else {"href": item}
+            out += [m["href"] for m in item.get("menu", [])] or [item.get("href")]
+    return out
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_page_is_in_navbar_and_a_report_dependency(page):
+    assert page.name in navbar_hrefs()
+    assert f"report/{page.name}" in report_deps()
+
+
+def test_navbar_has_at_most_seven_entries():
+    config = yaml.safe_load((REPORT / "_quarto.yml").read_text())
+    assert len(config["website"]["navbar"]["left"]) <= 7
+
+
+def artifacts_of(text: str) -> set[str]:
+    """Pipeline artifacts a page shows: report/<path> of figures, tables, notebooks,
+    stage variables and metrics."""
+    found = set()
+    for target in TARGET_RE.findall(text):
+        path = target.split("#", 1)[0]
+        path = re.sub(r"^downloads/(tables/)", r"\1", path)
+        path = re.sub(r"^(notebooks/\w+)\.qmd$", r"\1.ipynb", path)
+        if path.startswith(("figures/", "tables/", "notebooks/")):
+            found.add(f"report/{path}")
+    for inc in INCLUDE_RE.findall(text):
+        m = re.fullmatch(r"_generated/tables/(.+)\.md", inc)
+        if m:
+            found.add(f"report/tables/{m.group(1)}.csv")
+        m = re.fullmatch(r"_generated/figures/(\w+)\.md", inc)
+        if m:
+            found |= {f"report/figures/{m.group(1)}.svg", f"report/figures/{m.group(1)}.png"}
+        m = re.fullmatch(r"_generated/text/(\w+)/\w+\.md", inc)
+        if m:
+            found.add(f"report/vars/{m.group(1)}.json")
+        found.update(INCLUDE_INPUTS.get(inc, ()))
+    for key in referenced_vars(text):
+        parts = key.split(".")
+        if parts[0] == "metrics":
+            found.add(f"metrics/{parts[1]}.json")
+        elif parts[0] not in RESERVED:
+            found.add(f"report/vars/{parts[0]}.json")
+    return found
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_every_artifact_a_page_shows_is_a_report_dependency(page):
+    missing = artifacts_of(page.read_text()) - report_deps()
+    assert not missing, (f"{page.name} shows {sorted(missing)}: add them to the deps of the "
+                         "report stage in dvc.yaml (and make sure a stage writes them)")
+
+
+def test_artifact_check_can_fail():
+    text = ("{{< include _generated/figures/nothing.md >}}\n{{< var nostage.key >}}\n"
+            "{{< include _generated/text/other/x_text.md >}}\n")
+    assert artifacts_of(text) - report_deps() == {
+        "report/figures/nothing.svg", "report/figures/nothing.png",
+        "report/vars/nostage.json", "report/vars/other.json"}
+    inc = next(name for name, inputs in INCLUDE_INPUTS.items()
+               if "data/challenges.yaml" in inputs)
+    assert "data/challenges.yaml" in artifacts_of(f"{{{{< include {inc} >}}}}\n")
+
+
+def test_there_are_the_result_pages_in_navbar_order():
+    assert navbar_hrefs() == ["index.qmd", "data.qmd", "table1.qmd", "taxonomy.qmd",
+                              "agreement.qmd", "interviews.qmd", "keywords.qmd", "findings.qmd",
+                              "changes.qmd", "reproducibility.qmd", "notebooks.qmd"]
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_generated_includes_exist_and_large_tables_stay_off_pages(page):
+    """Every ``_generated/`` include a page uses is written by the report stage; the
+    generic include of the one-row-per-detail table (hundreds of KB) is on no page."""
+    fixed = {"scorecard_summary.md", "scorecard_full.md", "scorecard_differs.md",
+             "quality_accounting.md", "quality_anomalies.md", "quality_rules.md",
+             "provenance_source.md", "provenance_files.md", "params.md", "versions.md",
+             "pins.md", "build.md", "build_info.md", "notebooks_index.md", "table1_compare.md",
+             "type_by_project.md", "dag.md", "downloads.md", "links.md", "cite.md",
+             "licence.md"}
+    for inc in INCLUDE_RE.findall(page.read_text()):
+        assert inc.startswith("_generated/"), inc
+        name = inc.removeprefix("_generated/")
+        assert (name in fixed or inc in INCLUDE_INPUTS
+                or name.startswith(("tables/", "figures/", "text/"))), inc
+        assert name != "tables/taxonomy_details.md", "use _generated/taxonomy/details.md"
+
+
+def test_every_artifact_for_the_site_is_a_report_dependency():
+    """What a stage writes for the website (report/tables, figures, vars, notebooks and
+    metrics/) is read by the report stage (variables, generic tables, notebook pages,
+    resources), so it must be among its deps, or the site goes stale when it changes."""
+    stages = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]
+    pattern = re.compile(r"^(report/(tables|figures|vars|notebooks)/[^/]+|metrics/[^/]+)$")
+    missing = []
+    for name, stage in stages.items():
+        if name == "report":
+            continue
+        for key in ("outs", "metrics", "plots"):
+            for item in stage.get(key) or []:
+                for path in item.keys() if isinstance(item, dict) else [item]:
+                    if pattern.match(str(path)) and str(path) not in report_deps():
+                        missing.append(f"{name}: {path}")
+    assert not missing, f"add to the deps of the report stage in dvc.yaml: {missing}"
+
+
+def test_every_dependency_is_written_by_a_stage_or_in_git():
+    stages = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]
+    produced = set()
+    for stage in stages.values():
+        for key in ("outs", "metrics", "plots"):
+            for item in stage.get(key) or []:
+                produced.update(item.keys() if isinstance(item, dict) else [item])
+    for dep in report_deps():
+        assert dep in produced or (ROOT / dep).exists(), dep
+
+
+# -- no number typed by hand ------------------------------------------------------------
+
+ALLOWED_NUMBERS = [
+    r"\{\{<.*?>\}\}",                      # shortcodes
+    r"`[^`]*`",                            # code
+    r"\]\([^)]*\)",                        # link targets
+    r"\{[#.][^}]*\}",                      # attributes
+    r"\b(?:Fig\.|Figure|Finding|Challenge|Recommendation)s? (?:\d+(?:, | and | to ))*\d+",
+    r"\bSection [IVX]+(?:\.[A-Z](?:\.\d+)?)?",
+    r"\b[ABC]\.\d+(?:\.[ivx]+)?\b",        # the paper's theme codes
+    r"arXiv:\d+\.\d+",
+    r"^\s*\d+\.\s",                        # numbered list items
+    r"(?:[\w.-]+/)+[\w.-]+",              # file paths
+    r"SHA-256",
+    r"\bAC1\b",                           # Gwet's AC1, a name
+]
+
+
+def hand_typed_numbers(text: str) -> list[str]:
+    body = re.sub(r"\A---\n.*?\n---\n", "", text, flags=re.S)
+    body = re.sub(r"```.*?```", "", body, flags=re.S)
+    for pattern in ALLOWED_NUMBERS:
+        body = re.sub(pattern, " ", body, flags=re.M)
+    return re.findall(r"[^\s]*\d[^\s]*", body)
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_no_number_typed_by_hand(page):
+    found = hand_typed_numbers(page.read_text())
+    assert not found, f"{page.name}: numbers in prose must come from variables: {found}"
+
+
+def test_number_check_can_fail():
+    assert hand_typed_numbers("We found 12,345 reports in Section III.A.\n") == ["12,345"]
+    assert hand_typed_numbers("Finding 3 and {{< var a.b >}} and `x1`\n") == []
+
+
+# -- Quarto rules ------------------------------------------------------------------------
+
+SHORTCODE_IN_ATTRIBUTES = re.compile(r"\{[#.][^{}\n]*\{\{<|\{[^{}\n]*=\"[^\"\n]*\{\{<")
+
+
+def shortcodes_in_attributes(text: str) -> list[str]:
+    """Attribute blocks (``{#id key="..."}``) that hold a shortcode: Quarto 1.8 then prints
+    the whole block as text (quarto-cli#11650)."""
+    return SHORTCODE_IN_ATTRIBUTES.findall(text)
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_no_shortcode_inside_an_attribute(page):
+    assert not shortcodes_in_attributes(page.read_text()), page.name
+
+
+def test_attribute_check_can_fail():
+    assert shortcodes_in_attributes(
+        '![c](f.svg){#fig-x fig-alt="{{< var a.b >}}"}\n')
+    assert shortcodes_in_attributes('[x](y){.cls title="{{< var a.b >}}"}')
+    assert not shortcodes_in_attributes("{{< include _generated/figures/x.md >}}\n")
+
+
+def test_repository_url_is_one_value():
+    """The package's repository is named once for the site (``website.repo-url``) and
+    once for citations (``repository-code`` in CITATION.cff): the same value."""
+    config = yaml.safe_load((REPORT / "_quarto.yml").read_text())
+    cff = yaml.safe_load((ROOT / "CITATION.cff").read_text())
+    assert config["website"]["repo-url"] == cff["repository-code"]
+    assert cff["repository-code"].startswith("https://")

@@ -1,0 +1,96 @@
+"""Table I on synthetic issues: counts, Sum row, shares, reproduced values, figure."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from analysis.core.figures import save_figure, table1_figure
+from analysis.table1 import counts as tables
+
+TYPES = ["Question", "Requirement", "Bug"]
+META = {"pytorch": {"name": "PyTorch", "kind": "framework", "order": 1},
+        "vllm": {"name": "vLLM", "kind": "toolkit", "order": 6}}
+
+
+@pytest.fixture
+def issues():
+    rows = [("vllm", 2024, "Bug")] * 3 + [("vllm", 2026, "Question")] + \
+        [("pytorch", 2023, "Requirement")] * 2 + [("pytorch", 2024, "Bug"),
+                                                   ("zeta", 2023, "Bug")]
+    return pd.DataFrame(rows, columns=["project", "year", "type"])
+
+
+def test_table1_counts_sum_and_order(issues):
+    t = tables.table1(issues, META, TYPES)
+    assert list(t.index) == ["pytorch", "vllm", "zeta", "Sum"]
+    assert list(t.columns) == ["name", "kind", "2023", "2024", "2026", "Question", "Bug",
+                               "Requirement", "Total"]
+    assert t.loc["vllm", "2024"] == 3 and t.loc["vllm", "2023"] == 0
+    assert t.loc["Sum", "Total"] == 8 and t.loc["Sum", "Bug"] == 5
+    assert t.loc["zeta", "name"] == "zeta" and t.loc["zeta", "kind"] == "unknown"
+    years = t[["2023", "2024", "2026"]].sum(axis=1)
+    assert (years == t["Total"]).all()
+
+
+def test_type_without_issues_gets_zero_column():
+    issues = pd.DataFrame([("vllm", 2024, "Bug")], columns=["project", "year", "type"])
+    t = tables.table1(issues, META, TYPES)
+    assert t.loc["Sum", "Question"] == 0 and t.loc["Sum", "Requirement"] == 0
+
+
+def test_shares(issues):
+    s = tables.type_shares(issues, TYPES)
+    assert list(s.index) == ["Question", "Bug", "Requirement"]
+    assert s.sum() == pytest.approx(100)
+    assert s["Bug"] == pytest.approx(62.5)
+
+
+def test_reproduced_values_and_false_positives(issues):
+    t = tables.table1(issues, META, TYPES)
+    claims = pd.DataFrame({"claim_id": ["table1.pytorch.false_positive",
+                                        "table1.vllm.false_positive", "table1.sum.2023"],
+                           "paper_value": ["10.00%", "20.50%", "3"]})
+    fp = tables.reported_false_positives(claims)
+    assert fp.to_dict() == {"pytorch": 10.0, "vllm": 20.5}
+    rep = tables.table1_reproduced(t, tables.type_shares(issues, TYPES), fp, META)
+    assert rep["table1.vllm.2026"] == {"value": 1}
+    assert rep["table1.sum.bug"] == {"value": 5}
+    assert rep["table1.total_reports"] == {"value": 8}
+    assert rep["table1.false_positive.average"]["value"] == pytest.approx(15.25)
+    assert rep["table1.projects"] == {"value": 3}
+    assert rep["table1.frameworks"] == {"value": 1} and rep["table1.toolkits"] == {"value": 1}
+    assert "table1.pytorch.false_positive" not in rep
+
+
+def test_display_and_metrics(issues):
+    t = tables.table1(issues, META, TYPES)
+    fp = pd.Series({"pytorch": 10.0, "vllm": 20.5})
+    shown = tables.table1_display(t, fp)
+    assert shown.iloc[-1]["False Positive (reported only)"] == "Average: 15.25%"
+    assert shown.iloc[2]["False Positive (reported only)"] == "n/a"
+    m = tables.table1_metrics(t, tables.type_shares(issues, TYPES))
+    assert m["total"] == 8 and m["by_year"]["2026"] == 1 and m["projects"] == 3
+
+
+def test_figure_is_byte_stable(issues, tmp_path):
+    t = tables.table1(issues, META, TYPES)
+    a = save_figure(table1_figure(t), tmp_path / "a")
+    b = save_figure(table1_figure(t), tmp_path / "b")
+    for x, y in zip(a, b, strict=True):
+        assert x.read_bytes() == y.read_bytes() and x.stat().st_size > 1000
+    assert b"<dc:date>" not in a[0].read_bytes()
+
+
+def test_website_vars(issues):
+    t = tables.table1(issues, META, TYPES)
+    v = tables.table1_vars(t, tables.type_shares(issues, TYPES))
+    assert v["total"] == 8 and v["projects"] == 3 and v["bug"] == 5
+    assert v["bug_share"] == "62.50%" and v["years"] == "2023–2026"
+    assert v["projects_by_kind"] == ("1 framework, 1 LLM toolkit and 1 project not in "
+                                     "data/projects.yaml")
+    assert v["largest_project_total"] == 4
+    assert v["extremes_text"].startswith("vLLM contributes the most reports (4)")
+    assert v["projects_mostly_bug"] == 2 and v["projects_mostly_requirement"] == 1
+    assert "vLLM has the most reports (4)" in v["fig_alt"] and v["fig_caption"]
+    assert all(isinstance(x, int | str) for x in v.values())

@@ -1,0 +1,133 @@
+"""Conventions the package promises: nothing from the data is executed, the conda and pip
+environments list the same packages, the notebooks stay text, the citation is valid."""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import re
+from pathlib import Path
+
+import yaml
+
+from analysis.core.config import ROOT
+from tests.support.mirror import MIRROR, needs_mirror
+
+SRC = sorted((ROOT / "src" / "analysis").rglob("*.py"))
+FORBIDDEN_CALLS = {"eval", "exec", "compile", "__import__"}
+FORBIDDEN_MODULES = {"pickle", "marshal", "shelve", "dill", "cloudpickle"}
+
+
+def test_no_code_execution_primitives_in_the_library():
+    found = []
+    for path in SRC:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+                    node.func.id in FORBIDDEN_CALLS:
+                found.append(f"{path.name}:{node.lineno} {node.func.id}()")
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                names = [a.name for a in node.names] + [getattr(node, "module", "") or ""]
+                if any(n.split(".")[0] in FORBIDDEN_MODULES for n in names):
+                    found.append(f"{path.name}:{node.lineno} imports {names}")
+            if isinstance(node, ast.Attribute) and node.attr in {"load", "unsafe_load"} and \
+                    isinstance(node.value, ast.Name) and node.value.id == "yaml":
+                found.append(f"{path.name}:{node.lineno} yaml.{node.attr} (use safe_load)")
+            if isinstance(node, ast.keyword) and node.arg == "shell" and \
+                    isinstance(node.value, ast.Constant) and node.value.value is True:
+                found.append(f"{path.name}:{node.lineno} subprocess shell=True")
+    assert not found, found
+
+
+def normalise(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def pip_pins(files: tuple[str, ...] = ("requirements.txt", "requirements-no-deps.txt")
+             ) -> dict[str, str]:
+    pins = {}
+    for file in files:
+        for line in (ROOT / file).read_text().splitlines():
+            line = line.split("#", 1)[0].strip()
+            if line:
+                name, _, version = line.partition("==")
+                pins[normalise(name)] = version
+    return pins
+
+
+def conda_pins() -> dict[str, str | None]:
+    env = yaml.safe_load((ROOT / "environment.yml").read_text())
+    pins: dict[str, str | None] = {}
+    for dep in env["dependencies"]:
+        items = dep["pip"] if isinstance(dep, dict) else [dep]
+        for item in items:
+            if item.startswith("-e"):
+                continue
+            m = re.match(r"^([A-Za-z0-9_.-]+)\s*(?:==?\s*([^\s,]+))?", item)
+            pins[normalise(m.group(1))] = m.group(2)
+    return pins
+
+
+def test_conda_and_pip_list_the_same_packages_at_the_same_versions():
+    pip, conda = pip_pins(), conda_pins()
+    no_deps = set(pip_pins(("requirements-no-deps.txt",)))  # installed with pip --no-deps
+    direct = {normalise(d) for d in _project_dependencies()}
+    missing = sorted(direct - set(conda) - no_deps)
+    assert not missing, f"environment.yml lacks {missing}"
+    for name, version in conda.items():
+        if name in {"python", "pip", "quarto"}:
+            continue
+        assert name in pip, f"{name} is in environment.yml but not pinned in requirements.txt"
+        assert version == pip[name], f"{name}: conda {version} vs pip {pip[name]}"
+
+
+def _project_dependencies() -> list[str]:
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    deps = project["dependencies"] + [d for extra in project.get("optional-dependencies", {})
+                                      .values() for d in extra]
+    return [re.split(r"[<>=!~ \[]", d, maxsplit=1)[0] for d in deps]
+
+
+def test_every_direct_dependency_is_pinned():
+    pip = pip_pins()
+    missing = sorted(normalise(d) for d in _project_dependencies() if normalise(d) not in pip)
+    assert not missing, f"requirements.txt does not pin {missing}"
+
+
+def test_no_executed_notebooks_or_outputs_in_git():
+    from tests.support.workspace import project_files
+
+    tracked = project_files()
+    assert not [f for f in tracked if f.endswith(".ipynb")]
+    assert not [f for f in tracked if f.startswith(("data/raw/", "report/_site/", ".venv/"))]
+
+
+@needs_mirror
+def test_no_project_file_is_a_copy_of_an_upstream_file():
+    """The upstream data is read from its source, never copied into the project (even an
+    empty file: the release has one, so an empty placeholder would be byte-identical)."""
+    from tests.support.workspace import project_files
+
+    def digest(path: Path) -> str:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+
+    upstream = {digest(p): p.relative_to(MIRROR) for p in MIRROR.rglob("*") if p.is_file()}
+    copies = {rel: str(upstream[h]) for rel in project_files()
+              if (h := digest(ROOT / rel)) in upstream}
+    assert not copies, f"project files identical to upstream files: {copies}"
+
+
+def test_citation_cites_the_paper_and_the_package():
+    cff = yaml.safe_load((ROOT / "CITATION.cff").read_text())
+    assert cff["cff-version"].startswith("1.2")
+    assert cff["type"] == "software" and cff["title"]
+    refs = cff["preferred-citation"], *cff.get("references", [])
+    assert any("2506.13114" in str(r) for r in refs)
+
+
+def test_precommit_runs_ruff_and_the_notebook_check():
+    config = (ROOT / ".pre-commit-config.yaml").read_text()
+    assert "ruff" in config and "check-notebooks" in config
+    assert Path(ROOT / "LICENSE").is_file()
