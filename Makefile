@@ -27,7 +27,7 @@ $(STAMP): requirements.txt requirements-no-deps.txt pyproject.toml
 ## has become available since the preview rendered it)
 report: $(STAMP)
 	$(RUN) python -m analysis.report quarto-setup
-	$(RUN) python -m analysis.ingest --resolve-source
+	$(RUN) python -m analysis.ingest fetch
 	$(RUN) dvc repro
 	$(RUN) python -m analysis.report render --if-needed
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -38,8 +39,8 @@ FULL_TARGET_BYTES = 2 * 1024 ** 3
 PRELUDE = """
 import json, resource, sys, time
 t0 = time.perf_counter()
-from analysis.agreement import outputs as rep
-issues = rep.load_issues(sys.argv[1])
+from analysis.agreement.inputs import load_issues
+issues = load_issues(sys.argv[1])
 load = time.perf_counter() - t0
 def done(**kw):
     kw["load_seconds"] = round(load, 3)
@@ -86,12 +87,14 @@ done(seconds=round(time.perf_counter() - t, 3), kappas=kappas)
 """
 
 FULL = PRELUDE + """
-from analysis.core.config import load_yaml, PROJECTS_FILE
+from analysis.agreement.analysis import analyse
+from analysis.core.paths import PATHS
+from analysis.core.projects import Projects
 from analysis.core.taxonomy import load_taxonomy
-projects = load_yaml(PROJECTS_FILE)["projects"]
-order = sorted(projects, key=lambda p: projects[p].get("order", 10_000))
+projects = Projects.load(PATHS.projects_file)
+order = projects.order(map(str, issues["project"].unique()))
 t = time.perf_counter()
-a = rep.analyse(issues, load_taxonomy(), order, int(sys.argv[2]), 1)
+a = analyse(issues, load_taxonomy(), order, int(sys.argv[2]), 1)
 done(seconds=round(time.perf_counter() - t, 3), rows=len(a.statistics))
 """
 
@@ -112,10 +115,11 @@ def write_dumps(tmp: Path) -> tuple[Path, Path, int]:
 
     from analysis.clean.issues import clean_dump
     from analysis.core.artifacts import write_parquet
-    from analysis.core.config import PROJECTS_FILE, load_yaml
+    from analysis.core.paths import PATHS
+    from analysis.core.projects import Projects
     from analysis.core.taxonomy import load_taxonomy
 
-    issues = clean_dump(MIRROR, load_taxonomy(), load_yaml(PROJECTS_FILE)["projects"]).issues
+    issues = clean_dump(MIRROR, load_taxonomy(), Projects.load(PATHS.projects_file)).issues
     small = tmp / "mirror.parquet"
     write_parquet(small, issues)
     cols = [c for c in issues.columns if c.startswith("annotator_")]
@@ -131,29 +135,33 @@ def run(results_dir: Path) -> dict:
     if not MIRROR.is_dir():
         return {"skipped": "offline mirror ../shared absent"}
     from analysis.core.config import load_params
+    from analysis.core.paths import PATHS, Paths
     from analysis.tools.nbrun import run as run_notebook
 
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         small, big, n_big = write_dumps(tmp)
         params = dict(load_params().get("agreement") or {})
-        out = tmp / "out"
-        params.update({"issues_parquet": str(small), "tables_dir": str(out / "tables"),
-                       "figures_dir": str(out / "figures"),
-                       "vars_json": str(out / "vars.json"),
-                       "reproduced_json": str(out / "reproduced.json"),
-                       "metrics_json": str(out / "metrics.json")})
+        stage = Paths(tmp / "root")  # a project root with the stage's inputs only
+        stage.clean.issues_parquet.parent.mkdir(parents=True)
+        shutil.copyfile(small, stage.clean.issues_parquet)
+        stage.taxonomy_file.parent.mkdir(parents=True, exist_ok=True)
+        for source, target in ((PATHS.taxonomy_file, stage.taxonomy_file),
+                               (PATHS.projects_file, stage.projects_file),
+                               (PATHS.claims_file, stage.claims_file)):
+            shutil.copyfile(source, target)
         start = time.perf_counter()
-        if run_notebook(ROOT / "notebooks" / "04_agreement.py", out / "nb.ipynb", params):
+        if run_notebook(PATHS.agreement.notebook_source, stage.agreement.notebook,
+                        {"root": str(stage.root), **params}):
             raise RuntimeError("the agreement notebook failed on the mirror")
-        stage = time.perf_counter() - start
+        seconds = time.perf_counter() - start
         mirror_full = measure(FULL, str(small), str(params.get("bootstrap_resamples", 1000)))
         headline = measure(HEADLINE, str(big))
         upstream = measure(UPSTREAM, str(big))
         full = measure(FULL, str(big), str(RESAMPLES))
     diff = max(abs(headline["kappas"][k] - upstream["kappas"][k]) for k in upstream["kappas"])
     return {
-        "mirror_stage_seconds": round(stage, 2),
+        "mirror_stage_seconds": round(seconds, 2),
         "mirror_analysis_seconds": mirror_full["seconds"],
         "mirror_bootstrap_resamples": params.get("bootstrap_resamples"),
         "large_issues": n_big,

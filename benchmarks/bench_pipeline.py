@@ -17,7 +17,7 @@ from pathlib import Path
 import yaml
 from analysis.workspace import copy_project, dvc, set_params
 
-from analysis.core.config import ROOT
+from analysis.core.paths import ROOT
 
 MIRROR = (ROOT / ".." / "shared" / "upstream" / "LLMChallengeEmpirical").resolve()
 FOUNDATION = ("ingest", "clean", "table1")

@@ -8,45 +8,33 @@
 # empty tables and no reproduced counts.
 
 # %% tags=["parameters"]
-keywords_file = "data/raw/filter_keywords"
-counts_csv = "report/tables/keywords_counts.csv"
-lists_csv = "report/tables/keywords_lists.csv"
-audit_csv = "report/tables/keywords_audit.csv"
-vars_json = "report/vars/keywords.json"
-reproduced_json = "data/reproduced/keywords.json"
-metrics_json = "metrics/keywords.json"
+root = "."  # the project root: every path below derives from it (analysis.core.paths)
+keywords_file = "filter_keywords"  # a file of the release, relative to data/raw
 
 # %%
 from pathlib import Path
 
-from analysis.core import artifacts
+from analysis.core.paths import Paths
+from analysis.core.stage import write_outputs
 from analysis.keywords import lists as keywords
+from analysis.keywords import outputs
 
-present = Path(keywords_file).is_file()
-lists = keywords.read_keyword_file(keywords_file) if present else []
-table = keywords.counts_table(lists)
-entries = keywords.keyword_table(lists)
-findings = keywords.audit(lists)
-metrics, variables = keywords.summary(table, findings)
-
-# %%
-artifacts.write_csv(counts_csv, table)
-artifacts.write_csv(lists_csv, entries)
-artifacts.write_csv(audit_csv, findings)
-artifacts.write_json(vars_json, variables)
-artifacts.write_json(reproduced_json, keywords.reproduced(table))
-artifacts.write_json(metrics_json, metrics)
+paths = Paths(Path(root).resolve())
+source = paths.raw / keywords_file
+result = keywords.compute(keywords.read_keyword_file(source) if source.is_file() else [])
+write_outputs(paths.keywords, outputs.build(result))
 
 # %% [markdown]
 # ## Keywords per list
 
 # %%
-table
+result.counts
 
 # %% [markdown]
 # ## Audit findings
 
 # %%
+findings = result.findings
 findings.groupby(["list", "kind"]).size().unstack(fill_value=0) if len(findings) else findings
 
 # %%

@@ -1,29 +1,35 @@
-"""Shared fixtures: synthetic dumps, the taxonomy, and where the mirror is."""
+"""Shared fixtures: synthetic dumps, the taxonomy and the projects' descriptions."""
 
 from __future__ import annotations
 
 import pytest
 
+from analysis.core.paths import PATHS
+from analysis.core.projects import Projects
+from analysis.core.taxonomy import load_taxonomy
+from tests.support.dumps import small_dump
+
 
 @pytest.fixture
 def taxonomy():
-    from analysis.core.taxonomy import load_taxonomy
-
     return load_taxonomy()
 
 
 @pytest.fixture
-def projects_meta():
-    from analysis.core.config import PROJECTS_FILE, load_yaml
+def projects() -> Projects:
+    """The projects as data/projects.yaml describes them."""
+    return Projects.load(PATHS.projects_file)
 
-    return load_yaml(PROJECTS_FILE)["projects"]
+
+@pytest.fixture
+def projects_meta(projects) -> Projects:
+    """The same, under the name older tests use."""
+    return projects
 
 
 @pytest.fixture
 def dump(tmp_path):
     """A small synthetic dump; returns (root, written rows)."""
-    from tests.support.dumps import small_dump
-
     root = tmp_path / "dump"
     written = small_dump(root)
     return root, written

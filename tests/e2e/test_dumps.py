@@ -37,11 +37,11 @@ def test_newer_dump_flows_into_tables_metrics_and_comparison(workspace, tmp_path
     set_params(workspace, "ingest", source=dump, manifest=None, commit=None)
     dvc(workspace, "repro")
 
-    table = pd.read_csv(workspace / "report/tables/table1.csv").set_index("project")
+    table = pd.read_csv(workspace / "report/tables/table1/counts.csv").set_index("project")
     assert "sglang" in table.index and "2026" in table.columns
     assert table.loc["Sum", "2026"] == 15
     assert read_json(workspace, "metrics/clean.json")["annotators"] == 5
-    issues = pd.read_parquet(workspace / "data/processed/issues.parquet")
+    issues = pd.read_parquet(workspace / "data/processed/clean/issues.parquet")
     assert [c for c in issues.columns if c.startswith("annotator_")] == [
         f"annotator_{i}" for i in range(1, 6)]
 
@@ -54,16 +54,16 @@ def test_newer_dump_flows_into_tables_metrics_and_comparison(workspace, tmp_path
     assert variables["projects_text"].startswith("New projects: sglang;")
     assert variables["years_new"] == "2026"
     assert "PyTorch" in variables["projects_text"].split("changed:")[1]
-    projects = pd.read_csv(workspace / "report/tables/compare_projects.csv").set_index(
+    projects = pd.read_csv(workspace / "report/tables/compare/projects.csv").set_index(
         "project")
     assert projects.loc["sglang", "status"] == "new"
     assert projects.loc["vllm", "status"] == "removed"
-    kappa = pd.read_csv(workspace / "report/tables/compare_kappa.csv")
+    kappa = pd.read_csv(workspace / "report/tables/compare/kappa.csv")
     assert kappa["current"].notna().any() and kappa["baseline"].notna().all()
 
     kw = read_json(workspace, "metrics/keywords.json")
     assert kw["count"] == {"pytorch": 3, "sglang": 2}
-    card = pd.read_csv(workspace / "report/scorecard.csv").set_index("claim_id")
+    card = pd.read_csv(workspace / "report/tables/findings/scorecard.csv").set_index("claim_id")
     assert card.loc["keywords.count.pytorch", "status"] == "differs"
     assert card.loc["keywords.count.mindspore", "status"] == "not_reproducible"
 
@@ -73,7 +73,7 @@ def test_newer_dump_flows_into_tables_metrics_and_comparison(workspace, tmp_path
     # Another baseline reruns the comparison only.
     other = workspace / "data/baseline/other.json"
     shutil.copyfile(workspace / "data/baseline/upstream-2fba316.json", other)
-    set_params(workspace, "compare", baseline=other.relative_to(workspace).as_posix())
+    set_params(workspace, "compare", baseline=other.stem)
     rerun = dvc(workspace, "repro").stdout
     assert "Running stage 'compare'" in rerun
     assert "Running stage 'clean'" not in rerun and "Running stage 'table1'" not in rerun
@@ -113,7 +113,7 @@ def test_dump_with_every_defect_is_reported_set_aside_and_accounted(workspace, t
     set_params(workspace, "ingest", source=dump, manifest=None, commit=None)
     dvc(workspace, "repro", "clean")
 
-    quality = read_json(workspace, "data/processed/quality.json")
+    quality = read_json(workspace, "data/processed/clean/quality.json")
     assert quality["summary"]["balanced"]
     for f in quality["files"]:
         assert f["input"] == f["kept"] + f["set_aside"], f
@@ -126,7 +126,7 @@ def test_dump_with_every_defect_is_reported_set_aside_and_accounted(workspace, t
                  "missing_final_label", "unknown_final_label", "duplicate_url",
                  "year_blank_line", "year_line_not_url", "unexpected_file"):
         assert counts.get(kind), kind
-    rejected = pd.read_csv(workspace / "data/processed/rejected.csv")
+    rejected = pd.read_csv(workspace / "data/processed/clean/rejected.csv")
     reasons = rejected.groupby("reason").size().to_dict()
     assert reasons == {"invalid_url": 1, "malformed_row": 1, "missing_final_label": 1,
                        "no_year": 1, "unknown_final_label": 1, "year_blank_line": 1,
@@ -137,7 +137,7 @@ def test_dump_with_every_defect_is_reported_set_aside_and_accounted(workspace, t
     assert where.loc["year_line_not_url", "raw"] == "not a url"
     labels = quality["accounting"]["labels"]
     assert labels["set_aside"] == int(rejected["source_file"].str.endswith(".csv").sum())
-    issues = pd.read_parquet(workspace / "data/processed/issues.parquet")
+    issues = pd.read_parquet(workspace / "data/processed/clean/issues.parquet")
     assert labels["kept"] == len(issues)
     anomaly = next(a for a in quality["anomalies"] if a["kind"] == "unknown_label")
     assert (anomaly["file"], anomaly["line"], anomaly["column"]) == (

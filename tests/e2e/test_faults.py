@@ -14,6 +14,7 @@ import pytest
 from analysis.clean.issues import clean_dump
 from analysis.core import artifacts
 from analysis.core.errors import InputError
+from analysis.ingest import __main__ as cli
 from analysis.ingest import ingest
 from tests.support.dumps import small_dump
 from tests.support.workspace import copy_project, dvc, pipeline_env, set_params
@@ -83,7 +84,7 @@ def test_unreadable_label_file_during_clean(dump, taxonomy, projects_meta, monke
 def test_missing_source_is_one_message_before_the_pipeline_runs(tmp_path, capsys):
     params = tmp_path / "params.yaml"
     params.write_text("ingest:\n  source: my/missing/dump\n")
-    assert ingest.main(["--params", str(params), "--resolve-source"]) == 1
+    assert cli.main(["fetch", "--params", str(params)]) == 1
     err = capsys.readouterr().err
     assert "my/missing/dump: source not found" in err and "Traceback" not in err
 

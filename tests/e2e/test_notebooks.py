@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import shutil
+
 import pandas as pd
 import pytest
 
 from analysis.core import artifacts
-from analysis.core.config import ROOT
+from analysis.core.paths import PATHS, ROOT, Paths
 from analysis.tools.nbrun import load_notebook, run
+from tests.support.sites import copy_curated
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.py"))
 
@@ -30,54 +33,45 @@ def test_jupytext_config_keeps_versions_out():
 
 
 @pytest.mark.slow
-def test_clean_table1_findings_notebooks_on_a_synthetic_dump(dump, tmp_path):
-    root, written = dump
-    out = tmp_path / "out"
-    p = {
-        "issues_parquet": str(out / "issues.parquet"), "issues_csv": str(out / "issues.csv"),
-        "rejected_csv": str(out / "rejected.csv"), "quality_json": str(out / "quality.json"),
-    }
-    code = run(ROOT / "notebooks/01_clean.py", out / "01.ipynb",
-               {"raw_dir": str(root), **p, "metrics_json": str(out / "clean.json")})
-    assert code == 0
-    issues = pd.read_parquet(out / "issues.parquet")
+def test_clean_and_table1_notebooks_on_a_synthetic_dump(dump, tmp_path):
+    """The clean and table1 stages write what their paths name, from a root parameter."""
+    raw, written = dump
+    root = tmp_path / "project"
+    copy_curated(root)
+    shutil.copytree(raw, Paths(root).raw)
+    paths = Paths(root)
+    assert run(PATHS.clean.notebook_source, paths.clean.notebook,
+               {"root": str(root), "duplicates": "keep"}) == 0
+    issues = pd.read_parquet(paths.clean.issues_parquet)
     assert len(issues) == sum(len(r) for r in written.values())
-    code = run(ROOT / "notebooks/02_table1.py", out / "02.ipynb", {
-        "issues_parquet": p["issues_parquet"], "table_csv": str(out / "t1.csv"),
-        "table_md": str(out / "t1.md"), "table_html": str(out / "t1.html"),
-        "figure_stem": str(out / "t1"), "reproduced_json": str(out / "reproduced/t1.json"),
-        "metrics_json": str(out / "t1m.json"), "vars_json": str(out / "t1vars.json")})
-    assert code == 0
-    assert artifacts.read_json(out / "t1vars.json")["total"] == len(issues)
-    table = pd.read_csv(out / "t1.csv").set_index("project")
+    assert paths.clean.issues_csv.is_file() and paths.clean.rejected_csv.is_file()
+    assert artifacts.read_json(paths.clean.metrics)["rows_input"] == len(issues)
+    assert run(PATHS.table1.notebook_source, paths.table1.notebook, {"root": str(root)}) == 0
+    assert artifacts.read_json(paths.table1.vars)["total"] == len(issues)
+    table = pd.read_csv(paths.table1.table("counts.csv")).set_index("project")
     assert table.loc["Sum", "Total"] == len(issues)
-    assert (out / "t1.svg").stat().st_size > 0 and (out / "t1.png").stat().st_size > 0
-    assert artifacts.read_json(out / "reproduced/t1.json")["table1.total_reports"] == {
+    for suffix in (".svg", ".png"):
+        assert paths.table1.figure("counts").with_suffix(suffix).stat().st_size > 0
+    assert artifacts.read_json(paths.table1.reproduced)["table1.total_reports"] == {
         "value": len(issues)}
-    code = run(ROOT / "notebooks/08_findings.py", out / "09.ipynb", {
-        "reproduced_dir": str(out / "reproduced"), "scorecard_csv": str(out / "card.csv"),
-        "metrics_json": str(out / "card.json")})
-    assert code == 0
-    card = pd.read_csv(out / "card.csv")
-    assert set(card["status"]) <= {"exact", "rounding", "differs", "not_reproducible"}
-    assert (out / "01.ipynb").is_file()
-    meta = (out / "01.ipynb").read_text()
+    meta = paths.clean.notebook.read_text()
     assert '"start_time"' not in meta and '"duration"' not in meta
+    assert str(root) not in meta  # the machine's paths are scrubbed from outputs
 
 
 @pytest.mark.slow
 def test_user_error_in_a_notebook_is_one_message_and_leaves_no_output(tmp_path, capsys):
-    raw = tmp_path / "empty"
-    raw.mkdir()
-    out = tmp_path / "out"
-    code = run(ROOT / "notebooks/01_clean.py", out / "01.ipynb",
-               {"raw_dir": str(raw), "issues_parquet": str(out / "i.parquet")})
+    root = tmp_path / "project"
+    copy_curated(root)
+    paths = Paths(root)
+    paths.raw.mkdir(parents=True)
+    code = run(PATHS.clean.notebook_source, paths.clean.notebook, {"root": str(root)})
     assert code == 1
     err = capsys.readouterr().err.strip()
     assert "no 'Issue Report' folder" in err and "Traceback" not in err
     assert len(err.splitlines()) == 1
-    assert not (out / "01.ipynb").exists() and not (out / "i.parquet").exists()
-    assert not list(out.glob(".*"))  # no temporary leftovers
+    assert not paths.clean.notebook.exists() and not paths.clean.issues_parquet.exists()
+    assert not list(paths.notebooks.glob(".*"))  # no temporary leftovers
 
 
 def test_notebook_check_accepts_ours_and_refuses_outputs(tmp_path):

@@ -9,6 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from analysis.core.paths import Paths
 from tests.support.dumps import Project, expected_counts, small_dump, write_dump
 from tests.support.mirror import MIRROR, MIRROR_MANIFEST, needs_mirror, paper
 from tests.support.workspace import copy_project, dvc, set_params
@@ -28,7 +29,7 @@ def test_pipeline_on_a_synthetic_dump_is_complete_stable_and_incremental(workspa
     written = small_dump(tmp_path / "dump")
     point_at(workspace, tmp_path / "dump")
     dvc(workspace, "repro")
-    table = pd.read_csv(workspace / "report/tables/table1.csv", dtype={"project": str})
+    table = pd.read_csv(workspace / "report/tables/table1/counts.csv", dtype={"project": str})
     table = table.set_index("project")
     for name, exp in expected_counts(written).items():
         assert table.loc[name, "Total"] == exp["total"]
@@ -51,14 +52,14 @@ def test_new_projects_and_a_new_year_flow_through_unchanged_code(workspace, tmp_
     ])
     point_at(workspace, tmp_path / "dump")
     dvc(workspace, "repro")
-    table = pd.read_csv(workspace / "report/tables/table1.csv").set_index("project")
+    table = pd.read_csv(workspace / "report/tables/table1/counts.csv").set_index("project")
     assert {"sglang", "jax"} <= set(table.index) and "2026" in table.columns
     assert table.loc["Sum", "2026"] == 9
     metrics = json.loads((workspace / "metrics/table1.json").read_text())
     assert metrics["by_year"]["2026"] == 9 and metrics["by_project"]["jax"] == 3
-    quality = json.loads((workspace / "data/processed/quality.json").read_text())
+    quality = json.loads((workspace / "data/processed/clean/quality.json").read_text())
     assert quality["anomaly_counts"]["unknown_project"] == 2
-    md = (workspace / "report/tables/table1.md").read_text()
+    md = Paths(workspace).table1.table("counts.md").read_text()
     assert "sglang" in md and "2026" in md
 
 
@@ -69,7 +70,7 @@ def test_defective_dump_is_reported_and_fatal_defect_stops(workspace, tmp_path):
     label.write_text(label.read_text() + "not-a-url," + ",".join(["C.1"] * 8) + "\n")
     point_at(workspace, dump)
     dvc(workspace, "repro")
-    quality = json.loads((workspace / "data/processed/quality.json").read_text())
+    quality = json.loads((workspace / "data/processed/clean/quality.json").read_text())
     assert quality["summary"]["balanced"] and quality["rejected_by_reason"] == {
         "invalid_url": 1}
     label.unlink()
@@ -84,7 +85,7 @@ def test_defective_dump_is_reported_and_fatal_defect_stops(workspace, tmp_path):
 def test_pipeline_on_the_mirror_reproduces_table1(workspace):
     set_params(workspace, "ingest", source=MIRROR, manifest=MIRROR_MANIFEST)
     dvc(workspace, "repro")
-    card = pd.read_csv(workspace / "report/scorecard.csv", dtype=str, keep_default_na=False)
+    card = pd.read_csv(Paths(workspace).findings.scorecard, dtype=str, keep_default_na=False)
     t1 = card[card["claim_id"].str.startswith("table1.")]
     fp = t1["claim_id"].str.endswith(".false_positive")
     assert (t1.loc[~fp, "status"] == "exact").all(), t1.loc[~fp & (t1["status"] != "exact")]

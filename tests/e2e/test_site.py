@@ -32,10 +32,11 @@ import pytest
 import yaml
 
 from analysis.core.paths import ROOT as PROJECT_ROOT
+from analysis.core.paths import Paths
 from analysis.report import build, render
 from analysis.report.downloads import FORMULA_START, NUMBER_RE
-from analysis.report.layout import Layout
 from analysis.report.quarto import find_quarto
+from analysis.report.site import RENDER_INCLUDES
 from analysis.report.variables import lookup, referenced_vars
 from tests.support.browser import Browser, find_chromium, serve
 from tests.support.sites import (
@@ -66,21 +67,21 @@ def project(tmp_path_factory) -> Path:
     return build_project(tmp_path_factory.mktemp("site") / "project")
 
 
-def render_copy(project: Path, dest: Path, renderer: str) -> Layout:
+def render_copy(project: Path, dest: Path, renderer: str) -> Paths:
     shutil.copytree(project, dest)
     os.environ[CANARY_ENV] = CANARY  # inherited by Quarto: an `env` shortcode would show it
     try:
         messages: list[str] = []
-        label = build(Layout(dest), renderer=renderer, log=messages.append)
+        label = build(Paths(dest), renderer=renderer, log=messages.append)
     finally:
         os.environ.pop(CANARY_ENV, None)
     assert label.startswith("Quarto" if renderer == "quarto" else "pandoc preview")
     assert "pages rendered" in messages[0]
-    return Layout(dest)
+    return Paths(dest)
 
 
 @pytest.fixture(scope="module", params=RENDERERS)
-def site(request, project, tmp_path_factory) -> Layout:
+def site(request, project, tmp_path_factory) -> Paths:
     if request.param == "quarto" and find_quarto() is None:
         pytest.skip("Quarto not found (CI has none; ../shared/tools/quarto/ assembles one): "
                     "the preview tests cover the same pages")
@@ -88,11 +89,11 @@ def site(request, project, tmp_path_factory) -> Layout:
                        request.param)
 
 
-def pages(layout: Layout) -> list[Path]:
+def pages(layout: Paths) -> list[Path]:
     return sorted(p for p in layout.site.rglob("*.html") if "site_libs" not in p.parts)
 
 
-def site_texts(layout: Layout):
+def site_texts(layout: Paths):
     for path in sorted(layout.site.rglob("*")):
         if path.suffix in (".html", ".json", ".js", ".csv", ".css", ".svg", ".ipynb"):
             yield path, path.read_text(encoding="utf-8", errors="replace")
@@ -108,6 +109,8 @@ def test_every_variable_and_include_a_page_uses_exists(site):
         for key in referenced_vars(text):
             lookup(variables, key)  # KeyError names the missing variable
         for inc in re.findall(r"\{\{<\s*include\s+(\S+)\s*>\}\}", text):
+            if inc.removeprefix("_generated/") in RENDER_INCLUDES:
+                continue  # written when the site is rendered
             assert (site.site_src / inc).is_file(), f"{source.name}: {inc}"
 
 
@@ -257,7 +260,7 @@ def test_hostile_input_reaches_its_page_as_text(site):
 def test_downloads_cannot_run_in_a_spreadsheet(site):
     csvs = sorted((site.site / "downloads").rglob("*.csv"))
     assert {p.relative_to(site.site / "downloads").as_posix() for p in csvs} >= {
-        "data/issues.csv", "data/rejected.csv", "scorecard.csv", "tables/table1.csv"}
+        "data/issues.csv", "data/rejected.csv", "scorecard.csv", "tables/table1/counts.csv"}
     payload_cells = 0
     for path in csvs:
         with path.open(encoding="utf-8", newline="") as f:
@@ -267,7 +270,7 @@ def test_downloads_cannot_run_in_a_spreadsheet(site):
                         (path.name, cell)
                     payload_cells += cell.startswith("'=HYPERLINK")
     assert payload_cells  # the formula label is there, neutralised
-    raw = (site.root / "data" / "processed" / "issues.csv").read_text(encoding="utf-8")
+    raw = site.clean.issues_csv.read_text(encoding="utf-8")
     assert '=HYPERLINK(""https://evil.example""' in raw  # the untouched data keep it
 
 
@@ -280,7 +283,7 @@ def test_scorecard_and_downloads_are_in_the_site(site):
     assert "https://github.com/Anony-coding/LLMChallengeEmpirical" in index
     for name in ("data/issues.csv", "data/rejected.csv", "data/quality.json", "scorecard.csv"):
         assert (site.site / "downloads" / name).is_file()
-    assert (site.site / "figures" / "table1.svg").is_file()
+    assert (site.site / "figures" / "table1" / "counts.svg").is_file()
     for stem in STAGES:
         assert (site.site / "notebooks" / f"{stem}.ipynb").is_file()
         nb_page = (site.site / "notebooks" / f"{stem}.html").read_text()

@@ -1,4 +1,5 @@
-"""The taxonomy notebook as a stage: synthetic inputs in a tmp dir, run twice, same bytes."""
+"""The taxonomy notebook as a stage: synthetic inputs in a project root, run twice, same
+bytes, every output where :class:`~analysis.core.paths.TaxonomyPaths` names it."""
 
 from __future__ import annotations
 
@@ -7,15 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from analysis.core.paths import ROOT
+from analysis.core import artifacts
+from analysis.core.config import load_params
+from analysis.core.paths import PATHS, Paths
+from tests.support.sites import copy_curated
 from tests.support.taxonomy_fixtures import (
     HEADER,
     detail_line,
     synthetic_issues,
     write_detail_files,
 )
-
-NOTEBOOK = ROOT / "notebooks" / "03_taxonomy.py"
 
 QUESTION = (HEADER
             + detail_line("Unclear Installation Guidance",
@@ -33,55 +35,70 @@ BUG = (HEADER
        + detail_line("Code Quality、Logging、Testing and Security", "Runtime Errors", ["k"]))
 
 
-def stage_inputs(tmp: Path, bug: str = BUG) -> dict:
-    raw = tmp / "raw"
-    write_detail_files(raw, {"q.csv": QUESTION, "r.csv": REQUIREMENT, "b.csv": bug})
+def stage_inputs(root: Path, bug: str = BUG) -> dict:
+    """Write what the stage reads into the project ``root`` (the curated files, the detail
+    files under the raw folder, the clean stage's issues); return the notebook's
+    parameters (``root`` and the stage's params.yaml section)."""
+    copy_curated(root)
+    paths = Paths(root)
+    params = load_params(paths.params)["taxonomy"]
+    files = params["detail_files"]
+    write_detail_files(paths.raw, {files["Question"]: QUESTION,
+                                   files["Requirement"]: REQUIREMENT, files["Bug"]: bug})
     codes = {"Question": ["A.2", "A.3"], "Requirement": ["B.1", "B.2", "B.4"],
              "Bug": ["C.1", "C.6", "C.9"]}
     issues = synthetic_issues(codes, ["pytorch", "vllm", "NewProject"], [2023, 2024, 2026])
-    issues.to_parquet(tmp / "issues.parquet", index=False)
-    out = tmp / "out"
-    return {
-        "raw_dir": str(raw), "issues_parquet": str(tmp / "issues.parquet"),
-        "detail_files": {"Question": "q.csv", "Requirement": "r.csv", "Bug": "b.csv"},
-        "item_split": "comma", "tables_dir": str(out / "tables"),
-        "figures_dir": str(out / "figures"), "quality_json": str(out / "quality.json"),
-        "vars_json": str(out / "vars.json"), "metrics_json": str(out / "metrics.json"),
-        "reproduced_json": str(out / "reproduced.json"),
-    }
+    artifacts.write_parquet(paths.clean.issues_parquet, issues)
+    return {"root": str(root), **params}
+
+
+def stage_outputs(root: Path) -> list[Path]:
+    """Every file the stage wrote (its notebook aside), relative to ``root``."""
+    stage = Paths(root).taxonomy
+    files = [p for d in (stage.processed, stage.tables, stage.figures) for p in d.rglob("*")
+             if p.is_file()]
+    files += [stage.vars, stage.reproduced, stage.metrics]
+    return sorted(p.relative_to(root) for p in files)
 
 
 @pytest.mark.slow
 def test_notebook_runs_on_synthetic_inputs_and_is_deterministic(tmp_path):
     from analysis.tools.nbrun import run
 
-    outputs = []
-    for name in ("one", "two"):
-        params = stage_inputs(tmp_path / name)
-        assert run(NOTEBOOK, tmp_path / name / "nb.ipynb", params) == 0
-        outputs.append(tmp_path / name / "out")
-    files = sorted(p.relative_to(outputs[0]) for p in outputs[0].rglob("*") if p.is_file())
-    assert len(files) == 8 + 1 + 2 + 8 + 4  # csv, html, md tables; figures; json files
+    roots = [tmp_path / "one", tmp_path / "two"]
+    for root in roots:
+        params = stage_inputs(root)
+        assert run(PATHS.taxonomy.notebook_source, Paths(root).taxonomy.notebook, params) == 0
+    files = stage_outputs(roots[0])
+    stage = Paths(roots[0]).taxonomy
+    expected = [stage.quality, stage.vars, stage.reproduced, stage.metrics,
+                *(stage.table(n) for n in stage.TABLES),
+                *(stage.figure(n).with_suffix(s) for n in stage.FIGURES
+                  for s in (".svg", ".png"))]
+    assert files == sorted(p.relative_to(roots[0]) for p in expected)
+    assert stage_outputs(roots[1]) == files
     for rel in files:
-        assert (outputs[0] / rel).read_bytes() == (outputs[1] / rel).read_bytes(), rel
+        assert (roots[0] / rel).read_bytes() == (roots[1] / rel).read_bytes(), rel
+    assert stage.notebook.is_file()
 
-    out = outputs[0]
-    rep = json.loads((out / "reproduced.json").read_text())
+    rep = json.loads(stage.reproduced.read_text())
     assert rep["taxonomy.details.question"]["value"] == 5  # a, b (e.g. | c | d), e
     assert "parenthesis-aware split gives 3" in rep["taxonomy.details.question"]["note"]
     assert rep["taxonomy.details.requirement"]["value"] == 5
     assert rep["taxonomy.subthemes.B.2"]["value"] == 1
     assert "not in the paper's numbering" in rep["taxonomy.subthemes.requirement"]["note"]
-    quality = json.loads((out / "quality.json").read_text())
+    quality = json.loads(stage.quality.read_text())
     assert quality["anomaly_counts"]["unescaped_quotes"] == 1
     assert quality["summary"]["balanced"]
-    report_vars = json.loads((out / "vars.json").read_text())
+    report_vars = json.loads(stage.vars.read_text())
     assert report_vars["n_subthemes_released"] == "6"
     assert all(isinstance(v, str) for v in report_vars.values())
     # every text reads in a sentence: an empty list is "none", never ""
     assert all(v != "" for v in report_vars.values()), report_vars
-    assert report_vars["fig_tree_alt"] and report_vars["fig_project_shares_alt"]
-    tests = (out / "tables" / "taxonomy_tests.csv").read_text().splitlines()
+    for name in stage.FIGURES:
+        assert report_vars[f"fig_{name}_caption"] and report_vars[f"fig_{name}_alt"]
+    assert "PyTorch" in report_vars["fig_project_shares_alt"]  # display names
+    tests = stage.table("tests.csv").read_text().splitlines()
     assert len(tests) == 5 and tests[1].startswith("type_by_project")
 
 
@@ -90,7 +107,9 @@ def test_unrecoverable_detail_file_stops_the_stage(tmp_path, capsys):
     from analysis.tools.nbrun import run
 
     params = stage_inputs(tmp_path, bug=HEADER + "only one cell here\n")
-    assert run(NOTEBOOK, tmp_path / "nb.ipynb", params) == 1
+    stage = Paths(tmp_path).taxonomy
+    assert run(PATHS.taxonomy.notebook_source, stage.notebook, params) == 1
     err = capsys.readouterr().err
-    assert "b.csv, line 2" in err and "theme,sub-theme,details" in err
-    assert not (tmp_path / "nb.ipynb").exists()
+    bug_file = params["detail_files"]["Bug"]
+    assert f"{bug_file}, line 2" in err and "theme,sub-theme,details" in err
+    assert not stage.notebook.exists() and not stage.vars.exists()

@@ -148,9 +148,9 @@ def write_detail_files(root: Path, items_per_subtheme: int = 2) -> dict[str, int
 
     import yaml
 
-    from analysis.core.config import TAXONOMY_FILE
+    from analysis.core.paths import PATHS
 
-    data = yaml.safe_load(TAXONOMY_FILE.read_text(encoding="utf-8"))
+    data = yaml.safe_load(PATHS.taxonomy_file.read_text(encoding="utf-8"))
     letters = {t["code"]: t["name"] for t in data["types"]}
     rows: dict[str, list[list[str]]] = {t: [] for t in DETAIL_FILES}
     for theme in data["themes"]:

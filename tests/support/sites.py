@@ -18,7 +18,10 @@ from pathlib import Path
 
 import yaml
 
-from analysis.core.paths import ROOT  # noqa: E402
+from analysis.core import artifacts
+from analysis.core.paths import PATHS, ROOT, Paths
+from analysis.ingest.ingest import ingest
+from analysis.tools.nbrun import run
 from tests.support.dumps import Project, write_dump
 
 CANARY_ENV = "ANALYSIS_CANARY"   # set by the site tests: its value must never reach a page
@@ -56,8 +59,9 @@ EVIL_BY_PAGE = {
     "keywords.html": [EVIL_KEYWORD, EVIL_KEYWORD_INCLUDE],
     "changes.html": [EVIL_PROJECT],
 }
-STAGES = ("01_clean", "02_table1", "03_taxonomy", "04_agreement", "05_interviews",
-          "06_compare", "07_keywords", "08_findings")
+STAGE_ORDER = ("clean", "table1", "taxonomy", "agreement", "interviews", "compare",
+               "keywords", "findings")
+STAGES = tuple(f"{PATHS.stage(s).notebook.stem}" for s in STAGE_ORDER)  # notebook stems
 
 
 def hostile_dump(root: Path) -> None:
@@ -107,93 +111,44 @@ def _edit_csv(path: Path, edit) -> None:
         csv.writer(f, lineterminator="\n").writerows(rows)
 
 
+FAST = {"agreement": {"bootstrap_resamples": 100}}  # a smaller bootstrap for the tests
+
+
 def stage_parameters(root: Path) -> dict[str, dict]:
-    """Each notebook's parameters: its params.yaml section, paths inside ``root``."""
-    params = yaml.safe_load((ROOT / "params.yaml").read_text(encoding="utf-8"))
-    r, proc, tables, figures = (root, root / "data/processed", root / "report/tables",
-                                root / "report/figures")
-    vars_, metrics, repro = root / "report/vars", root / "metrics", root / "data/reproduced"
-    raw = root / "data/raw"
-    return {
-        "01_clean": {"raw_dir": raw, "issues_parquet": proc / "issues.parquet",
-                     "issues_csv": proc / "issues.csv", "rejected_csv": proc / "rejected.csv",
-                     "quality_json": proc / "quality.json",
-                     "metrics_json": metrics / "clean.json", "duplicates": "keep"},
-        "02_table1": {"issues_parquet": proc / "issues.parquet",
-                      "table_csv": tables / "table1.csv", "table_md": tables / "table1.md",
-                      "table_html": tables / "table1.html", "figure_stem": figures / "table1",
-                      "reproduced_json": repro / "table1.json",
-                      "vars_json": vars_ / "table1.json",
-                      "metrics_json": metrics / "table1.json"},
-        "03_taxonomy": {"raw_dir": raw, "issues_parquet": proc / "issues.parquet",
-                        "projects_file": r / "data/projects.yaml",
-                        "detail_files": params["taxonomy"]["detail_files"],
-                        "item_split": params["taxonomy"]["item_split"],
-                        "tables_dir": tables, "figures_dir": figures,
-                        "quality_json": proc / "quality_taxonomy.json",
-                        "vars_json": vars_ / "taxonomy.json",
-                        "metrics_json": metrics / "taxonomy.json",
-                        "reproduced_json": repro / "taxonomy.json"},
-        "04_agreement": {"issues_parquet": proc / "issues.parquet",
-                         "projects_file": r / "data/projects.yaml",
-                         "bootstrap_resamples": 100, "seed": params["agreement"]["seed"],
-                         "confidence_level": params["agreement"]["confidence_level"],
-                         "tables_dir": tables, "figures_dir": figures,
-                         "vars_json": vars_ / "agreement.json",
-                         "reproduced_json": repro / "agreement.json",
-                         "metrics_json": metrics / "agreement.json"},
-        "05_interviews": {**params["interviews"],
-                          "codebook_csv": raw / "CodeBook.csv",
-                          "background_xlsx": raw / "Interviewee Background.xlsx",
-                          "guideline_md": raw / "Interview GuideLine.md",
-                          "processed_dir": proc,
-                          "quality_json": proc / "quality_interviews.json",
-                          "tables_dir": tables, "figures_dir": figures,
-                          "vars_json": vars_ / "interviews.json",
-                          "metrics_json": metrics / "interviews.json",
-                          "reproduced_json": repro / "interviews.json"},
-        "06_compare": {"issues_parquet": proc / "issues.parquet",
-                       "projects_file": r / "data/projects.yaml",
-                       "agreement_metrics": metrics / "agreement.json",
-                       "tables_prefix": f"{tables}/compare_",
-                       "figures_prefix": f"{figures}/compare_",
-                       "vars_json": vars_ / "compare.json",
-                       "metrics_json": metrics / "compare.json"},
-        "07_keywords": {"keywords_file": raw / "filter_keywords",
-                        "counts_csv": tables / "keywords_counts.csv",
-                        "lists_csv": tables / "keywords_lists.csv",
-                        "audit_csv": tables / "keywords_audit.csv",
-                        "vars_json": vars_ / "keywords.json",
-                        "reproduced_json": repro / "keywords.json",
-                        "metrics_json": metrics / "keywords.json"},
-        "08_findings": {"reproduced_dir": repro,
-                        "scorecard_csv": root / "report" / "scorecard.csv",
-                        "metrics_json": metrics / "scorecard.json"},
-    }
+    """Each stage's notebook parameters: the project root and its params.yaml section."""
+    params = yaml.safe_load((root / "params.yaml").read_text(encoding="utf-8"))
+    return {stage: {"root": str(root), **(params.get(stage) or {}), **FAST.get(stage, {})}
+            for stage in STAGE_ORDER}
+
+
+# The curated inputs a project copy needs (everything else the stages write).
+CURATED = ("dvc.yaml", "params.yaml", "requirements.txt", "requirements-no-deps.txt",
+           "CITATION.cff", "LICENSE", "data/projects.yaml", "data/challenges.yaml",
+           "data/taxonomy.yaml", "data/claims.yaml", "data/baseline")
+
+
+def copy_curated(root: Path) -> None:
+    """The files of the project a run reads besides the dump (see :data:`CURATED`)."""
+    for name in CURATED:
+        src, dest = ROOT / name, root / name
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        if src.is_dir():
+            shutil.copytree(src, dest, dirs_exist_ok=True)
+        else:
+            shutil.copyfile(src, dest)
 
 
 def build_project(root: Path) -> Path:
     """Run every stage on the hostile dump into ``root``."""
-    from analysis.core import artifacts
-    from analysis.ingest.ingest import ingest
-    from analysis.tools.nbrun import run
-
     dump = root.parent / f"{root.name}-dump"
     hostile_dump(dump)
-    root.mkdir(parents=True, exist_ok=True)
-    for name in ("dvc.yaml", "params.yaml", "requirements.txt", "CITATION.cff", "LICENSE"):
-        shutil.copyfile(ROOT / name, root / name)
-    (root / "data").mkdir(exist_ok=True)
-    for name in ("projects.yaml", "challenges.yaml"):
-        shutil.copyfile(ROOT / "data" / name, root / "data" / name)
-    result = ingest(str(dump), root / "data" / "raw")
-    artifacts.write_json(root / "data" / "provenance.json", result.provenance)
-
-    notebooks = root / "report" / "notebooks"
-    for stem, params in stage_parameters(root).items():
-        params = {k: str(v) if isinstance(v, Path) else v for k, v in params.items()}
-        code = run(ROOT / "notebooks" / f"{stem}.py", notebooks / f"{stem}.ipynb", params)
-        assert code == 0, f"notebook {stem} failed"
+    copy_curated(root)
+    paths = Paths(root)
+    result = ingest(str(dump), paths.raw)
+    artifacts.write_json(paths.provenance, result.provenance)
+    for stage, params in stage_parameters(root).items():
+        code = run(PATHS.stage(stage).notebook_source, paths.stage(stage).notebook, params)
+        assert code == 0, f"notebook of stage {stage} failed"
 
     src = ROOT / "report"
     for path in [*src.glob("*.qmd"), src / "_quarto.yml"]:

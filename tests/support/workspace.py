@@ -14,7 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from analysis.core.config import ROOT
+from analysis.core.paths import ROOT
 
 
 def project_files(root: Path = ROOT) -> list[str]:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import yaml
 
-from analysis.core.config import ROOT
+from analysis.core.paths import ROOT
 from tests.support.mirror import MIRROR, needs_mirror
 
 SRC = sorted((ROOT / "src" / "analysis").rglob("*.py"))
@@ -131,3 +131,29 @@ def test_precommit_runs_ruff_and_the_notebook_check():
     config = (ROOT / ".pre-commit-config.yaml").read_text()
     assert "ruff" in config and "check-notebooks" in config
     assert Path(ROOT / "LICENSE").is_file()
+
+
+def package_imports_inside_functions() -> list[str]:
+    """Imports of the package's own modules that hide inside a function (they belong at
+    the top of the module, where a reader sees what a module depends on)."""
+    import ast
+
+    found = []
+    for path in sorted((ROOT / "src" / "analysis").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for func in ast.walk(tree):
+            if not isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            for node in ast.walk(func):
+                own = (isinstance(node, ast.ImportFrom)
+                       and (node.level or (node.module or "").split(".")[0] == "analysis")) \
+                    or (isinstance(node, ast.Import)
+                        and any(a.name.split(".")[0] == "analysis" for a in node.names))
+                if own:
+                    found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    return sorted(set(found))
+
+
+def test_the_package_imports_its_own_modules_at_the_top():
+    found = package_imports_inside_functions()
+    assert not found, "move these imports to the top of the module:\n" + "\n".join(found)

@@ -12,17 +12,20 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from analysis.clean.issues import clean_dump
-from analysis.core.config import PROJECTS_FILE, load_params, load_yaml
+from analysis.core.config import load_params
 from analysis.core.errors import InputError
+from analysis.core.paths import PATHS
+from analysis.core.projects import Projects
 from analysis.core.taxonomy import load_taxonomy
-from analysis.interviews.interviews import clean_background, clean_codebook
+from analysis.interviews.background import clean_background
+from analysis.interviews.codebook import clean_codebook
 from analysis.keywords.lists import parse_keyword_file
 from analysis.taxonomy.details import parse_detail_file
 from analysis.tools.select import Tally, read_export
 from tests.support.dumps import Project, write_dump
 
 TAXONOMY = load_taxonomy()
-META = load_yaml(PROJECTS_FILE)["projects"]
+META = Projects.load(PATHS.projects_file)
 IV_PARAMS = load_params()["interviews"]
 # PROPERTY_EXAMPLES=5000 make test-fast searches harder than the CI default.
 SETTINGS = settings(max_examples=int(os.environ.get("PROPERTY_EXAMPLES", "60")), deadline=None,

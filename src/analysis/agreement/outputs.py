@@ -1,179 +1,19 @@
-"""The agreement stage's artifacts: tables, reproduced values, metrics and report variables.
+"""What the agreement stage writes (the stage contract of :mod:`analysis.core.stage`).
 
-:func:`analyse` runs every computation of :mod:`analysis.agreement.stats` and
-:mod:`analysis.agreement.audit` on the processed issues table and returns the tables;
-the other functions turn them into the files the website and the scorecard read.
+From one :class:`~analysis.agreement.analysis.Agreement`: the headline, statistics,
+grouping, annotator and audit tables (CSV; the headline and the method note also as
+Markdown), the seven figures, the website's numbers and texts (with the figures' captions
+and alt texts), the reproduced kappas and the metrics.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 
-from analysis.agreement import audit as au
-from analysis.agreement import stats as ag
-from analysis.core.errors import InputError
-from analysis.core.taxonomy import Taxonomy
-
-REQUIRED = ("project", "year", "type", "final_label")
-CLAIM_PREFIX = "agreement.kappa."
-
-
-def load_issues(path: str | Path) -> pd.DataFrame:
-    """The columns the stage needs, label columns read dictionary-encoded (categorical),
-    so a large dump costs little memory and no string work."""
-    import pyarrow.parquet as pq
-
-    path = Path(path)
-    if not path.is_file():
-        raise InputError("processed issues table not found", file=str(path),
-                         fix="run the clean stage first (`dvc repro clean`)")
-    names = pq.read_schema(path).names
-    missing = [c for c in REQUIRED if c not in names]
-    if missing:
-        raise InputError(f"missing columns {missing}", file=str(path),
-                         fix="rebuild it with the clean stage of this version")
-    annotators = ag.annotator_columns(names, file=str(path))
-    cats = [*annotators, "final_label", "type", "project"]
-    table = pq.read_table(path, columns=[*REQUIRED, *annotators], read_dictionary=cats)
-    return table.to_pandas()
-
-
-@dataclass
-class Analysis:
-    """Every table of the stage, plus the coded ratings they came from."""
-
-    ratings: ag.Ratings
-    scale: ag.Scale
-    final: np.ndarray
-    statistics: pd.DataFrame
-    categories: pd.DataFrame
-    grouping: pd.DataFrame
-    pairwise: pd.DataFrame
-    versus_final: pd.DataFrame
-    confusions: pd.DataFrame
-    final_by_project: pd.DataFrame
-    dissent: pd.DataFrame
-    dissent_tests: pd.DataFrame
-    co_dissent: pd.DataFrame
-    targets: pd.DataFrame
-    spread: pd.DataFrame
-    facts: dict
-
-
-def make_scale(categories: tuple[str, ...], taxonomy: Taxonomy) -> ag.Scale:
-    """Themes and their issue types; a label outside the taxonomy is its own 'unknown'."""
-    index, types = ag.collapse_map(categories, lambda c: taxonomy.type_of(c) or "unknown",
-                                   taxonomy.type_names)
-    return ag.Scale(categories, index, types)
-
-
-def analyse(issues: pd.DataFrame, taxonomy: Taxonomy, projects_order: list[str],
-            resamples: int, seed: int, level: float = 0.95) -> Analysis:
-    """All agreement statistics and the annotation audit for the processed issues."""
-    if len(issues) == 0:
-        raise InputError("the processed issues table has no rows",
-                         fix="check the clean stage's quality report")
-    ratings = ag.encode_ratings(issues, taxonomy.codes)
-    final = ag.encode_reference(issues["final_label"], ratings.categories)
-    scale = make_scale(ratings.categories, taxonomy)
-    names = dict(zip(taxonomy.themes["code"], taxonomy.themes["name"], strict=True))
-    types = [t for t in scale.types if t in set(pd.unique(issues["type"]).astype(str))]
-    groupings = {"type": issues["type"], "project": issues["project"], "year": issues["year"]}
-    orders = {"type": list(scale.types), "project": projects_order}
-    statistics, categories = ag.agreement_tables(ratings.codes, scale, groupings, resamples,
-                                                 seed, level, orders, names)
-    grouping = ag.grouping_candidates(ratings, scale, issues["type"], types)
-    strata = issues["project"]
-    dissent = au.dissent_distribution(ratings.codes, final, strata)
-    matrix = au.dissent_targets(ratings.codes, final, ratings.n_categories)
-    targets = pd.DataFrame(matrix, index=pd.Index(ratings.categories, name="final_label"),
-                           columns=list(ratings.categories)).reset_index()
-    spread = au.dissent_spread(matrix, scale, names)
-    complete = int((ratings.codes >= 0).all(axis=1).sum())
-    facts = {
-        "issues": len(issues), "annotators": ratings.n_raters,
-        "categories": ratings.n_categories,
-        "unknown_labels": [c for c in ratings.categories if c not in set(taxonomy.codes)],
-        "ratings_missing": int((ratings.codes < 0).sum()),
-        "issues_complete": complete, "issues_incomplete": len(issues) - complete,
-        "type_disagreement": au.type_disagreement(ratings.codes, scale.type_index),
-        "final_is_majority": _final_is_majority(ratings.codes, final),
-        "spread": au.spread_summary(spread),
-        "level": level, "resamples": resamples, "seed": seed,
-    }
-    return Analysis(
-        ratings=ratings, scale=scale, final=final, statistics=statistics,
-        categories=categories,
-        grouping=grouping,
-        pairwise=ag.pairwise_cohen(ratings, level),
-        versus_final=ag.versus_reference(ratings, final, level),
-        confusions=ag.confusions(ratings.codes, scale),
-        final_by_project=au.agreement_with_final(ratings, final, strata, projects_order),
-        dissent=dissent, dissent_tests=au.dissent_tests(dissent),
-        co_dissent=au.co_dissent(ratings, final, strata),
-        targets=targets, spread=spread, facts=facts,
-    )
-
-
-def _final_is_majority(codes: np.ndarray, final: np.ndarray) -> int:
-    """Issues whose final label is a strict majority of their ratings."""
-    votes = ((codes == final[:, None]) & (codes >= 0)).sum(axis=1)
-    return int((2 * votes > (codes >= 0).sum(axis=1)).sum())
-
-
-# --------------------------------------------------------------------------- views
-
-
-def stat(a: Analysis, grouping: str, group: str, statistic: str) -> pd.Series | None:
-    """One row of the statistics table, or None."""
-    s = a.statistics
-    sel = s[(s["grouping"] == grouping) & (s["group"] == group) & (s["statistic"] == statistic)]
-    return None if sel.empty else sel.iloc[0]
-
-
-def headline(a: Analysis, claims: pd.DataFrame) -> pd.DataFrame:
-    """Per issue type and overall: the paper's kappa next to ours, with intervals, alpha
-    and AC1 (one row per group)."""
-    paper = {cid.removeprefix(CLAIM_PREFIX): v for cid, v in
-             zip(claims["claim_id"], claims["paper_value"], strict=True)
-             if cid.startswith(CLAIM_PREFIX)}
-    groups = [("type", t) for t in a.scale.types if stat(a, "type", t, "fleiss_kappa")
-              is not None] + [("all", "all issues")]
-    rows = []
-    for grouping, group in groups:
-        row = {"group": group, "issues": int(stat(a, grouping, group, "fleiss_kappa")["issues"]),
-               "paper_kappa": paper.get(group.lower(), "")}
-        for name, short in (("fleiss_kappa", "kappa"), ("krippendorff_alpha", "alpha"),
-                            ("gwet_ac1", "ac1"), ("fleiss_kappa_type", "type_kappa")):
-            r = stat(a, grouping, group, name)
-            row[short] = r["value"]
-            row[f"{short}_boot_low"], row[f"{short}_boot_high"] = r["boot_low"], r["boot_high"]
-            if name != "fleiss_kappa_type":
-                row[f"{short}_ci_low"], row[f"{short}_ci_high"] = r["ci_low"], r["ci_high"]
-        r = stat(a, grouping, group, "fleiss_kappa")
-        row["observed"], row["chance"], row["left_out"] = r["observed"], r["chance"], \
-            r["issues_left_out"]
-        rows.append(row)
-    return pd.DataFrame(rows)
-
-
-def grouping_versus_paper(grouping: pd.DataFrame, claims: pd.DataFrame) -> pd.DataFrame:
-    """The candidate groupings with the paper's kappa beside each and whether ours equals
-    it at the paper's precision: the rule that matches all three is the paper's."""
-    from analysis.core.claims import judge
-
-    paper = {cid.removeprefix(CLAIM_PREFIX): v for cid, v in
-             zip(claims["claim_id"], claims["paper_value"], strict=True)
-             if cid.startswith(CLAIM_PREFIX)}
-    out = grouping.copy()
-    out["paper_kappa"] = [paper.get(t.lower(), "") for t in out["type"]]
-    out["matches_paper"] = [bool(p) and judge(p, k) == "exact"
-                            for p, k in zip(out["paper_kappa"], out["kappa"], strict=True)]
-    return out
+from analysis.agreement import figures as figs
+from analysis.agreement.analysis import CLAIM_PREFIX, Agreement, Analysis, stat
+from analysis.core.stage import StageOutputs
 
 
 def fmt(x: object, digits: int = 3) -> str:
@@ -202,16 +42,49 @@ def headline_markdown(head: pd.DataFrame, level: float) -> str:
     return "\n".join(lines) + "\n"
 
 
-# --------------------------------------------------------------------------- outputs
+def tables(result: Agreement) -> dict[str, pd.DataFrame | str]:
+    """Every table of the stage (CSV), the headline as Markdown and the method note."""
+    a = result.analysis
+    return {
+        "headline.csv": result.headline, "statistics.csv": a.statistics,
+        "categories.csv": a.categories, "grouping.csv": result.grouping,
+        "pairwise.csv": a.pairwise, "annotator_final.csv": a.versus_final,
+        "confusions.csv": a.confusions, "audit_final_by_project.csv": a.final_by_project,
+        "audit_dissent.csv": a.dissent, "audit_tests.csv": a.dissent_tests,
+        "audit_co_dissent.csv": a.co_dissent, "audit_targets.csv": a.targets,
+        "audit_spread.csv": a.spread,
+        "headline.md": headline_markdown(result.headline, a.facts["level"]),
+        "method.md": method_note(a) + "\n",
+    }
 
 
-def reproduced(a: Analysis, claims: pd.DataFrame) -> dict[str, dict]:
-    """Reproduced values of the agreement claims, keyed by claim id."""
+def figures(result: Agreement) -> dict:
+    """The seven figures, each drawn from the tables when it is saved."""
+    a, names = result.analysis, result.project_names
+    level = a.facts["level"]
+    paper = {r.group.lower(): float(r.paper_kappa)
+             for r in result.headline.itertuples() if r.paper_kappa}
+    types = dict(zip(a.scale.categories, (a.scale.types[i] for i in a.scale.type_index),
+                     strict=True))
+    return {
+        "kappas": lambda: figs.kappas_figure(a.statistics, paper, level),
+        "pairwise": lambda: figs.pairwise_figure(a.pairwise, a.versus_final,
+                                                 list(a.ratings.annotators)),
+        "categories": lambda: figs.categories_figure(a.categories, level),
+        "groups": lambda: figs.groups_figure(a.statistics, names),
+        "audit_final": lambda: figs.audit_final_figure(a.final_by_project, names),
+        "audit_dissent": lambda: figs.audit_dissent_figure(a.dissent),
+        "audit_targets": lambda: figs.audit_targets_figure(a.targets, types),
+    }
+
+
+def claim_values(result: Agreement) -> dict[str, dict]:
+    """Reproduced values of the agreement claims (``agreement.kappa.<type>``)."""
+    a = result.analysis
     out = {}
-    for cid in claims["claim_id"]:
-        if not cid.startswith(CLAIM_PREFIX):
-            continue
-        group = cid.removeprefix(CLAIM_PREFIX).capitalize()
+    for key in result.paper_kappas:
+        cid = CLAIM_PREFIX + key
+        group = key.capitalize()
         r = stat(a, "type", group, "fleiss_kappa")
         if r is None:
             out[cid] = {"value": None, "note": f"no {group} issues in this dump"}
@@ -228,8 +101,9 @@ def _r(x: object) -> float | None:
     return None if x is None or (isinstance(x, float) and np.isnan(x)) else round(float(x), 6)
 
 
-def metrics(a: Analysis) -> dict:
+def metrics(result: Agreement) -> dict:
     """Headline values with their intervals, for `dvc metrics show/diff`."""
+    a = result.analysis
     out: dict = {"issues": a.facts["issues"], "annotators": a.facts["annotators"],
                  "issues_left_out_fleiss": a.facts["issues_incomplete"],
                  "bootstrap_resamples": a.facts["resamples"]}
@@ -243,6 +117,7 @@ def metrics(a: Analysis) -> dict:
     return out
 
 
+# Figure name -> (caption, alt text): templates filled by website_vars.
 FIGURES = {
     "kappas": ("Agreement per issue type and overall: Fleiss' kappa, Krippendorff's alpha "
                "and Gwet's AC1 with {pct} bootstrap intervals; diamonds mark the paper's "
@@ -281,13 +156,15 @@ FIGURES = {
 }
 
 
-def report_vars(a: Analysis, head: pd.DataFrame) -> dict:
-    """Numbers and texts for the website's prose, figure captions and alt texts.
+def website_vars(result: Agreement) -> dict:
+    """Numbers and texts for the website's prose, figure captions and alt texts
+    (``fig_<figure>_caption`` and ``fig_<figure>_alt``, from :data:`FIGURES`).
 
     Captions and plain values are fixed templates filled with numbers; text that quotes
     the data (project names, labels outside the taxonomy) is kept under keys ending in
     ``_alt`` or ``_text``, which the report shows only as escaped HTML.
     """
+    a, head = result.analysis, result.headline
     f = a.facts
     pct = f"{f['level']:.0%}"
     v: dict = {"issues": f["issues"], "annotators": f["annotators"],
@@ -427,3 +304,9 @@ def method_note(a: Analysis) -> str:
         "err independently at their observed rate in each project (a Poisson-binomial "
         "distribution per issue)."
     )
+
+
+def build(result: Agreement) -> StageOutputs:
+    return StageOutputs(tables=tables(result), figures=figures(result),
+                        website_vars=website_vars(result), claim_values=claim_values(result),
+                        metrics=metrics(result))

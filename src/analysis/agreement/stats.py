@@ -27,12 +27,15 @@ from __future__ import annotations
 
 import re
 import sys
+import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 from scipy import stats
+from statsmodels.stats.inter_rater import cohens_kappa
+from tqdm import tqdm  # the plain bar: tqdm.auto warns in kernels without ipywidgets
 
 from analysis.core.errors import InputError
 
@@ -610,8 +613,6 @@ def percentile_interval(draws: np.ndarray, level: float) -> tuple[np.ndarray, np
     if np.isnan(draws).all():
         shape = draws.shape[1:]
         return np.full(shape, np.nan), np.full(shape, np.nan), undefined
-    import warnings
-
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         low, high = np.nanpercentile(draws, [tail, 100 - tail], axis=0)
@@ -620,8 +621,6 @@ def percentile_interval(draws: np.ndarray, level: float) -> tuple[np.ndarray, np
 
 def progress(iterable: Iterable, **kwargs):
     """A progress bar on a terminal, silence elsewhere (CI logs, papermill)."""
-    from tqdm import tqdm  # the plain bar: tqdm.auto warns in kernels without ipywidgets
-
     return tqdm(iterable, disable=not sys.stderr.isatty(), leave=False, **kwargs)
 
 
@@ -780,8 +779,6 @@ def cross_table(x: np.ndarray, y: np.ndarray, n_categories: int) -> np.ndarray:
 def cohen(table: np.ndarray, level: float = 0.95) -> dict:
     """Cohen's kappa of a K x K table via statsmodels, with its asymptotic (normal) interval
     from statsmodels' standard error."""
-    from statsmodels.stats.inter_rater import cohens_kappa
-
     n = int(table.sum())
     if n == 0:
         return {"n": 0, "agreement": None, "kappa": None, "ci_low": None, "ci_high": None,

@@ -25,6 +25,9 @@ from analysis.core.dump import (
     parse_year_file,
     read_text,
 )
+from analysis.core.errors import InputError
+from analysis.core.paths import PATHS
+from analysis.core.projects import Projects
 from analysis.core.quality import (
     IGNORED,
     KEPT,
@@ -115,18 +118,6 @@ class CleanResult:
     rejected: pd.DataFrame
     quality: dict
     annotators: list[str]
-
-
-def project_meta(name: str, meta: dict) -> dict:
-    """Display name, kind, host and order of a project (defaults for unknown projects)."""
-    info = meta.get(name) or {}
-    return {
-        "project_name": info.get("name", name),
-        "kind": info.get("kind", "unknown"),
-        "host": info.get("host", "unknown"),
-        "order": info.get("order", 10_000),
-        "known": name in meta,
-    }
 
 
 def repo_of(url: str) -> str:
@@ -409,27 +400,26 @@ def clean_project(
 
 
 def clean_dump(
-    raw_dir: Path, taxonomy: Taxonomy, projects_meta: dict, duplicates: str = "keep",
+    raw_dir: Path, taxonomy: Taxonomy, projects: Projects, duplicates: str = "keep",
 ) -> CleanResult:
     """Clean a whole dump: one tidy row per labelled issue, rejected rows, quality report."""
     if duplicates not in {"keep", "first"}:
-        from analysis.core.errors import InputError
-
         raise InputError(f"clean.duplicates must be 'keep' or 'first', not {duplicates!r}",
-                         file="params.yaml", column="clean.duplicates",
+                         file=PATHS.params.name, column="clean.duplicates",
                          fix="set clean.duplicates to keep or first")
     raw_dir = Path(raw_dir)
-    projects, quirks = discover_projects(raw_dir)
+    found, quirks = discover_projects(raw_dir)
     anomalies = [_quirk_to_anomaly(q) for q in quirks]
     frames, rejected, files, n_annotators = [], [], [], {}
-    for project in projects:
+    for project in found:
         rows, rej, anom, acc, annot = clean_project(project, raw_dir, taxonomy, duplicates)
-        meta = project_meta(project.name, projects_meta)
-        if not meta["known"]:
+        described = projects.get(project.name)
+        if not projects.is_described(project.name):
             anomalies.append(make_anomaly(RULES, "unknown_project", f"Issue Report/{project.name}",
                                           "not in data/projects.yaml"))
-        rows = rows.assign(project=project.name, **{k: meta[k] for k in
-                                                    ("project_name", "kind", "host", "order")})
+        rows = rows.assign(project=project.name, project_name=described.name,
+                           kind=described.kind, host=described.host or "unknown",
+                           order=described.order)
         frames.append(rows)
         rejected.append(rej)
         anomalies += anom
@@ -470,6 +460,13 @@ def clean_dump(
 
 ISSUE_COLUMNS = ["project", "project_name", "kind", "host", "issue_url", "year", "type",
                  "final_label", "theme"]
+
+
+def unknown_projects(quality: dict) -> list[str]:
+    """The anomalies naming a project that data/projects.yaml does not describe, as
+    one-line warnings (the notebook shows them)."""
+    return [f"{a['file']}: {a['message']}" for a in quality["anomalies"]
+            if a["kind"] == "unknown_project"]
 
 
 def tidy_issues(rows: pd.DataFrame, taxonomy: Taxonomy, annotators: list[str]) -> pd.DataFrame:

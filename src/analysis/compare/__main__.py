@@ -1,9 +1,9 @@
 """``python -m analysis.compare snapshot --out FILE``: a baseline snapshot of a run (see
-:mod:`analysis.compare.changes`)."""
+:mod:`analysis.compare.snapshot`)."""
 
 import sys
 
-from analysis.compare.changes import main
+from analysis.compare.snapshot import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,9 +1,14 @@
 """Deterministic, atomic writers for every artifact the pipeline produces.
 
-Same input, same bytes: tables are sorted by the caller, JSON keys are sorted, floats are
-written with a fixed repr, and every file is written to a temporary name in the same
-folder and moved into place only when complete, so an interrupted run never leaves a
-half-written artifact that a later stage (or DVC) could mistake for a valid one.
+Same input, same bytes, on every machine: tables are sorted by the caller, JSON keys are
+sorted, and every float is written at a fixed precision of :data:`SIGNIFICANT_DIGITS`
+significant digits (:func:`fixed_float`). Full ``repr`` digits are not stable: the last
+digits of a sum or a product differ between CPUs, BLAS builds and numpy versions, and
+with them the bytes of a table and the hash DVC records in ``dvc.lock``. Twelve digits
+are far more than any comparison the scorecard makes (the paper prints at most five).
+Every file is written to a temporary name in the same folder and moved into place only
+when complete, so an interrupted run never leaves a half-written artifact that a later
+stage (or DVC) could mistake for a valid one.
 """
 
 from __future__ import annotations
@@ -68,6 +73,23 @@ def write_text(path: str | os.PathLike[str], text: str) -> Path:
     return Path(path)
 
 
+SIGNIFICANT_DIGITS = 12
+
+
+def fixed_float(value: float) -> float:
+    """``value`` rounded to :data:`SIGNIFICANT_DIGITS` significant digits (its ``repr`` is
+    then short and the same on every machine)."""
+    if not math.isfinite(value):
+        return value
+    return float(f"{value:.{SIGNIFICANT_DIGITS}g}")
+
+
+def csv_float(value: float) -> str:
+    """How a float is written in a CSV: :func:`fixed_float`, in ``repr`` form (``3.0``,
+    ``0.717453216589``)."""
+    return repr(fixed_float(float(value)))
+
+
 def _clean_for_json(value: Any) -> Any:
     """Make a value JSON-safe and deterministic (NaN -> None, numpy -> python, sets sorted)."""
     if isinstance(value, dict):
@@ -78,8 +100,8 @@ def _clean_for_json(value: Any) -> Any:
         return sorted(_clean_for_json(v) for v in value)
     if hasattr(value, "item") and not isinstance(value, str | bytes):
         value = value.item()
-    if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
-        return None
+    if isinstance(value, float):
+        return None if (math.isnan(value) or math.isinf(value)) else fixed_float(value)
     return value
 
 
@@ -99,9 +121,11 @@ def read_json(path: str | os.PathLike[str]) -> Any:
 
 
 def write_csv(path: str | os.PathLike[str], frame: pd.DataFrame, **kwargs: Any) -> Path:
-    """Write a DataFrame as UTF-8 CSV with LF endings and no index, atomically."""
+    """Write a DataFrame as UTF-8 CSV with LF endings and no index, floats at a fixed
+    precision (:func:`csv_float`), atomically."""
     kwargs.setdefault("index", False)
     kwargs.setdefault("lineterminator", "\n")
+    kwargs.setdefault("float_format", csv_float)
     with atomic_path(path) as tmp:
         frame.to_csv(tmp, encoding="utf-8", **kwargs)
     return Path(path)

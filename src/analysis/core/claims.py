@@ -1,4 +1,4 @@
-"""The paper's published numbers, and the scorecard that sets ours beside them.
+"""The paper's published numbers, and how a reproduced value is judged against one.
 
 ``data/claims.yaml`` is the only place where the paper's numbers live. Each claim has an
 ``id`` (``table1.pytorch.2023``), the value exactly as printed in the paper (``"1,234"``,
@@ -8,7 +8,8 @@ parts) that is either right or wrong, and optionally ``reproducible: false`` wit
 ``reason``.
 
 Stages write their reproduced values keyed by claim id (``data/reproduced/<stage>.json``);
-:func:`scorecard` compares the two and gives each claim a status:
+the findings stage (:mod:`analysis.findings.scorecard`) sets them beside the claims, and
+:func:`judge` gives each claim a status:
 
 - ``exact``: equal at the paper's printed precision (our value, rounded half-up to as many
   decimals as the paper prints, equals the printed value); for ``gt``/``ge``, satisfied;
@@ -26,14 +27,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis.core.config import CLAIMS_FILE, load_yaml
+from analysis.core.config import load_yaml
 from analysis.core.errors import InputError
+from analysis.core.paths import PATHS
 
 STATUSES = ("exact", "rounding", "differs", "not_reproducible")
 RELATIONS = ("eq", "gt", "ge")
 KINDS = ("number", "count")
-SCORECARD_COLUMNS = ["claim_id", "description", "paper_value", "reproduced_value", "status",
-                     "note", "source"]
 
 
 def parse_printed(value: object) -> tuple[Decimal, int, bool]:
@@ -53,7 +53,7 @@ def round_half_up(value: float, decimals: int) -> Decimal:
                                                  rounding=ROUND_HALF_UP)
 
 
-def load_claims(path: str | Path = CLAIMS_FILE) -> pd.DataFrame:
+def load_claims(path: str | Path = PATHS.claims_file) -> pd.DataFrame:
     """Read and check the claims file; one row per claim."""
     data = load_yaml(path) or {}
     rows = []
@@ -124,48 +124,3 @@ def format_value(value: float | None, paper_value: str) -> str:
     else:
         text = f"{float(value):,.{decimals + 2}f}"
     return text + ("%" if percent else "")
-
-
-def scorecard(claims: pd.DataFrame, reproduced: dict[str, dict]) -> pd.DataFrame:
-    """Compare every claim with its reproduced value (``{"value": x, "note": "..."}``)."""
-    rows = []
-    for claim in claims.itertuples(index=False):
-        entry = reproduced.get(claim.claim_id) or {}
-        value = entry.get("value")
-        note = entry.get("note", "")
-        if not claim.reproducible:
-            status = "not_reproducible"
-            note = "; ".join(x for x in (claim.reason, note) if x)
-        elif claim.claim_id not in reproduced:
-            status = "not_reproducible"
-            note = note or "no stage of the pipeline produced this value"
-        else:
-            status = judge(claim.paper_value, value, claim.relation,
-                           getattr(claim, "kind", "number"))
-        rows.append({
-            "claim_id": claim.claim_id,
-            "description": claim.description,
-            "paper_value": claim.paper_value,
-            "reproduced_value": format_value(value, claim.paper_value),
-            "status": status,
-            "note": note,
-            "source": claim.source,
-        })
-    return pd.DataFrame(rows, columns=SCORECARD_COLUMNS)
-
-
-def status_counts(card: pd.DataFrame) -> dict[str, int]:
-    """How many claims have each status (every status listed, zeros included)."""
-    counts = card["status"].value_counts()
-    return {s: int(counts.get(s, 0)) for s in STATUSES}
-
-
-def merge_reproduced(parts: list[dict[str, dict]]) -> dict[str, dict]:
-    """Merge the per-stage reproduced-value files; a claim id produced twice is a bug."""
-    merged: dict[str, dict] = {}
-    for part in parts:
-        clash = set(merged) & set(part)
-        if clash:
-            raise ValueError(f"claim ids produced by two stages: {sorted(clash)}")
-        merged.update(part)
-    return merged

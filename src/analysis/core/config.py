@@ -13,18 +13,7 @@ from typing import Any
 import yaml
 
 from analysis.core.errors import InputError
-
-ROOT = Path(__file__).resolve().parents[3]
-PARAMS_FILE = ROOT / "params.yaml"
-PROJECTS_FILE = ROOT / "data" / "projects.yaml"
-TAXONOMY_FILE = ROOT / "data" / "taxonomy.yaml"
-CLAIMS_FILE = ROOT / "data" / "claims.yaml"
-
-
-def project_path(path: str | os.PathLike[str]) -> Path:
-    """Resolve ``path`` against the project root unless it is absolute."""
-    p = Path(path)
-    return p if p.is_absolute() else ROOT / p
+from analysis.core.paths import PATHS
 
 
 def load_yaml(path: str | os.PathLike[str]) -> Any:
@@ -46,6 +35,6 @@ def load_yaml(path: str | os.PathLike[str]) -> Any:
         ) from exc
 
 
-def load_params(path: str | os.PathLike[str] = PARAMS_FILE) -> dict[str, Any]:
+def load_params(path: str | os.PathLike[str] = PATHS.params) -> dict[str, Any]:
     """Read ``params.yaml`` (the single place for run parameters)."""
     return load_yaml(path) or {}

@@ -211,6 +211,11 @@ class Paths:
         return self.root / "requirements.txt"
 
     @property
+    def requirements_no_deps(self) -> Path:
+        """Pins installed without their declared dependencies (see the file)."""
+        return self.root / "requirements-no-deps.txt"
+
+    @property
     def citation(self) -> Path:
         return self.root / "CITATION.cff"
 
@@ -238,6 +243,10 @@ class Paths:
     def baselines(self) -> Path:
         return self.root / "data" / "baseline"
 
+    def baseline(self, name: str) -> Path:
+        """The baseline snapshot ``name`` (params.yaml ``compare.baseline``)."""
+        return self.baselines / f"{name}.json"
+
     @property
     def release_manifest(self) -> Path:
         """The per-file SHA-256 manifest of the pinned upstream release."""
@@ -262,6 +271,27 @@ class Paths:
     @property
     def raw(self) -> Path:
         return self.root / "data" / "raw"
+
+    # the release's own file names (the upstream layout), inside data/raw/
+    @property
+    def raw_issue_reports(self) -> Path:
+        return self.raw / "Issue Report"
+
+    @property
+    def raw_codebook(self) -> Path:
+        return self.raw / "CodeBook.csv"
+
+    @property
+    def raw_background(self) -> Path:
+        return self.raw / "Interviewee Background.xlsx"
+
+    @property
+    def raw_guideline(self) -> Path:
+        return self.raw / "Interview GuideLine.md"
+
+    @property
+    def raw_keywords(self) -> Path:
+        return self.raw / "filter_keywords"
 
     @property
     def provenance(self) -> Path:

@@ -15,7 +15,7 @@ import platform
 import sys
 from pathlib import Path
 
-from analysis.core.config import ROOT
+from analysis.core.paths import ROOT
 
 RUNS_DIR = ROOT / "build" / "runs"
 

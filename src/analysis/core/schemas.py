@@ -70,7 +70,7 @@ def year_lines_schema() -> pa.DataFrameSchema:
 
 
 # What each column of the processed issues table means, for the schema below and for the
-# data dictionary of ``data/processed/issues.csv`` (:mod:`analysis.core.table_schemas`).
+# data dictionary of ``data/processed/clean/issues.csv`` (:mod:`analysis.core.table_schemas`).
 ISSUE_DESCRIPTIONS: dict[str, str] = {
     "project": "the project the issue belongs to: its folder name under `Issue Report/` in "
                "the dump (e.g. pytorch, DeepSpeed)",
@@ -107,7 +107,7 @@ ANNOTATOR_DESCRIPTION = (
 
 def issues_schema(annotators: list[str], codes: list[str], types: list[str]) -> \
         pa.DataFrameSchema:
-    """The processed issues table (``data/processed/issues.parquet``).
+    """The processed issues table (``data/processed/clean/issues.parquet``).
 
     Every column carries its meaning (:data:`ISSUE_DESCRIPTIONS`), so the data dictionary
     of the CSV copy is generated from the same words.

@@ -1,8 +1,13 @@
 """The contract every analysis stage keeps: what it writes, and where.
 
 A stage computes a result (its own dataclass) from its inputs, then its ``outputs`` module
-turns that result into the same five things, by functions of the same names:
+turns that result into the same things, by functions of the same names (a stage without
+one of them leaves it out):
 
+- ``processed(result)``     file name -> DataFrame (Parquet or CSV by its suffix), processed
+                            data for later stages, into ``data/processed/<stage>/``;
+- ``quality(result)``       the quality report of the files the stage read (row accounting,
+                            anomalies), ``data/processed/<stage>/quality.json``;
 - ``tables(result)``        file name -> DataFrame (written as CSV) or text (Markdown/HTML),
                             into ``report/tables/<stage>/``;
 - ``figures(result)``       figure name -> a function drawing it, into
@@ -23,7 +28,8 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from analysis.core.artifacts import write_csv, write_json, write_text
+from analysis.core.artifacts import write_csv, write_json, write_parquet, write_text
+from analysis.core.figures import save_figure
 from analysis.core.paths import StagePaths
 
 
@@ -31,6 +37,8 @@ from analysis.core.paths import StagePaths
 class StageOutputs:
     """What one run of a stage writes (see the module docstring)."""
 
+    processed: Mapping[str, pd.DataFrame] = field(default_factory=dict)
+    quality: Mapping[str, object] | None = None
     tables: Mapping[str, pd.DataFrame | str] = field(default_factory=dict)
     figures: Mapping[str, Callable[[], object]] = field(default_factory=dict)
     website_vars: Mapping[str, object] | None = None
@@ -40,9 +48,13 @@ class StageOutputs:
 
 def write_outputs(paths: StagePaths, out: StageOutputs) -> list[str]:
     """Write every output of a stage; return the paths written, relative to the root."""
-    from analysis.core.figures import save_figure
-
     written = []
+    for name, frame in out.processed.items():
+        target = paths.processed_file(name)
+        written.append(write_parquet(target, frame) if name.endswith(".parquet")
+                       else write_csv(target, frame))
+    if out.quality is not None:
+        written.append(write_json(paths.quality, out.quality))
     for name, table in out.tables.items():
         target = paths.table(name)
         if isinstance(table, pd.DataFrame):

@@ -34,7 +34,16 @@ import pandas as pd
 import pandera.pandas as pa
 
 from analysis.core.claims import STATUSES
+from analysis.core.paths import Paths
 from analysis.core.schemas import ANNOTATOR_DESCRIPTION, ISSUE_DESCRIPTIONS, ISSUE_URL_PATTERN
+
+# Tables by their path relative to the project root (analysis.core.paths).
+P = Paths(PurePath("."))
+
+
+def rel(path: PurePath) -> str:
+    return PurePath(path).as_posix()
+
 
 # A reader's words for the kinds of values (the ``type`` of a data dictionary).
 INTEGER = "integer"
@@ -225,13 +234,14 @@ def table(name: str, description: str, columns: dict[str, pa.Column],
 
 
 def issues_csv() -> pa.DataFrameSchema:
-    """``data/processed/issues.csv``: the processed issues table of the clean stage.
+    """``data/processed/clean/issues.csv``: the processed issues table of the clean stage.
 
     The meanings are :mod:`analysis.core.schemas`' (the parquet schema's); annotators are one
     regex column, as their number comes from the dump.
     """
     d = ISSUE_DESCRIPTIONS
-    return table("data/processed/issues.csv", "One row per labelled issue kept by the clean "
+    return table(rel(P.clean.processed_file("issues.csv")),
+                 "One row per labelled issue kept by the clean "
                  "stage: project, URL, year, the annotators' labels, the final label, its "
                  "type and theme, and where the row comes from.", {
                      "project": text(d["project"]),
@@ -253,8 +263,9 @@ def issues_csv() -> pa.DataFrameSchema:
 
 
 def rejected_csv() -> pa.DataFrameSchema:
-    """``data/processed/rejected.csv``: label rows and year-file lines set aside."""
-    return table("data/processed/rejected.csv", "Every label-file row and year-file line the "
+    """``data/processed/clean/rejected.csv``: label rows and year-file lines set aside."""
+    return table(rel(P.clean.processed_file("rejected.csv")),
+                 "Every label-file row and year-file line the "
                  "clean stage set aside, with the rule that set it aside.", {
                      "source_file": text("the file the row or line comes from, relative to "
                                          "data/raw: a label file (`<Project>.csv`) or a year "
@@ -272,9 +283,10 @@ def rejected_csv() -> pa.DataFrameSchema:
 
 
 def scorecard_csv() -> pa.DataFrameSchema:
-    """``report/scorecard.csv``: every number of the paper beside ours."""
-    return table("report/scorecard.csv", "Every number the paper prints (data/claims.yaml) "
-                 "beside the value this run reproduces, with a verdict.", {
+    """``report/tables/findings/scorecard.csv``: every number of the paper beside ours."""
+    return table(rel(P.findings.scorecard),
+                 "Every number the paper prints (data/claims.yaml) beside the value this run "
+                 "reproduces, with a verdict.", {
                      "claim_id": text("the claim's id in data/claims.yaml: where the number "
                                       "is from, then what it counts (e.g. "
                                       "table1.pytorch.2023)"),
@@ -301,11 +313,12 @@ def scorecard_csv() -> pa.DataFrameSchema:
 
 
 def table1_csv() -> pa.DataFrameSchema:
-    """``report/tables/table1.csv``: Table I of the paper, reproduced."""
+    """``report/tables/table1/counts.csv``: Table I of the paper, reproduced."""
     # issue types are the capitalised names of data/taxonomy.yaml (Question, Bug, ...)
     type_names = r"^(?!Total$)[A-Z][A-Za-z ]*$"
-    return table("report/tables/table1.csv", "Table I of the paper: issue reports per project "
-                 "by year and by issue type; the last row (`Sum`) adds up all projects.", {
+    return table(rel(P.table1.table("counts.csv")),
+                 "Table I of the paper: issue reports per project by year and by issue type; "
+                 "the last row (`Sum`) adds up all projects.", {
                      "project": text("the project's folder name under `Issue Report/` in the "
                                      "dump; `Sum` on the last row, which adds up all "
                                      "projects"),
@@ -336,8 +349,9 @@ DETAILS_PARENS = ("the same details counted without splitting at commas inside p
 
 
 def taxonomy_types_csv() -> pa.DataFrameSchema:
-    """``report/tables/taxonomy_types.csv``: the taxonomy's size per issue type."""
-    return table("report/tables/taxonomy_types.csv", "Per issue type (and a Total row): "
+    """``report/tables/taxonomy/types.csv``: the taxonomy's size per issue type."""
+    return table(rel(P.taxonomy.table("types.csv")),
+                 "Per issue type (and a Total row): "
                  "themes, sub-themes, details and issues, from data/taxonomy.yaml, the "
                  "released detail files and the final labels (Fig. 2).", {
                      "type": text("the issue type (Question, Requirement, Bug); `Total` on "
@@ -360,8 +374,9 @@ def taxonomy_types_csv() -> pa.DataFrameSchema:
 
 
 def taxonomy_themes_csv() -> pa.DataFrameSchema:
-    """``report/tables/taxonomy_themes.csv``: one row per theme."""
-    return table("report/tables/taxonomy_themes.csv", "One row per theme of data/taxonomy.yaml "
+    """``report/tables/taxonomy/themes.csv``: one row per theme."""
+    return table(rel(P.taxonomy.table("themes.csv")),
+                 "One row per theme of data/taxonomy.yaml "
                  "(then every theme name of the detail files that matches none): sub-themes, "
                  "details, issues and their shares.", {
                      "type": text("the theme's issue type"),
@@ -392,8 +407,9 @@ def taxonomy_themes_csv() -> pa.DataFrameSchema:
 
 
 def taxonomy_subthemes_csv() -> pa.DataFrameSchema:
-    """``report/tables/taxonomy_subthemes.csv``: one row per sub-theme."""
-    return table("report/tables/taxonomy_subthemes.csv", "One row per sub-theme of "
+    """``report/tables/taxonomy/subthemes.csv``: one row per sub-theme."""
+    return table(rel(P.taxonomy.table("subthemes.csv")),
+                 "One row per sub-theme of "
                  "data/taxonomy.yaml, with or without a row in the released detail file, then "
                  "every detail-file row whose sub-theme maps to none.", {
                      "type": text("the issue type"),
@@ -435,8 +451,9 @@ def taxonomy_subthemes_csv() -> pa.DataFrameSchema:
 
 
 def taxonomy_details_csv() -> pa.DataFrameSchema:
-    """``report/tables/taxonomy_details.csv``: every detail item."""
-    return table("report/tables/taxonomy_details.csv", "Every detail (symptom, intent or "
+    """``report/tables/taxonomy/details.csv``: every detail item."""
+    return table(rel(P.taxonomy.table("details.csv")),
+                 "Every detail (symptom, intent or "
                  "expectation) of the released detail files with its type, theme and "
                  "sub-theme; one row per item, commas inside parentheses not splitting.", {
                      "type": text("the issue type whose detail file lists the item"),
@@ -463,8 +480,9 @@ def taxonomy_details_csv() -> pa.DataFrameSchema:
 
 
 def taxonomy_spellings_csv() -> pa.DataFrameSchema:
-    """``report/tables/taxonomy_spellings.csv``: how the detail files spell names."""
-    return table("report/tables/taxonomy_spellings.csv", "Every theme and sub-theme spelling "
+    """``report/tables/taxonomy/spellings.csv``: how the detail files spell names."""
+    return table(rel(P.taxonomy.table("spellings.csv")),
+                 "Every theme and sub-theme spelling "
                  "of the released detail files and the taxonomy code it maps to.", {
                      "level": text("`theme` or `subtheme`", words=("theme", "subtheme")),
                      "file": text("the detail file where the spelling first appears, "
@@ -485,9 +503,10 @@ def taxonomy_spellings_csv() -> pa.DataFrameSchema:
 
 
 def taxonomy_tests_csv() -> pa.DataFrameSchema:
-    """``report/tables/taxonomy_tests.csv``: chi-square tests of the type and theme mix."""
+    """``report/tables/taxonomy/tests.csv``: chi-square tests of the type and theme mix."""
     no_test = "empty when fewer than two rows or columns are left (no test)"
-    return table("report/tables/taxonomy_tests.csv", "Chi-square tests of independence: does "
+    return table(rel(P.taxonomy.table("tests.csv")),
+                 "Chi-square tests of independence: does "
                  "the mix of issue types or themes differ between projects or years? (Pearson, "
                  "no continuity correction; all-zero rows and columns dropped first.)", {
                      "test": text(MIX_TABLE),
@@ -518,8 +537,9 @@ def taxonomy_tests_csv() -> pa.DataFrameSchema:
 
 
 def taxonomy_residuals_csv() -> pa.DataFrameSchema:
-    """``report/tables/taxonomy_residuals.csv``: the tests cell by cell."""
-    return table("report/tables/taxonomy_residuals.csv", "The chi-square tests cell by cell: "
+    """``report/tables/taxonomy/residuals.csv``: the tests cell by cell."""
+    return table(rel(P.taxonomy.table("residuals.csv")),
+                 "The chi-square tests cell by cell: "
                  "observed and expected issues and the standardized residual.", {
                      "test": text(MIX_TABLE),
                      "row": text("the cell's row: an issue type or a theme code"),
@@ -535,8 +555,9 @@ def taxonomy_residuals_csv() -> pa.DataFrameSchema:
 
 
 def taxonomy_shares_csv() -> pa.DataFrameSchema:
-    """``report/tables/taxonomy_shares.csv``: the count tables in long form."""
-    return table("report/tables/taxonomy_shares.csv", "The four count tables of the tests in "
+    """``report/tables/taxonomy/shares.csv``: the count tables in long form."""
+    return table(rel(P.taxonomy.table("shares.csv")),
+                 "The four count tables of the tests in "
                  "long form: issues per cell and their share of the column.", {
                      "table": text(MIX_TABLE),
                      "row": text("the cell's row: an issue type or a theme code"),
@@ -570,8 +591,9 @@ def _coefficient_columns(short: str, name: str, how: str,
 
 
 def agreement_headline_csv() -> pa.DataFrameSchema:
-    """``report/tables/agreement_headline.csv``: the paper's kappas beside ours."""
-    return table("report/tables/agreement_headline.csv", "The paper's Fleiss' kappa per issue "
+    """``report/tables/agreement/headline.csv``: the paper's kappas beside ours."""
+    return table(rel(P.agreement.table("headline.csv")),
+                 "The paper's Fleiss' kappa per issue "
                  "type beside ours (Section III.B), with intervals, Krippendorff's alpha and "
                  "Gwet's AC1: one row per issue type and one for all issues.", {
                      "group": text("the issues of the row: an issue type (issues whose final "
@@ -602,8 +624,9 @@ def agreement_headline_csv() -> pa.DataFrameSchema:
 
 
 def agreement_statistics_csv() -> pa.DataFrameSchema:
-    """``report/tables/agreement_statistics.csv``: every coefficient, every group."""
-    return table("report/tables/agreement_statistics.csv", "Every agreement coefficient for "
+    """``report/tables/agreement/statistics.csv``: every coefficient, every group."""
+    return table(rel(P.agreement.table("statistics.csv")),
+                 "Every agreement coefficient for "
                  "all issues and for each issue type, project and year, with analytic and "
                  "bootstrap intervals: one row per group and coefficient.", {
                      "grouping": text("how the issues are grouped: `all`, `type` (issue type "
@@ -647,8 +670,9 @@ def agreement_statistics_csv() -> pa.DataFrameSchema:
 
 
 def agreement_categories_csv() -> pa.DataFrameSchema:
-    """``report/tables/agreement_categories.csv``: agreement per theme code."""
-    return table("report/tables/agreement_categories.csv", "Agreement per rating category: "
+    """``report/tables/agreement/categories.csv``: agreement per theme code."""
+    return table(rel(P.agreement.table("categories.csv")),
+                 "Agreement per rating category: "
                  "Fleiss' per-category kappa with a bootstrap interval, the share of ratings "
                  "and the specific agreement, over the issues rated by every annotator.", {
                      "code": text(f"the category: {CATEGORY}"),
@@ -673,8 +697,9 @@ def agreement_categories_csv() -> pa.DataFrameSchema:
 
 
 def agreement_grouping_csv() -> pa.DataFrameSchema:
-    """``report/tables/agreement_grouping.csv``: how the type grouping moves kappa."""
-    return table("report/tables/agreement_grouping.csv", "Fleiss' kappa per issue type under "
+    """``report/tables/agreement/grouping.csv``: how the type grouping moves kappa."""
+    return table(rel(P.agreement.table("grouping.csv")),
+                 "Fleiss' kappa per issue type under "
                  "three rules for deciding an issue's type, beside the paper's kappas: the "
                  "rule that matches all three is the paper's grouping.", {
                      "grouping": text("the rule's short name: `final label`, `first "
@@ -710,8 +735,9 @@ def _cohen_columns() -> dict[str, pa.Column]:
 
 
 def agreement_pairwise_csv() -> pa.DataFrameSchema:
-    """``report/tables/agreement_pairwise.csv``: Cohen's kappa between annotators."""
-    return table("report/tables/agreement_pairwise.csv", "Cohen's kappa between every pair of "
+    """``report/tables/agreement/pairwise.csv``: Cohen's kappa between annotators."""
+    return table(rel(P.agreement.table("pairwise.csv")),
+                 "Cohen's kappa between every pair of "
                  "annotators; each pair is listed in both orders (for the heatmap).", {
                      "annotator_a": text(f"one annotator: {ANNOTATOR}"),
                      "annotator_b": text("the other annotator"),
@@ -723,8 +749,9 @@ def agreement_pairwise_csv() -> pa.DataFrameSchema:
 
 
 def agreement_annotator_final_csv() -> pa.DataFrameSchema:
-    """``report/tables/agreement_annotator_final.csv``: each annotator vs. the final label."""
-    return table("report/tables/agreement_annotator_final.csv", "Each annotator against the "
+    """``report/tables/agreement/annotator_final.csv``: each annotator vs. the final label."""
+    return table(rel(P.agreement.table("annotator_final.csv")),
+                 "Each annotator against the "
                  "final label: raw agreement and Cohen's kappa.", {
                      "annotator": text(f"the annotator: {ANNOTATOR}"),
                      "n": count("issues the annotator labelled"),
@@ -735,8 +762,9 @@ def agreement_annotator_final_csv() -> pa.DataFrameSchema:
 
 
 def agreement_confusions_csv() -> pa.DataFrameSchema:
-    """``report/tables/agreement_confusions.csv``: themes that annotators mix up."""
-    return table("report/tables/agreement_confusions.csv", "Pairs of rating categories that "
+    """``report/tables/agreement/confusions.csv``: themes that annotators mix up."""
+    return table(rel(P.agreement.table("confusions.csv")),
+                 "Pairs of rating categories that "
                  "annotators gave to the same issue, most frequent first (each unordered "
                  "pair once).", {
                      "label_a": text(f"one category of the pair (the earlier on the rating "
@@ -757,8 +785,9 @@ def agreement_confusions_csv() -> pa.DataFrameSchema:
 
 
 def agreement_audit_final_by_project_csv() -> pa.DataFrameSchema:
-    """``report/tables/agreement_audit_final_by_project.csv``: labels equal to the final."""
-    return table("report/tables/agreement_audit_final_by_project.csv", "How often each "
+    """``report/tables/agreement/audit_final_by_project.csv``: labels equal to the final."""
+    return table(rel(P.agreement.table("audit_final_by_project.csv")),
+                 "How often each "
                  "annotator's label equals the final label, over all issues and per "
                  "project.", {
                      "stratum": text("`all` (every issue) or a project's folder name"),
@@ -775,10 +804,11 @@ DISSENT = ("a dissenting label is an annotator's label that differs from the fin
 
 
 def agreement_audit_dissent_csv() -> pa.DataFrameSchema:
-    """``report/tables/agreement_audit_dissent.csv``: dissenters per issue."""
+    """``report/tables/agreement/audit_dissent.csv``: dissenters per issue."""
     independent = ("expected issues with that many dissenters if annotators erred "
                    "independently (a Poisson-binomial distribution per issue), each at")
-    return table("report/tables/agreement_audit_dissent.csv", "Issues by the number of "
+    return table(rel(P.agreement.table("audit_dissent.csv")),
+                 "Issues by the number of "
                  f"annotators dissenting from the final label, observed and expected under "
                  f"independent errors ({DISSENT}).", {
                      "dissenters": count("the number of annotators whose label differs from "
@@ -798,8 +828,9 @@ def agreement_audit_dissent_csv() -> pa.DataFrameSchema:
 
 
 def agreement_audit_tests_csv() -> pa.DataFrameSchema:
-    """``report/tables/agreement_audit_tests.csv``: independence models tested."""
-    return table("report/tables/agreement_audit_tests.csv", "Does dissent behave like "
+    """``report/tables/agreement/audit_tests.csv``: independence models tested."""
+    return table(rel(P.agreement.table("audit_tests.csv")),
+                 "Does dissent behave like "
                  "independent errors? One row per independence model: a chi-square test of "
                  "the dissent distribution, the variance ratio and the extremes.", {
                      "model": text("the independence model, in words"),
@@ -836,8 +867,9 @@ def agreement_audit_tests_csv() -> pa.DataFrameSchema:
 
 
 def agreement_audit_co_dissent_csv() -> pa.DataFrameSchema:
-    """``report/tables/agreement_audit_co_dissent.csv``: two annotators dissenting together."""
-    return table("report/tables/agreement_audit_co_dissent.csv", "How often two annotators "
+    """``report/tables/agreement/audit_co_dissent.csv``: two annotators dissenting together."""
+    return table(rel(P.agreement.table("audit_co_dissent.csv")),
+                 "How often two annotators "
                  f"dissent from the final label on the same issue, against independence "
                  f"({DISSENT}).", {
                      "annotator_a": text(f"the first annotator of the pair: {ANNOTATOR}"),
@@ -864,7 +896,7 @@ def categories_match_rows(frame: pd.DataFrame) -> bool:
 
 def agreement_audit_targets_csv(categories: Iterable[str] | None = None
                                 ) -> pa.DataFrameSchema:
-    """``report/tables/agreement_audit_targets.csv``: where dissenting labels go.
+    """``report/tables/agreement/audit_targets.csv``: where dissenting labels go.
 
     The category columns are named by the data: every label found, including labels
     outside the taxonomy, which may be any text. Given the ``categories`` (the table's
@@ -880,7 +912,8 @@ def agreement_audit_targets_csv(categories: Iterable[str] | None = None
         columns = {r"^(?!final_label$).+$": count(about, regex=True)}
     else:
         columns = {str(c): count(about) for c in categories}
-    return table("report/tables/agreement_audit_targets.csv", "Where dissenting labels go: "
+    return table(rel(P.agreement.table("audit_targets.csv")),
+                 "Where dissenting labels go: "
                  "for each final label (rows), how many dissenting labels named each "
                  "category (columns).", {
                      "final_label": text(f"the final label: {CATEGORY}"),
@@ -890,8 +923,9 @@ def agreement_audit_targets_csv(categories: Iterable[str] | None = None
 
 
 def agreement_audit_spread_csv() -> pa.DataFrameSchema:
-    """``report/tables/agreement_audit_spread.csv``: concentrated or even dissent."""
-    return table("report/tables/agreement_audit_spread.csv", "For each final label: do its "
+    """``report/tables/agreement/audit_spread.csv``: concentrated or even dissent."""
+    return table(rel(P.agreement.table("audit_spread.csv")),
+                 "For each final label: do its "
                  "dissenting labels gather on a few themes of the same issue type, or spread "
                  "evenly over them?", {
                      "final_label": text(f"the final label: {CATEGORY}"),
@@ -946,8 +980,9 @@ def _change_columns(thing: str) -> dict[str, pa.Column]:
 
 
 def compare_projects_csv() -> pa.DataFrameSchema:
-    """``report/tables/compare_projects.csv``: issues per project in both runs."""
-    return table("report/tables/compare_projects.csv", "The current run against the baseline: "
+    """``report/tables/compare/projects.csv``: issues per project in both runs."""
+    return table(rel(P.compare.table("projects.csv")),
+                 "The current run against the baseline: "
                  "issues per project (Table I order).", {
                      "project": text("the project's folder name under `Issue Report/`"),
                      "name": text("the project's display name (data/projects.yaml; the "
@@ -957,8 +992,9 @@ def compare_projects_csv() -> pa.DataFrameSchema:
 
 
 def compare_years_csv() -> pa.DataFrameSchema:
-    """``report/tables/compare_years.csv``: issues per year in both runs."""
-    return table("report/tables/compare_years.csv", "The current run against the baseline: "
+    """``report/tables/compare/years.csv``: issues per year in both runs."""
+    return table(rel(P.compare.table("years.csv")),
+                 "The current run against the baseline: "
                  "issues per year.", {
                      "year": count("a year of either run", low=1970, high=2100),
                      **_change_columns("issues from that year"),
@@ -966,8 +1002,9 @@ def compare_years_csv() -> pa.DataFrameSchema:
 
 
 def compare_types_csv() -> pa.DataFrameSchema:
-    """``report/tables/compare_types.csv``: issues per type in both runs."""
-    return table("report/tables/compare_types.csv", "The current run against the baseline: "
+    """``report/tables/compare/types.csv``: issues per type in both runs."""
+    return table(rel(P.compare.table("types.csv")),
+                 "The current run against the baseline: "
                  "issues per issue type, with each run's shares.", {
                      "type": text("the issue type (of the final label)"),
                      **_change_columns("issues of that type"),
@@ -981,8 +1018,9 @@ def compare_types_csv() -> pa.DataFrameSchema:
 
 
 def compare_cells_csv() -> pa.DataFrameSchema:
-    """``report/tables/compare_cells.csv``: every per-project year and type count."""
-    return table("report/tables/compare_cells.csv", "The current run against the baseline, "
+    """``report/tables/compare/cells.csv``: every per-project year and type count."""
+    return table(rel(P.compare.table("cells.csv")),
+                 "The current run against the baseline, "
                  "cell by cell: per project, every year and issue-type count of either run.", {
                      "project": text("the project's folder name under `Issue Report/`"),
                      "dimension": text("`year` or `type`: what the key is",
@@ -993,8 +1031,9 @@ def compare_cells_csv() -> pa.DataFrameSchema:
 
 
 def compare_kappa_csv() -> pa.DataFrameSchema:
-    """``report/tables/compare_kappa.csv``: the headline kappas in both runs."""
-    return table("report/tables/compare_kappa.csv", "The current run against the baseline: "
+    """``report/tables/compare/kappa.csv``: the headline kappas in both runs."""
+    return table(rel(P.compare.table("kappa.csv")),
+                 "The current run against the baseline: "
                  "Fleiss' kappa per issue type with its analytic interval, both from the "
                  "agreement stage.", {
                      "type": text("the issue type (of the final label)"),
@@ -1027,8 +1066,9 @@ AUDIT_KINDS = ("exact_duplicate", "case_duplicate", "short_keyword", "contained_
 
 
 def keywords_counts_csv() -> pa.DataFrameSchema:
-    """``report/tables/keywords_counts.csv``: keywords per list."""
-    return table("report/tables/keywords_counts.csv", "The keyword lists of Section III.A, "
+    """``report/tables/keywords/counts.csv``: keywords per list."""
+    return table(rel(P.keywords.table("counts.csv")),
+                 "The keyword lists of Section III.A, "
                  "counted; no rows when the dump has no keyword file.", {
                      "list": text(KEYWORD_LIST),
                      "raw": count("entries as listed, repeats included"),
@@ -1038,8 +1078,9 @@ def keywords_counts_csv() -> pa.DataFrameSchema:
 
 
 def keywords_lists_csv() -> pa.DataFrameSchema:
-    """``report/tables/keywords_lists.csv``: every keyword entry."""
-    return table("report/tables/keywords_lists.csv", "Every entry of every keyword list, in "
+    """``report/tables/keywords/lists.csv``: every keyword entry."""
+    return table(rel(P.keywords.table("lists.csv")),
+                 "Every entry of every keyword list, in "
                  "file order.", {
                      "list": text(KEYWORD_LIST),
                      "position": count("the entry's position in its list (1 = first)", low=1),
@@ -1054,8 +1095,9 @@ def keywords_lists_csv() -> pa.DataFrameSchema:
 
 
 def keywords_audit_csv() -> pa.DataFrameSchema:
-    """``report/tables/keywords_audit.csv``: findings of the keyword audit."""
-    return table("report/tables/keywords_audit.csv", "What the audit of the keyword lists "
+    """``report/tables/keywords/audit.csv``: findings of the keyword audit."""
+    return table(rel(P.keywords.table("audit.csv")),
+                 "What the audit of the keyword lists "
                  "found, one row per finding.", {
                      "list": text(KEYWORD_LIST),
                      "keyword": text("the keyword the finding is about", nullable=True),
@@ -1096,8 +1138,9 @@ THEME_NAME = "the theme's name; empty for a node outside the taxonomy"
 
 
 def interviews_participants_csv() -> pa.DataFrameSchema:
-    """``report/tables/interviews_participants.csv``: the published participant table."""
-    return table("report/tables/interviews_participants.csv", "The interview participants of "
+    """``report/tables/interviews/participants.csv``: the published participant table."""
+    return table(rel(P.interviews.table("participants.csv")),
+                 "The interview participants of "
                  "the background sheet (Interviewee Background.xlsx) as published: no gender, "
                  "gender-neutral responsibilities.", {
                      "sheet_row": count("the participant's row number in the background "
@@ -1118,10 +1161,11 @@ def interviews_participants_csv() -> pa.DataFrameSchema:
 
 
 def interviews_groups_csv() -> pa.DataFrameSchema:
-    """``report/tables/interviews_groups.csv``: participants per role category."""
+    """``report/tables/interviews/groups.csv``: participants per role category."""
     years = "years of LLM experience in the group, rounded to 4 decimals; empty when none " \
             "can be read"
-    return table("report/tables/interviews_groups.csv", "Participants and their years of LLM "
+    return table(rel(P.interviews.table("groups.csv")),
+                 "Participants and their years of LLM "
                  "experience per type and role category (Section IV.A).", {
                      "type": text(PARTICIPANT_TYPE),
                      "role_category": text(ROLE_KEY),
@@ -1136,8 +1180,9 @@ def interviews_groups_csv() -> pa.DataFrameSchema:
 
 
 def interviews_codebook_csv() -> pa.DataFrameSchema:
-    """``report/tables/interviews_codebook.csv``: the codebook as shown."""
-    return table("report/tables/interviews_codebook.csv", "The interview codebook "
+    """``report/tables/interviews/codebook.csv``: the codebook as shown."""
+    return table(rel(P.interviews.table("codebook.csv")),
+                 "The interview codebook "
                  "(CodeBook.csv) as the website shows it: one row per participant.", {
                      "participant": text(PARTICIPANT),
                      "type": text(CODEBOOK_TYPE),
@@ -1153,13 +1198,14 @@ def interviews_codebook_csv() -> pa.DataFrameSchema:
 
 
 def interviews_matrix_csv() -> pa.DataFrameSchema:
-    """``report/tables/interviews_matrix.csv``: node x participant links.
+    """``report/tables/interviews/matrix.csv``: node x participant links.
 
     Participant ids are letters and a number (U1, D3, P-12), the form the interviews
-    module sorts them by (:func:`analysis.interviews.interviews.participant_sort_key`); the
+    module sorts them by (:func:`analysis.interviews.codebook.participant_sort_key`); the
     pipeline's own column names never end in a number.
     """
-    return table("report/tables/interviews_matrix.csv", "Which participant linked which "
+    return table(rel(P.interviews.table("matrix.csv")),
+                 "Which participant linked which "
                  "taxonomy node: a node x participant 0/1 matrix.", {
                      "node": text("the node: every theme code of the taxonomy, then the "
                                   "codes the codebook links that the taxonomy lacks (e.g. "
@@ -1172,8 +1218,9 @@ def interviews_matrix_csv() -> pa.DataFrameSchema:
 
 
 def interviews_theme_counts_csv() -> pa.DataFrameSchema:
-    """``report/tables/interviews_theme_counts.csv``: links per node and group."""
-    return table("report/tables/interviews_theme_counts.csv", "How many users and developers "
+    """``report/tables/interviews/theme_counts.csv``: links per node and group."""
+    return table(rel(P.interviews.table("theme_counts.csv")),
+                 "How many users and developers "
                  "linked each node, and as a percentage of their group.", {
                      "node": text(NODE),
                      "theme": text(THEME_NAME, nullable=True),
@@ -1193,8 +1240,9 @@ def interviews_theme_counts_csv() -> pa.DataFrameSchema:
 
 
 def interviews_quotes_csv() -> pa.DataFrameSchema:
-    """``report/tables/interviews_quotes.csv``: quotes by node."""
-    return table("report/tables/interviews_quotes.csv", "Every quote under every node it is "
+    """``report/tables/interviews/quotes.csv``: quotes by node."""
+    return table(rel(P.interviews.table("quotes.csv")),
+                 "Every quote under every node it is "
                  "linked to (a quote with three nodes appears three times), in taxonomy "
                  "order.", {
                      "node": text(NODE),
@@ -1213,8 +1261,9 @@ def interviews_quotes_csv() -> pa.DataFrameSchema:
 
 
 def interviews_guideline_questions_csv() -> pa.DataFrameSchema:
-    """``report/tables/interviews_guideline_questions.csv``: the protocol's questions."""
-    return table("report/tables/interviews_guideline_questions.csv", "The questions of the "
+    """``report/tables/interviews/guideline_questions.csv``: the protocol's questions."""
+    return table(rel(P.interviews.table("guideline_questions.csv")),
+                 "The questions of the "
                  "interview guideline (Interview GuideLine.md).", {
                      "part": text("the guideline part: the numeral of its `Part` heading "
                                   "(e.g. I)"),
@@ -1229,9 +1278,10 @@ def interviews_guideline_questions_csv() -> pa.DataFrameSchema:
 
 
 def interviews_background_processed_csv() -> pa.DataFrameSchema:
-    """``data/processed/interviews_background.csv``: the background sheet, cleaned."""
+    """``data/processed/interviews/background.csv``: the background sheet, cleaned."""
     raw = "as written in the sheet; empty when blank or filled from a merged cell"
-    return table("data/processed/interviews_background.csv", "The background sheet cleaned: "
+    return table(rel(P.interviews.processed_file("background.csv")),
+                 "The background sheet cleaned: "
                  "one row per participant, each value as written and normalised (processed "
                  "data; genders are never published).", {
                      "sheet_row": count("the participant's row number in the sheet", low=1),
@@ -1260,15 +1310,16 @@ def interviews_background_processed_csv() -> pa.DataFrameSchema:
                                               "(pronouns as written); empty when blank",
                                               nullable=True),
                      "flags": text("the anomalies noted on this row (rules of "
-                                   "analysis.interviews.interviews.RULES such as whitespace or "
+                                   "analysis.interviews.rules.RULES such as whitespace or "
                                    "experience_months), separated by `;`; empty when none",
                                    nullable=True),
                  })
 
 
 def interviews_codebook_processed_csv() -> pa.DataFrameSchema:
-    """``data/processed/interviews_codebook.csv``: the codebook, cleaned."""
-    return table("data/processed/interviews_codebook.csv", "The codebook cleaned: one row per "
+    """``data/processed/interviews/codebook.csv``: the codebook, cleaned."""
+    return table(rel(P.interviews.processed_file("codebook.csv")),
+                 "The codebook cleaned: one row per "
                  "participant, with its linked nodes normalised.", {
                      "participant": text(PARTICIPANT),
                      "type": text(CODEBOOK_TYPE),
@@ -1283,15 +1334,16 @@ def interviews_codebook_processed_csv() -> pa.DataFrameSchema:
                      "n_nodes": count("linked nodes kept"),
                      "line": count("the row's line in CodeBook.csv", low=1),
                      "flags": text("the anomalies noted on this row (rules of "
-                                   "analysis.interviews.interviews.RULES such as "
+                                   "analysis.interviews.rules.RULES such as "
                                    "node_not_in_taxonomy), "
                                    "separated by `;`; empty when none", nullable=True),
                  })
 
 
 def interviews_nodes_processed_csv() -> pa.DataFrameSchema:
-    """``data/processed/interviews_nodes.csv``: one row per linked node."""
-    return table("data/processed/interviews_nodes.csv", "One row per participant and linked "
+    """``data/processed/interviews/nodes.csv``: one row per linked node."""
+    return table(rel(P.interviews.processed_file("nodes.csv")),
+                 "One row per participant and linked "
                  "taxonomy node of the codebook, in taxonomy order.", {
                      "participant": text(PARTICIPANT),
                      "type": text(CODEBOOK_TYPE),
@@ -1306,8 +1358,9 @@ def interviews_nodes_processed_csv() -> pa.DataFrameSchema:
 
 
 def interviews_rejected_processed_csv() -> pa.DataFrameSchema:
-    """``data/processed/interviews_rejected.csv``: interview rows and links set aside."""
-    return table("data/processed/interviews_rejected.csv", "Rows of the interview files and "
+    """``data/processed/interviews/rejected.csv``: interview rows and links set aside."""
+    return table(rel(P.interviews.processed_file("rejected.csv")),
+                 "Rows of the interview files and "
                  "node links set aside, with the reason.", {
                      "file": text("the file: the codebook (CodeBook.csv) or the background "
                                   "sheet"),
@@ -1328,50 +1381,50 @@ def interviews_rejected_processed_csv() -> pa.DataFrameSchema:
 # --------------------------------------------------------------------------- lookup
 
 TABLE_SCHEMAS: dict[str, Callable[[], pa.DataFrameSchema]] = {
-    "data/processed/issues.csv": issues_csv,
-    "data/processed/rejected.csv": rejected_csv,
-    "data/processed/interviews_background.csv": interviews_background_processed_csv,
-    "data/processed/interviews_codebook.csv": interviews_codebook_processed_csv,
-    "data/processed/interviews_nodes.csv": interviews_nodes_processed_csv,
-    "data/processed/interviews_rejected.csv": interviews_rejected_processed_csv,
-    "report/scorecard.csv": scorecard_csv,
-    "report/tables/table1.csv": table1_csv,
-    "report/tables/taxonomy_types.csv": taxonomy_types_csv,
-    "report/tables/taxonomy_themes.csv": taxonomy_themes_csv,
-    "report/tables/taxonomy_subthemes.csv": taxonomy_subthemes_csv,
-    "report/tables/taxonomy_details.csv": taxonomy_details_csv,
-    "report/tables/taxonomy_spellings.csv": taxonomy_spellings_csv,
-    "report/tables/taxonomy_tests.csv": taxonomy_tests_csv,
-    "report/tables/taxonomy_residuals.csv": taxonomy_residuals_csv,
-    "report/tables/taxonomy_shares.csv": taxonomy_shares_csv,
-    "report/tables/agreement_headline.csv": agreement_headline_csv,
-    "report/tables/agreement_statistics.csv": agreement_statistics_csv,
-    "report/tables/agreement_categories.csv": agreement_categories_csv,
-    "report/tables/agreement_grouping.csv": agreement_grouping_csv,
-    "report/tables/agreement_pairwise.csv": agreement_pairwise_csv,
-    "report/tables/agreement_annotator_final.csv": agreement_annotator_final_csv,
-    "report/tables/agreement_confusions.csv": agreement_confusions_csv,
-    "report/tables/agreement_audit_final_by_project.csv": agreement_audit_final_by_project_csv,
-    "report/tables/agreement_audit_dissent.csv": agreement_audit_dissent_csv,
-    "report/tables/agreement_audit_tests.csv": agreement_audit_tests_csv,
-    "report/tables/agreement_audit_co_dissent.csv": agreement_audit_co_dissent_csv,
-    "report/tables/agreement_audit_targets.csv": agreement_audit_targets_csv,
-    "report/tables/agreement_audit_spread.csv": agreement_audit_spread_csv,
-    "report/tables/compare_projects.csv": compare_projects_csv,
-    "report/tables/compare_years.csv": compare_years_csv,
-    "report/tables/compare_types.csv": compare_types_csv,
-    "report/tables/compare_cells.csv": compare_cells_csv,
-    "report/tables/compare_kappa.csv": compare_kappa_csv,
-    "report/tables/keywords_counts.csv": keywords_counts_csv,
-    "report/tables/keywords_lists.csv": keywords_lists_csv,
-    "report/tables/keywords_audit.csv": keywords_audit_csv,
-    "report/tables/interviews_participants.csv": interviews_participants_csv,
-    "report/tables/interviews_groups.csv": interviews_groups_csv,
-    "report/tables/interviews_codebook.csv": interviews_codebook_csv,
-    "report/tables/interviews_matrix.csv": interviews_matrix_csv,
-    "report/tables/interviews_theme_counts.csv": interviews_theme_counts_csv,
-    "report/tables/interviews_quotes.csv": interviews_quotes_csv,
-    "report/tables/interviews_guideline_questions.csv": interviews_guideline_questions_csv,
+    rel(P.clean.processed_file("issues.csv")): issues_csv,
+    rel(P.clean.processed_file("rejected.csv")): rejected_csv,
+    rel(P.interviews.processed_file("background.csv")): interviews_background_processed_csv,
+    rel(P.interviews.processed_file("codebook.csv")): interviews_codebook_processed_csv,
+    rel(P.interviews.processed_file("nodes.csv")): interviews_nodes_processed_csv,
+    rel(P.interviews.processed_file("rejected.csv")): interviews_rejected_processed_csv,
+    rel(P.findings.scorecard): scorecard_csv,
+    rel(P.table1.table("counts.csv")): table1_csv,
+    rel(P.taxonomy.table("types.csv")): taxonomy_types_csv,
+    rel(P.taxonomy.table("themes.csv")): taxonomy_themes_csv,
+    rel(P.taxonomy.table("subthemes.csv")): taxonomy_subthemes_csv,
+    rel(P.taxonomy.table("details.csv")): taxonomy_details_csv,
+    rel(P.taxonomy.table("spellings.csv")): taxonomy_spellings_csv,
+    rel(P.taxonomy.table("tests.csv")): taxonomy_tests_csv,
+    rel(P.taxonomy.table("residuals.csv")): taxonomy_residuals_csv,
+    rel(P.taxonomy.table("shares.csv")): taxonomy_shares_csv,
+    rel(P.agreement.table("headline.csv")): agreement_headline_csv,
+    rel(P.agreement.table("statistics.csv")): agreement_statistics_csv,
+    rel(P.agreement.table("categories.csv")): agreement_categories_csv,
+    rel(P.agreement.table("grouping.csv")): agreement_grouping_csv,
+    rel(P.agreement.table("pairwise.csv")): agreement_pairwise_csv,
+    rel(P.agreement.table("annotator_final.csv")): agreement_annotator_final_csv,
+    rel(P.agreement.table("confusions.csv")): agreement_confusions_csv,
+    rel(P.agreement.table("audit_final_by_project.csv")): agreement_audit_final_by_project_csv,
+    rel(P.agreement.table("audit_dissent.csv")): agreement_audit_dissent_csv,
+    rel(P.agreement.table("audit_tests.csv")): agreement_audit_tests_csv,
+    rel(P.agreement.table("audit_co_dissent.csv")): agreement_audit_co_dissent_csv,
+    rel(P.agreement.table("audit_targets.csv")): agreement_audit_targets_csv,
+    rel(P.agreement.table("audit_spread.csv")): agreement_audit_spread_csv,
+    rel(P.compare.table("projects.csv")): compare_projects_csv,
+    rel(P.compare.table("years.csv")): compare_years_csv,
+    rel(P.compare.table("types.csv")): compare_types_csv,
+    rel(P.compare.table("cells.csv")): compare_cells_csv,
+    rel(P.compare.table("kappa.csv")): compare_kappa_csv,
+    rel(P.keywords.table("counts.csv")): keywords_counts_csv,
+    rel(P.keywords.table("lists.csv")): keywords_lists_csv,
+    rel(P.keywords.table("audit.csv")): keywords_audit_csv,
+    rel(P.interviews.table("participants.csv")): interviews_participants_csv,
+    rel(P.interviews.table("groups.csv")): interviews_groups_csv,
+    rel(P.interviews.table("codebook.csv")): interviews_codebook_csv,
+    rel(P.interviews.table("matrix.csv")): interviews_matrix_csv,
+    rel(P.interviews.table("theme_counts.csv")): interviews_theme_counts_csv,
+    rel(P.interviews.table("quotes.csv")): interviews_quotes_csv,
+    rel(P.interviews.table("guideline_questions.csv")): interviews_guideline_questions_csv,
 }
 
 
@@ -1384,7 +1437,7 @@ def targets_from_frame(frame: pd.DataFrame) -> pa.DataFrameSchema | None:
 
 # Tables whose schema is exact when the table itself is at hand (see schema_for).
 FRAME_SCHEMAS: dict[str, Callable[[pd.DataFrame], pa.DataFrameSchema | None]] = {
-    "report/tables/agreement_audit_targets.csv": targets_from_frame,
+    rel(P.agreement.table("audit_targets.csv")): targets_from_frame,
 }
 
 

@@ -1,9 +1,88 @@
-"""``python -m analysis.ingest``: copy the released data into ``data/raw/`` (see
-:mod:`analysis.ingest.ingest`)."""
+"""The command line of the ingest stage.
 
+    python -m analysis.ingest [--params FILE] [--out DIR] [--provenance FILE]
+    python -m analysis.ingest fetch [--params FILE]
+
+Without a command it is the ``ingest`` stage of dvc.yaml (:mod:`analysis.ingest.ingest`);
+``fetch`` gets the pinned release that stage reads by default (:mod:`analysis.ingest.fetch`).
+"""
+
+from __future__ import annotations
+
+import argparse
 import sys
+from collections.abc import Iterable
+from pathlib import Path
 
-from analysis.ingest.ingest import main
+from analysis.core.artifacts import write_json
+from analysis.core.config import load_params
+from analysis.core.errors import InputError
+from analysis.core.paths import PATHS, project_path
+from analysis.ingest import fetch
+from analysis.ingest import ingest as copying
+from analysis.ingest.ingest import (
+    DEFAULT_MAX_BYTES,
+    DEFAULT_MAX_FILES,
+    ingest,
+    positive_int_param,
+)
+
+
+def main(argv: Iterable[str] | None = None) -> int:
+    """The command line: the ``ingest`` stage (no command) and ``fetch``."""
+    prog = "python -m analysis.ingest"
+    parser = argparse.ArgumentParser(
+        prog=prog,
+        usage=f"{prog} [--params FILE] [--out DIR] [--provenance FILE]\n"
+              f"       {prog} fetch [--params FILE]",
+        description=copying.__doc__.split("\n\n")[0].replace("``", "")
+        + " Without a command this is the `ingest` stage of dvc.yaml; `fetch` gets the "
+        "pinned release it reads by default.",
+        epilog=f"Run `{prog} fetch --help` for the fetch step.",
+    )
+    parser.add_argument("--params", default=str(PATHS.params), metavar="FILE",
+                        help="params file (ingest.*) (default: %(default)s)")
+    parser.add_argument("--out", default=str(PATHS.raw), metavar="DIR",
+                        help="target folder (default: %(default)s)")
+    parser.add_argument("--provenance", default=str(PATHS.provenance), metavar="FILE",
+                        help="provenance record to write (default: %(default)s)")
+    commands = parser.add_subparsers(dest="command", title="commands", metavar="{fetch}")
+    fetch_parser = commands.add_parser(
+        "fetch", prog=f"{prog} fetch", help=fetch.SUMMARY, description=fetch.DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    fetch_parser.add_argument(
+        "--params", default=argparse.SUPPRESS, metavar="FILE",
+        help=f"params file (ingest.*); the project is its folder (default: {PATHS.params})",
+    )
+    args = parser.parse_args(list(argv) if argv is not None else None)
+    if args.command == "fetch":
+        return fetch.run(Path(args.params))
+    try:
+        params = load_params(args.params)
+        cfg = params.get("ingest", {})
+        result = ingest(
+            str(cfg["source"]),
+            project_path(args.out),
+            manifest=cfg.get("manifest") or None,
+            commit=cfg.get("commit") or None,
+            archive_sha256=cfg.get("archive_sha256"),
+            max_bytes=int(cfg.get("max_bytes") or DEFAULT_MAX_BYTES),
+            max_files=positive_int_param(cfg, "max_files", DEFAULT_MAX_FILES, args.params),
+        )
+        write_json(project_path(args.provenance), result.provenance)
+    except InputError as exc:
+        print(f"ingest: {exc}", file=sys.stderr)
+        return 1
+    prov = result.provenance
+    print(
+        f"ingest: {prov['file_count']} files from {prov['source']} ({prov['source_kind']}), "
+        f"{'verified against ' + prov['manifest']['path'] if prov['verified'] else 'no manifest'}"
+        f"; {len(prov['ignored'])} junk file(s) ignored; {len(prov['not_in_manifest'])} not in "
+        "manifest"
+    )
+    return 0
+
 
 if __name__ == "__main__":
     sys.exit(main())

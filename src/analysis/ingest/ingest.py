@@ -15,40 +15,43 @@ file system, two entries that would land on the same path, and more than
 ``ingest.max_files`` files and folders. A refused or failed run leaves ``data/raw/`` as it
 was and no temporary folder behind.
 
-Run as ``python -m analysis.ingest.ingest --help``.
+``python -m analysis.ingest fetch`` (:mod:`analysis.ingest.fetch`) first makes
+``data/release/`` hold the pinned release, the default source. Run as
+``python -m analysis.ingest --help``.
 """
 
 from __future__ import annotations
 
-import argparse
+import errno
 import hashlib
+import http.client
 import itertools
 import os
 import re
 import shutil
 import ssl
 import stat
-import sys
 import tarfile
 import tempfile
 import unicodedata
+import urllib.error
 import urllib.request
 import zipfile
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from analysis.core.artifacts import disk_error, write_json
-from analysis.core.config import PARAMS_FILE, ROOT, load_params, project_path
+from analysis.core.artifacts import disk_error
 from analysis.core.errors import InputError
+from analysis.core.paths import PATHS, ROOT, project_path
 from analysis.core.textsafe import has_hidden, visible
 
 JUNK_NAMES = {".DS_Store", "Thumbs.db", "desktop.ini", ".gitkeep"}
 JUNK_DIRS = {"__MACOSX", ".git", ".svn", ".hg"}
 ARCHIVE_SUFFIXES = (".zip", ".tar.gz", ".tgz", ".tar")
 COMMIT_RE = re.compile(r"(?<![0-9a-f])([0-9a-f]{40})(?![0-9a-f])")
-DEFAULT_MIRROR = "../shared/upstream/LLMChallengeEmpirical"
 DEFAULT_MAX_BYTES = 1 << 30  # 1 GiB unpacked: far above the real dump (5 MB)
 DEFAULT_MAX_FILES = 10_000  # files and folders: far above the real dump (51 files, 12 folders)
 CHUNK = 1 << 20
@@ -245,18 +248,19 @@ def too_many_entries(where: str, max_files: int, noun: str) -> InputError:
     )
 
 
-def source_kind(source: str) -> str:
-    """Classify a source as ``url``, ``archive`` or ``dir`` (refusing anything else)."""
+def source_kind(source: str, root: Path = ROOT) -> str:
+    """Classify a source as ``url``, ``archive`` or ``dir`` (refusing anything else); a
+    relative path is taken relative to ``root``."""
     if re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*://", source):
         if not source.lower().startswith("https://"):
             raise InputError(
                 f"refusing source URL {source!r}: only https:// URLs are accepted",
-                file=str(PARAMS_FILE.name),
+                file=str(PATHS.params.name),
                 column="ingest.source",
                 fix="use an https:// URL or a local path",
             )
         return "url"
-    path = project_path(source)
+    path = project_path(source, root)
     if path.is_dir():
         return "dir"
     if path.is_file() and source.lower().endswith(ARCHIVE_SUFFIXES):
@@ -306,26 +310,65 @@ class DumpFile:
     inode: int
 
 
-def sha256_dump_file(rel: str, item: DumpFile) -> str:
-    """SHA-256 of a file found by :func:`collect_files`, refusing it if it was replaced since.
+@contextmanager
+def open_dump_file(rel: str, item: DumpFile) -> Iterator:
+    """Open a file found by :func:`collect_files` for reading, refusing it if it was replaced
+    since.
 
     The walk checked the file without opening it; comparing the opened file with what the
-    walk saw makes sure the bytes hashed are that same single-named plain file, not a link
+    walk saw makes sure the bytes read are that same single-named plain file, not a link
     or another file put in its place in the meantime.
     """
     try:
-        with item.path.open("rb") as fh:
-            info = os.fstat(fh.fileno())
-            if ((info.st_dev, info.st_ino) != (item.device, item.inode)
-                    or not stat.S_ISREG(info.st_mode) or info.st_nlink > 1):
-                raise InputError(
-                    "source file was replaced while ingest was reading the dump",
-                    file=visible(rel),
-                    fix="run ingest again on a dump nobody is changing",
-                )
-            return sha256_stream(fh)
+        fh = item.path.open("rb")
     except OSError as exc:
         raise unreadable(exc, item.path) from exc
+    with fh:
+        try:
+            info = os.fstat(fh.fileno())
+        except OSError as exc:
+            raise unreadable(exc, item.path) from exc
+        if ((info.st_dev, info.st_ino) != (item.device, item.inode)
+                or not stat.S_ISREG(info.st_mode) or info.st_nlink > 1):
+            raise InputError(
+                "source file was replaced while ingest was reading the dump",
+                file=visible(rel),
+                fix="run ingest again on a dump nobody is changing",
+            )
+        yield fh
+
+
+def sha256_dump_file(rel: str, item: DumpFile) -> str:
+    """SHA-256 of a file found by :func:`collect_files` (see :func:`open_dump_file`)."""
+    with open_dump_file(rel, item) as fh:
+        try:
+            return sha256_stream(fh)
+        except OSError as exc:
+            raise unreadable(exc, item.path) from exc
+
+
+def copy_dump_file(rel: str, item: DumpFile, target: Path) -> str:
+    """Copy a file found by :func:`collect_files` to the new file ``target`` (see
+    :func:`open_dump_file`) and return the SHA-256 of the bytes written."""
+    digest = hashlib.sha256()
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        out = target.open("xb")
+    except OSError as exc:
+        raise disk_error(exc, target) from exc
+    with open_dump_file(rel, item) as src, out:
+        while True:
+            try:
+                chunk = src.read(CHUNK)
+            except OSError as exc:
+                raise unreadable(exc, item.path) from exc
+            if not chunk:
+                return digest.hexdigest()
+            digest.update(chunk)
+            try:
+                out.write(chunk)
+            except OSError as exc:
+                raise disk_error(exc, target) from exc
 
 
 def parse_manifest(text: str, name: str = "manifest") -> dict[str, str]:
@@ -550,11 +593,38 @@ def dump_root(folder: Path) -> Path:
     return folder
 
 
+class DownloadError(InputError):
+    """A download that failed on the network (no connection, refused, HTTP error...)."""
+
+
+def network_reason(exc: BaseException) -> str:
+    """Why a download failed, in a few words: ``HTTP 404 Not Found``, ``[Errno 111]
+    Connection refused``, ``[Errno -3] Temporary failure in name resolution``..."""
+    if isinstance(exc, urllib.error.HTTPError):
+        return f"HTTP {exc.code} {exc.reason}"
+    if isinstance(exc, urllib.error.URLError):
+        reason = exc.reason
+        return str(reason) if isinstance(reason, str) else network_reason(reason)
+    if isinstance(exc, http.client.IncompleteRead):
+        return "the connection closed before the end of the file"
+    return str(exc) or type(exc).__name__
+
+
+def cache_name(url: str) -> str:
+    """The file name a downloaded archive is kept under (the URL's last part, made safe)."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", url.rsplit("/", 1)[-1]) or "archive"
+
+
 def download(
     url: str, dest: Path, sha256: str | None = None, cafile: str | None = None,
     max_bytes: int = DEFAULT_MAX_BYTES, timeout: float = 60.0,
 ) -> Path:
-    """Download an https URL to ``dest`` (atomically), checking its SHA-256 when given."""
+    """Download an https URL to ``dest`` (atomically), checking its SHA-256 when given.
+
+    A network failure is a :class:`DownloadError` "download failed (<reason>)" whose cause
+    is the original error. Certificates are checked against the system's (``SSL_CERT_FILE``
+    is honoured) or ``cafile``.
+    """
     source_kind(url)  # refuses anything but https
     context = ssl.create_default_context(cafile=cafile)
     dest.parent.mkdir(parents=True, exist_ok=True)
@@ -570,10 +640,13 @@ def download(
                 _check_budget(total, max_bytes, url)
                 digest.update(chunk)
                 out.write(chunk)
-    except OSError as exc:
+    except (OSError, ValueError, http.client.HTTPException) as exc:
         tmp.unlink(missing_ok=True)
-        raise InputError(
-            f"download failed ({exc})",
+        error = disk_error(exc, tmp) if isinstance(exc, OSError) else exc
+        if isinstance(error, InputError):
+            raise error from exc
+        raise DownloadError(
+            f"download failed ({network_reason(exc)})",
             file=url,
             fix="check the network or use a local copy of the archive as ingest.source",
         ) from exc
@@ -589,6 +662,24 @@ def download(
         )
     os.replace(tmp, dest)
     return dest
+
+
+def move_file(src: Path, dest: Path) -> None:
+    """Move the file ``src`` to ``dest`` atomically, across file systems too (through a
+    ``.part`` copy next to ``dest``)."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.replace(src, dest)
+        return
+    except OSError as exc:
+        if exc.errno != errno.EXDEV:
+            raise
+    part = dest.with_name(dest.name + ".part")
+    try:
+        shutil.copyfile(src, part)
+        os.replace(part, dest)
+    finally:
+        part.unlink(missing_ok=True)
 
 
 def list_folder(folder: Path, limit: int, rel: str) -> list[os.DirEntry]:
@@ -763,9 +854,7 @@ def ingest(
             root = project_path(source)
         else:
             if kind == "url":
-                cache = download_dir or (ROOT / "data" / "download")
-                name = re.sub(r"[^A-Za-z0-9._-]+", "_", source.rsplit("/", 1)[-1]) or "archive"
-                archive = cache / name
+                archive = (download_dir or PATHS.downloads_cache) / cache_name(source)
                 if not archive.exists() or (
                     archive_sha256 and sha256_file(archive) != archive_sha256.lower()
                 ):
@@ -840,74 +929,3 @@ def ingest(
     }
     record["total_bytes"] = sum(f["bytes"] for f in record["files"].values())
     return IngestResult(files=record["files"], ignored=ignored, provenance=record)
-
-
-def resolve_default_source(params: dict, params_file: Path = PARAMS_FILE) -> str | None:
-    """Fall back to the pinned archive URL when the default mirror folder is absent.
-
-    Only the default source (the offline mirror) falls back; any other missing path is an
-    error. params.yaml is rewritten so that DVC, and ``git diff``, see the switch. Returns
-    the new source, or None when nothing changed.
-    """
-    cfg = params.get("ingest", {})
-    source = str(cfg.get("source", ""))
-    fallback = cfg.get("fallback_url")
-    if not fallback or source != DEFAULT_MIRROR or project_path(source).exists():
-        return None
-    text = params_file.read_text(encoding="utf-8")
-    new = re.sub(
-        r"^(\s+source:\s*).*$", lambda m: m.group(1) + fallback, text, count=1, flags=re.M
-    )
-    params_file.write_text(new, encoding="utf-8")
-    return fallback
-
-
-def main(argv: Iterable[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m analysis.ingest.ingest", description=__doc__.split("\n\n")[0]
-    )
-    parser.add_argument("--params", default=str(PARAMS_FILE), help="params file (ingest.*)")
-    parser.add_argument("--out", default="data/raw", help="target folder")
-    parser.add_argument("--provenance", default="data/provenance.json")
-    parser.add_argument(
-        "--resolve-source", action="store_true",
-        help="only switch ingest.source to the pinned archive URL if the mirror is absent",
-    )
-    args = parser.parse_args(list(argv) if argv is not None else None)
-    try:
-        params = load_params(args.params)
-        cfg = params.get("ingest", {})
-        if args.resolve_source:
-            new = resolve_default_source(params, Path(args.params))
-            if new:
-                print(
-                    f"ingest: mirror {cfg.get('source')} not found; params.yaml now uses the "
-                    f"pinned upstream archive {new}"
-                )
-            source_kind(str(new or cfg.get("source", "")))  # a missing source: one message
-            return 0
-        result = ingest(
-            str(cfg["source"]),
-            project_path(args.out),
-            manifest=cfg.get("manifest") or None,
-            commit=cfg.get("commit") or None,
-            archive_sha256=cfg.get("archive_sha256"),
-            max_bytes=int(cfg.get("max_bytes") or DEFAULT_MAX_BYTES),
-            max_files=positive_int_param(cfg, "max_files", DEFAULT_MAX_FILES, args.params),
-        )
-        write_json(project_path(args.provenance), result.provenance)
-    except InputError as exc:
-        print(f"ingest: {exc}", file=sys.stderr)
-        return 1
-    prov = result.provenance
-    print(
-        f"ingest: {prov['file_count']} files from {prov['source']} ({prov['source_kind']}), "
-        f"{'verified against ' + prov['manifest']['path'] if prov['verified'] else 'no manifest'}"
-        f"; {len(prov['ignored'])} junk file(s) ignored; {len(prov['not_in_manifest'])} not in "
-        "manifest"
-    )
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -33,7 +33,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis.core.artifacts import flat_vars
 from analysis.core.errors import InputError
 
 LIST_SUFFIX = "_keywords"
@@ -145,7 +144,9 @@ def counts(kl: KeywordList) -> dict[str, int]:
             "distinct_casefold": len(distinct_casefold(kl.entries))}
 
 
-def _is_word_char(ch: str) -> bool:
+def is_word_char(ch: str) -> bool:
+    """An ASCII letter, digit or underscore: what a keyword may not touch (the word
+    boundary of :func:`contains_on_boundary` and of :mod:`analysis.tools.select`)."""
     return ch.isascii() and (ch.isalnum() or ch == "_")
 
 
@@ -155,8 +156,8 @@ def contains_on_boundary(outer: str, inner: str) -> bool:
     start = o.find(i)
     while start >= 0:
         end = start + len(i)
-        if ((start == 0 or not _is_word_char(o[start - 1]))
-                and (end == len(o) or not _is_word_char(o[end]))):
+        if ((start == 0 or not is_word_char(o[start - 1]))
+                and (end == len(o) or not is_word_char(o[end]))):
             return True
         start = o.find(i, start + 1)
     return False
@@ -237,7 +238,7 @@ def audit(lists: list[KeywordList]) -> pd.DataFrame:
                 rows.append((kl.framework, e, "contained_in_other",
                              "every match of " + ", ".join(repr(c) for c in containers[:4])
                              + " is also a match of this keyword", line_of[e]))
-            if not (_is_word_char(low[:1]) and _is_word_char(low[-1:])):
+            if not (is_word_char(low[:1]) and is_word_char(low[-1:])):
                 rows.append((kl.framework, e, "non_word_edge",
                              "does not start and end with a letter, digit or underscore",
                              line_of[e]))
@@ -293,51 +294,19 @@ def keywords_for(lists: list[KeywordList], framework: str) -> list[str]:
     return distinct(kl.entries)
 
 
-def reproduced(table: pd.DataFrame) -> dict[str, dict]:
-    """Reproduced values keyed by claim id: ``keywords.count.<list>`` = distinct strings."""
-    return {f"keywords.count.{r.list}": {
-        "value": int(r.distinct),
-        "note": f"distinct exact strings; {r.raw} entries as listed, {r.distinct_casefold} "
-                "distinct ignoring case"} for r in table.itertuples(index=False)}
+@dataclass(frozen=True)
+class Keywords:
+    """What the stage computes: the lists, their counts, every entry, the audit findings.
 
-
-# The audit's finding kinds, with the words that introduce a list of their examples.
-AUDIT_EXAMPLE_LABELS = {
-    "exact_duplicate": "Exact duplicates", "case_duplicate": "Duplicates in another case",
-    "short_keyword": "Short keywords found", "looks_merged": "Entries that look merged",
-    "merged_literals": "Lists merged by implicit string concatenation",
-    "contained_in_other": "Keywords contained in a longer one",
-    "non_word_edge": "Keywords that begin or end with a non-word character"}
-
-
-def summary(table: pd.DataFrame, findings: pd.DataFrame) -> tuple[dict, dict]:
-    """Metrics (for ``dvc metrics``) and report vars (flat key -> value) of the audit.
-
-    The examples quote keywords (data): they are under keys ending in ``_text``, which
-    the report shows only as escaped HTML.
+    No lists (a dump without the keyword file) give empty tables with the same columns.
     """
-    metrics = {
-        "lists": int(len(table)),
-        "count": {r.list: int(r.distinct) for r in table.itertuples(index=False)},
-        "raw": {r.list: int(r.raw) for r in table.itertuples(index=False)},
-        "distinct_casefold": {r.list: int(r.distinct_casefold)
-                              for r in table.itertuples(index=False)},
-        "findings": {k: int(v) for k, v in sorted(Counter(findings["kind"]).items())},
-    }
-    rows = {r.list: r for r in table.itertuples(index=False)}
-    variables: dict[str, object] = {"keywords.lists": len(table),
-                                    "keywords.available": "yes" if len(table) else "no",
-                                    "keywords.findings": int(len(findings))}
-    for name, r in rows.items():
-        variables[f"keywords.count.{name}"] = int(r.distinct)
-        variables[f"keywords.raw.{name}"] = int(r.raw)
-        variables[f"keywords.casefold.{name}"] = int(r.distinct_casefold)
-    for kind, label in AUDIT_EXAMPLE_LABELS.items():
-        sel = findings[findings["kind"] == kind]
-        variables[f"keywords.audit.{kind}"] = int(len(sel))
-        examples = ", ".join(sorted(dict.fromkeys(repr(k) for k in sel["keyword"]))[:8])
-        variables[f"keywords.audit.{kind}.examples_text"] = f"{label}: {examples or 'none'}."
-    variables["keywords.counts_note"] = (
-        "Keywords per list: entries as listed, distinct exact strings (the paper's count) and "
-        "distinct ignoring case.")
-    return metrics, flat_vars(variables)
+
+    lists: list[KeywordList]
+    counts: pd.DataFrame     # per list: raw, distinct (the paper's count), distinct_casefold
+    entries: pd.DataFrame    # every entry of every list (:func:`keyword_table`)
+    findings: pd.DataFrame   # the audit (:func:`audit`)
+
+
+def compute(lists: list[KeywordList]) -> Keywords:
+    """Count and audit the parsed keyword lists."""
+    return Keywords(lists, counts_table(lists), keyword_table(lists), audit(lists))

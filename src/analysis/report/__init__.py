@@ -4,7 +4,7 @@
 Quarto project in ``report/`` (``_quarto.yml``, one ``.qmd`` per page) and the
 pipeline's outputs. Modules:
 
-- :mod:`.layout`     where inputs and outputs are;
+- :mod:`.paths`     where inputs and outputs are;
 - :mod:`.variables`  ``report/_variables.yml`` (the numbers the pages print; no data text);
 - :mod:`.generated`  includes (escaped HTML tables, lists, links, citation) in
                      ``report/_generated/``;

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 from analysis.core.errors import InputError
-from analysis.report.layout import Layout
+from analysis.core.paths import Paths
 from analysis.report.quarto import setup
 from analysis.report.site import build, generate, needs_render, render
 
@@ -37,17 +37,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--root", type=Path, default=None,
                         help="project root (default: this checkout)")
     args = parser.parse_args(argv)
-    layout = Layout(args.root.resolve()) if args.root else Layout()
+    paths = Paths(args.root.resolve()) if args.root else Paths()
     try:
         if args.step == "quarto-setup":
             setup()
         elif args.step == "generate":
-            generate(layout)
+            generate(paths)
         elif args.step == "render":
-            if not args.if_needed or needs_render(layout):
-                render(layout, renderer=args.renderer)
+            if not args.if_needed or needs_render(paths):
+                render(paths, renderer=args.renderer)
         else:
-            build(layout, renderer=args.renderer)
+            build(paths, renderer=args.renderer)
     except InputError as exc:
         print(f"report: {exc}", file=sys.stderr)
         return 1

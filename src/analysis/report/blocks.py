@@ -15,8 +15,7 @@ reaches Quarto's Markdown:
 - a data-text paragraph is one escaped raw HTML ``<p>``.
 
 Figure texts come from the stage's vars file: ``fig_<name>_caption`` and
-``fig_<name>_alt`` for ``report/figures/<stage>_<name>.svg`` (``fig_caption`` and
-``fig_alt`` for a stage's only figure ``<stage>.svg``).
+``fig_<name>_alt`` for ``report/figures/<stage>/<name>.svg``.
 """
 
 from __future__ import annotations
@@ -24,6 +23,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from analysis.core.paths import Paths
 from analysis.report.htmlsafe import check_template_text, esc, md_escape, paragraph, raw_html_block
 
 INCLUDE_RE = re.compile(r"\{\{<\s*include\s+(\S+)\s*>\}\}")
@@ -34,21 +34,9 @@ def figure_id(stem: str) -> str:
     return "fig-" + re.sub(r"[^A-Za-z0-9]+", "-", stem).strip("-").lower()
 
 
-def figure_stage(stem: str, stages: list[str]) -> tuple[str, str] | None:
-    """(stage, figure name) of a figure file stem, the longest matching stage first:
-    ``agreement_audit_final`` -> ``("agreement", "audit_final")``, ``table1`` ->
-    ``("table1", "")``; None when no stage matches."""
-    for stage in sorted(stages, key=len, reverse=True):
-        if stem == stage:
-            return stage, ""
-        if stem.startswith(stage + "_"):
-            return stage, stem[len(stage) + 1:]
-    return None
-
-
 def figure_keys(name: str) -> tuple[str, str]:
-    """The caption and alt-text keys of a figure in its stage's vars file."""
-    return (f"fig_{name}_caption", f"fig_{name}_alt") if name else ("fig_caption", "fig_alt")
+    """The caption and alt-text keys of figure ``name`` in its stage's vars file."""
+    return f"fig_{name}_caption", f"fig_{name}_alt"
 
 
 def figure_block(fig_id: str, svg: str, caption: str, alt: str,
@@ -74,25 +62,22 @@ def missing_figure(stem: str) -> str:
             "`dvc repro`; the stage that draws it may not have run).*\n")
 
 
-def figure_includes(figures_dir: Path, texts: dict[str, dict[str, str]],
-                    sources: dict[str, tuple[str, str]]) -> dict[str, str]:
-    """``figures/<stem>.md`` -> its block, for every SVG in ``figures_dir`` of a stage
-    with a vars file. ``sources`` maps a figure's path (``report/figures/<stem>.svg``)
-    to the (label, href) of its notebook."""
+def figure_includes(paths: Paths, texts: dict[str, dict[str, str]]) -> dict[str, str]:
+    """``figures/<stage>/<name>.md`` -> its block, for every figure a stage drew
+    (``report/figures/<stage>/<name>.svg``), with a source link to the stage's notebook."""
     out = {}
-    for svg in sorted(figures_dir.glob("*.svg")) if figures_dir.is_dir() else []:
-        match = figure_stage(svg.stem, list(texts))
-        if not match:
-            continue
-        stage, name = match
-        caption_key, alt_key = figure_keys(name)
-        stage_texts = texts[stage]
-        if caption_key not in stage_texts or alt_key not in stage_texts:
-            raise ValueError(f"report/vars/{stage}.json: {svg.name} needs {caption_key} and "
-                             f"{alt_key}")
-        out[f"figures/{svg.stem}.md"] = figure_block(
-            figure_id(svg.stem), f"figures/{svg.name}", stage_texts[caption_key],
-            stage_texts[alt_key], sources.get(f"report/figures/{svg.name}"))
+    for stage in paths.stages():
+        for svg in sorted(stage.figures.glob("*.svg")) if stage.figures.is_dir() else []:
+            caption_key, alt_key = figure_keys(svg.stem)
+            stage_texts = texts.get(stage.name, {})
+            if caption_key not in stage_texts or alt_key not in stage_texts:
+                raise ValueError(f"{stage.vars.relative_to(paths.root)}: {svg.name} needs "
+                                 f"{caption_key} and {alt_key}")
+            notebook = stage.notebook.stem
+            out[f"figures/{stage.name}/{svg.stem}.md"] = figure_block(
+                figure_id(f"{stage.name}_{svg.stem}"),
+                svg.relative_to(paths.site_src).as_posix(), stage_texts[caption_key],
+                stage_texts[alt_key], (f"notebooks/{notebook}", f"notebooks/{notebook}.html"))
     return out
 
 

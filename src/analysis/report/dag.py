@@ -18,6 +18,10 @@ from pathlib import Path
 
 import yaml
 
+from analysis.core.figures import PAGE_WIDTH_IN, PALETTE, STYLE, apply_style
+from analysis.core.paths import Paths
+from analysis.core.textsafe import visible
+
 NODE_RE = re.compile(r'^\s*(\w+)\["(.*)"\]\s*$')
 EDGE_RE = re.compile(r"^\s*(\w+)-->(\w+)\s*$")
 
@@ -82,7 +86,7 @@ def pipeline_graph(root: Path) -> tuple[str, str, list[str], list[tuple[str, str
     if text:
         stages, edges = parse_mermaid(text)
         return text, "dvc dag --mermaid", stages, edges
-    stages, edges = graph_from_dvc_yaml(root / "dvc.yaml")
+    stages, edges = graph_from_dvc_yaml(Paths(root).dvc_yaml)
     return to_mermaid(stages, edges), "derived from dvc.yaml", stages, edges
 
 
@@ -162,8 +166,6 @@ def label_width_in(text: str, fontsize: float = NODE_FONT_PT) -> float:
     from matplotlib.font_manager import FontProperties
     from matplotlib.textpath import TextPath
 
-    from analysis.core.figures import STYLE
-
     if not text:
         return 0.0
     path = TextPath((0, 0), text, size=fontsize,
@@ -242,8 +244,6 @@ def dag_layout(stages: list[str], edges: list[tuple[str, str]],
     ends are spread over a box side in the order of the stages at their other end, and
     leave and enter a box horizontally, so that arrowheads lie side by side.
     """
-    from analysis.core.figures import PAGE_WIDTH_IN
-    from analysis.core.textsafe import visible
 
     width = PAGE_WIDTH_IN if width is None else width
     place, dummies = sugiyama(stages, edges, BOX_HEIGHT_IN, ROW_GAP_IN)
@@ -307,8 +307,6 @@ def dag_figure(stages: list[str], edges: list[tuple[str, str]]):
     from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
     from matplotlib.path import Path as MplPath
 
-    from analysis.core.figures import PALETTE, apply_style
-    from analysis.core.textsafe import visible
 
     apply_style()
     layout = dag_layout(stages, reduced_edges(stages, edges))

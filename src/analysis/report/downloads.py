@@ -1,7 +1,7 @@
 """The site's downloads: every table the pipeline wrote, safe to open in a spreadsheet,
 each with a data dictionary.
 
-Copied into ``report/downloads/``: the processed data (``data/processed/issues.csv``,
+Copied into ``report/downloads/``: the processed data (``data/processed/clean/issues.csv``,
 ``rejected.csv``, ``quality.json``), the scorecard and every ``report/tables/*.csv``. A
 CSV cell that a spreadsheet would run as a formula (one that begins with ``=``, ``+``,
 ``-``, ``@``, a tab or a carriage return, and is not a plain number) gets a leading
@@ -23,24 +23,27 @@ from pathlib import Path
 
 import pandas as pd
 
+from analysis.core.paths import Paths
+from analysis.core.table_schemas import data_dictionary, schema_for
 from analysis.report.htmlsafe import esc, html_table, raw_html_block
-from analysis.report.layout import Layout
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 NUMBER_RE = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
 
-# (source relative to the project root, name under downloads/, what it holds)
-PROCESSED = (
-    ("data/processed/issues.csv", "data/issues.csv",
-     "one row per labelled issue: all annotators' labels, final label, type, theme, year, "
-     "flags"),
-    ("data/processed/rejected.csv", "data/rejected.csv",
-     "rows set aside by the cleaning rules, with the reason"),
-    ("data/processed/quality.json", "data/quality.json",
-     "the quality report: row accounting, every anomaly, the rules"),
-    ("report/scorecard.csv", "scorecard.csv",
-     "every number the paper prints beside ours, with the verdict"),
-)
+def processed_downloads(paths: Paths) -> list[tuple[Path, str, str]]:
+    """(source, name under downloads/, what it holds) of the processed data and the
+    scorecard."""
+    return [
+        (paths.clean.issues_csv, "data/issues.csv",
+         "one row per labelled issue: all annotators' labels, final label, type, theme, "
+         "year, flags"),
+        (paths.clean.rejected_csv, "data/rejected.csv",
+         "rows set aside by the cleaning rules, with the reason"),
+        (paths.clean.quality, "data/quality.json",
+         "the quality report: row accounting, every anomaly, the rules"),
+        (paths.findings.scorecard, "scorecard.csv",
+         "every number the paper prints beside ours, with the verdict"),
+    ]
 
 
 def neutralise_cell(cell: str) -> str:
@@ -71,23 +74,24 @@ def sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
-def downloadable(layout: Layout) -> list[tuple[str, str, str]]:
-    """(source, name under downloads/, what it holds) of every file offered."""
-    out = [(src, name, what) for src, name, what in PROCESSED
-           if (layout.root / src).is_file()]
-    for csv_path in sorted(layout.tables.glob("*.csv")) if layout.tables.is_dir() else []:
-        rel = csv_path.relative_to(layout.root).as_posix()
-        out.append((rel, f"tables/{csv_path.name}", "a table of the analysis stages"))
+def downloadable(paths: Paths) -> list[tuple[str, str, str]]:
+    """(source relative to the root, name under downloads/, what it holds) of every file
+    offered."""
+    out = [(src.relative_to(paths.root).as_posix(), name, what)
+           for src, name, what in processed_downloads(paths) if src.is_file()]
+    for stage in paths.stages():
+        for csv_path in sorted(stage.tables.glob("*.csv")) if stage.tables.is_dir() else []:
+            if csv_path == paths.findings.scorecard:
+                continue
+            out.append((csv_path.relative_to(paths.root).as_posix(),
+                        f"tables/{stage.name}/{csv_path.name}",
+                        f"a table of the {stage.name} stage"))
     return out
 
 
-def dictionary_html(layout: Layout, source: str) -> str:
+def dictionary_html(paths: Paths, source: str) -> str:
     """The data dictionary of one CSV as an escaped table (empty if it has no schema)."""
-    try:
-        from analysis.core.table_schemas import data_dictionary, schema_for
-    except ImportError:  # pragma: no cover - the schemas module is part of the package
-        return ""
-    frame = pd.read_csv(layout.root / source, dtype=str, keep_default_na=False, nrows=200)
+    frame = pd.read_csv(paths.root / source, dtype=str, keep_default_na=False, nrows=200)
     schema = schema_for(source, frame)
     if schema is None:
         return ""
@@ -95,22 +99,22 @@ def dictionary_html(layout: Layout, source: str) -> str:
                       classes="table compact dictionary")
 
 
-def write_downloads(layout: Layout, dest: Path) -> str:
+def write_downloads(paths: Paths, dest: Path) -> str:
     """Fill ``dest`` (replaced whole) and return the Data page's include listing it."""
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".downloads-", dir=dest.parent))
     rows, dictionaries, neutralised = [], [], 0
     try:
-        for source, name, what in downloadable(layout):
+        for source, name, what in downloadable(paths):
             target = tmp / name
             target.parent.mkdir(parents=True, exist_ok=True)
             if name.endswith(".csv"):
-                neutralised += neutralise_csv(layout.root / source, target)
-                dictionary = dictionary_html(layout, source)
+                neutralised += neutralise_csv(paths.root / source, target)
+                dictionary = dictionary_html(paths, source)
                 if dictionary:
                     dictionaries.append((name, dictionary))
             else:
-                shutil.copyfile(layout.root / source, target)
+                shutil.copyfile(paths.root / source, target)
             rows.append({"file": f'<a href="downloads/{esc(name)}" download>{esc(name)}</a>',
                          "what it holds": esc(what),
                          "bytes": f"{target.stat().st_size:,}",
@@ -140,7 +144,7 @@ def downloads_include(rows: list[dict], dictionaries: list[tuple[str, str]],
         f"not a number) are written with a leading apostrophe in these copies "
         f"({neutralised:,} cells in this build); the untouched files are "
         f"<code>data/processed/</code>, <code>report/tables/</code> and "
-        f"<code>report/scorecard.csv</code> of a run of the pipeline.</p>"))
+        f"<code>report/tables/findings/scorecard.csv</code> of a run of the pipeline.</p>"))
     for name, dictionary in dictionaries:
         out.write(raw_html_block(
             f'<details class="callout callout-note dictionary"><summary class="callout-title">'

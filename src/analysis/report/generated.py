@@ -17,6 +17,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
+from analysis.core.projects import Projects
 from analysis.report.blocks import figure_block
 from analysis.report.htmlsafe import (
     check_template_text,
@@ -155,7 +156,7 @@ def scorecard_full(card: pd.DataFrame) -> str:
 
 # -- Table I --------------------------------------------------------------------------
 
-def table1_compare(table: pd.DataFrame, card: pd.DataFrame, projects_meta: dict) -> str:
+def table1_compare(table: pd.DataFrame, card: pd.DataFrame, projects: Projects) -> str:
     """Table I with our value in every cell, marked against the paper's printed value."""
     claims = card.set_index("claim_id")
     years = [c for c in table.columns if str(c).isdigit()]
@@ -166,10 +167,10 @@ def table1_compare(table: pd.DataFrame, card: pd.DataFrame, projects_meta: dict)
     rows = []
     for rec in table.to_dict("records"):
         key = "sum" if rec["project"] == "Sum" else rec["project"]
-        meta = projects_meta.get(rec["project"]) or {}
+        paper_name = projects.get(str(rec["project"])).paper_name
         name = esc(rec["name"])
-        if meta.get("paper_name") and meta["paper_name"] != rec["name"]:
-            name += f' <span class="paper-name">(paper: {esc(meta["paper_name"])})</span>'
+        if paper_name and paper_name != rec["name"]:
+            name += f' <span class="paper-name">(paper: {esc(paper_name)})</span>'
         cells = [f'<th scope="row">{name}</th>']
         for col in (*years, *types):
             cells.append(_compare_cell(rec[col], claims, f"table1.{key}.{str(col).lower()}"))
@@ -508,7 +509,7 @@ def licence_block(path: Path) -> str:
     if not path.is_file():
         return "No `LICENSE` in this build.\n"
     text = path.read_text(encoding="utf-8").strip()
-    first = text.splitlines()[0] if text else "LICENSE"
+    first = text.splitlines()[0] if text else path.name
     return raw_html_block(
         f"<p>The code of this package is under the {esc(first)}. The released data are "
         "the study authors'; their repository states no licence, so the downloads on the "

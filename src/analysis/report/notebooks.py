@@ -23,6 +23,7 @@ from pathlib import Path
 import yaml
 
 from analysis.report.htmlsafe import check_template_text, esc, raw_html_block, sanitize_html
+from analysis.report.markdown import markdown_block
 
 H1_RE = re.compile(r"^#\s+(.+?)\s*$", re.M)
 
@@ -128,8 +129,6 @@ def notebook_body(nb, markdown_to_html: Callable[[str], str]) -> str:
 def notebook_include(nb, stem: str) -> str:
     """The generated include of one notebook page: a download link and the body, as one
     raw HTML block; its title is kept in a comment for the page stub."""
-    from analysis.report.preview import markdown_block
-
     title = notebook_title(nb) or stem
     link = (f'<p class="nb-download">Executed notebook: <a href="{esc(stem)}.ipynb" '
             f"download>{esc(stem)}.ipynb</a> (written by the pipeline; not re-run for this "

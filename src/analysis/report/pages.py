@@ -26,6 +26,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from analysis.core.config import load_yaml
+from analysis.core.paths import Paths
+from analysis.core.projects import Projects
 from analysis.report.generated import STATUS_MARK, callout, quality_anomalies, status_badge
 from analysis.report.htmlsafe import (
     details_block,
@@ -35,10 +38,40 @@ from analysis.report.htmlsafe import (
     raw_html_block,
     sanitize_html,
 )
+from analysis.report.markdown import pandoc_markdown_to_html
 from analysis.report.variables import STATUS_LABELS
 
-SCORECARD = "report/scorecard.csv"
-T = "report/tables/"
+# Inputs by their path relative to the project root (from analysis.core.paths).
+P = Paths(Path("."))
+
+
+def rel(path: Path) -> str:
+    return path.as_posix()
+
+
+SCORECARD = rel(P.findings.scorecard)
+CHALLENGES = rel(P.challenges_file)
+PROJECTS = rel(P.projects_file)
+
+
+def TX(name: str) -> str:  # noqa: N802 - a table of the taxonomy stage
+    return rel(P.taxonomy.table(name))
+
+
+def AG(name: str) -> str:  # noqa: N802
+    return rel(P.agreement.table(name))
+
+
+def IV(name: str) -> str:  # noqa: N802
+    return rel(P.interviews.table(name))
+
+
+def KW(name: str) -> str:  # noqa: N802
+    return rel(P.keywords.table(name))
+
+
+def CP(name: str) -> str:  # noqa: N802
+    return rel(P.compare.table(name))
 
 
 # -- reading the artifacts ----------------------------------------------------------------
@@ -211,7 +244,7 @@ def _claims(prefixes: tuple[str, ...], detail: tuple[str, ...] = ()
 # -- Taxonomy -----------------------------------------------------------------------------
 
 def taxonomy_types(i: Inputs) -> str:
-    t = i.csv(T + "taxonomy_types.csv")
+    t = i.csv(TX("types.csv"))
     shown = pd.DataFrame({
         "type": t["type"], "themes": t["themes"].map(count),
         "themes with issues": t["themes_with_issues"].map(count),
@@ -226,7 +259,7 @@ def taxonomy_types(i: Inputs) -> str:
 
 
 def taxonomy_themes(i: Inputs) -> str:
-    t = i.csv(T + "taxonomy_themes.csv")
+    t = i.csv(TX("themes.csv"))
     extra = t["subthemes_not_in_paper"].fillna("").astype(str)
     theme = [esc(n) + (f'<span class="note">with {esc(x)}, not in the paper\'s numbering'
                        "</span>" if x else "") for n, x in zip(t["name"], extra, strict=True)]
@@ -249,7 +282,7 @@ TEST_NAMES = {"type_by_project": "issue type × project", "type_by_year": "issue
 
 
 def taxonomy_tests(i: Inputs) -> str:
-    t = i.csv(T + "taxonomy_tests.csv")
+    t = i.csv(TX("tests.csv"))
     shown = pd.DataFrame({
         "test": [TEST_NAMES.get(x, x) for x in t["test"]],
         "N": t["n"].map(count),
@@ -270,7 +303,7 @@ def taxonomy_tests(i: Inputs) -> str:
 
 def taxonomy_residuals(i: Inputs, top: int = 12) -> str:
     """The cells farthest from independence in each test (largest |standardized residual|)."""
-    r = i.csv(T + "taxonomy_residuals.csv")
+    r = i.csv(TX("residuals.csv"))
     if r.empty:
         return "No residuals.\n"
     r = r.assign(abs_r=r["std_residual"].abs())
@@ -291,18 +324,18 @@ def taxonomy_residuals(i: Inputs, top: int = 12) -> str:
 
 
 def taxonomy_details(i: Inputs) -> str:
-    html = i.text(T + "taxonomy_details.html")
+    html = i.text(TX("details.html"))
     return raw_html_block(sanitize_html(html, fragment_tags=True))
 
 
 def taxonomy_anomalies(i: Inputs) -> str:
-    return quality_anomalies(i.json("data/processed/quality_taxonomy.json"))
+    return quality_anomalies(i.json(QT))
 
 
 # -- Agreement ----------------------------------------------------------------------------
 
 def agreement_headline(i: Inputs) -> str:
-    h = i.csv(T + "agreement_headline.csv")
+    h = i.csv(AG("headline.csv"))
     shown = pd.DataFrame({
         "group (type of the final label)": h["group"], "issues": h["issues"].map(count),
         "paper's κ": h["paper_kappa"].map(dec),
@@ -320,7 +353,7 @@ def agreement_headline(i: Inputs) -> str:
 
 
 def agreement_grouping(i: Inputs) -> str:
-    g = i.csv(T + "agreement_grouping.csv")
+    g = i.csv(AG("grouping.csv"))
     shown = pd.DataFrame({
         "issues grouped by": g["grouping"], "type": g["type"],
         "issues": g["issues"].map(count),
@@ -339,7 +372,7 @@ def agreement_grouping(i: Inputs) -> str:
 
 
 def agreement_categories(i: Inputs) -> str:
-    c = i.csv(T + "agreement_categories.csv")
+    c = i.csv(AG("categories.csv"))
     shown = pd.DataFrame({
         "code": c["code"], "theme": c["name"], "type": c["type"],
         "ratings": c["ratings"].map(count),
@@ -353,7 +386,7 @@ def agreement_categories(i: Inputs) -> str:
 
 
 def agreement_groups(i: Inputs) -> str:
-    s = i.csv(T + "agreement_statistics.csv")
+    s = i.csv(AG("statistics.csv"))
     s = s[s["grouping"].isin(["project", "year"]) & (s["statistic"] == "fleiss_kappa")]
     shown = pd.DataFrame({
         "by": s["grouping"], "group": s["group"].astype(str),
@@ -372,7 +405,7 @@ def _annotator(name: object) -> str:
 
 
 def agreement_versus_final(i: Inputs) -> str:
-    a = i.csv(T + "agreement_annotator_final.csv")
+    a = i.csv(AG("annotator_final.csv"))
     shown = pd.DataFrame({
         "label column": a["annotator"].map(_annotator), "issues": a["n"].map(count),
         "equal to the final label": a["agreement"].map(lambda x: pct(x, fraction=True)),
@@ -383,7 +416,7 @@ def agreement_versus_final(i: Inputs) -> str:
 
 
 def agreement_confusions(i: Inputs, top: int = 12) -> str:
-    c = i.csv(T + "agreement_confusions.csv")
+    c = i.csv(AG("confusions.csv"))
     if c.empty:
         return "No two annotators ever disagreed.\n"
 
@@ -407,7 +440,7 @@ def agreement_confusions(i: Inputs, top: int = 12) -> str:
 
 
 def agreement_audit_final(i: Inputs) -> str:
-    f = i.csv(T + "agreement_audit_final_by_project.csv")
+    f = i.csv(AG("audit_final_by_project.csv"))
     wide = f.pivot_table(index="stratum", columns="annotator", values="share",
                          aggfunc="first", sort=False)
     rated = f.groupby("stratum", sort=False)["rated"].max()
@@ -428,7 +461,7 @@ def agreement_audit_final(i: Inputs) -> str:
 
 
 def agreement_audit_dissent(i: Inputs) -> str:
-    d = i.csv(T + "agreement_audit_dissent.csv")
+    d = i.csv(AG("audit_dissent.csv"))
     shown = pd.DataFrame({
         "annotators dissenting": d["dissenters"].map(count),
         "issues observed": d["observed"].map(count),
@@ -442,7 +475,7 @@ def agreement_audit_dissent(i: Inputs) -> str:
 
 
 def agreement_audit_tests(i: Inputs) -> str:
-    t = i.csv(T + "agreement_audit_tests.csv")
+    t = i.csv(AG("audit_tests.csv"))
     shown = pd.DataFrame({
         "model of independent annotators": t["model"],
         "χ²": [f"{float(x):,.1f}" for x in t["chi2"]], "df": t["dof"].map(count),
@@ -456,7 +489,7 @@ def agreement_audit_tests(i: Inputs) -> str:
 
 
 def agreement_audit_spread(i: Inputs) -> str:
-    s = i.csv(T + "agreement_audit_spread.csv")
+    s = i.csv(AG("audit_spread.csv"))
     shown = pd.DataFrame({
         "final theme": s["final_label"], "type": s["type"],
         "dissenting labels": s["dissenting_labels"].map(count),
@@ -471,7 +504,7 @@ def agreement_audit_spread(i: Inputs) -> str:
 
 
 def agreement_audit_co_dissent(i: Inputs) -> str:
-    c = i.csv(T + "agreement_audit_co_dissent.csv")
+    c = i.csv(AG("audit_co_dissent.csv"))
     shown = pd.DataFrame({
         "label columns": [f"{_annotator(a)} & {_annotator(b)}" for a, b in zip(
             c["annotator_a"], c["annotator_b"], strict=True)],
@@ -487,7 +520,7 @@ def agreement_audit_co_dissent(i: Inputs) -> str:
 # -- Interviews ---------------------------------------------------------------------------
 
 def interviews_participants(i: Inputs) -> str:
-    p = i.csv(T + "interviews_participants.csv")
+    p = i.csv(IV("participants.csv"))
     role = [esc(r) + (f'<span class="note">{esc(x)}</span>' if isinstance(x, str) and x
                       else "")
             for r, x in zip(p["role"], p["responsibilities"], strict=True)]
@@ -506,7 +539,7 @@ def interviews_participants(i: Inputs) -> str:
 
 
 def interviews_groups(i: Inputs) -> str:
-    g = i.csv(T + "interviews_groups.csv")
+    g = i.csv(IV("groups.csv"))
     shown = pd.DataFrame({
         "type": g["type"], "category": g["label"],
         "participants": g["participants"].map(count),
@@ -519,7 +552,7 @@ def interviews_groups(i: Inputs) -> str:
 
 
 def interviews_theme_counts(i: Inputs) -> str:
-    c = i.csv(T + "interviews_theme_counts.csv")
+    c = i.csv(IV("theme_counts.csv"))
     shown = pd.DataFrame({
         "node": c["node"],
         "theme": [t if isinstance(t, str) and t else "(not in the taxonomy)"
@@ -536,7 +569,7 @@ def interviews_theme_counts(i: Inputs) -> str:
 
 
 def interviews_quotes(i: Inputs) -> str:
-    html = i.text(T + "interviews_quotes.html")
+    html = i.text(IV("quotes.html"))
     return raw_html_block('<div class="interview-quotes">'
                           + sanitize_html(html, fragment_tags=True) + "</div>")
 
@@ -544,16 +577,14 @@ def interviews_quotes(i: Inputs) -> str:
 def interviews_guideline(i: Inputs) -> str:
     """The guideline (Markdown written by the interviews stage) as sanitised HTML, its
     headings moved below the page's own, its "generated from" comment left out."""
-    from analysis.report.preview import pandoc_markdown_to_html
-
-    text = re.sub(r"<!--.*?-->", "", i.text(T + "interviews_guideline.md"), flags=re.S)
+    text = re.sub(r"<!--.*?-->", "", i.text(IV("guideline.md")), flags=re.S)
     body = pandoc_markdown_to_html(text, shift_headings=2)
     return raw_html_block('<div class="guideline">'
                           + sanitize_html(body, fragment_tags=True) + "</div>")
 
 
 def interviews_anomalies(i: Inputs) -> str:
-    return quality_anomalies(i.json("data/processed/quality_interviews.json"))
+    return quality_anomalies(i.json(QI))
 
 
 # -- Keywords -----------------------------------------------------------------------------
@@ -571,7 +602,7 @@ KEYWORD_KINDS = {
 
 
 def keywords_counts(i: Inputs) -> str:
-    c = i.csv(T + "keywords_counts.csv")
+    c = i.csv(KW("counts.csv"))
     if c.empty:
         return "This dump has no keyword file (`filter_keywords`), so there is nothing to count.\n"
     card = i.card.set_index("claim_id")
@@ -595,7 +626,7 @@ def keywords_counts(i: Inputs) -> str:
 
 
 def keywords_audit(i: Inputs) -> str:
-    a = i.csv(T + "keywords_audit.csv")
+    a = i.csv(KW("audit.csv"))
     if a.empty:
         return "The audit found nothing.\n"
     kinds = list(dict.fromkeys([k for k in KEYWORD_KINDS if k in set(a["kind"])]
@@ -617,7 +648,7 @@ def keywords_audit(i: Inputs) -> str:
 
 
 def keywords_lists(i: Inputs) -> str:
-    k = i.csv(T + "keywords_lists.csv")
+    k = i.csv(KW("lists.csv"))
     if k.empty:
         return "No keyword list.\n"
     out = []
@@ -663,7 +694,7 @@ def _counts_frame(f: pd.DataFrame, key: str, label: str) -> pd.DataFrame:
 
 
 def compare_projects(i: Inputs) -> str:
-    f = i.csv(T + "compare_projects.csv")
+    f = i.csv(CP("projects.csv"))
     f = f.assign(label=[n if isinstance(n, str) and n else p for n, p in zip(
         f["name"], f["project"], strict=True)])
     shown = _counts_frame(f, "label", "project")
@@ -672,13 +703,13 @@ def compare_projects(i: Inputs) -> str:
 
 
 def compare_years(i: Inputs) -> str:
-    shown = _counts_frame(i.csv(T + "compare_years.csv"), "year", "year")
+    shown = _counts_frame(i.csv(CP("years.csv")), "year", "year")
     return table(shown, numeric=["baseline", "current", "change", "change %"],
                  classes="table compact", raw=("status",))
 
 
 def compare_types(i: Inputs) -> str:
-    f = i.csv(T + "compare_types.csv")
+    f = i.csv(CP("types.csv"))
     shown = _counts_frame(f, "type", "type")
     shown["share, baseline"] = f["baseline_share"].map(pct)
     shown["share, current"] = f["current_share"].map(pct)
@@ -688,7 +719,7 @@ def compare_types(i: Inputs) -> str:
 
 
 def compare_kappa(i: Inputs) -> str:
-    k = i.csv(T + "compare_kappa.csv")
+    k = i.csv(CP("kappa.csv"))
     shown = pd.DataFrame({
         "type": k["type"],
         "baseline κ": k["baseline"].map(dec),
@@ -704,7 +735,7 @@ def compare_kappa(i: Inputs) -> str:
 
 
 def compare_cells(i: Inputs) -> str:
-    c = i.csv(T + "compare_cells.csv")
+    c = i.csv(CP("cells.csv"))
     changed = c[c["status"] != "unchanged"]
     if changed.empty:
         return (f"None of the {len(c):,} project × year and project × type counts "
@@ -726,7 +757,7 @@ def compare_cells(i: Inputs) -> str:
 
 def themes_of_type(kind: str) -> Callable[[Inputs], str]:
     def make(i: Inputs) -> str:
-        t = i.csv(T + "taxonomy_themes.csv")
+        t = i.csv(TX("themes.csv"))
         t = t[t["type"] == kind]
         if t.empty:
             return f"No {md_escape(kind.lower())} theme in this build.\n"
@@ -771,14 +802,12 @@ def challenge_coverage(themes: pd.DataFrame, shares: pd.DataFrame,
 
 
 def findings_challenges(i: Inputs) -> str:
-    from analysis.core.config import load_yaml
-
-    themes = i.csv(T + "taxonomy_themes.csv")
-    shares = i.csv(T + "taxonomy_shares.csv")
-    challenges = (load_yaml(i.path("data/challenges.yaml")) or {}).get("challenges", [])
-    projects = (load_yaml(i.path("data/projects.yaml")) or {}).get("projects", {})
-    names = {k: (v or {}).get("name", k) for k, v in projects.items()}
-    cov = challenge_coverage(themes, shares, challenges, names)
+    themes = i.csv(TX("themes.csv"))
+    shares = i.csv(TX("shares.csv"))
+    challenges = (load_yaml(i.path(CHALLENGES)) or {}).get("challenges", [])
+    projects = Projects.load(i.path(PROJECTS))
+    cov = challenge_coverage(themes, shares, challenges,
+                             projects.names(shares["column"].astype(str).unique()))
     shown = pd.DataFrame({
         "challenge (Section V.A)": cov["challenge"], "themes (our reading)": cov["themes"],
         "issues": cov["issues"].map(count), "% of all issues": cov["share"].map(pct),
@@ -787,7 +816,7 @@ def findings_challenges(i: Inputs) -> str:
 
 
 def findings_interview_themes(i: Inputs) -> str:
-    c = i.csv(T + "interviews_theme_counts.csv")
+    c = i.csv(IV("theme_counts.csv"))
     c = c[c["total"] > 0]
     shown = pd.DataFrame({
         "node": c["node"],
@@ -802,66 +831,66 @@ def findings_interview_themes(i: Inputs) -> str:
 
 # -- the registry ---------------------------------------------------------------------------
 
-QT = "data/processed/quality_taxonomy.json"
-QI = "data/processed/quality_interviews.json"
+QT = rel(P.taxonomy.quality)
+QI = rel(P.interviews.quality)
 
 INCLUDES: tuple[Include, ...] = (
     Include("taxonomy/claims.md", (SCORECARD,),
             _claims(("taxonomy.",), ("taxonomy.subthemes.A", "taxonomy.subthemes.B",
                                      "taxonomy.subthemes.C"))),
-    Include("taxonomy/types.md", (T + "taxonomy_types.csv",), taxonomy_types),
-    Include("taxonomy/themes.md", (T + "taxonomy_themes.csv",), taxonomy_themes),
-    Include("taxonomy/tests.md", (T + "taxonomy_tests.csv",), taxonomy_tests),
-    Include("taxonomy/residuals.md", (T + "taxonomy_residuals.csv",), taxonomy_residuals),
-    Include("taxonomy/details.md", (T + "taxonomy_details.html",), taxonomy_details),
+    Include("taxonomy/types.md", (TX("types.csv"),), taxonomy_types),
+    Include("taxonomy/themes.md", (TX("themes.csv"),), taxonomy_themes),
+    Include("taxonomy/tests.md", (TX("tests.csv"),), taxonomy_tests),
+    Include("taxonomy/residuals.md", (TX("residuals.csv"),), taxonomy_residuals),
+    Include("taxonomy/details.md", (TX("details.html"),), taxonomy_details),
     Include("taxonomy/anomalies.md", (QT,), taxonomy_anomalies),
     Include("agreement/claims.md", (SCORECARD,), _claims(("agreement.",))),
-    Include("agreement/headline.md", (T + "agreement_headline.csv",), agreement_headline),
-    Include("agreement/grouping.md", (T + "agreement_grouping.csv",), agreement_grouping),
-    Include("agreement/categories.md", (T + "agreement_categories.csv",),
+    Include("agreement/headline.md", (AG("headline.csv"),), agreement_headline),
+    Include("agreement/grouping.md", (AG("grouping.csv"),), agreement_grouping),
+    Include("agreement/categories.md", (AG("categories.csv"),),
             agreement_categories),
-    Include("agreement/groups.md", (T + "agreement_statistics.csv",), agreement_groups),
-    Include("agreement/versus_final.md", (T + "agreement_annotator_final.csv",),
+    Include("agreement/groups.md", (AG("statistics.csv"),), agreement_groups),
+    Include("agreement/versus_final.md", (AG("annotator_final.csv"),),
             agreement_versus_final),
-    Include("agreement/confusions.md", (T + "agreement_confusions.csv",),
+    Include("agreement/confusions.md", (AG("confusions.csv"),),
             agreement_confusions),
-    Include("agreement/audit_final.md", (T + "agreement_audit_final_by_project.csv",),
+    Include("agreement/audit_final.md", (AG("audit_final_by_project.csv"),),
             agreement_audit_final),
-    Include("agreement/audit_dissent.md", (T + "agreement_audit_dissent.csv",),
+    Include("agreement/audit_dissent.md", (AG("audit_dissent.csv"),),
             agreement_audit_dissent),
-    Include("agreement/audit_tests.md", (T + "agreement_audit_tests.csv",),
+    Include("agreement/audit_tests.md", (AG("audit_tests.csv"),),
             agreement_audit_tests),
-    Include("agreement/audit_spread.md", (T + "agreement_audit_spread.csv",),
+    Include("agreement/audit_spread.md", (AG("audit_spread.csv"),),
             agreement_audit_spread),
-    Include("agreement/audit_co_dissent.md", (T + "agreement_audit_co_dissent.csv",),
+    Include("agreement/audit_co_dissent.md", (AG("audit_co_dissent.csv"),),
             agreement_audit_co_dissent),
     Include("interviews/claims.md", (SCORECARD,), _claims(("interviews.",))),
-    Include("interviews/participants.md", (T + "interviews_participants.csv",),
+    Include("interviews/participants.md", (IV("participants.csv"),),
             interviews_participants),
-    Include("interviews/groups.md", (T + "interviews_groups.csv",), interviews_groups),
-    Include("interviews/theme_counts.md", (T + "interviews_theme_counts.csv",),
+    Include("interviews/groups.md", (IV("groups.csv"),), interviews_groups),
+    Include("interviews/theme_counts.md", (IV("theme_counts.csv"),),
             interviews_theme_counts),
-    Include("interviews/quotes.md", (T + "interviews_quotes.html",), interviews_quotes),
-    Include("interviews/guideline.md", (T + "interviews_guideline.md",),
+    Include("interviews/quotes.md", (IV("quotes.html"),), interviews_quotes),
+    Include("interviews/guideline.md", (IV("guideline.md"),),
             interviews_guideline),
     Include("interviews/anomalies.md", (QI,), interviews_anomalies),
     Include("keywords/claims.md", (SCORECARD,), _claims(("keywords.",))),
-    Include("keywords/counts.md", (T + "keywords_counts.csv", SCORECARD), keywords_counts),
-    Include("keywords/audit.md", (T + "keywords_audit.csv",), keywords_audit),
-    Include("keywords/lists.md", (T + "keywords_lists.csv",), keywords_lists),
-    Include("compare/projects.md", (T + "compare_projects.csv",), compare_projects),
-    Include("compare/years.md", (T + "compare_years.csv",), compare_years),
-    Include("compare/types.md", (T + "compare_types.csv",), compare_types),
-    Include("compare/kappa.md", (T + "compare_kappa.csv",), compare_kappa),
-    Include("compare/cells.md", (T + "compare_cells.csv",), compare_cells),
-    Include("findings/themes_question.md", (T + "taxonomy_themes.csv",),
+    Include("keywords/counts.md", (KW("counts.csv"), SCORECARD), keywords_counts),
+    Include("keywords/audit.md", (KW("audit.csv"),), keywords_audit),
+    Include("keywords/lists.md", (KW("lists.csv"),), keywords_lists),
+    Include("compare/projects.md", (CP("projects.csv"),), compare_projects),
+    Include("compare/years.md", (CP("years.csv"),), compare_years),
+    Include("compare/types.md", (CP("types.csv"),), compare_types),
+    Include("compare/kappa.md", (CP("kappa.csv"),), compare_kappa),
+    Include("compare/cells.md", (CP("cells.csv"),), compare_cells),
+    Include("findings/themes_question.md", (TX("themes.csv"),),
             themes_of_type("Question")),
-    Include("findings/themes_requirement.md", (T + "taxonomy_themes.csv",),
+    Include("findings/themes_requirement.md", (TX("themes.csv"),),
             themes_of_type("Requirement")),
-    Include("findings/themes_bug.md", (T + "taxonomy_themes.csv",), themes_of_type("Bug")),
-    Include("findings/challenges.md", (T + "taxonomy_themes.csv", T + "taxonomy_shares.csv",
-                                       "data/challenges.yaml", "data/projects.yaml"),
+    Include("findings/themes_bug.md", (TX("themes.csv"),), themes_of_type("Bug")),
+    Include("findings/challenges.md", (TX("themes.csv"), TX("shares.csv"),
+                                       CHALLENGES, PROJECTS),
             findings_challenges),
-    Include("findings/interview_themes.md", (T + "interviews_theme_counts.csv",),
+    Include("findings/interview_themes.md", (IV("theme_counts.csv"),),
             findings_interview_themes),
 )

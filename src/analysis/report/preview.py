@@ -26,74 +26,19 @@ import re
 import shutil
 import tempfile
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 
 import yaml
 
 from analysis.core.errors import InputError
 from analysis.report.htmlsafe import esc
+from analysis.report.markdown import markdown_inline, pandoc, pandoc_version
 from analysis.report.variables import lookup
 
-LUA_FILTER = Path(__file__).with_name("preview.lua")
 SHORTCODE_RE = re.compile(r"\{(\{\{<.*?>\}\})\}|\{\{<\s*([\w-]+)\s*(.*?)\s*>\}\}")
 INCLUDE_LINE_RE = re.compile(r"^[ \t]*\{\{<\s*include\s+(.+?)\s*>\}\}[ \t]*$", re.M)
 EXEC_FENCE_RE = re.compile(r"^(\s*`{3,})\{([A-Za-z][\w-]*)\}", re.M)
-SPLIT = "<!--PREVIEW-SPLIT-->"
 MAX_INCLUDE_DEPTH = 10
-
-
-@cache
-def pandoc_version() -> str:
-    import pypandoc
-
-    return str(pypandoc.get_pandoc_version())
-
-
-def pandoc(markdown: str, *, toc: bool = False, filters: bool = True) -> tuple[str, str]:
-    """Markdown -> (table of contents HTML, body HTML) with the preview filter."""
-    import pypandoc
-
-    with tempfile.TemporaryDirectory() as tmp:
-        template = Path(tmp) / "page.html"
-        template.write_text(f"$if(toc)$$table-of-contents$$endif$\n{SPLIT}\n$body$\n",
-                            encoding="utf-8")
-        args = ["--template", str(template), "--syntax-highlighting=none", "--wrap=none",
-                "--section-divs", "--standalone"]
-        if filters:
-            args += ["--lua-filter", str(LUA_FILTER)]
-        if toc:
-            args += ["--toc", "--toc-depth=3"]
-        out = pypandoc.convert_text(markdown, "html5", format="markdown", extra_args=args)
-    toc_html, _, body = out.partition(SPLIT)
-    return toc_html.strip(), body.strip()
-
-
-def pandoc_markdown_to_html(markdown: str, shift_headings: int = 0) -> str:
-    """Markdown from the data as HTML: raw HTML, raw TeX and math are read as text (a
-    backslash or a dollar sign shows as itself), headings are shifted ``shift_headings``
-    levels down. The caller sanitises the result."""
-    import pypandoc
-
-    args = ["--wrap=none", "--syntax-highlighting=none"]
-    if shift_headings:
-        args.append(f"--shift-heading-level-by={shift_headings}")
-    return pypandoc.convert_text(markdown, "html5", format=DATA_MARKDOWN, extra_args=args)
-
-
-# Pandoc's Markdown for text from the data: no raw HTML, raw TeX, raw attributes or math.
-DATA_MARKDOWN = ("markdown-raw_html-raw_attribute-raw_tex-tex_math_dollars"
-                 "-tex_math_single_backslash-tex_math_double_backslash")
-
-
-def markdown_inline(text: str) -> str:
-    """A short Markdown string as inline HTML (no surrounding paragraph)."""
-    _, body = pandoc(text, filters=True)
-    return re.sub(r"^<p>(.*)</p>$", r"\1", body.strip(), flags=re.S)
-
-
-def markdown_block(text: str) -> str:
-    return pandoc(text)[1]
 
 
 # -- sources --------------------------------------------------------------------------
@@ -277,7 +222,7 @@ PAGE = """<!DOCTYPE html>
 </head>
 <body class="preview{body_class}">
 {navbar}
-<div class="page-layout">
+<div class="page-paths">
 {toc}
 <main id="content">
 <header class="title-block">

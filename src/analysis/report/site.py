@@ -38,17 +38,17 @@ from analysis.core.artifacts import write_text
 from analysis.core.config import load_yaml
 from analysis.core.errors import InputError
 from analysis.core.figures import save_figure
+from analysis.core.paths import Paths
+from analysis.core.projects import Projects
 from analysis.report import blocks
 from analysis.report import generated as gen
 from analysis.report.dag import dag_figure, pipeline_graph
 from analysis.report.downloads import write_downloads
 from analysis.report.htmlsafe import check_template_text, raw_html_block
-from analysis.report.layout import Layout
 from analysis.report.notebooks import (
     notebook_entries,
     notebook_includes,
     notebook_stub,
-    stage_outputs,
 )
 from analysis.report.pages import write_all as write_pages
 from analysis.report.preview import pandoc_version, render_site
@@ -62,15 +62,18 @@ KEY_PACKAGES = ("dvc", "pandas", "numpy", "scipy", "matplotlib", "statsmodels", 
 STAGED = ("_quarto.yml", "assets", "_generated", "figures", "downloads", "notebooks")
 
 
+# Includes written when the site is rendered (they describe this build, not the outputs).
+RENDER_INCLUDES = ("versions.md", "pins.md", "build.md", "build_info.md")
+
+
 def _norm(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def pinned_packages(requirements: Path) -> dict[str, str]:
-    """``name==version`` pins of requirements.txt and of the ``requirements-no-deps.txt``
-    beside it (name -> version)."""
+def pinned_packages(paths: Paths) -> dict[str, str]:
+    """``name==version`` pins of requirements.txt and requirements-no-deps.txt."""
     pins = {}
-    for path in (requirements, requirements.with_name("requirements-no-deps.txt")):
+    for path in (paths.requirements, paths.requirements_no_deps):
         if path.is_file():
             for line in path.read_text(encoding="utf-8").splitlines():
                 m = re.match(r"^\s*([A-Za-z0-9_.\-]+)==([^\s;#]+)", line)
@@ -95,9 +98,9 @@ def environment(quarto: str | None) -> dict[str, str]:
     return versions
 
 
-def pins_table(requirements: Path) -> pd.DataFrame:
+def pins_table(paths: Paths) -> pd.DataFrame:
     rows = []
-    for name, pin in sorted(pinned_packages(requirements).items(), key=lambda kv: _norm(kv[0])):
+    for name, pin in sorted(pinned_packages(paths).items(), key=lambda kv: _norm(kv[0])):
         have = installed_version(name)
         rows.append({"package": name, "pinned": pin, "installed": have,
                      "matches": "yes" if have == pin else "no"})
@@ -123,43 +126,27 @@ def sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-def figure_sources(layout: Layout) -> dict[str, tuple[str, str]]:
-    """Each stage output's path -> (label, href) of the notebook page of its stage."""
-    out = {}
-    if not layout.dvc_yaml.is_file():
-        return out
-    for nb, (_, outs) in stage_outputs(layout.dvc_yaml).items():
-        stem = Path(nb).stem
-        for path in outs:
-            out[path] = (f"notebooks/{stem}", f"notebooks/{stem}.html")
-    return out
-
-
 # -- step 1: generate -------------------------------------------------------------------
 
-REQUIRED = ("scorecard", "quality", "provenance", "params", "quarto_yml")
-
-
-def check_inputs(layout: Layout) -> None:
-    for name in REQUIRED:
-        needed = getattr(layout, name)
+def check_inputs(paths: Paths) -> None:
+    for needed in (paths.findings.scorecard, paths.clean.quality, paths.provenance, paths.params,
+                   paths.quarto_yml):
         if not needed.is_file():
             raise InputError("missing", file=str(needed),
                              fix="run `dvc repro` (the analysis stages write it)")
 
 
-def generate(layout: Layout | None = None) -> list[str]:
+def generate(paths: Paths | None = None) -> list[str]:
     """Step 1: variables, includes and downloads; return the include names."""
-    layout = layout or Layout()
-    check_inputs(layout)
-    write_vars(layout.variables_yml, build_vars(layout))
-    card = pd.read_csv(layout.scorecard, dtype=str, keep_default_na=False)
-    quality = gen.load_json(layout.quality)
-    prov = gen.load_json(layout.provenance)
-    params_text = layout.params.read_text(encoding="utf-8")
-    projects_meta = ((load_yaml(layout.projects) or {}).get("projects", {})
-                     if layout.projects.is_file() else {})
-    texts = stage_texts(layout.vars_dir)
+    paths = paths or Paths()
+    check_inputs(paths)
+    write_vars(paths.variables_yml, build_vars(paths))
+    card = pd.read_csv(paths.findings.scorecard, dtype=str, keep_default_na=False)
+    quality = gen.load_json(paths.clean.quality)
+    prov = gen.load_json(paths.provenance)
+    params_text = paths.params.read_text(encoding="utf-8")
+    projects = Projects.load(paths.projects_file)
+    texts = stage_texts(paths.vars_dir)
 
     files: dict[str, str] = {
         "scorecard_summary.md": gen.scorecard_summary(card),
@@ -170,42 +157,44 @@ def generate(layout: Layout | None = None) -> list[str]:
         "quality_rules.md": gen.quality_rules(quality),
         "provenance_source.md": gen.provenance_source(prov),
         "provenance_files.md": gen.provenance_files(prov),
-        "params.md": gen.params_block(params_text, find_seeds(load_yaml(layout.params) or {})),
+        "params.md": gen.params_block(params_text, find_seeds(load_yaml(paths.params) or {})),
         "notebooks_index.md": gen.notebooks_index(
-            notebook_entries(layout.notebooks, layout.dvc_yaml, layout.root)),
-        "links.md": gen.study_links(gen.citation(layout.citation), prov),
-        "cite.md": gen.how_to_cite(gen.citation(layout.citation)),
-        "licence.md": gen.licence_block(layout.licence),
+            notebook_entries(paths.notebooks, paths.dvc_yaml, paths.root)),
+        "links.md": gen.study_links(gen.citation(paths.citation), prov),
+        "cite.md": gen.how_to_cite(gen.citation(paths.citation)),
+        "licence.md": gen.licence_block(paths.licence),
     }
-    table1_csv = layout.tables / "table1.csv"
+    table1_csv = paths.table1.table("counts.csv")
     if table1_csv.is_file():
         table1 = pd.read_csv(table1_csv, keep_default_na=False)
-        files["table1_compare.md"] = gen.table1_compare(table1, card, projects_meta)
+        files["table1_compare.md"] = gen.table1_compare(table1, card, projects)
         files["type_by_project.md"] = gen.type_by_project(table1)
-    for csv in sorted(layout.tables.glob("*.csv")) if layout.tables.is_dir() else []:
-        files[f"tables/{csv.stem}.md"] = gen.csv_table(csv)
-    files.update(write_pages(layout.root))
-    files.update(blocks.figure_includes(layout.figures, texts, figure_sources(layout)))
+    for stage in paths.stages():
+        for csv in sorted(stage.tables.glob("*.csv")) if stage.tables.is_dir() else []:
+            files[f"tables/{stage.name}/{csv.stem}.md"] = gen.csv_table(csv)
+    files.update(write_pages(paths.root))
+    files.update(blocks.figure_includes(paths, texts))
     files.update(blocks.text_includes(texts))
-    files.update(notebook_includes(layout.notebooks))
+    files.update(notebook_includes(paths.notebooks))
 
-    mermaid, how, stages, edges = pipeline_graph(layout.root)
-    tmp = Path(tempfile.mkdtemp(prefix=".generated-", dir=layout.site_src))
+    mermaid, how, stages, edges = pipeline_graph(paths.root)
+    tmp = Path(tempfile.mkdtemp(prefix=".generated-", dir=paths.site_src))
     try:
         figure = None
         if stages:
             save_figure(dag_figure(stages, edges), tmp / "figures" / "report_dag")
             figure = "_generated/figures/report_dag.svg"
         files["dag.md"] = gen.dag_block(mermaid, how, figure)
-        files["downloads.md"] = write_downloads(layout, layout.downloads)
-        for name in sorted(blocks.referenced_includes(layout.pages()) - set(files)):
+        files["downloads.md"] = write_downloads(paths, paths.downloads)
+        for name in sorted(blocks.referenced_includes(paths.pages()) - set(files)
+                           - set(RENDER_INCLUDES)):
             files[name] = blocks.unavailable(name)
         for name, text in files.items():
             write_text(tmp / name, text if text.endswith("\n") else text + "\n")
         _publishable(tmp)
-        if layout.generated.exists():
-            shutil.rmtree(layout.generated)
-        tmp.replace(layout.generated)
+        if paths.generated.exists():
+            shutil.rmtree(paths.generated)
+        tmp.replace(paths.generated)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -227,26 +216,26 @@ def renderer_label(quarto: str | None, versions: dict[str, str]) -> str:
             else f"pandoc preview (pandoc {versions['pandoc']}; Quarto not found)")
 
 
-def stage(layout: Layout, staging: Path, variables: dict, versions: dict[str, str],
+def stage(paths: Paths, staging: Path, variables: dict, versions: dict[str, str],
           git: dict, renderer: str) -> None:
     """Copy the project into ``staging`` and add what belongs to this build only."""
     if staging.exists():
         shutil.rmtree(staging)
     staging.mkdir(parents=True)
-    for page in layout.pages():
+    for page in paths.pages():
         shutil.copyfile(page, staging / page.name)
     for name in STAGED:
-        src = layout.site_src / name
+        src = paths.site_src / name
         if src.is_dir():
             shutil.copytree(src, staging / name, ignore=shutil.ignore_patterns(".*"))
         elif src.is_file():
             shutil.copyfile(src, staging / name)
     write_vars(staging / "_variables.yml", {**variables, **render_vars(git, renderer)})
-    env = {
+    env = {  # the RENDER_INCLUDES
         "versions.md": gen.versions_table(versions),
         "pins.md": gen.callout("note", "Every pinned package of requirements.txt",
                                raw_html_block(gen.html_table(
-                                   pins_table(layout.requirements), numeric=[],
+                                   pins_table(paths), numeric=[],
                                    classes="table sortable compact")), collapse=True),
         "build.md": gen.build_info(git, renderer),
         "build_info.md": gen.build_info_placeholder(),
@@ -254,7 +243,7 @@ def stage(layout: Layout, staging: Path, variables: dict, versions: dict[str, st
     for name, text in env.items():
         write_text(staging / "_generated" / name, text)
     for nb in sorted((staging / "notebooks").glob("*.ipynb")):
-        title = _notebook_title(layout.generated / "notebooks" / f"{nb.stem}.md") or nb.stem
+        title = _notebook_title(paths.generated / "notebooks" / f"{nb.stem}.md") or nb.stem
         write_text(staging / "notebooks" / f"{nb.stem}.qmd", notebook_stub(nb.stem, title))
 
 
@@ -279,9 +268,9 @@ def render_quarto(quarto: str, project: Path, log: Callable[[str], None] = print
             log(f"quarto: {line.strip()}")
 
 
-def build_info(layout: Layout, renderer: str, git: dict) -> dict:
+def build_info(paths: Paths, renderer: str, git: dict) -> dict:
     """What ``build-info.js`` holds: renderer, commit, stage run times, the machine."""
-    runs = runlog.read_all(layout.runs_dir)
+    runs = runlog.read_all(paths.runs_dir)
     return {"renderer": renderer, "commit": git["commit"], "dirty": git["dirty"],
             "stages": [{"stage": r["stage"], "seconds": r["seconds"]} for r in runs],
             "total_seconds": round(sum(r["seconds"] for r in runs), 1),
@@ -298,12 +287,12 @@ def write_build_info(site: Path, info: dict) -> None:
                                         encoding="utf-8")
 
 
-def render(layout: Layout | None = None, renderer: str = "auto",
+def render(paths: Paths | None = None, renderer: str = "auto",
            log: Callable[[str], None] = print) -> str:
     """Step 2: render the generated sources into ``report/_site/``; return the renderer."""
-    layout = layout or Layout()
-    if not layout.variables_yml.is_file() or not layout.generated.is_dir():
-        raise InputError("the site's sources are not generated", file=str(layout.generated),
+    paths = paths or Paths()
+    if not paths.variables_yml.is_file() or not paths.generated.is_dir():
+        raise InputError("the site's sources are not generated", file=str(paths.generated),
                          fix="run `dvc repro` (or `python -m analysis.report`)")
     quarto = find_quarto() if renderer in ("auto", "quarto") else None
     if renderer == "quarto" and not quarto:
@@ -311,10 +300,10 @@ def render(layout: Layout | None = None, renderer: str = "auto",
                          "website') or use --renderer preview")
     versions = environment(quarto)
     label = check_template_text(renderer_label(quarto, versions), "renderer")
-    variables = yaml.safe_load(layout.variables_yml.read_text(encoding="utf-8")) or {}
-    git = git_info(layout.root)
-    staging = layout.render_dir
-    stage(layout, staging, variables, versions, git, label)
+    variables = yaml.safe_load(paths.variables_yml.read_text(encoding="utf-8")) or {}
+    git = git_info(paths.root)
+    staging = paths.render_dir
+    stage(paths, staging, variables, versions, git, label)
     try:
         if quarto:
             render_quarto(quarto, staging, log)
@@ -324,15 +313,15 @@ def render(layout: Layout | None = None, renderer: str = "auto",
             staged_vars = yaml.safe_load((staging / "_variables.yml").read_text("utf-8"))
             pages = render_site(staging, staging / "_site", staged_vars)
         out = staging / "_site"
-        write_build_info(out, build_info(layout, label, git))
+        write_build_info(out, build_info(paths, label, git))
         _publishable(out)
-        _replace(out, layout.site)
+        _replace(out, paths.site)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
         if staging.parent.is_dir() and not any(staging.parent.iterdir()):
             staging.parent.rmdir()
     log(f"report: {len(pages)} pages rendered by {label} into "
-        f"{_display(layout.site, layout.root)}/")
+        f"{_display(paths.site, paths.root)}/")
     return label
 
 
@@ -348,29 +337,29 @@ def _replace(new: Path, target: Path) -> None:
     shutil.rmtree(old, ignore_errors=True)
 
 
-def site_renderer(layout: Layout) -> str | None:
+def site_renderer(paths: Paths) -> str | None:
     """The renderer that built the current ``report/_site/`` (None if there is none)."""
     try:
-        return json.loads((layout.site / "build.json").read_text(encoding="utf-8"))["renderer"]
+        return json.loads((paths.site / "build.json").read_text(encoding="utf-8"))["renderer"]
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
 
-def needs_render(layout: Layout) -> bool:
+def needs_render(paths: Paths) -> bool:
     """True when the site is missing, or was built by the preview while Quarto is now
     available (``make report`` then renders again)."""
-    built_by = site_renderer(layout)
-    if not (layout.site / "index.html").is_file() or built_by is None:
+    built_by = site_renderer(paths)
+    if not (paths.site / "index.html").is_file() or built_by is None:
         return True
     return built_by.startswith("pandoc preview") and find_quarto() is not None
 
 
-def build(layout: Layout | None = None, renderer: str = "auto",
+def build(paths: Paths | None = None, renderer: str = "auto",
           log: Callable[[str], None] = print) -> str:
     """Both steps (the ``report`` stage); return the renderer used."""
-    layout = layout or Layout()
-    generate(layout)
-    return render(layout, renderer=renderer, log=log)
+    paths = paths or Paths()
+    generate(paths)
+    return render(paths, renderer=renderer, log=log)
 
 
 def _display(path: Path, root: Path) -> str:

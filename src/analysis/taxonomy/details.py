@@ -18,7 +18,8 @@ The files are raw input with real defects, so parsing is defensive and lossless:
   maps to nothing is kept, reported and shown, never dropped.
 
 Every rule is in :data:`RULES`; :func:`parse_detail_files` returns the sub-theme rows, the
-detail items, the anomalies and the quality report.
+detail items, the anomalies and the quality report; :func:`notable_anomalies` picks those
+the notebook shows as warnings.
 """
 
 from __future__ import annotations
@@ -33,16 +34,20 @@ from pathlib import Path
 import pandas as pd
 
 from analysis.core.errors import InputError
+from analysis.core.paths import PATHS
 from analysis.core.quality import IGNORED, KEPT, STOP, Anomaly, Rule, make_anomaly, quality_report
 from analysis.core.taxonomy import Taxonomy, subtheme_sort_key
 
 EXPECTED_HEADER = ["rootcause", "subcategory", "symptoms"]
 OPEN_PARENS = "(（[【"
 CLOSE_PARENS = ")）]】"
+# How messages name the curated files (relative to the project root).
+TAXONOMY_YAML = PATHS.taxonomy_file.relative_to(PATHS.root).as_posix()
+PARAMS_YAML = PATHS.params.relative_to(PATHS.root).as_posix()
 
 RULES: dict[str, Rule] = {
     # file level
-    "missing_file": Rule(IGNORED, "warning", "A detail file named in params.yaml "
+    "missing_file": Rule(IGNORED, "warning", f"A detail file named in {PARAMS_YAML} "
                          "(taxonomy.detail_files) is not in the dump (e.g. a dump of labels "
                          "only): that type gets no sub-themes or details, and its detail "
                          "claims are not reproducible. Check the name if the file exists."),
@@ -71,24 +76,24 @@ RULES: dict[str, Rule] = {
                              "after the second comma is the cell."),
     # row level: names
     "unknown_theme": Rule(KEPT, "error", "The theme name matches no theme or alias of "
-                          "data/taxonomy.yaml; the row is kept without a theme code and shown "
+                          f"{TAXONOMY_YAML}; the row is kept without a theme code and shown "
                           "as unmapped. Add the spelling as an alias if it is a known theme."),
     "theme_alias": Rule(KEPT, "info", "The theme is spelled differently from the paper's "
-                        "canonical name; mapped through an alias of data/taxonomy.yaml."),
+                        f"canonical name; mapped through an alias of {TAXONOMY_YAML}."),
     "theme_type_mismatch": Rule(KEPT, "warning", "The theme belongs to another issue type "
                                 "than the detail file; kept under the theme's own type."),
     "unknown_subtheme": Rule(KEPT, "warning", "The sub-theme name matches no sub-theme or "
-                             "alias of the row's theme in data/taxonomy.yaml; the row is kept "
+                             f"alias of the row's theme in {TAXONOMY_YAML}; the row is kept "
                              "without a sub-theme code and shown as unmapped."),
     "subtheme_theme_mismatch": Rule(KEPT, "warning", "The sub-theme name belongs to another "
-                                    "theme in data/taxonomy.yaml; kept without a sub-theme "
+                                    f"theme in {TAXONOMY_YAML}; kept without a sub-theme "
                                     "code under the row's theme."),
     "subtheme_not_in_paper": Rule(KEPT, "warning", "The sub-theme is in the released file "
                                   "but not in the paper's numbering (its code is "
                                   "<theme>.x<n>); counted and marked."),
     "duplicate_subtheme": Rule(KEPT, "warning", "The same sub-theme appears on more than one "
                                "row; every row is kept and their details add up."),
-    "missing_subtheme": Rule(KEPT, "info", "A sub-theme of data/taxonomy.yaml for this "
+    "missing_subtheme": Rule(KEPT, "info", f"A sub-theme of {TAXONOMY_YAML} for this "
                              "file's issue type has no row in the file (zero details)."),
     # detail items
     "empty_details": Rule(KEPT, "warning", "The details cell is empty: a sub-theme with no "
@@ -467,7 +472,7 @@ def parse_detail_files(raw_dir: Path, files: dict[str, str], taxonomy: Taxonomy,
     unknown = sorted(set(files) - set(taxonomy.type_names))
     if unknown:
         raise InputError(f"detail files given for unknown issue types {unknown}",
-                         file="params.yaml", column="taxonomy.detail_files",
+                         file=PARAMS_YAML, column="taxonomy.detail_files",
                          fix=f"use the type names {taxonomy.type_names}")
     rows, items, anomalies, entries = [], [], [], []
     for type_name in [t for t in taxonomy.type_names if t in files]:
@@ -494,3 +499,15 @@ def parse_detail_files(raw_dir: Path, files: dict[str, str], taxonomy: Taxonomy,
     quality = quality_report(anomalies, RULES, entries, summary)
     return DetailsResult(rows=row_frame, items=item_frame, anomalies=anomalies,
                          quality=quality)
+
+
+# What a reader must see while the stage runs: a file that is not there, or a name the
+# taxonomy does not know (the rows are kept, but shown as unmapped).
+WARNED_KINDS = ("missing_file", "unknown_theme", "unknown_subtheme")
+
+
+def notable_anomalies(quality: dict) -> list[str]:
+    """The anomalies of :data:`WARNED_KINDS` in a quality report, as one-line warnings
+    (the notebook shows them)."""
+    return [f"{a['file']}: {a['message']}" for a in quality["anomalies"]
+            if a["kind"] in WARNED_KINDS]

@@ -1,8 +1,9 @@
 """Figures of the taxonomy stage: the three-level taxonomy (Fig. 2), theme shares per
 project and per year, and the residuals of the type-mix tests.
 
-All are drawn at page width (7 in) in the house style of :mod:`analysis.core.figures` and are
-saved with :func:`analysis.core.figures.save_figure` by the caller. Names from the data pass
+All are drawn at page width (7 in) in the house style of :mod:`analysis.core.figures`;
+:func:`analysis.taxonomy.outputs.figures` says which data each figure of the stage draws,
+and :func:`analysis.core.stage.write_outputs` saves them. Names from the data pass
 through :func:`analysis.core.textsafe.visible` before they are drawn.
 """
 
@@ -259,30 +260,3 @@ def residuals_figure(panels: list[tuple[pd.DataFrame, dict, str]], title: str,
         bar.set_label(f"standardized residual (clipped at ±{clip:g})", fontsize=6.5)
     fig.suptitle(title, x=0.01, ha="left", fontsize=9.5)
     return fig
-
-
-def stage_figures(subthemes: pd.DataFrame, themes: pd.DataFrame, taxonomy,
-                  mix, project_labels: dict) -> dict[str, plt.Figure]:
-    """The stage's figures by file stem: tree, project shares, year shares, residuals.
-
-    ``taxonomy`` is the loaded :class:`~analysis.core.taxonomy.Taxonomy`; ``mix`` the
-    :class:`~analysis.taxonomy.distribution.MixTests` of the stage.
-    """
-    labels = {c: f"{c} {n}" for c, n in taxonomy.theme_names.items()}
-    types = taxonomy.type_by_code
-    v = {n: f"V = {t.summary['cramers_v']:.2f}" for n, t in mix.tests.items()}
-    return {
-        "taxonomy_tree": tree_figure(subthemes, themes, taxonomy.type_names),
-        "taxonomy_project_shares": share_heatmap(
-            mix.counts["theme_by_project"], labels, project_labels, types,
-            "Theme shares per project (% of the project's issues)",
-            xlabel="Project (number of issues)"),
-        "taxonomy_year_shares": year_shares_figure(
-            mix.counts["theme_by_year"], labels, types,
-            "Theme shares per year (% of the year's issues)"),
-        "taxonomy_type_residuals": residuals_figure(
-            [(mix.tests["type_by_project"].residuals, project_labels,
-              f"Type × project ({v['type_by_project']})"),
-             (mix.tests["type_by_year"].residuals, {}, f"Type × year ({v['type_by_year']})")],
-            "Does the type mix differ? Standardized residuals of the chi-square tests"),
-    }

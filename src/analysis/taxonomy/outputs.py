@@ -1,7 +1,8 @@
-"""What the taxonomy stage tells the website (numbers for prose, captions, alt texts) and
-``dvc metrics``: small pure functions over the stage's tables.
+"""What the taxonomy stage writes (the stage contract of :mod:`analysis.core.stage`): the
+quality report of the detail files, the tables of the tree and of the mix tests, the
+figures, the website's numbers and texts, the reproduced claim values and the metrics.
 
-Every value in the vars mapping is a string ready for prose (``"1,586"``, ``"54.6%"``,
+Every value in the website's vars is a string ready for prose (``"1,586"``, ``"54.6%"``,
 ``"< 0.001"``), so pages never format numbers themselves.
 """
 
@@ -9,7 +10,68 @@ from __future__ import annotations
 
 import pandas as pd
 
+from analysis.core.paths import PATHS
+from analysis.core.stage import StageOutputs
 from analysis.taxonomy.distribution import format_p
+from analysis.taxonomy.figures import (
+    residuals_figure,
+    share_heatmap,
+    tree_figure,
+    year_shares_figure,
+)
+from analysis.taxonomy.tree import TaxonomyResult, details_html
+
+# Where the website says its numbers come from: the stage's notebook.
+SOURCE = (f"{PATHS.taxonomy.notebook_source.relative_to(PATHS.root).as_posix()} "
+          "(stage taxonomy)")
+
+
+def quality(result: TaxonomyResult) -> dict:
+    """The quality report of the detail files (row accounting, anomalies)."""
+    return result.parsed.quality
+
+
+def tables(result: TaxonomyResult) -> dict[str, pd.DataFrame | str]:
+    """The tree's tables (types and themes also as Markdown for the pages), the details as
+    browsable HTML, the spellings, and the mix tests' tables."""
+    mix = result.mix
+    return {
+        "types.csv": result.types,
+        "types.md": result.types.round(2).to_markdown(index=False),
+        "themes.csv": result.themes,
+        "themes.md": result.themes.round(2).to_markdown(index=False),
+        "subthemes.csv": result.subthemes,
+        "details.csv": result.details,
+        "details.html": details_html(result.details, result.themes),
+        "spellings.csv": result.spellings,
+        "tests.csv": mix.table,
+        "residuals.csv": mix.residuals,
+        "shares.csv": mix.shares,
+    }
+
+
+def figures(result: TaxonomyResult) -> dict:
+    """The stage's figures by name: the tree (Fig. 2), theme shares per project and per
+    year, and the residuals of the type-mix tests."""
+    taxonomy, mix, names = result.taxonomy, result.mix, result.project_names
+    labels = {c: f"{c} {n}" for c, n in taxonomy.theme_names.items()}
+    types = taxonomy.type_by_code
+    v = {n: f"V = {t.summary['cramers_v']:.2f}" for n, t in mix.tests.items()}
+    return {
+        "tree": lambda: tree_figure(result.subthemes, result.themes, taxonomy.type_names),
+        "project_shares": lambda: share_heatmap(
+            mix.counts["theme_by_project"], labels, names, types,
+            "Theme shares per project (% of the project's issues)",
+            xlabel="Project (number of issues)"),
+        "year_shares": lambda: year_shares_figure(
+            mix.counts["theme_by_year"], labels, types,
+            "Theme shares per year (% of the year's issues)"),
+        "type_residuals": lambda: residuals_figure(
+            [(mix.tests["type_by_project"].residuals, names,
+              f"Type × project ({v['type_by_project']})"),
+             (mix.tests["type_by_year"].residuals, {}, f"Type × year ({v['type_by_year']})")],
+            "Does the type mix differ? Standardized residuals of the chi-square tests"),
+    }
 
 
 def _n(value: float) -> str:
@@ -26,13 +88,19 @@ def _join(items: list[str]) -> str:
     return ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def stage_vars(types: pd.DataFrame, themes: pd.DataFrame, subthemes: pd.DataFrame,
-               rows: pd.DataFrame, tests: pd.DataFrame, item_split: str) -> dict[str, str]:
-    """The flat key -> text mapping of ``report/vars/taxonomy.json`` (without the figure
-    texts, see :func:`figure_texts`). Text that quotes the detail files (sub-theme names,
-    file names) is under keys ending in ``_text``: the report shows it as escaped HTML."""
-    out: dict[str, str] = {"source": "notebooks/03_taxonomy.py (stage taxonomy)",
-                           "item_split": item_split}
+def website_vars(result: TaxonomyResult) -> dict[str, str]:
+    """The flat key -> text mapping of the website's vars: the numbers for prose
+    (:func:`prose_vars`) and the figures' captions and alt texts (:func:`figure_texts`)."""
+    return {**prose_vars(result), **figure_texts(result)}
+
+
+def prose_vars(result: TaxonomyResult) -> dict[str, str]:
+    """Numbers and lists for the pages' prose. Text that quotes the detail files
+    (sub-theme names, file names) is under keys ending in ``_text``: the report shows it as
+    escaped HTML."""
+    types, themes, subthemes = result.types, result.themes, result.subthemes
+    rows, tests = result.parsed.rows, result.mix.table
+    out: dict[str, str] = {"source": SOURCE, "item_split": result.item_split}
     per_type = types[types["type"] != "Total"].set_index("type")
     total = types.set_index("type").loc["Total"]
     out["n_types"] = _n((per_type["themes_released"] > 0).sum())
@@ -101,11 +169,13 @@ def top_share_per_column(counts: pd.DataFrame, labels: dict) -> str:
     return "; ".join(parts)
 
 
-def figure_texts(types: pd.DataFrame, themes: pd.DataFrame, subthemes: pd.DataFrame,
-                 tests: pd.DataFrame, theme_by_project: pd.DataFrame,
-                 theme_by_year: pd.DataFrame, type_by_project: pd.DataFrame,
-                 project_labels: dict) -> dict[str, str]:
-    """Captions and alt texts of the stage's figures, with the numbers they show."""
+def figure_texts(result: TaxonomyResult) -> dict[str, str]:
+    """Captions and alt texts of the stage's figures (``fig_<name>_caption`` and
+    ``fig_<name>_alt``), with the numbers they show."""
+    types, themes, subthemes = result.types, result.themes, result.subthemes
+    tests, counts, project_labels = result.mix.table, result.mix.counts, result.project_names
+    theme_by_project, theme_by_year = counts["theme_by_project"], counts["theme_by_year"]
+    type_by_project = counts["type_by_project"]
     total = types.set_index("type").loc["Total"]
     per_type = types[types["type"] != "Total"]
     known = themes[themes["code"] != ""]
@@ -172,9 +242,99 @@ def figure_texts(types: pd.DataFrame, themes: pd.DataFrame, subthemes: pd.DataFr
     return out
 
 
-def stage_metrics(types: pd.DataFrame, themes: pd.DataFrame, quality: dict,
-                  tests: pd.DataFrame) -> dict:
+def claim_values(result: TaxonomyResult) -> dict[str, dict]:
+    """Reproduced values keyed by claim id (``taxonomy.themes.bug``, ``taxonomy.details.bug``,
+    ``taxonomy.subthemes.B.2`` ...), each with a note saying where it comes from and, where
+    the released files differ from the paper's numbering, why.
+
+    ``result.item_split`` picks the detail count: ``comma`` (every comma, as the paper
+    counts) or ``parentheses`` (commas inside parentheses do not split an item). The notes
+    name the rows recovered from malformed CSV. A type without a detail file in the dump
+    (the quality report's ``missing_types``) has its values (and the totals) ``None``, i.e.
+    not reproducible, with a note saying so.
+    """
+    types, themes, subthemes = result.types, result.themes, result.subthemes
+    rows, item_split = result.parsed.rows, result.item_split
+    missing_types = result.parsed.quality["summary"]["missing_types"]
+    detail_col = "details" if item_split == "comma" else "details_parentheses"
+    other_col = "details_parentheses" if item_split == "comma" else "details"
+    out: dict[str, dict] = {}
+    per_type = types[types["type"] != "Total"].set_index("type")
+    total = types.set_index("type").loc["Total"]
+    no_issues = themes[(themes["code"] != "") & (themes["issues"] == 0)]["code"].tolist()
+    theme_note = "distinct themes in the released detail files"
+    if no_issues:
+        theme_note += (f"; {len(no_issues)} of them ({', '.join(no_issues)}) label no issue "
+                       "in the final labels")
+    out["taxonomy.types"] = {"value": int((per_type["themes_released"] > 0).sum()),
+                             "note": "issue types with themes in the released detail files"}
+    out["taxonomy.themes"] = {"value": int(total["themes_released"]), "note": theme_note}
+    out["taxonomy.subthemes"] = {"value": int(total["subthemes_released"]),
+                                 "note": _subtheme_note(subthemes, "sub-theme rows of the "
+                                                        "released detail files")}
+    for name, row in per_type.iterrows():
+        key = name.lower()
+        out[f"taxonomy.themes.{key}"] = {"value": int(row["themes_released"]),
+                                         "note": f"themes in the {name} detail file"}
+        out[f"taxonomy.subthemes.{key}"] = {
+            "value": int(row["subthemes_released"]),
+            "note": _subtheme_note(subthemes[subthemes["type"] == name],
+                                   f"sub-theme rows of the {name} detail file")}
+        note = (f"items of the {name} detail file split on "
+                + ("every comma, as the paper counts" if item_split == "comma" else
+                   "commas outside parentheses"))
+        if int(row[detail_col]) != int(row[other_col]):
+            other = ("a parenthesis-aware split" if item_split == "comma"
+                     else "splitting on every comma")
+            note += (f"; {other} gives {int(row[other_col]):,} (commas inside "
+                     "'(e.g., ...)' split some items)")
+        fixed = rows[(rows["type"] == name) & (rows["recovery"] != "")]
+        for r in fixed.itertuples(index=False):
+            note += (f"; line {r.line} of {r.file} is not valid CSV "
+                     f"({r.recovery.replace('_', ' ')}) and was recovered from the raw "
+                     f"line ({r.items_comma} items)")
+        out[f"taxonomy.details.{key}"] = {"value": int(row[detail_col]), "note": note}
+    for theme in themes[themes["code"] != ""].itertuples(index=False):
+        subs = subthemes[subthemes["theme_code"] == theme.code]
+        out[f"taxonomy.subthemes.{theme.code}"] = {
+            "value": int(theme.subthemes_released),
+            "note": _subtheme_note(subs, f"sub-theme rows of {theme.code} in the "
+                                         "released detail file")}
+    if missing_types:
+        gone = set(missing_types)
+        note = f"no detail file for {_and(sorted(gone))} issues in the dump"
+        keys = ["taxonomy.types", "taxonomy.themes", "taxonomy.subthemes"]
+        keys += [f"taxonomy.{k}.{t.lower()}" for t in gone
+                 for k in ("themes", "subthemes", "details")]
+        keys += [f"taxonomy.subthemes.{c}" for c in themes.loc[themes["type"].isin(gone),
+                                                                "code"] if c]
+        for key in keys:
+            out[key] = {"value": None, "note": note}
+    return out
+
+
+def _and(items: list[str]) -> str:
+    return ", ".join(items[:-1]) + " and " + items[-1] if len(items) > 1 else "".join(items)
+
+
+def _subtheme_note(subs: pd.DataFrame, lead: str) -> str:
+    """``lead``, then which sub-themes make the released count differ from the paper's."""
+    extra = subs[(subs["rows_in_file"] > 0) & ~subs["in_paper"]]
+    missing = subs[(subs["rows_in_file"] == 0) & subs["in_paper"]]
+    parts = [lead]
+    for r in extra.itertuples(index=False):
+        where = f"under {r.theme_code}" if r.theme_code else "under an unknown theme"
+        parts.append(f"'{r.name}' ({r.code or 'unmapped'}, {where}) is not in the paper's "
+                     "numbering")
+    for r in missing.itertuples(index=False):
+        parts.append(f"{r.code} '{r.name}' has no row")
+    return "; ".join(parts)
+
+
+def metrics(result: TaxonomyResult) -> dict:
     """Headline numbers for ``dvc metrics show``/``diff``."""
+    types, themes = result.types, result.themes
+    quality, tests = result.parsed.quality, result.mix.table
     per_type = types[types["type"] != "Total"].set_index("type")
     total = types.set_index("type").loc["Total"]
     known = themes[themes["code"] != ""]
@@ -192,3 +352,9 @@ def stage_metrics(types: pd.DataFrame, themes: pd.DataFrame, quality: dict,
         "anomalies": sum(quality["anomaly_counts"].values()),
         "cramers_v": {t.test: round(float(t.cramers_v), 6) for t in tests.itertuples()},
     }
+
+
+def build(result: TaxonomyResult) -> StageOutputs:
+    return StageOutputs(quality=quality(result), tables=tables(result),
+                        figures=figures(result), website_vars=website_vars(result),
+                        claim_values=claim_values(result), metrics=metrics(result))

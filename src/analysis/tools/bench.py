@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from analysis.core.artifacts import write_json, write_text
-from analysis.core.config import ROOT
+from analysis.core.paths import PATHS, ROOT
 
 
 def discover(folder: Path) -> list[Path]:
@@ -43,7 +43,7 @@ def summary_lines(results: dict[str, dict]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m analysis.tools.bench")
-    parser.add_argument("--out", default="bench/results")
+    parser.add_argument("--out", default=str(PATHS.bench_results.relative_to(PATHS.root)))
     parser.add_argument("--only", nargs="*", help="benchmark names (bench_<name>.py)")
     args = parser.parse_args(argv)
     out = ROOT / args.out

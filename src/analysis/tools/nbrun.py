@@ -1,12 +1,13 @@
-"""Run a jupytext percent-format notebook with papermill, as one DVC stage.
+"""Run a stage's notebook with papermill, as one DVC stage.
 
-    python -m analysis.tools.nbrun notebooks/01_clean.py report/notebooks/01_clean.ipynb \\
-        --section clean -p raw_dir data/raw
+    python -m analysis.tools.nbrun agreement [-p seed 7] [--root PATH]
 
-The ``.py`` notebook is converted in memory (kernel ``python3``), the params.yaml section
-and ``-p`` values are injected into its ``parameters`` cell, and it runs with the project
-root as working directory. The executed notebook is written to a temporary file and moved
-into place only on success, with papermill's timing metadata removed, so a failed or
+The stage's percent-format notebook (``notebooks/NN_<stage>.py``, see
+:mod:`analysis.core.paths`) is converted in memory (kernel ``python3``); the project root
+(``root``), the stage's section of params.yaml and ``-p`` values are injected into its
+``parameters`` cell (every path the notebook uses derives from ``root``), and it runs with
+the project root as working directory. The executed notebook is written to a temporary
+file and moved into place only on success, with papermill's timing metadata removed, so a failed or
 interrupted run leaves no half-written notebook; absolute paths of the machine in its
 outputs are replaced by placeholders. A user error raised inside the notebook
 (:class:`~analysis.core.errors.InputError`) ends the run with its one-line message.
@@ -18,6 +19,7 @@ import argparse
 import logging
 import os
 import re
+import shutil
 import sys
 import sysconfig
 import tempfile
@@ -27,7 +29,8 @@ from pathlib import Path
 import yaml
 
 from analysis.core import runlog
-from analysis.core.config import ROOT, load_params, project_path
+from analysis.core.config import load_params
+from analysis.core.paths import ROOT, STAGES, Paths
 
 VOLATILE_NB_KEYS = ("start_time", "end_time", "duration", "exception")
 VOLATILE_CELL_KEYS = ("execution",)
@@ -122,18 +125,35 @@ def scrub_outputs(nb, paths: list[tuple[str, str]]) -> None:
                     out["data"][mime] = clean(out["data"][mime])
 
 
-def parse_params(section: str | None, pairs: list[list[str]]) -> dict:
-    """Parameters: the params.yaml section (if any), then ``-p name value`` pairs (YAML)."""
-    params: dict = {}
+def parse_params(section: str | None, pairs: list[list[str]], root: Path = ROOT) -> dict:
+    """Parameters: the project root, the params.yaml section (if any), then ``-p name
+    value`` pairs (YAML)."""
+    params: dict = {"root": str(root)}  # run() turns it into the kernel's working folder
     if section:
-        params.update(load_params().get(section) or {})
+        params.update(load_params(Paths(root).params).get(section) or {})
     for name, value in pairs:
         params[name] = yaml.safe_load(value)
     return params
 
 
+def local_kernel_manager(folder: Path):
+    """A kernel manager whose kernel talks over Unix sockets in ``folder`` (IPC) instead of
+    TCP: the kernel and this process share the machine, nothing listens on a network
+    port, and the kernel has no reason to warn that its TCP traffic is unencrypted."""
+    from jupyter_client.manager import KernelManager
+
+    return KernelManager(kernel_name="python3", transport="ipc", ip=str(folder / "ipc"))
+
+
 def run(notebook: Path, output: Path, parameters: dict) -> int:
-    """Execute ``notebook`` into ``output``; return a process exit code."""
+    """Execute ``notebook`` into ``output``; return a process exit code.
+
+    The kernel runs in the project root given by the ``root`` parameter (this checkout by
+    default), and the notebook receives ``root = "."``: the executed notebook names no
+    folder of the machine, so it is the same on every machine.
+    """
+    root = Path(parameters.get("root", ROOT)).resolve()
+    parameters = {**parameters, "root": "."}
     import nbformat
     import papermill
     from papermill.exceptions import PapermillExecutionError
@@ -146,10 +166,13 @@ def run(notebook: Path, output: Path, parameters: dict) -> int:
     os.close(fd)
     logging.getLogger("papermill").setLevel(logging.WARNING)
     started = time.perf_counter()
+    sockets = tempfile.mkdtemp(prefix="kernel-")
+    km = local_kernel_manager(Path(sockets))
     try:
         executed = papermill.execute_notebook(
-            nb, tmp, parameters=parameters, kernel_name="python3", cwd=str(ROOT),
+            nb, tmp, parameters=parameters, kernel_name="python3", cwd=str(root),
             progress_bar=sys.stderr.isatty(), log_output=False,
+            km=km,
         )
     except PapermillExecutionError as exc:
         Path(tmp).unlink(missing_ok=True)
@@ -162,6 +185,11 @@ def run(notebook: Path, output: Path, parameters: dict) -> int:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    finally:
+        if km.has_kernel:  # a kernel manager passed in is not shut down by papermill
+            km.shutdown_kernel(now=False)
+        km.cleanup_resources()
+        shutil.rmtree(sockets, ignore_errors=True)
     strip_volatile(executed, _relative(notebook), _relative(output))
     scrub_outputs(executed, machine_paths())
     nbformat.write(executed, tmp)
@@ -186,14 +214,15 @@ def _relative(path: Path) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m analysis.tools.nbrun",
                                      description=__doc__.split("\n\n")[0])
-    parser.add_argument("notebook", help="percent-format .py notebook")
-    parser.add_argument("output", help="executed .ipynb to write")
-    parser.add_argument("--section", help="params.yaml section to inject")
+    parser.add_argument("stage", choices=list(STAGES), help="the stage whose notebook to run")
     parser.add_argument("-p", nargs=2, action="append", default=[],
                         metavar=("NAME", "VALUE"), help="a parameter (value read as YAML)")
+    parser.add_argument("--root", type=Path, default=ROOT,
+                        help="project root (default: this checkout)")
     args = parser.parse_args(argv)
-    return run(project_path(args.notebook), project_path(args.output),
-               parse_params(args.section, args.p))
+    stage = Paths(args.root.resolve()).stage(args.stage)
+    return run(stage.notebook_source, stage.notebook,
+               parse_params(args.stage, args.p, args.root.resolve()))
 
 
 if __name__ == "__main__":

@@ -66,7 +66,8 @@ import pyarrow.compute as pc
 
 from analysis.core.artifacts import to_json_text
 from analysis.core.errors import InputError
-from analysis.keywords.lists import keywords_for, read_keyword_file
+from analysis.core.paths import PATHS
+from analysis.keywords.lists import is_word_char, keywords_for, read_keyword_file
 
 FORMATS = {
     "github-rest": "GitHub REST API issues",
@@ -88,11 +89,6 @@ def ascii_lower(text: str) -> str:
     if text.isascii():
         return text.lower()
     return text.encode("utf-8", "surrogatepass").lower().decode("utf-8", "surrogatepass")
-
-
-def is_word_char(ch: str) -> bool:
-    """An ASCII letter, digit or underscore: what a keyword may not touch."""
-    return ch.isascii() and (ch.isalnum() or ch == "_")
 
 
 def reference_matches(text: str, keywords: list[str]) -> list[str]:
@@ -553,7 +549,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("export", help="raw issue export (JSON lines, JSON array or CSV)")
     parser.add_argument("--framework", required=True,
                         help="whose keyword list to use (pytorch, mindspore, tensorflow)")
-    parser.add_argument("--keywords", default="data/raw/filter_keywords",
+    parser.add_argument("--keywords", default=str(PATHS.raw_keywords),
                         help="keyword file in upstream's format (default: %(default)s)")
     parser.add_argument("--out", required=True, help="folder to write the new dump into")
     parser.add_argument("--project", help="project folder name (default: the framework)")

@@ -16,8 +16,9 @@ import sys
 from pathlib import Path
 
 from analysis.clean.issues import RULES, clean_dump
-from analysis.core.config import PROJECTS_FILE, TAXONOMY_FILE, load_yaml
 from analysis.core.errors import InputError
+from analysis.core.paths import PATHS
+from analysis.core.projects import Projects
 from analysis.core.taxonomy import load_taxonomy
 
 
@@ -47,7 +48,8 @@ def report_lines(quality: dict, limit: int = 5) -> list[str]:
                 f", column {a['column']!r}" if a["column"] else "")
             lines.append(f"    {where}: {a['message']}")
         if len(items) > limit:
-            lines.append(f"    ... and {len(items) - limit} more (data/processed/quality.json)")
+            lines.append(f"    ... and {len(items) - limit} more "
+                         f"({PATHS.clean.quality.relative_to(PATHS.root)})")
     return lines
 
 
@@ -59,9 +61,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=5, help="locations shown per kind")
     args = parser.parse_args(argv)
     try:
-        meta = (load_yaml(PROJECTS_FILE) or {}).get("projects", {})
-        result = clean_dump(Path(args.dump), load_taxonomy(TAXONOMY_FILE), meta,
-                            duplicates=args.duplicates)
+        result = clean_dump(Path(args.dump), load_taxonomy(PATHS.taxonomy_file),
+                            Projects.load(PATHS.projects_file), duplicates=args.duplicates)
     except InputError as exc:
         print(f"validate: {exc}", file=sys.stderr)
         return 1

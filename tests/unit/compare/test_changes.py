@@ -1,4 +1,5 @@
-"""Baseline comparison: kappa maths, the agreement-metrics reader, the change tables."""
+"""Baseline comparison: kappa maths, the agreement-metrics reader, the change tables, the
+stage's outputs and the snapshot command."""
 
 from __future__ import annotations
 
@@ -9,13 +10,16 @@ import pytest
 
 from analysis.clean.issues import clean_dump
 from analysis.compare import changes as compare
+from analysis.compare import outputs
+from analysis.compare.snapshot import load_baseline, main, snapshot
 from analysis.core import artifacts
-from analysis.core.config import ROOT
 from analysis.core.errors import InputError
-from tests.support.dumps import Project, write_dump
+from analysis.core.paths import ROOT, Paths
+from analysis.core.projects import Project, Projects
 from tests.support.mirror import needs_mirror, paper
 
 BASELINE = ROOT / "data/baseline/upstream-2fba316.json"
+PROJECTS = Projects({"pytorch": Project("pytorch", "PyTorch", "framework", 1)})
 
 
 def test_agreement_metrics_give_the_kappa_per_type():
@@ -34,7 +38,7 @@ def test_agreement_metrics_without_kappas_are_one_clear_error():
         compare.kappas_from_agreement({"alpha": {}}, "m.json")
 
 
-def summary(projects: dict[str, dict[str, int]], annotators: int = 7) -> dict:
+def issues_of(projects: dict[str, dict[str, int]], annotators: int = 7) -> pd.DataFrame:
     rows = []
     for p, years in projects.items():
         for y, n in years.items():
@@ -42,17 +46,21 @@ def summary(projects: dict[str, dict[str, int]], annotators: int = 7) -> dict:
     frame = pd.DataFrame(rows)
     for i in range(1, annotators + 1):
         frame[f"annotator_{i}"] = "C.1"
-    return compare.count_summary(frame)
+    return frame
+
+
+def summary(projects: dict[str, dict[str, int]], annotators: int = 7) -> dict:
+    return compare.count_summary(issues_of(projects, annotators))
 
 
 def test_change_tables_name_new_removed_and_changed():
     base = summary({"pytorch": {2023: 3, 2024: 2}, "vllm": {2024: 4}}) | {"label": "b"}
     cur = summary({"pytorch": {2024: 2, 2026: 5}, "sglang": {2026: 1}}, annotators=5)
-    projects = compare.compare_projects(base, cur, {"pytorch": {"name": "PyTorch",
-                                                                "order": 1}})
+    projects = compare.compare_projects(base, cur, PROJECTS)
     assert projects.set_index("project")["status"].to_dict() == {
         "pytorch": "changed", "sglang": "new", "vllm": "removed"}
-    assert projects["project"].tolist()[0] == "pytorch"
+    assert projects["project"].tolist() == ["pytorch", "sglang", "vllm"]
+    assert projects["name"].tolist() == ["PyTorch", "sglang", "vllm"]
     years = compare.compare_years(base, cur).set_index("year")
     assert years.loc["2026", "status"] == "new" and years.loc["2023", "status"] == "removed"
     cells = compare.compare_cells(base, cur)
@@ -62,8 +70,9 @@ def test_change_tables_name_new_removed_and_changed():
                                    {"Bug": {"value": 0.75, "ci_low": 0.7, "ci_high": 0.9}},
                                    "test")
     assert kappa.loc[0, "change"] == 0.05 and kappa.loc[0, "intervals_overlap"]
-    metrics, variables = compare.summarise(base, cur, projects, compare.compare_years(
-        base, cur), compare.compare_types(base, cur), kappa, "test")
+    result = compare.Comparison(base, cur, projects, compare.compare_years(base, cur),
+                                compare.compare_types(base, cur), cells, kappa, "test")
+    metrics, variables = outputs.metrics(result), outputs.website_vars(result)
     assert metrics["projects"] == {"new": 1, "removed": 1, "changed": 1, "unchanged": 0}
     assert metrics["issues"] == {"baseline": 9, "current": 8, "change": -1}
     assert variables["projects_new_count"] == 1
@@ -74,8 +83,32 @@ def test_change_tables_name_new_removed_and_changed():
     assert variables["annotators_current"] == 5
 
 
+def test_compute_sets_the_run_beside_the_baseline_and_builds_every_output():
+    base = summary({"pytorch": {2023: 3}}) | {"label": "b", "kappa": {
+        "Bug": {"value": 0.7, "ci_low": 0.6, "ci_high": 0.8}}}
+    agreement = {"fleiss_kappa": {"Bug": {"value": 0.5, "ci_low": 0.4, "ci_high": 0.55},
+                                  "all": {"value": 0.5}}}
+    result = compare.compute(issues_of({"pytorch": {2023: 3}}), PROJECTS, base, agreement,
+                             "metrics/agreement.json")
+    assert result.kappa_source == "the agreement stage (metrics/agreement.json)"
+    assert result.kappa.loc[0, "current_source"] == result.kappa_source
+    assert not result.kappa.loc[0, "intervals_overlap"]
+    built = outputs.build(result)
+    assert set(built.tables) == set(Paths(ROOT).compare.TABLES)
+    assert set(built.figures) == set(Paths(ROOT).compare.FIGURES)
+    assert built.claim_values is None
+    variables = built.website_vars
+    assert variables["identical"] == "yes"
+    assert variables["kappa_source_text"] == ("Kappas of this build come from the agreement "
+                                              "stage (metrics/agreement.json).")
+    for name in Paths(ROOT).compare.FIGURES:
+        assert variables[f"fig_{name}_caption"] and variables[f"fig_{name}_alt"]
+    assert "Bug: baseline 0.700, current 0.500" in variables["fig_kappa_alt"]
+    assert built.metrics["kappa"]["Bug"]["change"] == -0.2
+
+
 def test_committed_baseline_is_aggregates_only():
-    base = compare.load_baseline(BASELINE)
+    base = load_baseline(BASELINE)
     assert base["issues"] == paper("table1.total_reports")
     assert len(base["projects"]) == paper("table1.projects")
     assert {k: round(v["value"], 3) for k, v in base["kappa"].items()} == {
@@ -84,40 +117,62 @@ def test_committed_baseline_is_aggregates_only():
     assert "https://" not in text.replace(str(base.get("source")), "")
 
 
+def test_a_missing_or_incomplete_baseline_is_one_clear_error(tmp_path):
+    with pytest.raises(InputError, match="baseline snapshot not found"):
+        load_baseline(tmp_path / "none.json")
+    artifacts.write_json(tmp_path / "b.json", {"label": "x", "issues": 1})
+    with pytest.raises(InputError, match="lacks projects, years, types"):
+        load_baseline(tmp_path / "b.json")
+
+
+def test_snapshot_command_writes_a_snapshot_the_stage_reads(tmp_path, capsys):
+    issues = issues_of({"pytorch": {2023: 3}, "vllm": {2024: 2}})
+    artifacts.write_parquet(tmp_path / "issues.parquet", issues)
+    artifacts.write_json(tmp_path / "prov.json", {"commit": "abcdef0123", "source": "mirror"})
+    artifacts.write_json(tmp_path / "agreement.json", {"fleiss_kappa": {
+        "Bug": {"value": 0.1234567, "ci_low": 0.1, "ci_high": 0.2}}})
+    out = tmp_path / "snap.json"
+    assert main(["snapshot", "--issues", str(tmp_path / "issues.parquet"),
+                 "--provenance", str(tmp_path / "prov.json"),
+                 "--agreement", str(tmp_path / "agreement.json"), "--out", str(out)]) == 0
+    assert "baseline upstream-abcdef0 written" in capsys.readouterr().out
+    base = load_baseline(out)
+    assert base == snapshot(issues, {"commit": "abcdef0123", "source": "mirror"},
+                            {"Bug": {"value": 0.1234567, "ci_low": 0.1, "ci_high": 0.2}},
+                            "upstream-abcdef0")
+    assert base["kappa"]["Bug"]["value"] == 0.123457 and base["annotators"] == 7
+    assert main(["snapshot", "--issues", str(tmp_path / "issues.parquet"),
+                 "--agreement", str(tmp_path / "none.json"), "--out", str(out)]) == 1
+    assert "agreement metrics not found" in capsys.readouterr().err
+
+
 @needs_mirror
-def test_baseline_matches_a_fresh_run_on_the_mirror(taxonomy, projects_meta):
+def test_baseline_matches_a_fresh_run_on_the_mirror(taxonomy):
     from tests.support.mirror import MIRROR
 
-    issues = clean_dump(MIRROR, taxonomy, projects_meta).issues
-    base = compare.load_baseline(BASELINE)
+    issues = clean_dump(MIRROR, taxonomy, Projects.load(Paths(ROOT).projects_file)).issues
+    base = load_baseline(BASELINE)
     cur = compare.count_summary(issues)
     assert {k: cur[k] for k in ("issues", "projects", "years", "types", "annotators")} == {
         k: base[k] for k in ("issues", "projects", "years", "types", "annotators")}
 
 
-@pytest.mark.slow
-def test_compare_notebook_on_a_synthetic_run(tmp_path, taxonomy, projects_meta):
-    from analysis.tools.nbrun import run
+def test_figures_draw_a_type_missing_from_one_run_and_vars_say_n_a():
+    import matplotlib.pyplot as plt
 
-    write_dump(tmp_path / "d", [Project("pytorch", {2025: 20, 2026: 10}, annotators=5),
-                                Project("sglang", {2026: 15}, annotators=5)])
-    issues = clean_dump(tmp_path / "d", taxonomy, projects_meta).issues
-    artifacts.write_parquet(tmp_path / "issues.parquet", issues)
-    agreement = tmp_path / "agreement.json"
-    artifacts.write_json(agreement, {"fleiss_kappa": {
-        "Bug": {"value": 0.5, "ci_low": 0.4, "ci_high": 0.6}}})
-    out = tmp_path / "out"
-    params = {"issues_parquet": str(tmp_path / "issues.parquet"), "baseline": str(BASELINE),
-              "agreement_metrics": str(agreement),
-              "tables_prefix": f"{out}/compare_", "figures_prefix": f"{out}/fig_",
-              "vars_json": str(out / "vars.json"), "metrics_json": str(out / "metrics.json")}
-    assert run(ROOT / "notebooks/06_compare.py", out / "nb.ipynb", params) == 0
-    variables = artifacts.read_json(out / "vars.json")
-    assert variables["projects_text"].startswith("New projects: sglang;")
-    assert variables["years_new"] == "2026"
-    assert variables["annotators_current"] == 5
-    kappa = pd.read_csv(out / "compare_kappa.csv").set_index("type")
-    assert kappa.loc["Bug", "current"] == 0.5 and "agreement" in variables["kappa_source_text"]
-    assert kappa.loc["Bug", "baseline"] == pytest.approx(
-        compare.load_baseline(BASELINE)["kappa"]["Bug"]["value"])
-    assert (out / "fig_counts.png").stat().st_size and (out / "fig_kappa.svg").stat().st_size
+    base = summary({"pytorch": {2023: 3}}) | {"label": "b", "kappa": {
+        "Bug": {"value": 0.7, "ci_low": 0.6, "ci_high": 0.8}}}
+    agreement = {"fleiss_kappa": {"Question": {"value": 0.5, "ci_low": None,
+                                               "ci_high": None}}}
+    result = compare.compute(issues_of({"pytorch": {2023: 2}, "vllm": {2024: 1}}), PROJECTS,
+                             base, agreement, "a.json")
+    assert result.kappa["type"].tolist() == ["Bug", "Question"]
+    variables = outputs.website_vars(result)
+    assert variables["kappa_bug_current"] == "n/a" and variables["kappa_bug_change"] == "n/a"
+    assert variables["kappa_question_current_ci"] == "n/a"
+    assert variables["kappa_question_current"] == "0.500"
+    assert result.kappa.loc[0, "current_source"] == ""  # Bug: not in this run
+    for name, draw in outputs.figures(result).items():
+        fig = draw()
+        assert fig.axes, name
+        plt.close(fig)

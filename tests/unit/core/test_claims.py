@@ -1,4 +1,4 @@
-"""Claims and the scorecard: parsing printed numbers, statuses, the claims file."""
+"""Claims: parsing printed numbers, judging a value against one, the claims file."""
 
 from __future__ import annotations
 
@@ -11,10 +11,7 @@ from analysis.core.claims import (
     format_value,
     judge,
     load_claims,
-    merge_reproduced,
     parse_printed,
-    scorecard,
-    status_counts,
 )
 from analysis.core.errors import InputError
 
@@ -69,26 +66,6 @@ def write_claims(tmp_path, body: str):
     return path
 
 
-def test_scorecard_statuses(tmp_path):
-    path = write_claims(tmp_path, """
-  - {id: a.one, value: "1,234", source: Table I, description: one}
-  - {id: a.two, value: "0.512", source: III.B, description: two}
-  - {id: a.three, value: "5", description: three, reproducible: false, reason: never released}
-  - {id: a.four, value: "8", description: over eight, relation: gt}
-  - {id: a.five, value: "2", description: nobody computes this}
-""")
-    claims = load_claims(path)
-    card = scorecard(claims, {"a.one": {"value": 1234}, "a.two": {"value": 0.52},
-                              "a.four": {"value": 7, "note": "7 and 6 years"}})
-    assert list(card["status"]) == ["exact", "differs", "not_reproducible", "differs",
-                                    "not_reproducible"]
-    assert card.loc[2, "note"] == "never released"
-    assert card.loc[3, "note"] == "7 and 6 years"
-    assert "no stage" in card.loc[4, "note"]
-    assert status_counts(card) == {"exact": 1, "rounding": 0, "differs": 2,
-                                   "not_reproducible": 2}
-
-
 @pytest.mark.parametrize("body,match", [
     ('  - {id: a, value: "1"}\n  - {id: a, value: "2"}\n', "duplicate claim ids"),
     ('  - {id: a}\n', "needs an id and a value"),
@@ -98,13 +75,6 @@ def test_scorecard_statuses(tmp_path):
 def test_bad_claims_files(tmp_path, body, match):
     with pytest.raises(InputError, match=match):
         load_claims(write_claims(tmp_path, body))
-
-
-def test_merge_reproduced_refuses_clashes():
-    assert merge_reproduced([{"a": {"value": 1}}, {"b": {"value": 2}}]) == {
-        "a": {"value": 1}, "b": {"value": 2}}
-    with pytest.raises(ValueError, match="two stages"):
-        merge_reproduced([{"a": {"value": 1}}, {"a": {"value": 2}}])
 
 
 def test_project_claims_file_is_valid_and_table1_complete():

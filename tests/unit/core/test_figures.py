@@ -14,8 +14,9 @@ import pytest
 from matplotlib.text import Text
 
 from analysis.agreement import figures as af
-from analysis.core.figures import STYLE, save_figure, table1_figure, wrap_label
+from analysis.core.figures import STYLE, save_figure, wrap_label
 from analysis.core.textsafe import has_hidden, visible
+from analysis.table1.figures import counts_figure
 from analysis.taxonomy import figures as tf
 
 # "$$" made matplotlib's mathtext raise; "$m$" was drawn as an italic m; U+202E reversed
@@ -114,7 +115,7 @@ def test_table1_figure_draws_a_hostile_project_name(tmp_path):
                           "kind": ["framework", "toolkit", ""], "2023": [5, 7, 12],
                           "2024": [3, 1, 4], "Question": [1, 1, 2], "Bug": [7, 7, 14],
                           "Total": [8, 8, 16]}, index=["p", "vllm", "Sum"])
-    assert_plain_visible(table1_figure(table), tmp_path)
+    assert_plain_visible(counts_figure(table), tmp_path)
 
 
 @pytest.mark.parametrize("make", [
@@ -147,7 +148,7 @@ def test_taxonomy_figures_draw_hostile_names_plainly(tmp_path):
 
 
 def test_compare_figures_draw_hostile_names_plainly(tmp_path):
-    from analysis.compare.changes import counts_figure, kappa_figure
+    from analysis.compare.figures import counts_figure, kappa_figure
 
     projects = pd.DataFrame({"name": [HOSTILE, "vLLM"], "baseline": [5, 7],
                              "current": [6, 7], "status": ["changed", "same"],
@@ -161,7 +162,7 @@ def test_compare_figures_draw_hostile_names_plainly(tmp_path):
 
 @pytest.mark.filterwarnings("ignore:Tight layout not applied")  # a 2-row heatmap
 def test_interview_figures_draw_hostile_names_plainly(taxonomy, tmp_path):
-    from analysis.interviews.interviews import heatmap_figure, theme_counts_figure
+    from analysis.interviews.figures import heatmap_figure, theme_counts_figure
 
     matrix = pd.DataFrame([[1, 0], [0, 1]], index=["A.1", HOSTILE], columns=[HOSTILE, "D1"])
     codebook = pd.DataFrame({"participant": [HOSTILE, "D1"], "type": ["User", "Developer"]})

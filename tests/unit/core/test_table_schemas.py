@@ -15,10 +15,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-import yaml
 from pandera.errors import SchemaErrors
 
-from analysis.core.config import ROOT
+from analysis.core.paths import ROOT, Paths
 from analysis.core.table_schemas import (
     KINDS,
     TABLE_SCHEMAS,
@@ -38,8 +37,8 @@ READ_MODES = {"default": {"low_memory": False},
 
 def written_csvs(root: Path) -> list[str]:
     """The CSVs a pipeline run wrote under ``root``, relative to it."""
-    found = [*root.glob("report/tables/*.csv"), *root.glob("data/processed/*.csv"),
-             root / "report" / "scorecard.csv"]
+    paths = Paths(root)
+    found = [*paths.tables.glob("*/*.csv"), *paths.processed.glob("*/*.csv")]
     return sorted(p.relative_to(root).as_posix() for p in found if p.is_file())
 
 
@@ -99,8 +98,8 @@ def test_the_current_run_has_the_tables_the_brief_names():
     if not (ROOT / "report" / "tables").is_dir():
         pytest.skip("no pipeline run here: report/tables/ does not exist")
     written = set(written_csvs(ROOT))
-    for rel in ("data/processed/issues.csv", "data/processed/rejected.csv",
-                "report/scorecard.csv", "report/tables/table1.csv"):
+    for rel in ("data/processed/clean/issues.csv", "data/processed/clean/rejected.csv",
+                "report/tables/findings/scorecard.csv", "report/tables/table1/counts.csv"):
         assert rel in written
 
 
@@ -127,16 +126,14 @@ def test_every_csv_of_a_synthetic_run_validates_and_is_described(synthetic_run):
 
 
 def notebook_csv_outs() -> set[str]:
-    """The CSVs that the notebook stages of dvc.yaml declare as outputs."""
-    stages = yaml.safe_load((ROOT / "dvc.yaml").read_text(encoding="utf-8"))["stages"]
+    """The CSVs the notebook stages write: every CSV their paths list (the folders dvc.yaml
+    declares hold exactly those)."""
+    rel = Paths(Path("."))
     outs = set()
-    for stage in stages.values():
-        if "analysis.tools.nbrun" not in stage["cmd"]:
-            continue
-        for out in stage.get("outs", []):
-            path = out if isinstance(out, str) else next(iter(out))
-            if path.endswith(".csv"):
-                outs.add(path)
+    for stage in rel.stages():
+        outs |= {stage.table(n).as_posix() for n in stage.TABLES if n.endswith(".csv")}
+        outs |= {stage.processed_file(n).as_posix() for n in stage.PROCESSED
+                 if n.endswith(".csv")}
     return outs
 
 
@@ -167,7 +164,7 @@ def test_data_dictionary_raises_on_an_undocumented_column():
     frame = pd.DataFrame({"project": ["pytorch", "Sum"], "name": ["PyTorch", "All projects"],
                           "kind": ["framework", None], "2024": [3, 3], "Bug": [3, 3],
                           "Total": [3, 3], "false_positive": [0.5, 0.5]})
-    schema = schema_for("report/tables/table1.csv", frame)
+    schema = schema_for("report/tables/table1/counts.csv", frame)
     with pytest.raises(UndocumentedColumnError, match="false_positive"):
         data_dictionary(schema, frame)
     with pytest.raises(SchemaErrors):  # the schemas are strict, too
@@ -196,8 +193,9 @@ def test_data_dictionary_lists_columns_in_order_with_the_first_non_empty_example
 
 
 def test_schema_for_finds_tables_by_their_path_from_the_root():
-    assert schema_for("./report/tables/table1.csv").name == "report/tables/table1.csv"
-    assert schema_for(Path("report") / "scorecard.csv").name == "report/scorecard.csv"
+    assert schema_for("./report/tables/table1/counts.csv").name == "report/tables/table1/counts.csv"
+    assert schema_for(Path("report/tables/findings") / "scorecard.csv").name == (
+        "report/tables/findings/scorecard.csv")
     assert schema_for("report/tables/table1.md") is None
     assert schema_for("report/tables/nothing.csv") is None
 
@@ -209,11 +207,11 @@ def test_names_that_come_from_the_data_are_patterns():
     table1 = pd.DataFrame({"project": ["new", "Sum"], "name": ["New", "All projects"],
                            "kind": ["unknown", ""], "2019": [2, 2], "2031": [0, 0],
                            "Feature": [2, 2], "Total": [2, 2]})
-    schema_for("report/tables/table1.csv").validate(table1)
+    schema_for("report/tables/table1/counts.csv").validate(table1)
     matrix = pd.DataFrame({"node": ["A.1", "C.11"], "P7": [1, 0], "d12": [0, 1]})
-    schema_for("report/tables/interviews_matrix.csv").validate(matrix)
+    schema_for("report/tables/interviews/matrix.csv").validate(matrix)
     targets = pd.DataFrame({"final_label": ["A.1", "other"], "A.1": [0, 3], "other": [1, 0]})
-    rel = "report/tables/agreement_audit_targets.csv"
+    rel = "report/tables/agreement/audit_targets.csv"
     schema_for(rel).validate(targets)
     schema_for(rel, targets).validate(targets)
     extra = targets.assign(total=[1, 3])
@@ -229,7 +227,7 @@ def test_issues_of_another_dump_validate_with_other_annotators_and_missing_ratin
         "annotator_11,n_ratings,source_file,source_line,flags\n"
         "x,x,unknown,unknown,https://example.org/x/issues/1,2019,Bug,C.1,Some theme,C.1,,1,"
         "Issue Report/x/x.csv,2,missing_rating\n"))
-    schema = schema_for("data/processed/issues.csv", issues)
+    schema = schema_for("data/processed/clean/issues.csv", issues)
     schema.validate(issues)
     dictionary = data_dictionary(schema, issues).set_index("column")
     assert dictionary.loc["annotator_11", "example"] == ""
@@ -238,13 +236,13 @@ def test_issues_of_another_dump_validate_with_other_annotators_and_missing_ratin
 
 def test_values_the_code_never_writes_are_rejected():
     cases = {
-        "report/tables/compare_years.csv": {"year": [2024], "status": ["gone"],
+        "report/tables/compare/years.csv": {"year": [2024], "status": ["gone"],
                                             "baseline": [1], "current": [2], "change": [1],
                                             "change_percent": [100.0]},
-        "report/tables/agreement_audit_final_by_project.csv": {
+        "report/tables/agreement/audit_final_by_project.csv": {
             "stratum": ["all"], "annotator": ["annotator_1"], "rated": [2], "equal": [3],
             "share": [1.5]},
-        "report/tables/keywords_counts.csv": {"list": ["pytorch"], "raw": [-1],
+        "report/tables/keywords/counts.csv": {"list": ["pytorch"], "raw": [-1],
                                               "distinct": ["many"], "distinct_casefold": [1]},
     }
     for rel, columns in cases.items():
@@ -253,9 +251,9 @@ def test_values_the_code_never_writes_are_rejected():
     blank = pd.DataFrame({"list": [""], "raw": ["1"], "distinct": ["1"],
                           "distinct_casefold": ["1"]})
     with pytest.raises(SchemaErrors, match="empty cell"):
-        schema_for("report/tables/keywords_counts.csv").validate(blank, lazy=True)
+        schema_for("report/tables/keywords/counts.csv").validate(blank, lazy=True)
 
 
 def test_empty_tables_of_a_dump_without_keywords_validate():
     frame = pd.read_csv(io.StringIO("list,raw,distinct,distinct_casefold\n"))
-    schema_for("report/tables/keywords_counts.csv").validate(frame)
+    schema_for("report/tables/keywords/counts.csv").validate(frame)

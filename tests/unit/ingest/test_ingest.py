@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from analysis.core.errors import InputError
+from analysis.ingest import __main__ as cli
 from analysis.ingest import ingest as ing
 
 COMMIT = "2fba3163d6f143b6aa90128adde3d65ac8759c3e"
@@ -218,21 +219,9 @@ def test_https_url_source(tmp_path, https_server):
         ing.download(f"{base}/missing.zip", tmp_path / "dl3" / "m.zip", cafile=cafile)
 
 
-def test_fallback_to_archive_url_rewrites_params(tmp_path, monkeypatch):
-    params = tmp_path / "params.yaml"
-    params.write_text("ingest:\n  source: ../shared/upstream/LLMChallengeEmpirical\n"
-                      "  fallback_url: https://example.org/a.zip\n")
-    monkeypatch.setattr(ing, "project_path", lambda p: tmp_path / "nowhere" / p)
-    cfg = {"ingest": {"source": ing.DEFAULT_MIRROR, "fallback_url": "https://example.org/a.zip"}}
-    assert ing.resolve_default_source(cfg, params) == "https://example.org/a.zip"
-    assert "source: https://example.org/a.zip" in params.read_text()
-    cfg["ingest"]["source"] = "my/dump"
-    assert ing.resolve_default_source(cfg, params) is None
-
-
 def test_cli_reports_user_errors_without_traceback(tmp_path, capsys):
     params = tmp_path / "params.yaml"
     params.write_text("ingest:\n  source: http://example.org/x.zip\n")
-    assert ing.main(["--params", str(params), "--out", str(tmp_path / "raw")]) == 1
+    assert cli.main(["--params", str(params), "--out", str(tmp_path / "raw")]) == 1
     err = capsys.readouterr().err
     assert "only https" in err and "Traceback" not in err

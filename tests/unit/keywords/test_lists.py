@@ -1,22 +1,22 @@
-"""Keyword lists: safe parsing, the paper's counts, the audit, the keywords notebook."""
+"""Keyword lists: safe parsing, the paper's counts, the audit, the stage's outputs."""
 
 from __future__ import annotations
 
-import pandas as pd
 import pytest
 
-from analysis.core import artifacts
-from analysis.core.config import ROOT
 from analysis.core.errors import InputError
+from analysis.core.paths import ROOT, Paths
+from analysis.keywords import outputs
 from analysis.keywords.lists import (
     audit,
+    compute,
     contains_on_boundary,
     counts,
     counts_table,
+    is_word_char,
     keywords_for,
     parse_keyword_file,
     read_keyword_file,
-    reproduced,
 )
 from tests.support.mirror import MIRROR, needs_mirror
 
@@ -31,8 +31,9 @@ def test_counts_distinct_exact_and_casefold():
     assert counts(lists["a"]) == {"raw": 9, "distinct": 8, "distinct_casefold": 7}
     assert counts(lists["b"]) == {"raw": 2, "distinct": 2, "distinct_casefold": 2}
     assert lists["a"].lines[:2] == [1, 1] and lists["a"].lines[-1] == 2
-    table = counts_table(list(lists.values()))
-    assert reproduced(table)["keywords.count.a"]["value"] == 8
+    result = compute(list(lists.values()))
+    assert result.counts.equals(counts_table(list(lists.values())))
+    assert outputs.claim_values(result)["keywords.count.a"]["value"] == 8
 
 
 def test_audit_finds_every_kind():
@@ -94,40 +95,45 @@ def test_mirror_counts_match_the_paper():
     assert "yi" in set(short["keyword"])
 
 
-@pytest.mark.slow
-def test_keywords_notebook_with_and_without_the_file(tmp_path):
-    from analysis.tools.nbrun import run
-
-    kw = tmp_path / "filter_keywords"
-    kw.write_text(SOURCE, encoding="utf-8")
-    for present in (True, False):
-        out = tmp_path / ("with" if present else "without")
-        params = {"keywords_file": str(kw if present else tmp_path / "missing"),
-                  "counts_csv": str(out / "c.csv"), "lists_csv": str(out / "l.csv"),
-                  "audit_csv": str(out / "a.csv"), "vars_json": str(out / "v.json"),
-                  "reproduced_json": str(out / "r.json"), "metrics_json": str(out / "m.json")}
-        assert run(ROOT / "notebooks/07_keywords.py", out / "nb.ipynb", params) == 0
-        rep = artifacts.read_json(out / "r.json")
-        if present:
-            assert rep["keywords.count.a"]["value"] == 8
-            assert pd.read_csv(out / "a.csv")["kind"].str.contains("looks_merged").any()
-        else:
-            assert rep == {} and artifacts.read_json(out / "v.json")["available"] == "no"
-        # every text reads in a sentence of the website: an empty list is "none"
-        assert all(v != "" for v in artifacts.read_json(out / "v.json").values())
-
-
 def test_parser_warnings_about_the_data_are_not_printed(recwarn):
-    from analysis.keywords.lists import parse_keyword_file
-
     with pytest.raises(InputError, match="line 2: y is not a list"):
         parse_keyword_file("pytorch_keywords = ['a']\ny = 1if 1 else 2\n")
     assert not [w for w in recwarn if issubclass(w.category, SyntaxWarning)]
 
 
 def test_no_keyword_lists_give_empty_tables_and_no_claims():
-    from analysis.keywords.lists import counts_table, reproduced
+    result = compute([])
+    assert list(result.counts.columns) == ["list", "raw", "distinct", "distinct_casefold"]
+    assert result.counts.empty and result.entries.empty and result.findings.empty
+    assert outputs.claim_values(result) == {}
+    variables = outputs.website_vars(result)
+    assert variables["available"] == "no" and variables["lists"] == 0
+    # every text reads in a sentence of the website: an empty list is "none"
+    assert all(v != "" for v in variables.values())
+    assert outputs.metrics(result) == {"lists": 0, "count": {}, "raw": {},
+                                       "distinct_casefold": {}, "findings": {}}
 
-    table = counts_table([])
-    assert list(table.columns) == ["list", "raw", "distinct", "distinct_casefold"]
-    assert table.empty and reproduced(table) == {}
+
+def test_word_characters_are_ascii_letters_digits_and_underscore():
+    assert all(is_word_char(c) for c in "aZ09_")
+    assert not any(is_word_char(c) for c in " -.'é١")
+    assert not is_word_char("")
+
+
+def test_outputs_name_every_table_and_carry_counts_and_examples():
+    result = compute(parse_keyword_file(SOURCE))
+    built = outputs.build(result)
+    assert set(built.tables) == set(Paths(ROOT).keywords.TABLES)
+    assert built.tables["lists.csv"]["counted"].tolist().count(False) == 1  # the second 'llm'
+    assert built.claim_values["keywords.count.b"] == {
+        "value": 2, "note": "distinct exact strings; 2 entries as listed, 2 distinct ignoring "
+                            "case"}
+    variables = built.website_vars
+    assert variables["available"] == "yes" and variables["count_a"] == 8
+    assert variables["raw_a"] == 9 and variables["casefold_a"] == 7
+    assert variables["audit_looks_merged_examples_text"] == (
+        "Entries that look merged: 'text generationglm'.")
+    assert variables["audit_non_word_edge_examples_text"].endswith(": none.")
+    assert built.metrics["count"] == {"a": 8, "b": 2}
+    assert built.metrics["findings"]["merged_literals"] == 1
+    assert sum(built.metrics["findings"].values()) == variables["findings"]

@@ -9,7 +9,8 @@ import pytest
 
 from analysis.report import pages
 from analysis.report.htmlsafe import raw_html_block, sanitize_html
-from analysis.report.preview import inline_at_line_start, markdown_block, resolve_shortcodes
+from analysis.report.markdown import markdown_block
+from analysis.report.preview import inline_at_line_start, resolve_shortcodes
 from analysis.report.variables import var_value
 
 SCRIPT = "<script>alert(1)</script>"
@@ -84,7 +85,7 @@ def write(path, frame: pd.DataFrame) -> None:
 
 
 def test_missing_inputs_give_a_note_and_present_ones_a_table(tmp_path):
-    write(tmp_path / "report/tables/agreement_headline.csv", pd.DataFrame([{
+    write(tmp_path / "report/tables/agreement/headline.csv", pd.DataFrame([{
         "group": "Bug", "issues": 10, "paper_kappa": 0.512, "kappa": 0.51245,
         "kappa_boot_low": 0.7, "kappa_boot_high": 0.73, "kappa_ci_low": 0.69,
         "kappa_ci_high": 0.74, "alpha": 0.5125, "ac1": 0.744, "type_kappa": -0.007,
@@ -94,7 +95,7 @@ def test_missing_inputs_give_a_note_and_present_ones_a_table(tmp_path):
     head = out["agreement/headline.md"]
     assert "0.512" in head and "0.700–0.730" in head and "0.51245" not in head
     assert "Not available in this build" in out["taxonomy/themes.md"]
-    assert "`report/tables/taxonomy_themes.csv`" in out["taxonomy/themes.md"]
+    assert "`report/tables/taxonomy/themes.csv`" in out["taxonomy/themes.md"]
 
 
 def test_challenge_counts_sum_theme_counts_and_may_overlap():

@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from analysis.core.errors import InputError
+from analysis.core.projects import Project, Projects
 from analysis.report import generated as gen
 from analysis.report.blocks import figure_block
 from analysis.report.dag import (
@@ -22,9 +23,9 @@ from analysis.report.dag import (
     to_mermaid,
 )
 from analysis.report.htmlsafe import check_template_text, esc, html_table, md_escape, sanitize_html
+from analysis.report.markdown import markdown_block
 from analysis.report.notebooks import notebook_body, notebook_include, notebook_stub, notebook_title
 from analysis.report.preview import (
-    markdown_block,
     prepare_markdown,
     render_inputs,
     render_site,
@@ -343,7 +344,8 @@ def test_table1_compare_marks_differences():
                            "2023": 1234, "Bug": 3450, "Total": 4684},
                           {"project": "Sum", "name": "All projects", "kind": "",
                            "2023": 1234, "Bug": 3450, "Total": 4684}])
-    html = gen.table1_compare(table, CARD, {"pytorch": {"paper_name": "Torch"}})
+    html = gen.table1_compare(table, CARD, Projects({"pytorch": Project(
+        "pytorch", "PyTorch", "framework", 1, paper_name="Torch")}))
     assert 'class="num st-exact"' in html and 'class="num st-differs"' in html
     assert "paper 3,456" in html and "(paper: Torch)" in html and "12.34%" in html
 

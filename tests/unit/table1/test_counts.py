@@ -5,12 +5,17 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from analysis.core.figures import save_figure, table1_figure
+from analysis.core.figures import save_figure
+from analysis.core.paths import Paths
+from analysis.core.projects import Project, Projects
+from analysis.core.stage import write_outputs
 from analysis.table1 import counts as tables
+from analysis.table1 import outputs
+from analysis.table1.figures import counts_figure
 
 TYPES = ["Question", "Requirement", "Bug"]
-META = {"pytorch": {"name": "PyTorch", "kind": "framework", "order": 1},
-        "vllm": {"name": "vLLM", "kind": "toolkit", "order": 6}}
+META = Projects({"pytorch": Project("pytorch", "PyTorch", "framework", 1),
+                 "vllm": Project("vllm", "vLLM", "toolkit", 6)})
 
 
 @pytest.fixture
@@ -53,7 +58,7 @@ def test_reproduced_values_and_false_positives(issues):
                            "paper_value": ["10.00%", "20.50%", "3"]})
     fp = tables.reported_false_positives(claims)
     assert fp.to_dict() == {"pytorch": 10.0, "vllm": 20.5}
-    rep = tables.table1_reproduced(t, tables.type_shares(issues, TYPES), fp, META)
+    rep = outputs.claim_values(tables.Table1(t, tables.type_shares(issues, TYPES), fp, META))
     assert rep["table1.vllm.2026"] == {"value": 1}
     assert rep["table1.sum.bug"] == {"value": 5}
     assert rep["table1.total_reports"] == {"value": 8}
@@ -69,14 +74,14 @@ def test_display_and_metrics(issues):
     shown = tables.table1_display(t, fp)
     assert shown.iloc[-1]["False Positive (reported only)"] == "Average: 15.25%"
     assert shown.iloc[2]["False Positive (reported only)"] == "n/a"
-    m = tables.table1_metrics(t, tables.type_shares(issues, TYPES))
+    m = outputs.metrics(tables.Table1(t, tables.type_shares(issues, TYPES), fp, META))
     assert m["total"] == 8 and m["by_year"]["2026"] == 1 and m["projects"] == 3
 
 
 def test_figure_is_byte_stable(issues, tmp_path):
     t = tables.table1(issues, META, TYPES)
-    a = save_figure(table1_figure(t), tmp_path / "a")
-    b = save_figure(table1_figure(t), tmp_path / "b")
+    a = save_figure(counts_figure(t), tmp_path / "a")
+    b = save_figure(counts_figure(t), tmp_path / "b")
     for x, y in zip(a, b, strict=True):
         assert x.read_bytes() == y.read_bytes() and x.stat().st_size > 1000
     assert b"<dc:date>" not in a[0].read_bytes()
@@ -84,7 +89,8 @@ def test_figure_is_byte_stable(issues, tmp_path):
 
 def test_website_vars(issues):
     t = tables.table1(issues, META, TYPES)
-    v = tables.table1_vars(t, tables.type_shares(issues, TYPES))
+    v = outputs.website_vars(tables.Table1(t, tables.type_shares(issues, TYPES),
+                                           pd.Series(dtype="float64"), META))
     assert v["total"] == 8 and v["projects"] == 3 and v["bug"] == 5
     assert v["bug_share"] == "62.50%" and v["years"] == "2023–2026"
     assert v["projects_by_kind"] == ("1 framework, 1 LLM toolkit and 1 project not in "
@@ -92,5 +98,20 @@ def test_website_vars(issues):
     assert v["largest_project_total"] == 4
     assert v["extremes_text"].startswith("vLLM contributes the most reports (4)")
     assert v["projects_mostly_bug"] == 2 and v["projects_mostly_requirement"] == 1
-    assert "vLLM has the most reports (4)" in v["fig_alt"] and v["fig_caption"]
+    assert "vLLM has the most reports (4)" in v["fig_counts_alt"] and v["fig_counts_caption"]
     assert all(isinstance(x, int | str) for x in v.values())
+
+
+def test_compute_and_every_output_lands_where_the_paths_say(issues, tmp_path):
+    claims = pd.DataFrame({"claim_id": ["table1.pytorch.false_positive"],
+                           "paper_value": ["10.00%"]})
+    result = tables.compute(issues, META, TYPES, claims)
+    assert result.false_positives.to_dict() == {"pytorch": 10.0}
+    paths = Paths(tmp_path)
+    written = write_outputs(paths.table1, outputs.build(result))
+    assert written == sorted([
+        "data/reproduced/table1.json", "metrics/table1.json", "report/vars/table1.json",
+        "report/tables/table1/counts.csv", "report/tables/table1/counts.md",
+        "report/tables/table1/counts.html", "report/figures/table1/counts.svg",
+        "report/figures/table1/counts.png"])
+    assert pd.read_csv(paths.table1.table("counts.csv"))["Total"].iloc[-1] == 8

@@ -1,0 +1,189 @@
+"""What the agreement stage computes, from the processed issues.
+
+:func:`analyse` runs every computation of :mod:`analysis.agreement.stats` (the
+coefficients and their intervals) and :mod:`analysis.agreement.audit` (how the label
+columns behave) on the issues; :func:`compute` adds the views the outputs are made of:
+the headline table (the paper's kappas beside ours), the candidate groupings next to the
+paper's kappas, and the projects' display names. Everything here is pure: the inputs come
+loaded (the notebook reads the files), the result is one :class:`Agreement`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from analysis.agreement import audit as au
+from analysis.agreement import stats as ag
+from analysis.core.claims import judge
+from analysis.core.errors import InputError
+from analysis.core.projects import Projects
+from analysis.core.taxonomy import Taxonomy
+
+CLAIM_PREFIX = "agreement.kappa."
+
+
+@dataclass
+class Analysis:
+    """Every table of the stage, plus the coded ratings they came from."""
+
+    ratings: ag.Ratings
+    scale: ag.Scale
+    final: np.ndarray
+    statistics: pd.DataFrame
+    categories: pd.DataFrame
+    grouping: pd.DataFrame
+    pairwise: pd.DataFrame
+    versus_final: pd.DataFrame
+    confusions: pd.DataFrame
+    final_by_project: pd.DataFrame
+    dissent: pd.DataFrame
+    dissent_tests: pd.DataFrame
+    co_dissent: pd.DataFrame
+    targets: pd.DataFrame
+    spread: pd.DataFrame
+    facts: dict
+
+
+@dataclass
+class Agreement:
+    """What the stage computes: the analysis, the headline table, the candidate groupings
+    beside the paper's kappas, the paper's kappas as printed (by lower-case issue type, in
+    the claims' order) and the display names of the dump's projects."""
+
+    analysis: Analysis
+    headline: pd.DataFrame
+    grouping: pd.DataFrame
+    paper_kappas: dict[str, str]
+    project_names: dict[str, str]
+
+
+def make_scale(categories: tuple[str, ...], taxonomy: Taxonomy) -> ag.Scale:
+    """Themes and their issue types; a label outside the taxonomy is its own 'unknown'."""
+    index, types = ag.collapse_map(categories, lambda c: taxonomy.type_of(c) or "unknown",
+                                   taxonomy.type_names)
+    return ag.Scale(categories, index, types)
+
+
+def analyse(issues: pd.DataFrame, taxonomy: Taxonomy, projects_order: Sequence[str],
+            resamples: int, seed: int, level: float = 0.95) -> Analysis:
+    """All agreement statistics and the annotation audit for the processed issues.
+
+    ``projects_order`` is the display order of the projects (Table I's); the bootstrap
+    draws ``resamples`` resamples of the issues with ``seed``; every interval is at
+    ``level``.
+    """
+    if len(issues) == 0:
+        raise InputError("the processed issues table has no rows",
+                         fix="check the clean stage's quality report")
+    ratings = ag.encode_ratings(issues, taxonomy.codes)
+    final = ag.encode_reference(issues["final_label"], ratings.categories)
+    scale = make_scale(ratings.categories, taxonomy)
+    names = dict(zip(taxonomy.themes["code"], taxonomy.themes["name"], strict=True))
+    types = [t for t in scale.types if t in set(pd.unique(issues["type"]).astype(str))]
+    groupings = {"type": issues["type"], "project": issues["project"], "year": issues["year"]}
+    orders = {"type": list(scale.types), "project": list(projects_order)}
+    statistics, categories = ag.agreement_tables(ratings.codes, scale, groupings, resamples,
+                                                 seed, level, orders, names)
+    grouping = ag.grouping_candidates(ratings, scale, issues["type"], types)
+    strata = issues["project"]
+    dissent = au.dissent_distribution(ratings.codes, final, strata)
+    matrix = au.dissent_targets(ratings.codes, final, ratings.n_categories)
+    targets = pd.DataFrame(matrix, index=pd.Index(ratings.categories, name="final_label"),
+                           columns=list(ratings.categories)).reset_index()
+    spread = au.dissent_spread(matrix, scale, names)
+    complete = int((ratings.codes >= 0).all(axis=1).sum())
+    facts = {
+        "issues": len(issues), "annotators": ratings.n_raters,
+        "categories": ratings.n_categories,
+        "unknown_labels": [c for c in ratings.categories if c not in set(taxonomy.codes)],
+        "ratings_missing": int((ratings.codes < 0).sum()),
+        "issues_complete": complete, "issues_incomplete": len(issues) - complete,
+        "type_disagreement": au.type_disagreement(ratings.codes, scale.type_index),
+        "final_is_majority": _final_is_majority(ratings.codes, final),
+        "spread": au.spread_summary(spread),
+        "level": level, "resamples": resamples, "seed": seed,
+    }
+    return Analysis(
+        ratings=ratings, scale=scale, final=final, statistics=statistics,
+        categories=categories,
+        grouping=grouping,
+        pairwise=ag.pairwise_cohen(ratings, level),
+        versus_final=ag.versus_reference(ratings, final, level),
+        confusions=ag.confusions(ratings.codes, scale),
+        final_by_project=au.agreement_with_final(ratings, final, strata, projects_order),
+        dissent=dissent, dissent_tests=au.dissent_tests(dissent),
+        co_dissent=au.co_dissent(ratings, final, strata),
+        targets=targets, spread=spread, facts=facts,
+    )
+
+
+def _final_is_majority(codes: np.ndarray, final: np.ndarray) -> int:
+    """Issues whose final label is a strict majority of their ratings."""
+    votes = ((codes == final[:, None]) & (codes >= 0)).sum(axis=1)
+    return int((2 * votes > (codes >= 0).sum(axis=1)).sum())
+
+
+def paper_kappas(claims: pd.DataFrame) -> dict[str, str]:
+    """The paper's kappas as printed, by lower-case issue type (``agreement.kappa.<type>``
+    claims), in the claims' order."""
+    return {cid.removeprefix(CLAIM_PREFIX): v for cid, v in
+            zip(claims["claim_id"], claims["paper_value"], strict=True)
+            if cid.startswith(CLAIM_PREFIX)}
+
+
+def stat(a: Analysis, grouping: str, group: str, statistic: str) -> pd.Series | None:
+    """One row of the statistics table, or None."""
+    s = a.statistics
+    sel = s[(s["grouping"] == grouping) & (s["group"] == group) & (s["statistic"] == statistic)]
+    return None if sel.empty else sel.iloc[0]
+
+
+def headline(a: Analysis, claims: pd.DataFrame) -> pd.DataFrame:
+    """Per issue type and overall: the paper's kappa next to ours, with intervals, alpha
+    and AC1 (one row per group)."""
+    paper = paper_kappas(claims)
+    groups = [("type", t) for t in a.scale.types if stat(a, "type", t, "fleiss_kappa")
+              is not None] + [("all", "all issues")]
+    rows = []
+    for grouping, group in groups:
+        row = {"group": group, "issues": int(stat(a, grouping, group, "fleiss_kappa")["issues"]),
+               "paper_kappa": paper.get(group.lower(), "")}
+        for name, short in (("fleiss_kappa", "kappa"), ("krippendorff_alpha", "alpha"),
+                            ("gwet_ac1", "ac1"), ("fleiss_kappa_type", "type_kappa")):
+            r = stat(a, grouping, group, name)
+            row[short] = r["value"]
+            row[f"{short}_boot_low"], row[f"{short}_boot_high"] = r["boot_low"], r["boot_high"]
+            if name != "fleiss_kappa_type":
+                row[f"{short}_ci_low"], row[f"{short}_ci_high"] = r["ci_low"], r["ci_high"]
+        r = stat(a, grouping, group, "fleiss_kappa")
+        row["observed"], row["chance"], row["left_out"] = r["observed"], r["chance"], \
+            r["issues_left_out"]
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def grouping_versus_paper(grouping: pd.DataFrame, claims: pd.DataFrame) -> pd.DataFrame:
+    """The candidate groupings with the paper's kappa beside each and whether ours equals
+    it at the paper's precision: the rule that matches all three is the paper's."""
+    paper = paper_kappas(claims)
+    out = grouping.copy()
+    out["paper_kappa"] = [paper.get(t.lower(), "") for t in out["type"]]
+    out["matches_paper"] = [bool(p) and judge(p, k) == "exact"
+                            for p, k in zip(out["paper_kappa"], out["kappa"], strict=True)]
+    return out
+
+
+def compute(issues: pd.DataFrame, taxonomy: Taxonomy, projects: Projects,
+            claims: pd.DataFrame, resamples: int, seed: int,
+            level: float = 0.95) -> Agreement:
+    """The whole stage from the processed issues: :func:`analyse` with the projects in
+    Table I's order, then the headline and grouping tables beside the paper's kappas."""
+    keys = [str(p) for p in pd.unique(issues["project"])]
+    a = analyse(issues, taxonomy, projects.order(keys), resamples, seed, level)
+    return Agreement(analysis=a, headline=headline(a, claims),
+                     grouping=grouping_versus_paper(a.grouping, claims),
+                     paper_kappas=paper_kappas(claims), project_names=projects.names(keys))

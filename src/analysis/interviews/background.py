@@ -1,0 +1,210 @@
+"""Cleaning the interviewees' background sheet (``Interviewee Background.xlsx``) into one
+row per participant: role split into group and title, role category of Section IV.A,
+gender spelling, years of experience.
+
+Why each step: the roles mix a group prefix with the title ("LLM User-Software
+Engineer") and, in places, Chinese words; experience is written in years or months, in
+words; merged cells carry one value over several rows. Every change is reported as an
+anomaly of :data:`~analysis.interviews.rules.RULES`. Gender is normalised but never
+published; its anomalies are counted per spelling, without rows.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import replace
+from pathlib import Path
+
+import pandas as pd
+
+from analysis.core.errors import InputError
+from analysis.core.quality import Anomaly, make_anomaly
+from analysis.interviews.normalise import (
+    canonical,
+    clean_text,
+    match_columns,
+    parse_experience,
+    translate,
+    whitespace_change,
+)
+from analysis.interviews.read import Sheet, read_sheet
+from analysis.interviews.rules import (
+    BACKGROUND_COLUMNS,
+    BACKGROUND_REQUIRED,
+    GENDERS,
+    PRIVATE_COLUMNS,
+    RULES,
+)
+
+ORDINAL_HYPHEN_RE = re.compile(
+    r"\b(first|second|third|fourth|fifth|sixth)-(year)\b", re.IGNORECASE)
+
+
+def role_category(title: str, ptype: str, categories: list[dict]) -> tuple[str, str]:
+    """(key, label) of the first ``interviews.role_categories`` entry matching the role."""
+    for cat in categories:
+        if cat.get("type") not in (None, ptype):
+            continue
+        if re.search(str(cat["pattern"]), title, flags=re.IGNORECASE):
+            return str(cat["key"]), str(cat.get("label", cat["key"]))
+    return "other", "other"
+
+
+def split_role(role: str, groups: dict[str, str]) -> tuple[str, str]:
+    """(type, title) of a role such as ``"LLM User-Software Engineer"``.
+
+    The group prefix ends at the first ``-`` or ``:`` after it; "First-year ..." keeps its
+    own hyphen because only the prefix is split off.
+    """
+    for prefix, ptype in sorted(groups.items(), key=lambda kv: -len(kv[0])):
+        m = re.match(rf"^\s*{re.escape(prefix)}\s*[-:–—]\s*(.*)$", role, flags=re.IGNORECASE)
+        if m:
+            return str(ptype), m.group(1).strip()
+    return "Unknown", role
+
+
+def clean_background(path: str | Path, rel: str, params: dict
+                     ) -> tuple[pd.DataFrame, list[Anomaly], list[dict], dict]:
+    """Read the background workbook at ``path`` and clean it (:func:`clean_sheet`);
+    anomalies cite the file as ``rel``."""
+    return clean_sheet(replace(read_sheet(path, params.get("sheet")), name=rel), params)
+
+
+def clean_sheet(sheet: Sheet, params: dict
+                ) -> tuple[pd.DataFrame, list[Anomaly], list[dict], dict]:
+    """Clean the background sheet into one row per participant.
+
+    Returns the table (``sheet_row``, ``type``, role, gender, experience and
+    responsibilities, each raw and normalised, ``flags``), the anomalies, the rows set
+    aside, and the file's row accounting. ``params`` is the params.yaml section
+    ``interviews`` (groups, translations, role_categories).
+    """
+    rows, filled, rel = sheet.rows, sheet.filled, sheet.name
+    anomalies: list[Anomaly] = []
+    for name in sheet.others:
+        anomalies.append(make_anomaly(RULES, "extra_sheet", rel, f"sheet {name!r} not read "
+                                      f"(read: {sheet.title!r})", value=name))
+    nonblank = [i for i, r in enumerate(rows) if any(clean_text(v) for v in r)]
+    if not nonblank:
+        raise InputError("the sheet is empty", file=rel, fix="check the background workbook")
+    h = nonblank[0]
+    header = [clean_text(v) for v in rows[h]]
+    cols, extra = match_columns(header, BACKGROUND_COLUMNS)
+    missing = [c for c in BACKGROUND_REQUIRED if c not in cols]
+    if missing:
+        raise InputError(f"no column for {', '.join(missing)} (header: {header})", file=rel,
+                         line=h + 1, fix="name the columns Roles, Gender, Experience Years "
+                         "for LLMs, Responsibilities")
+    for i in extra:
+        anomalies.append(make_anomaly(RULES, "extra_column", rel, f"column {header[i]!r} "
+                                      "not used", h + 1, header[i]))
+    for name in BACKGROUND_COLUMNS:
+        if name not in cols:
+            anomalies.append(make_anomaly(RULES, "missing_column", rel, f"no {name} column",
+                                          h + 1, name))
+    groups = params.get("groups") or {}
+    categories = params.get("role_categories") or []
+    translations = params.get("translations") or {}
+    private: Counter = Counter()  # (kind, raw, new) -> count, reported without rows
+
+    def note(kind: str, line: int, column: str, message: str, value: object,
+             flags: list[str]) -> None:
+        flags.append(kind)
+        if column in PRIVATE_COLUMNS:
+            private[(kind, str(value), message)] += 1
+        else:
+            anomalies.append(make_anomaly(RULES, kind, rel, message, line, column, value))
+
+    out, rejected = [], []
+    n_input = 0
+    for i in range(h + 1, len(rows)):
+        line = i + 1
+        raw_row = rows[i] + [None] * (len(header) - len(rows[i]))
+        if not any(clean_text(v) for v in raw_row):
+            anomalies.append(make_anomaly(RULES, "blank_row", rel, "empty row", line))
+            continue
+        n_input += 1
+        flags: list[str] = []
+        rec: dict[str, object] = {"sheet_row": line}
+        for name in BACKGROUND_COLUMNS:
+            raw = raw_row[cols[name]] if name in cols else None
+            rec[f"{name}_raw"] = None if raw is None else str(raw)
+            text = clean_text(raw)
+            if name in cols and (line, cols[name] + 1) in filled:
+                note("merged_cell_filled", line, name, "empty cell in a merged range: "
+                     f"takes the value of row {_merge_origin(filled, line, cols[name])}",
+                     None, flags)
+                rec[f"{name}_raw"] = None
+            elif raw is not None and str(raw) != text and not isinstance(raw, int | float):
+                note("whitespace", line, name, whitespace_change(str(raw)), None, flags)
+            if name in cols and not text and name != "role":
+                note("missing_value", line, name, f"empty {name}", None, flags)
+            rec[name] = text
+        if not rec["role"]:
+            anomalies.append(make_anomaly(RULES, "no_role", rel, "row has no role", line,
+                                          "role"))
+            rejected.append({"file": rel, "line": line, "column": "role", "value": "",
+                             "reason": "no_role"})
+            continue
+        # role: translate, split the group prefix, normalise the spelling, categorise
+        role, untranslated = translate(str(rec["role"]), translations)
+        if role != rec["role"]:
+            note("bilingual_text", line, "role", f"translated to {role!r}", rec["role"], flags)
+        if untranslated:
+            note("untranslated_text", line, "role", f"no translation for {untranslated}",
+                 rec["role"], flags)
+        ptype, title = split_role(role, groups)
+        if ptype == "Unknown":
+            note("unknown_group", line, "role", f"no known group prefix in {role!r}", role,
+                 flags)
+        fixed = ORDINAL_HYPHEN_RE.sub(lambda m: f"{m.group(1)} {m.group(2)}", title)
+        if fixed != title:
+            note("spelling_variant", line, "role", f"{title!r} -> {fixed!r}", title, flags)
+        key, label = role_category(fixed, ptype, categories)
+        if key == "other":
+            note("unknown_role_category", line, "role", f"{fixed!r} matches no category",
+                 fixed, flags)
+        rec.update(type=ptype, role=role, role_title=fixed, role_category=key,
+                   role_category_label=label)
+        # gender: canonical spelling (never published)
+        gender = str(rec["gender"])
+        canon = canonical(gender, GENDERS) if gender else None
+        if gender and canon and canon != gender:
+            note("spelling_variant", line, "gender", f"{gender!r} -> {canon!r}", gender, flags)
+        rec["gender"] = canon or gender or None
+        # experience in years
+        years, how = parse_experience(rec["experience"] or None)
+        if how == "months":
+            note("experience_months", line, "experience", f"{rec['experience']!r} = "
+                 f"{years:.4g} years", rec["experience"], flags)
+        elif how == "no_unit":
+            note("experience_no_unit", line, "experience", f"{rec['experience']!r} read as "
+                 "years", rec["experience"], flags)
+        elif how == "unparsed" and rec["experience"]:
+            note("experience_unparsed", line, "experience", f"cannot read "
+                 f"{rec['experience']!r} as years", rec["experience"], flags)
+        rec["experience_years"] = years
+        rec["responsibilities"] = rec["responsibilities"] or None
+        rec["flags"] = ";".join(sorted(set(flags)))
+        out.append(rec)
+    for (kind, value, message), n in sorted(private.items()):
+        anomalies.append(make_anomaly(RULES, kind, rel, f"{message} ({n} cells; rows not "
+                                      "listed: personal data)", None, "gender", value))
+    columns = ["sheet_row", "type", "role_raw", "role", "role_title", "role_category",
+               "role_category_label", "gender_raw", "gender", "experience_raw", "experience",
+               "experience_years", "responsibilities_raw", "responsibilities", "flags"]
+    frame = pd.DataFrame(out, columns=columns)
+    frame["sheet_row"] = frame["sheet_row"].astype("int64")
+    frame["experience_years"] = frame["experience_years"].astype("float64")
+    accounting = {"file": rel, "role": "background_rows", "input": n_input,
+                  "kept": len(frame), "set_aside": len(rejected)}
+    return frame, anomalies, rejected, accounting
+
+
+def _merge_origin(filled: set[tuple[int, int]], line: int, col: int) -> int:
+    """The sheet row a merged value came from (the nearest row above that was not filled)."""
+    r = line
+    while (r, col + 1) in filled and r > 1:
+        r -= 1
+    return r

@@ -1,0 +1,59 @@
+"""The findings notebook as a stage: the project's claims file and a few stages'
+reproduced values in a temporary project root laid out as
+:class:`~analysis.core.paths.Paths` names it."""
+
+from __future__ import annotations
+
+import shutil
+
+import pandas as pd
+import pytest
+
+from analysis.core import artifacts
+from analysis.core.claims import STATUSES, load_claims
+from analysis.core.paths import PATHS, Paths
+
+
+@pytest.mark.slow
+def test_findings_notebook_scores_every_claim_from_every_stage_file(tmp_path):
+    from analysis.tools.nbrun import run
+
+    root = tmp_path / "root"
+    paths = Paths(root)
+    paths.claims_file.parent.mkdir(parents=True)
+    shutil.copy(PATHS.claims_file, paths.claims_file)
+    artifacts.write_json(paths.table1.reproduced, {
+        "table1.total_reports": {"value": 38742}, "table1.projects": {"value": 9}})
+    artifacts.write_json(paths.keywords.reproduced, {
+        "keywords.count.pytorch": {"value": 72, "note": "distinct exact strings"}})
+
+    stage = paths.findings
+    assert run(PATHS.findings.notebook_source, stage.notebook, {"root": str(root)}) == 0
+    card = pd.read_csv(stage.scorecard, dtype=str, keep_default_na=False)
+    assert card["claim_id"].tolist() == load_claims(PATHS.claims_file)["claim_id"].tolist()
+    status = card.set_index("claim_id")["status"]
+    assert status["table1.total_reports"] == "exact"
+    assert status["table1.projects"] == "differs"  # the paper counts 11
+    assert status["keywords.count.pytorch"] == "exact"
+    assert status["table1.pytorch.2023"] == "not_reproducible"  # no stage wrote it
+    metrics = artifacts.read_json(stage.metrics)
+    assert metrics["claims"] == len(card)
+    assert {s: metrics[s] for s in STATUSES} == card["status"].value_counts().reindex(
+        list(STATUSES), fill_value=0).to_dict()
+    assert metrics["exact"] == 2 and metrics["differs"] == 1
+
+
+@pytest.mark.slow
+def test_a_claim_produced_by_two_stages_stops_the_notebook(tmp_path, capsys):
+    from analysis.tools.nbrun import run
+
+    root = tmp_path / "root"
+    paths = Paths(root)
+    paths.claims_file.parent.mkdir(parents=True)
+    shutil.copy(PATHS.claims_file, paths.claims_file)
+    for stage in (paths.table1, paths.keywords):
+        artifacts.write_json(stage.reproduced, {"table1.projects": {"value": 11}})
+    assert run(PATHS.findings.notebook_source, paths.findings.notebook,
+               {"root": str(root)}) == 1
+    assert "claim ids produced by two stages" in capsys.readouterr().err
+    assert not paths.findings.scorecard.exists()

@@ -1,0 +1,71 @@
+"""The interviews notebook as a stage: synthetic interview files in a temporary project
+root, run twice through nbrun, every output where its paths name it, same bytes."""
+
+from __future__ import annotations
+
+import csv
+
+import pytest
+
+from analysis.core import artifacts
+from analysis.core.config import load_params
+from analysis.core.paths import PATHS, Paths
+from analysis.interviews.read import CODEBOOK_FILE
+from analysis.tools.nbrun import run
+from tests.support.dumps import write_interview_files
+from tests.support.sites import copy_curated
+
+# codebook rows linking nodes the taxonomy does not have (B.5, C.11)
+EXTRA_ROWS = [["U3", "User", "Advanced", "DeepSpeed", "Ckpt", "Checkpoint lost.", "C.6, C.11",
+               "No recovery."],
+              ["D2", "Developer", "Advanced", "TF", "Mismatch", "New need.", "B.5, C.11",
+               "Needs more."]]
+
+
+def project(root):
+    """A project root with the curated files and the synthetic interview files."""
+    copy_curated(root)
+    paths = Paths(root)
+    write_interview_files(paths.raw)
+    with (paths.raw / CODEBOOK_FILE).open("a", encoding="utf-8", newline="") as f:
+        csv.writer(f, lineterminator="\n").writerows(EXTRA_ROWS)
+    return paths
+
+
+@pytest.mark.slow
+def test_notebook_runs_on_synthetic_inputs(tmp_path):
+    outputs = {}
+    for attempt in ("a", "b"):
+        root = tmp_path / attempt
+        paths = project(root)
+        params = {"root": str(root), **load_params(paths.params)["interviews"]}
+        assert run(PATHS.interviews.notebook_source, paths.interviews.notebook, params) == 0
+        stage = paths.interviews
+        written = [stage.processed, stage.tables, stage.figures]
+        outputs[attempt] = {p.relative_to(root).as_posix(): p.read_bytes()
+                            for folder in written for p in sorted(folder.rglob("*"))}
+        for path in (stage.vars, stage.reproduced, stage.metrics):
+            outputs[attempt][path.relative_to(root).as_posix()] = path.read_bytes()
+    files = set(outputs["a"])
+    expected = ({f"data/processed/interviews/{n}" for n in (*stage.PROCESSED, "quality.json")}
+                | {f"report/tables/interviews/{n}" for n in stage.TABLES}
+                | {f"report/figures/interviews/{n}.{s}" for n in stage.FIGURES
+                   for s in ("svg", "png")})
+    assert expected <= files, expected - files
+    assert outputs["a"] == outputs["b"]  # same input, same bytes
+
+    variables = artifacts.read_json(stage.vars)
+    assert variables["interviews_nodes_not_in_taxonomy"] == 2
+    assert variables["interviews_nodes_not_in_taxonomy_text"].startswith(
+        "Codebook nodes that are not in the taxonomy, with the participants linked to them: "
+        "B.5 (D2); C.11 (U3, D2).")
+    assert all(isinstance(v, str | int | float) for v in variables.values())
+    assert variables["interviews_users"] == 2 and variables["interviews_developers"] == 1
+    reproduced = artifacts.read_json(stage.reproduced)
+    assert reproduced["interviews.guideline.parts"]["value"] == 4
+    assert artifacts.read_json(stage.metrics)["node_links"] == 9
+    published = b"".join(v for k, v in outputs["b"].items() if k.startswith("report/tables/"))
+    assert b"Female" not in published and b"Male" not in published
+    assert b"Male" in (stage.processed / "background.csv").read_bytes()  # kept, unpublished
+    notebook = stage.notebook.read_text(encoding="utf-8")
+    assert str(root) not in notebook  # the machine's paths are scrubbed from outputs

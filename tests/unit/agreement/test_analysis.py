@@ -1,0 +1,79 @@
+"""The agreement stage's computation on a small synthetic dump: analyse and compute."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from analysis.agreement import analysis as agreement
+from analysis.agreement import stats as ag
+from analysis.core.claims import load_claims
+from analysis.core.errors import InputError
+
+
+def test_analyse_small_dump(issues, taxonomy, projects):
+    a = agreement.analyse(issues, taxonomy, list(projects.described), 50, 1)
+    head = agreement.headline(a, load_claims())
+    assert head["group"].iloc[-1] == "all issues"
+    claims = load_claims().set_index("claim_id")["paper_value"]
+    assert head["paper_kappa"].iloc[0] in set(claims.filter(like="agreement.kappa."))
+    kappa = a.statistics[(a.statistics["grouping"] == "all")
+                         & (a.statistics["statistic"] == "fleiss_kappa")]["value"].iloc[0]
+    assert kappa == pytest.approx(ag.fleiss_kappa(a.ratings.codes, 18).value)
+    assert a.facts["final_is_majority"] == len(issues)  # the fixture's final is the majority
+    assert set(a.statistics["grouping"]) == {"all", "type", "project", "year"}
+
+
+def test_missing_ratings_are_reported(issues, taxonomy, projects):
+    issues.loc[:4, "annotator_3"] = None
+    a = agreement.analyse(issues, taxonomy, list(projects.described), 0, 1)
+    row = agreement.stat(a, "all", "all issues", "fleiss_kappa")
+    assert row["issues_left_out"] == 5 and row["issues_used"] == len(issues) - 5
+    assert agreement.stat(a, "all", "all issues", "krippendorff_alpha")["issues_used"] == \
+        len(issues)
+    assert a.facts["issues_incomplete"] == 5 and a.facts["ratings_missing"] == 5
+    assert agreement.stat(a, "all", "all issues", "no such statistic") is None
+
+
+def test_no_issues_is_a_user_error(issues, taxonomy, projects):
+    with pytest.raises(InputError, match="no rows"):
+        agreement.compute(issues.iloc[:0], taxonomy, projects, load_claims(), 0, 1)
+
+
+def test_paper_kappas_in_claims_order():
+    claims = pd.DataFrame({"claim_id": ["table1.total_reports", "agreement.kappa.bug",
+                                        "agreement.kappa.question"],
+                           "paper_value": ["1", "0.717", "0.757"]})
+    assert agreement.paper_kappas(claims) == {"bug": "0.717", "question": "0.757"}
+
+
+def test_grouping_versus_paper_marks_the_matching_rule():
+    grouping = pd.DataFrame({"grouping": ["final label", "final label", "majority"],
+                             "type": ["Bug", "Other", "Bug"], "kappa": [0.7171, 0.5, 0.71]})
+    claims = pd.DataFrame({"claim_id": ["agreement.kappa.bug"], "paper_value": ["0.717"]})
+    out = agreement.grouping_versus_paper(grouping, claims)
+    assert out["paper_kappa"].tolist() == ["0.717", "", "0.717"]
+    assert out["matches_paper"].tolist() == [True, False, False]
+    assert "paper_kappa" not in grouping  # the candidates are left as they were
+
+
+def test_compute_orders_and_names_the_projects(issues, taxonomy, projects):
+    issues = issues.copy()
+    issues["project"] = issues["project"].replace({"MindSpeed": "NewProject"})
+    claims = load_claims()
+    result = agreement.compute(issues, taxonomy, projects, claims, 20, 1)
+    a = result.analysis
+    # Table I's order for the described projects, an undescribed one last
+    strata = list(dict.fromkeys(a.final_by_project["stratum"]))
+    assert strata == ["all", "pytorch", "vllm", "NewProject"]
+    per_project = a.statistics[(a.statistics["grouping"] == "project")
+                               & (a.statistics["statistic"] == "fleiss_kappa")]["group"]
+    assert per_project.tolist() == ["pytorch", "vllm", "NewProject"]
+    assert result.project_names == {"pytorch": "PyTorch", "vllm": "vLLM",
+                                    "NewProject": "NewProject"}
+    # the views are those of the analysis, beside the paper's kappas
+    pd.testing.assert_frame_equal(result.headline, agreement.headline(a, claims))
+    pd.testing.assert_frame_equal(result.grouping,
+                                  agreement.grouping_versus_paper(a.grouping, claims))
+    assert set(result.paper_kappas) == {"bug", "requirement", "question"}
+    assert a.facts["resamples"] == 20 and a.facts["seed"] == 1 and a.facts["level"] == 0.95

@@ -1,0 +1,139 @@
+"""What the agreement stage writes: tables, figures, website variables, claim values,
+metrics, checked on the result of a small synthetic dump."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import pytest
+
+from analysis.agreement import analysis as agreement
+from analysis.agreement import outputs
+from analysis.core.claims import load_claims
+from analysis.core.paths import AgreementPaths, Paths
+from analysis.core.stage import StageOutputs, write_outputs
+
+
+@pytest.fixture
+def result(issues, taxonomy, projects) -> agreement.Agreement:
+    return agreement.compute(issues, taxonomy, projects, load_claims(), 50, 1)
+
+
+def test_tables_are_the_listed_files(result):
+    t = outputs.tables(result)
+    assert set(t) == set(AgreementPaths.TABLES)
+    a = result.analysis
+    assert t["statistics.csv"] is a.statistics and t["headline.csv"] is result.headline
+    assert t["grouping.csv"] is result.grouping and t["audit_spread.csv"] is a.spread
+    assert t["method.md"] == outputs.method_note(a) + "\n"
+    md = t["headline.md"].splitlines()
+    assert md[0].startswith("| Group | Issues | Paper κ | Fleiss' κ (95% bootstrap)")
+    assert len(md) == 2 + len(result.headline) and md[-1].startswith("| all issues |")
+
+
+def test_figures_are_the_listed_figures_and_draw(result):
+    figures = outputs.figures(result)
+    assert list(figures) == list(AgreementPaths.FIGURES)
+    for draw in figures.values():
+        fig = draw()
+        assert isinstance(fig, plt.Figure)
+        plt.close(fig)
+
+
+def test_website_vars(result, issues):
+    a = result.analysis
+    v = outputs.website_vars(result)
+    assert all(isinstance(x, str | int | float) for x in v.values())
+    assert "method_note_text" in v
+    for name in AgreementPaths.FIGURES:  # uniform figure texts
+        assert v[f"fig_{name}_caption"] and v[f"fig_{name}_alt"]
+    assert not [k for k in v if k.startswith("fig_") and k.removeprefix("fig_").rsplit(
+        "_", 1)[0] not in AgreementPaths.FIGURES]
+    assert v["kappa_all"] == outputs.fmt(result.headline["kappa"].iloc[-1])
+    # the audit's facts for the website: match rates by column, always-equal columns
+    shares = a.final_by_project[a.final_by_project["stratum"] == "all"]["share"].tolist()
+    assert v["final_share_first"] == outputs.fmt(shares[0])
+    assert v["final_share_last"] == outputs.fmt(shares[-1])
+    falls = all(x > y for x, y in zip(shares, shares[1:], strict=False))
+    assert v["final_share_falls"] == ("yes" if falls else "no")
+    assert v["audit_projects"] == issues["project"].nunique()
+    assert v["always_final_pairs"] == int(
+        ((a.final_by_project["stratum"] != "all") & (a.final_by_project["share"] == 1.0)).sum())
+
+
+def test_metrics(result):
+    m = outputs.metrics(result)
+    assert set(m["fleiss_kappa"]) >= {"all"}
+    assert m["bootstrap_resamples"] == 50 and m["issues"] == result.analysis.facts["issues"]
+    assert "ci_low" in m["fleiss_kappa"]["all"]
+    assert "ci_low" not in m["fleiss_kappa_type"]["all"]
+
+
+def test_claim_values(result):
+    repro = outputs.claim_values(result)
+    assert set(repro) == {"agreement.kappa.bug", "agreement.kappa.requirement",
+                          "agreement.kappa.question"}
+    bug = agreement.stat(result.analysis, "type", "Bug", "fleiss_kappa")
+    assert repro["agreement.kappa.bug"]["value"] == bug["value"]
+    assert "theme codes" in repro["agreement.kappa.bug"]["note"]
+
+
+def test_claim_of_a_type_without_issues(result):
+    result.paper_kappas["other"] = "0.5"
+    entry = outputs.claim_values(result)["agreement.kappa.other"]
+    assert entry == {"value": None, "note": "no Other issues in this dump"}
+
+
+def test_build_writes_every_listed_output(result, tmp_path):
+    out = outputs.build(result)
+    assert isinstance(out, StageOutputs)
+    written = write_outputs(Paths(tmp_path).agreement, out)
+    assert len(written) == len(AgreementPaths.TABLES) + 2 * len(AgreementPaths.FIGURES) + 3
+    plt.close("all")
+
+
+def test_number_texts():
+    assert outputs.fmt(None) == outputs.fmt(np.nan) == "—"
+    assert outputs.fmt(0.12345) == "0.123" and outputs.fmt(2, 1) == "2.0"
+    assert outputs.interval(0.1, None) == "0.100–—"
+    assert outputs._p(0.0001) == "< 0.001" and outputs._p(0.25) == "0.250"
+    assert outputs._p(None) == "—"
+
+
+def test_method_note_names_missing_ratings_and_unknown_labels(issues, taxonomy, projects):
+    issues = issues.copy()
+    issues["annotator_3"] = issues["annotator_3"].astype(object)
+    issues.loc[:4, "annotator_3"] = None
+    issues.loc[5, "annotator_2"] = "Z.9"
+    a = agreement.analyse(issues, taxonomy, list(projects.described), 0, 1)
+    note = outputs.method_note(a)
+    assert "5 issues lack" in note and "(Z.9)" in note
+    assert "No rating is missing" in outputs.method_note(
+        agreement.analyse(issues.dropna(subset=["annotator_3"]), taxonomy, [], 0, 1))
+
+
+def test_headline_markdown_marks_missing_paper_values():
+    head = pd.DataFrame([{"group": "all issues", "issues": 1234, "paper_kappa": "",
+                          **{k: 0.5 for k in ("kappa", "kappa_boot_low", "kappa_boot_high",
+                                              "alpha", "alpha_boot_low", "alpha_boot_high",
+                                              "ac1", "ac1_boot_low", "ac1_boot_high",
+                                              "type_kappa")}}])
+    line = outputs.headline_markdown(head, 0.9).splitlines()[-1]
+    assert line.startswith("| all issues | 1,234 | — | 0.500 (0.500–0.500)")
+    assert "(90% bootstrap)" in outputs.headline_markdown(head, 0.9)
+
+
+def test_claim_note_counts_issues_left_out(issues, taxonomy, projects):
+    issues = issues.copy()
+    issues["annotator_3"] = issues["annotator_3"].astype(object)
+    issues.loc[:4, "annotator_3"] = None
+    result = agreement.compute(issues, taxonomy, projects, load_claims(), 0, 1)
+    notes = {cid: entry["note"] for cid, entry in outputs.claim_values(result).items()}
+    left_out = 0
+    for cid, note in notes.items():
+        group = cid.removeprefix("agreement.kappa.").capitalize()
+        n = int(agreement.stat(result.analysis, "type", group, "fleiss_kappa")["issues_left_out"])
+        assert (f"; {n} issues with a missing rating left out" in note) == bool(n)
+        left_out += n
+    assert left_out == 5

@@ -1,0 +1,34 @@
+"""The clean stage's outputs land where its paths say, and its metrics account for rows."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from analysis.clean import outputs
+from analysis.clean.issues import clean_dump, unknown_projects
+from analysis.core.artifacts import read_json
+from analysis.core.paths import Paths
+from analysis.core.stage import write_outputs
+
+
+def test_every_output_lands_where_the_paths_say(dump, taxonomy, projects, tmp_path):
+    root, written = dump
+    result = clean_dump(root, taxonomy, projects)
+    paths = Paths(tmp_path)
+    files = write_outputs(paths.clean, outputs.build(result))
+    assert files == sorted(["data/processed/clean/issues.parquet",
+                            "data/processed/clean/issues.csv",
+                            "data/processed/clean/rejected.csv",
+                            "data/processed/clean/quality.json", "metrics/clean.json"])
+    issues = pd.read_parquet(paths.clean.issues_parquet)
+    assert len(issues) == sum(len(r) for r in written.values())
+    metrics = read_json(paths.clean.metrics)
+    assert metrics["rows_input"] == metrics["rows_kept"] + metrics["rows_set_aside"]
+    assert metrics["annotators"] == 7
+
+
+def test_unknown_projects_are_named_for_a_warning():
+    quality = {"anomalies": [
+        {"kind": "unknown_project", "file": "Issue Report/new", "message": "not listed"},
+        {"kind": "duplicate_url", "file": "x", "message": "y"}]}
+    assert unknown_projects(quality) == ["Issue Report/new: not listed"]

@@ -1,0 +1,90 @@
+"""One source of truth for every path: analysis.core.paths, and no path literal elsewhere."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from analysis.core.paths import PATHS, ROOT, STAGES, Paths
+
+SRC = ROOT / "src" / "analysis"
+# Paths of the project that only core/paths.py may spell (messages and docstrings, which
+# hold spaces, may mention them).
+PROJECT_PATH = re.compile(
+    r"^(\./)?(data/(raw|processed|reproduced|release|download|baseline|provenance|"
+    r"[\w-]+\.ya?ml)|report/(tables|figures|vars|notebooks|downloads|_site|_generated|"
+    r"_variables|scorecard)|metrics/|notebooks/\d\d_|build/|bench/|"
+    r"(params|dvc)\.yaml$|dvc\.lock$|requirements.*\.txt$|CITATION\.cff$|LICENSE$)")
+
+
+def path_literals(path: Path) -> list[tuple[int, str]]:
+    """(line, string) of every string constant of ``path`` that spells a project path
+    (docstrings and strings with whitespace excluded)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef,
+                                       ast.AsyncFunctionDef))
+                  and node.body and isinstance(node.body[0], ast.Expr)
+                  and isinstance(node.body[0].value, ast.Constant)}
+    found = []
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Constant) and isinstance(node.value, str)
+                and id(node) not in docstrings and not re.search(r"\s", node.value)
+                and PROJECT_PATH.match(node.value)):
+            found.append((node.lineno, node.value))
+    return found
+
+
+def test_no_path_literal_outside_the_paths_module():
+    offenders = []
+    for path in sorted(SRC.rglob("*.py")):
+        if path == SRC / "core" / "paths.py":
+            continue
+        offenders += [f"{path.relative_to(ROOT)}:{line}: {text!r}"
+                      for line, text in path_literals(path)]
+    notebooks = sorted((ROOT / "notebooks").glob("*.py"))
+    for path in notebooks:
+        offenders += [f"{path.relative_to(ROOT)}:{line}: {text!r}"
+                      for line, text in path_literals(path)]
+    assert not offenders, "use analysis.core.paths:\n" + "\n".join(offenders)
+
+
+def test_the_literal_check_can_fail(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text('"""Writes report/tables/x.csv."""\nX = "report/tables/x.csv"\n'
+                   'MSG = "see data/raw for details"\nY = "params.yaml"\n')
+    assert path_literals(bad) == [(2, "report/tables/x.csv"), (4, "params.yaml")]
+
+
+def test_every_stage_of_the_pipeline_has_its_paths_and_notebook():
+    stages = yaml.safe_load(PATHS.dvc_yaml.read_text(encoding="utf-8"))["stages"]
+    assert set(STAGES) == set(stages) - {"ingest", "report"}
+    for name in STAGES:
+        stage = PATHS.stage(name)
+        assert stage.notebook_source.is_file(), stage.notebook_source
+        assert f"nbrun {name}" in stages[name]["cmd"]
+        assert stage.notebook.relative_to(ROOT).as_posix() in stages[name]["outs"]
+
+
+def test_stage_outputs_are_declared_as_folders_in_dvc_yaml():
+    """dvc.yaml names each stage's output folders exactly as the paths module does."""
+    stages = yaml.safe_load(PATHS.dvc_yaml.read_text(encoding="utf-8"))["stages"]
+    for name in STAGES:
+        stage = PATHS.stage(name)
+        outs = {next(iter(o)) if isinstance(o, dict) else o
+                for o in stages[name].get("outs", []) + stages[name].get("metrics", [])}
+        for folder, listed in ((stage.tables, stage.TABLES), (stage.figures, stage.FIGURES)):
+            rel = folder.relative_to(ROOT).as_posix()
+            assert (rel in outs) == bool(listed), (name, rel)
+        assert stage.metrics.relative_to(ROOT).as_posix() in outs
+
+
+def test_listed_names_only():
+    with pytest.raises(KeyError, match="no agreement table 'nothing.csv'"):
+        PATHS.agreement.table("nothing.csv")
+    assert Paths(Path("/x")).clean.issues_parquet == Path(
+        "/x/data/processed/clean/issues.parquet")

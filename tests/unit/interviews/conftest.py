@@ -1,0 +1,30 @@
+"""Fixtures of the interviews unit tests: the synthetic files, read, cleaned, computed."""
+
+from __future__ import annotations
+
+import pytest
+
+from analysis.interviews.read import read_release
+from analysis.interviews.views import compute
+from tests.unit.interviews.synthetic import PARAMS, write_inputs
+
+
+@pytest.fixture
+def inputs(tmp_path):
+    """Paths of the synthetic codebook, background workbook and guideline."""
+    return write_inputs(tmp_path / "raw")
+
+
+@pytest.fixture
+def files(inputs):
+    return read_release(inputs[0].parent, PARAMS["sheet"])
+
+
+@pytest.fixture
+def result(files, taxonomy):
+    return compute(files, taxonomy, PARAMS)
+
+
+@pytest.fixture
+def data(result):
+    return result.data

@@ -1,0 +1,106 @@
+"""What the interviews stage writes: files named as its paths list them, the website's
+numbers, the Section IV claim values, the metrics; and the values on the real release."""
+
+from __future__ import annotations
+
+import pytest
+
+from analysis.core.claims import judge, load_claims
+from analysis.core.paths import InterviewsPaths, Paths
+from analysis.core.stage import write_outputs
+from analysis.interviews import outputs
+from analysis.interviews.read import read_release
+from analysis.interviews.views import compute
+from tests.support.mirror import MIRROR, needs_mirror
+from tests.unit.interviews.synthetic import PARAMS
+
+
+def test_build_writes_every_listed_file(result, tmp_path):
+    out = outputs.build(result)
+    assert set(out.tables) == set(InterviewsPaths.TABLES)
+    assert set(out.figures) == set(InterviewsPaths.FIGURES)
+    assert set(out.processed) == set(InterviewsPaths.PROCESSED)
+    written = write_outputs(Paths(tmp_path).interviews, out)
+    assert "data/processed/interviews/quality.json" in written
+    assert "report/figures/interviews/heatmap.svg" in written
+    assert len(written) == 4 + 1 + 11 + 2 * 2 + 3
+    text = (tmp_path / "report/tables/interviews/guideline.md").read_text(encoding="utf-8")
+    assert text == result.data.guideline_md
+
+
+def test_website_vars(result):
+    v = outputs.website_vars(result)
+    assert all(isinstance(x, str | int | float) for x in v.values())
+    assert v["interviews_nodes_not_in_taxonomy"] == 3
+    assert v["interviews_nodes_not_in_taxonomy_text"].startswith(
+        "Codebook nodes that are not in the taxonomy, with the participants linked to them: "
+        "B.5 (D2); C.11 (U3, D1); X.9 (D1).")
+    assert v["interviews_users"] == 4 and v["interviews_codebook_users"] == 5  # rows
+    assert v["interviews_students_mean_years"] == "1.72"
+    assert v["interviews_guideline_parts"] == 2 and v["interviews_guideline_questions"] == 5
+    assert v["interviews_users_under_one_year"] == 1
+    assert v["interviews_join_note"].startswith("CodeBook.csv and the background sheet")
+    for name in InterviewsPaths.FIGURES:
+        assert v[f"fig_{name}_caption"] and v[f"fig_{name}_alt"]
+
+
+def test_metrics(result):
+    m = outputs.metrics(result)
+    assert m["participants"] == 9 and m["codebook_participants"] == 6
+    assert m["by_type"] == {"User": 4, "Developer": 4, "Unknown": 1}
+    assert m["nodes_not_in_taxonomy"] == 3
+    assert m["set_aside"] == 3  # no_role, missing_participant, duplicate node
+    assert m["anomalies"] == sum(m["anomaly_counts"].values())
+
+
+def test_judge_count_has_no_rounding():
+    assert judge("5", 4) == "rounding"
+    assert judge("5", 4, kind="count") == "differs"
+    assert judge("5", 5, kind="count") == "exact"
+    assert judge("8", 6, relation="gt") == "differs"
+    assert judge("3", 3.0, relation="gt") == "differs"
+    assert judge("2", 2.1296) == "exact"
+
+
+def test_reproduced_values(result):
+    rep = outputs.claim_values(result)
+    assert rep["interviews.users.count"]["value"] == 4
+    assert "codebook: 4" in rep["interviews.users.count"]["note"]
+    assert rep["interviews.developers.count"]["value"] == 4
+    assert rep["interviews.users.students.count"]["value"] == 3
+    assert rep["interviews.users.students.mean_years"]["value"] == pytest.approx(
+        (8 / 12 + 3 + 1.5) / 3)
+    assert rep["interviews.users.engineers.min_years"]["value"] == 4.0
+    assert rep["interviews.developers.managers.min_years"]["value"] == 9.0
+    assert rep["interviews.developers.training.count"]["value"] == 2
+    assert rep["interviews.developers.deployment.count"]["value"] == 0
+    assert rep["interviews.developers.feature_engineers.count"]["value"] == 2
+    assert rep["interviews.guideline.parts"]["value"] == 2
+    assert rep["interviews.guideline.parts"]["note"] == (
+        "'## Part' sections of Interview GuideLine.md")
+
+
+def test_every_interview_claim_is_reproduced(result):
+    claims = load_claims()
+    ids = set(claims.loc[claims["group"] == "interviews", "claim_id"])
+    assert ids and ids == set(outputs.claim_values(result))
+
+
+@needs_mirror
+def test_mirror_values(taxonomy):
+    result = compute(read_release(MIRROR, PARAMS["sheet"]), taxonomy, PARAMS)
+    data = result.data
+    s = data.quality["summary"]
+    assert s["by_type_background"] == {"User": 11, "Developer": 8} == s["by_type_codebook"]
+    assert s["nodes_not_in_taxonomy"] == ["B.5", "C.11"]
+    assert s["balanced"] and len(data.rejected) == 0
+    rep = outputs.claim_values(result)
+    assert rep["interviews.users.students.mean_years"]["value"] == pytest.approx(
+        (3 + 8 / 12 + 2 + 2 + 1.5 + 1.5 + 3 + 3 + 2.5) / 9)
+    assert rep["interviews.users.engineers.min_years"]["value"] == 3.0
+    assert rep["interviews.developers.managers.min_years"]["value"] == 6.0
+    assert rep["interviews.developers.training.count"]["value"] == 2
+    assert rep["interviews.guideline.parts"]["value"] == 4
+    counts = data.quality["anomaly_counts"]
+    assert counts["merged_cell_filled"] == 7 and counts["bilingual_text"] == 2
+    assert len(data.nodes) == 36
