@@ -46,6 +46,13 @@ test: $(STAMP)
 test-fast: $(STAMP)
 	$(RUN) python -m pytest -m "not slow" $(PYTEST_ARGS)
 
+## the test suite with line coverage of src/analysis (pipeline subprocesses included; settings
+## in tests/coverage.cfg), per module in the terminal
+.PHONY: coverage
+coverage: $(STAMP)
+	$(RUN) python -m pytest -n 2 --cov=analysis --cov-config=tests/coverage.cfg \
+		--cov-report=term $(PYTEST_ARGS)
+
 ## the unit tests under each of Python 3.11, 3.12 and 3.13 that this machine has (on PATH,
 ## else under pyenv), each in its own .venv-3.X made like .venv (never touching .venv);
 ## ends with one line per version: passed, failed or absent
@@ -89,9 +96,11 @@ test-pythons:
 	done; \
 	echo "test-pythons summary:"; printf '  %s\n' "$${summary[@]}"; exit $$failed
 
-## benchmarks; results go to bench/results/
+## benchmarks; results go to bench/results/ (one JSON per benchmark, and summary.md);
+## BENCH_ARGS="--only pipeline" runs one of them
+BENCH_ARGS ?=
 bench: $(STAMP)
-	$(RUN) python -m analysis.tools.bench --out bench/results
+	$(RUN) python -m analysis.tools.bench --out bench/results $(BENCH_ARGS)
 
 lint: $(STAMP)
 	$(RUN) ruff check src tests notebooks benchmarks

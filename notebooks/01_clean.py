@@ -22,6 +22,7 @@ from analysis.core.projects import Projects
 from analysis.core.stage import write_outputs
 from analysis.core.taxonomy import load_taxonomy
 
+# %%
 paths = Paths(Path(root).resolve())
 result = cleaning.clean_dump(paths.raw, load_taxonomy(paths.taxonomy_file),
                              Projects.load(paths.projects_file), duplicates=duplicates)

@@ -19,6 +19,7 @@ from analysis.core.stage import write_outputs
 from analysis.core.taxonomy import load_taxonomy
 from analysis.table1 import counts, outputs
 
+# %%
 paths = Paths(Path(root).resolve())
 issues = pd.read_parquet(paths.clean.issues_parquet)
 result = counts.compute(issues, Projects.load(paths.projects_file),

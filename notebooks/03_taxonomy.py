@@ -27,6 +27,7 @@ from analysis.core.stage import write_outputs
 from analysis.core.taxonomy import load_taxonomy
 from analysis.taxonomy import details, outputs, tree
 
+# %%
 paths = Paths(Path(root).resolve())
 taxonomy = load_taxonomy(paths.taxonomy_file)
 parsed = details.parse_detail_files(paths.raw, detail_files, taxonomy)

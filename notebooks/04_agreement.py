@@ -24,6 +24,7 @@ from analysis.core.projects import Projects
 from analysis.core.stage import write_outputs
 from analysis.core.taxonomy import load_taxonomy
 
+# %%
 paths = Paths(Path(root).resolve())
 result = agreement.compute(load_issues(paths.clean.issues_parquet),
                            load_taxonomy(paths.taxonomy_file),

@@ -25,6 +25,7 @@ from analysis.core.stage import write_outputs
 from analysis.core.taxonomy import load_taxonomy
 from analysis.interviews import outputs, read, views
 
+# %%
 paths = Paths(Path(root).resolve())
 params = {"groups": groups, "translations": translations, "role_categories": role_categories}
 result = views.compute(read.read_release(paths.raw, sheet),

@@ -23,6 +23,7 @@ from analysis.core.paths import Paths
 from analysis.core.projects import Projects
 from analysis.core.stage import write_outputs
 
+# %%
 paths = Paths(Path(root).resolve())
 agreement = paths.agreement.metrics
 result = changes.compute(pd.read_parquet(paths.clean.issues_parquet),

@@ -19,6 +19,7 @@ from analysis.core.stage import write_outputs
 from analysis.keywords import lists as keywords
 from analysis.keywords import outputs
 
+# %%
 paths = Paths(Path(root).resolve())
 source = paths.raw / keywords_file
 result = keywords.compute(keywords.read_keyword_file(source) if source.is_file() else [])

@@ -18,6 +18,7 @@ from analysis.core.paths import Paths
 from analysis.core.stage import write_outputs
 from analysis.findings import outputs, scorecard
 
+# %%
 paths = Paths(Path(root).resolve())
 reproduced = [read_json(f) for f in sorted(paths.reproduced.glob("*.json"))]
 result = scorecard.compute(load_claims(paths.claims_file), reproduced)

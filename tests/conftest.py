@@ -33,3 +33,32 @@ def dump(tmp_path):
     root = tmp_path / "dump"
     written = small_dump(root)
     return root, written
+
+
+# --------------------------------------------------------------------------- order of the run
+
+# The session-wide pipeline runs of tests/e2e/conftest.py, built by the first test that asks.
+SHARED_RUNS = ("small_run", "site_project")
+
+
+def pytest_configure(config):
+    """Under pytest-xdist (`make test`: -n 2), hand the workers one test at a time instead of
+    long slices of the collection (unless --maxschedchunk says otherwise), so that the long
+    pipeline tests that come first (below) spread over the workers and the short ones fill
+    in at the end."""
+    if getattr(config.option, "maxschedchunk", 0) is None:
+        config.option.maxschedchunk = 1
+
+
+def pytest_collection_modifyitems(config, items):
+    """Slow tests first, and first of all one test that needs each shared pipeline run, so
+    that the workers build the runs side by side at the start; each group keeps pytest's
+    order (and so its fixtures' grouping)."""
+    first = []
+    for name in SHARED_RUNS:  # the user with the fewest other fixtures to set up
+        users = [i for i in items if name in getattr(i, "fixturenames", ()) and i not in first]
+        if users:
+            first.append(min(users, key=lambda i: len(i.fixturenames)))
+    rest = [i for i in items if i not in first]
+    slow = [i for i in rest if i.get_closest_marker("slow")]
+    items[:] = first + slow + [i for i in rest if not i.get_closest_marker("slow")]

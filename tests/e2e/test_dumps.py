@@ -1,5 +1,6 @@
 """End to end on user dumps: `dvc repro` in a throw-away copy of the project on a newer
-dump (new project, new year, five annotators) and on a dump with every defect."""
+dump (new projects, a new year, five annotators, a defective row, then a fatal defect) and
+on a dump with every defect."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from analysis.core.paths import Paths
 from tests.support.dumps import Project, small_dump, write_dump
 from tests.support.workspace import copy_project, dvc, set_params
 
@@ -29,34 +31,53 @@ def workspace(tmp_path):
 
 
 def test_newer_dump_flows_into_tables_metrics_and_comparison(workspace, tmp_path):
+    """A newer dump: a new year (2026), two projects data/projects.yaml does not describe
+    (sglang; jax, with the new year only), five annotators instead of seven, other keyword
+    lists, and one label row with an invalid URL. Unchanged code takes all of it through
+    every stage; the row is reported and set aside; another baseline reruns the comparison
+    only; a missing label file stops the pipeline with one message."""
     dump = tmp_path / "dump"
     write_dump(dump, [Project("pytorch", {2025: 8, 2026: 6}, annotators=5,
                               repo="pytorch/pytorch"),
-                      Project("sglang", {2026: 9}, annotators=5, repo="sgl-project/sglang")])
+                      Project("sglang", {2026: 9}, annotators=5, repo="sgl-project/sglang"),
+                      Project("jax", {2026: 3}, annotators=5, repo="jax-ml/jax")])
     (dump / "filter_keywords").write_text(KEYWORDS, encoding="utf-8")
+    label = dump / "Issue Report/sglang/sglang.csv"
+    label.write_text(label.read_text() + "not-a-url," + ",".join(["C.1"] * 6) + "\n")
     set_params(workspace, "ingest", source=dump, manifest=None, commit=None)
     dvc(workspace, "repro")
 
     table = pd.read_csv(workspace / "report/tables/table1/counts.csv").set_index("project")
-    assert "sglang" in table.index and "2026" in table.columns
-    assert table.loc["Sum", "2026"] == 15
+    assert {"sglang", "jax"} <= set(table.index) and "2026" in table.columns
+    assert table.loc["Sum", "2026"] == 18
+    md = Paths(workspace).table1.table("counts.md").read_text()
+    assert "sglang" in md and "jax" in md and "2026" in md
+    table1 = read_json(workspace, "metrics/table1.json")
+    assert table1["by_year"]["2026"] == 18 and table1["by_project"]["jax"] == 3
+    quality = read_json(workspace, "data/processed/clean/quality.json")
+    assert quality["anomaly_counts"]["unknown_project"] == 2
+    assert quality["summary"]["balanced"] and quality["rejected_by_reason"] == {
+        "invalid_url": 1}
     assert read_json(workspace, "metrics/clean.json")["annotators"] == 5
     issues = pd.read_parquet(workspace / "data/processed/clean/issues.parquet")
     assert [c for c in issues.columns if c.startswith("annotator_")] == [
         f"annotator_{i}" for i in range(1, 6)]
 
     metrics = read_json(workspace, "metrics/compare.json")
-    assert metrics["projects"]["new"] == 1 and metrics["projects"]["removed"] == 10
+    assert metrics["projects"]["new"] == 2 and metrics["projects"]["removed"] == 10
     assert metrics["years"]["new"] == 1 and metrics["annotators"] == {"baseline": 7,
                                                                        "current": 5}
-    assert metrics["issues"]["current"] == 23 and metrics["by_project_change"]["sglang"] == 9
+    assert metrics["issues"]["current"] == 26 and metrics["by_project_change"]["sglang"] == 9
+    assert metrics["by_project_change"]["jax"] == 3
     variables = read_json(workspace, "report/vars/compare.json")
-    assert variables["projects_text"].startswith("New projects: sglang;")
+    new, _, rest = variables["projects_text"].partition(";")
+    assert new.startswith("New projects: ") and set(
+        new.removeprefix("New projects: ").split(", ")) == {"jax", "sglang"}
     assert variables["years_new"] == "2026"
-    assert "PyTorch" in variables["projects_text"].split("changed:")[1]
+    assert "PyTorch" in rest.split("changed:")[1]
     projects = pd.read_csv(workspace / "report/tables/compare/projects.csv").set_index(
         "project")
-    assert projects.loc["sglang", "status"] == "new"
+    assert projects.loc["sglang", "status"] == "new" and projects.loc["jax", "status"] == "new"
     assert projects.loc["vllm", "status"] == "removed"
     kappa = pd.read_csv(workspace / "report/tables/compare/kappa.csv")
     assert kappa["current"].notna().any() and kappa["baseline"].notna().all()
@@ -66,6 +87,7 @@ def test_newer_dump_flows_into_tables_metrics_and_comparison(workspace, tmp_path
     card = pd.read_csv(workspace / "report/tables/findings/scorecard.csv").set_index("claim_id")
     assert card.loc["keywords.count.pytorch", "status"] == "differs"
     assert card.loc["keywords.count.mindspore", "status"] == "not_reproducible"
+    assert (workspace / "report/_site/index.html").is_file()  # the report stage ran
 
     shown = json.loads(dvc(workspace, "metrics", "show", "--json").stdout)
     assert "metrics/compare.json" in json.dumps(shown)
@@ -77,6 +99,14 @@ def test_newer_dump_flows_into_tables_metrics_and_comparison(workspace, tmp_path
     rerun = dvc(workspace, "repro").stdout
     assert "Running stage 'compare'" in rerun
     assert "Running stage 'clean'" not in rerun and "Running stage 'table1'" not in rerun
+
+    # A fatal defect (a project folder without its label file) stops the pipeline.
+    label.unlink()
+    proc = dvc(workspace, "repro", check=False)
+    assert proc.returncode != 0
+    output = proc.stdout + proc.stderr
+    assert "has no label file sglang.csv" in output
+    assert "Traceback" not in output
 
 
 def rewrite(path: Path, edit) -> None:

@@ -16,8 +16,7 @@ from analysis.core import artifacts
 from analysis.core.errors import InputError
 from analysis.ingest import __main__ as cli
 from analysis.ingest import ingest
-from tests.support.dumps import small_dump
-from tests.support.workspace import copy_project, dvc, pipeline_env, set_params
+from tests.support.workspace import copy_run, dvc, pipeline_env
 
 
 def enospc(*args, **kwargs):
@@ -90,11 +89,16 @@ def test_missing_source_is_one_message_before_the_pipeline_runs(tmp_path, capsys
 
 
 @pytest.mark.slow
-def test_a_run_killed_mid_stage_is_recovered_by_the_next_repro(tmp_path):
-    small_dump(tmp_path / "dump")
-    work = copy_project(tmp_path / "project")
-    set_params(work, "ingest", source=tmp_path / "dump", manifest=None, commit=None)
-    dvc(work, "repro", "ingest")
+def test_a_run_killed_mid_stage_is_recovered_by_the_next_repro(small_run, tmp_path):
+    work = copy_run(small_run.project, tmp_path / "project")  # a finished run, up to date
+    # The clean notebook changes, so the next repro runs that stage for real; its last cell
+    # waits while a marker file exists, so that the kill lands inside the stage.
+    notebook = work / "notebooks" / "01_clean.py"
+    marker = work / "hold-the-stage"
+    marker.touch()
+    notebook.write_text(notebook.read_text(encoding="utf-8") + (
+        "\n# %%\nimport os, time\nwhile os.path.exists('hold-the-stage'):\n"
+        "    time.sleep(0.05)\n"), encoding="utf-8")
     proc = subprocess.Popen(["dvc", "repro"], cwd=work, env=pipeline_env(work),
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
@@ -103,14 +107,16 @@ def test_a_run_killed_mid_stage_is_recovered_by_the_next_repro(tmp_path):
     while time.monotonic() < deadline and not list(notebooks.glob(".01_clean.*.ipynb")):
         time.sleep(0.05)
     assert list(notebooks.glob(".01_clean.*.ipynb")), "the clean stage never started"
-    time.sleep(1.0)  # inside the notebook, possibly while writing
+    time.sleep(1.0)  # inside the notebook, in its last cell at the latest
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
+    marker.unlink()
     # Nothing half-written sits at an output path, and DVC does not take the stage as done.
     assert not (notebooks / "01_clean.ipynb").exists()
     status = dvc(work, "status").stdout
     assert "clean:" in status
-    dvc(work, "repro")
+    rerun = dvc(work, "repro").stdout
+    assert "Running stage 'clean'" in rerun  # run again, not taken from the cache
     assert "up to date" in dvc(work, "status").stdout
     assert not list(notebooks.glob(".*.ipynb"))
     assert (work / "report/_site/index.html").is_file()

@@ -2,7 +2,8 @@
 both renderers: the pandoc preview always, real Quarto when it can be found (CI has none:
 those tests skip with the reason).
 
-The project is made by :mod:`sites`: every stage on a synthetic dump with payloads in
+The project is made once per session by :mod:`sites` (conftest.py's ``site_project``,
+which the table-schema tests read too): every stage on a synthetic dump with payloads in
 every field (an HTML tag, a Quarto ``env`` shortcode and math in a project folder's name;
 include shortcodes, spreadsheet formulas, ``$$`` and a right-to-left override in
 annotator labels; a Markdown ``javascript:`` link and a ``kbd`` shortcode in a sub-theme
@@ -46,7 +47,6 @@ from tests.support.sites import (
     PASSWD_MARK,
     PAYLOADS,
     STAGES,
-    build_project,
 )
 
 pytestmark = pytest.mark.slow
@@ -59,12 +59,6 @@ DATA_MARKERS = ("alert(", "onerror", "onload", "javascript", "<script", "{{<", "
 SHORTCODE_RE = re.compile(r"\{\{<.*?>\}\}")
 # The one event handler of the site's own markup: Quarto's navbar toggle button.
 OWN_HANDLERS = {"button.navbar-toggler onclick"}
-
-
-@pytest.fixture(scope="module")
-def project(tmp_path_factory) -> Path:
-    """Every stage run once on the hostile dump."""
-    return build_project(tmp_path_factory.mktemp("site") / "project")
 
 
 def render_copy(project: Path, dest: Path, renderer: str) -> Paths:
@@ -81,11 +75,12 @@ def render_copy(project: Path, dest: Path, renderer: str) -> Paths:
 
 
 @pytest.fixture(scope="module", params=RENDERERS)
-def site(request, project, tmp_path_factory) -> Paths:
+def site(request, site_project, tmp_path_factory) -> Paths:
+    """The hostile project (conftest.py's ``site_project``) rendered in a copy."""
     if request.param == "quarto" and find_quarto() is None:
         pytest.skip("Quarto not found (CI has none; ../shared/tools/quarto/ assembles one): "
                     "the preview tests cover the same pages")
-    return render_copy(project, tmp_path_factory.mktemp(request.param) / "project",
+    return render_copy(site_project, tmp_path_factory.mktemp(request.param) / "project",
                        request.param)
 
 

@@ -35,6 +35,15 @@ def copy_project(dest: Path, root: Path = ROOT) -> Path:
     return dest
 
 
+def copy_run(project: Path, dest: Path) -> Path:
+    """Copy a project copy that has run (outputs, ``dvc.lock``, its ``.dvc/cache`` and git
+    repository) to ``dest``: DVC takes the copy as up to date, so a test that changes a run
+    starts from it instead of running the pipeline again. The copy reads the same dump (its
+    params name it by its absolute path): never change that dump."""
+    shutil.copytree(project, dest, symlinks=True)
+    return dest
+
+
 def pipeline_env(work: Path) -> dict[str, str]:
     """Environment for running ``dvc``/notebooks in a copy: its own code, this venv's tools."""
     return {**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
@@ -95,6 +104,44 @@ def first_difference(a: bytes, b: bytes) -> str:
         if x != y:
             return f"line {i}: {x[:120]!r} != {y[:120]!r}"
     return f"line {min(len(la), len(lb)) + 1}: one file ends ({len(la)} vs {len(lb)} lines)"
+
+
+def lock_difference(expected: str, actual: str) -> str:
+    """Where two versions of a ``dvc.lock`` first differ, named by stage and path: ``stage
+    clean: deps src/analysis/core: md5 1a.. != 2b..`` (empty if they are the same text)."""
+    import yaml
+
+    if expected == actual:
+        return ""
+    a, b = yaml.safe_load(expected) or {}, yaml.safe_load(actual) or {}
+    sa, sb = a.get("stages") or {}, b.get("stages") or {}
+    for stage in [*sa, *(s for s in sb if s not in sa)]:
+        if stage not in sb:
+            return f"stage {stage}: only in the first"
+        if stage not in sa:
+            return f"stage {stage}: only in the second"
+        x, y = sa[stage], sb[stage]
+        for key in [*x, *(k for k in y if k not in x)]:
+            if x.get(key) == y.get(key):
+                continue
+            if key in ("deps", "outs") and isinstance(x.get(key), list) and isinstance(
+                    y.get(key), list):
+                ex = {e["path"]: e for e in x[key]}
+                ey = {e["path"]: e for e in y[key]}
+                for path in [*ex, *(q for q in ey if q not in ex)]:
+                    if path not in ey:
+                        return f"stage {stage}: {key} {path}: only in the first"
+                    if path not in ex:
+                        return f"stage {stage}: {key} {path}: only in the second"
+                    if ex[path] != ey[path]:
+                        field = next(f for f in [*ex[path], *ey[path]]
+                                     if ex[path].get(f) != ey[path].get(f))
+                        return (f"stage {stage}: {key} {path}: {field} "
+                                f"{ex[path].get(field)} != {ey[path].get(field)}")
+                return f"stage {stage}: {key}: the same paths in another order"
+            return f"stage {stage}: {key}: {x.get(key)!r:.200} != {y.get(key)!r:.200}"
+    return "the same stages, written differently: " + first_difference(
+        expected.encode(), actual.encode())
 
 
 def compare_outputs(first: Path, second: Path) -> list[str]:

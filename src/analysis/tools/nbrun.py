@@ -11,11 +11,21 @@ file and moved into place only on success, with papermill's timing metadata remo
 interrupted run leaves no half-written notebook; absolute paths of the machine in its
 outputs are replaced by placeholders. A user error raised inside the notebook
 (:class:`~analysis.core.errors.InputError`) ends the run with its one-line message.
+
+The project's own runs leave a run record (:mod:`analysis.core.runlog`) with the split
+of their time, read from papermill's time stamps before they are removed
+(:func:`stage_timings`): kernel start, imports (every notebook's first code cell after
+its parameters holds only its imports), work, and the rest. What is not work is kept
+small: the kernel boots while this process imports papermill and reads the notebook, it
+counts as ready as soon as it answers (:func:`wait_until_ready`), its BLAS does not spin
+threads the small matrices do not need (:func:`kernel_env`), and it exits without the
+garbage collector's final passes (:data:`FREEZE_AT_EXIT`).
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import logging
 import os
 import re
@@ -24,6 +34,7 @@ import sys
 import sysconfig
 import tempfile
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 import yaml
@@ -71,6 +82,61 @@ def strip_volatile(nb, notebook: str, output: str) -> None:
         cpm = meta.get("papermill", {})
         for key in VOLATILE_NB_KEYS:
             cpm.pop(key, None)
+
+
+def _when(value) -> datetime | None:
+    """A papermill time stamp (ISO 8601, UTC) as a datetime, or None."""
+    try:
+        return datetime.fromisoformat(value) if isinstance(value, str) else None
+    except ValueError:
+        return None
+
+
+def _cell_times(cell) -> tuple[datetime | None, datetime | None]:
+    pm = cell.get("metadata", {}).get("papermill", {})
+    return _when(pm.get("start_time")), _when(pm.get("end_time"))
+
+
+def import_cell(nb) -> int | None:
+    """Index of the notebook's import cell: the first code cell after the ``parameters``
+    cell (papermill's ``injected-parameters`` cell skipped), or None."""
+    after = False
+    for i, cell in enumerate(nb.get("cells", [])):
+        tags = cell.get("metadata", {}).get("tags", [])
+        if "parameters" in tags:
+            after = True
+        elif after and cell.get("cell_type") == "code" and "injected-parameters" not in tags:
+            return i
+    return None
+
+
+def stage_timings(nb, launched: datetime | None = None) -> dict[str, float]:
+    """The split of an executed notebook's run, in seconds, from papermill's time stamps
+    (read before :func:`strip_volatile` drops them):
+
+    - ``kernel_start``: from launching the kernel (``launched``, else papermill's
+      notebook start, which precedes the launch) to the first cell starting, i.e. the
+      kernel being ready;
+    - ``imports``: the import cell (:func:`import_cell`), start to end;
+    - ``work``: every other cell, from the first cell's start to the last cell's end.
+
+    Empty when the notebook has no cell times (not run by papermill, or failed early).
+    """
+    times = [t for t in map(_cell_times, nb.get("cells", [])) if t[0] and t[1]]
+    if not times:
+        return {}
+    first, last = times[0][0], max(end for _, end in times)
+    begun = launched or _when(nb.get("metadata", {}).get("papermill", {}).get("start_time"))
+    imports = 0.0
+    index = import_cell(nb)
+    if index is not None:
+        start, end = _cell_times(nb["cells"][index])
+        if start and end:
+            imports = (end - start).total_seconds()
+    split = {"imports": imports, "work": (last - first).total_seconds() - imports}
+    if begun:
+        split = {"kernel_start": (first - begun).total_seconds(), **split}
+    return split
 
 
 KERNEL_CELL_RE = re.compile(r"(?:/[^\s\"':]*)?/ipykernel_\d+/\d+\.py")
@@ -136,13 +202,95 @@ def parse_params(section: str | None, pairs: list[list[str]], root: Path = ROOT)
     return params
 
 
+# At exit, a Python process that has imported pandas, scipy and matplotlib spends 0.2 to
+# 0.4 s in the garbage collector's final passes over objects that are about to be freed
+# anyway; frozen (gc.freeze), they are skipped. Run at the kernel's start, with no name left
+# in the notebook's namespace.
+FREEZE_AT_EXIT = "import atexit as _a, gc as _g; _a.register(_g.freeze); del _a, _g"
+# The kernel's options: no history file (nbclient's default for the kernels it starts;
+# nbrun starts its own), and the freeze at exit.
+KERNEL_ARGS = ("--HistoryManager.hist_file=:memory:",
+               f"--IPKernelApp.exec_lines={[FREEZE_AT_EXIT]!r}")
+SHUTDOWN_WAIT_S = 1.0
+# Threads of the BLAS (OpenBLAS) under numpy and scipy in the kernel, unless the caller set
+# them: the stages' matrices are small, and on a busy machine OpenBLAS's spinning threads
+# doubled the agreement stage's CPU time (same outputs, byte for byte).
+BLAS_THREADS = "1"
+BLAS_THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")
+
+
+def _reply_to(get, msg_id: str, seconds: float, idle: bool = False):
+    """The first message from ``get`` (a client's ``get_shell_msg`` or ``get_iopub_msg``)
+    answering the request ``msg_id`` (with ``idle``: its IOPub status ``idle``) within
+    ``seconds``, or None; other messages are dropped."""
+    from queue import Empty
+
+    end = time.monotonic() + seconds
+    while (left := end - time.monotonic()) > 0:
+        try:
+            msg = get(timeout=left)
+        except Empty:
+            return None
+        if msg.get("parent_header", {}).get("msg_id") != msg_id:
+            continue
+        if not idle or (msg.get("msg_type") == "status"
+                        and msg.get("content", {}).get("execution_state") == "idle"):
+            return msg
+    return None
+
+
+def wait_until_ready(kc, timeout: float | None = None, quiet: float = 0.2) -> None:
+    """Block until the kernel behind the client ``kc`` answers a ``kernel_info`` request
+    on its shell channel and the request's IOPub status ``idle`` reaches ``kc`` (so the
+    IOPub subscription is live and no cell output can be lost).
+
+    jupyter_client's ``wait_for_ready`` does the same, then waits until IOPub has been
+    quiet for 0.2 s, on every start: a fixed cost this skips (a stray IOPub message is
+    harmless, nbclient reads only those answering its own requests). The request is sent
+    again while no reply comes within a second, or no status within ``quiet`` seconds
+    after it (the subscription was not connected yet).
+    """
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while True:
+        msg_id = kc.kernel_info()
+        reply = _reply_to(kc.get_shell_msg, msg_id, 1.0)
+        if reply is not None and _reply_to(kc.get_iopub_msg, msg_id, quiet, idle=True):
+            handle = getattr(kc, "_handle_kernel_info_reply", None)
+            if handle:  # as jupyter_client's wait does: adapts to the protocol version
+                handle(reply)
+            return
+        if not kc.is_alive():
+            raise RuntimeError("Kernel died before replying to kernel_info")
+        if deadline is not None and time.monotonic() > deadline:
+            raise RuntimeError(f"Kernel didn't respond in {timeout:g} seconds")
+
+
+def kernel_env(environ: dict[str, str] | None = None) -> dict[str, str]:
+    """The kernel's environment: this process's (or ``environ``), with one BLAS thread
+    (:data:`BLAS_THREADS`) unless it names a number of threads itself."""
+    env = dict(os.environ if environ is None else environ)
+    if not any(env.get(name) for name in BLAS_THREAD_VARS):
+        env[BLAS_THREAD_VARS[0]] = BLAS_THREADS
+    return env
+
+
 def local_kernel_manager(folder: Path):
     """A kernel manager whose kernel talks over Unix sockets in ``folder`` (IPC) instead of
     TCP: the kernel and this process share the machine, nothing listens on a network
-    port, and the kernel has no reason to warn that its TCP traffic is unencrypted."""
+    port, and the kernel has no reason to warn that its TCP traffic is unencrypted. Its
+    clients wait for the kernel with :func:`wait_until_ready`."""
+    from jupyter_client.blocking import BlockingKernelClient
     from jupyter_client.manager import KernelManager
 
-    return KernelManager(kernel_name="python3", transport="ipc", ip=str(folder / "ipc"))
+    class ReadyClient(BlockingKernelClient):
+        def wait_for_ready(self, timeout: float | None = None) -> None:
+            wait_until_ready(self, timeout)
+
+    # shutdown_wait_time: after a shutdown request, a kernel that has not exited within
+    # half of it gets SIGTERM, then SIGKILL (jupyter_client's default, 5 s, lets ipykernel's
+    # occasional hang while joining its control thread at exit cost 2.5 s)
+    return KernelManager(kernel_name="python3", transport="ipc", ip=str(folder / "ipc"),
+                         client_factory=ReadyClient, shutdown_wait_time=SHUTDOWN_WAIT_S)
 
 
 def run(notebook: Path, output: Path, parameters: dict) -> int:
@@ -150,52 +298,69 @@ def run(notebook: Path, output: Path, parameters: dict) -> int:
 
     The kernel runs in the project root given by the ``root`` parameter (this checkout by
     default), and the notebook receives ``root = "."``: the executed notebook names no
-    folder of the machine, so it is the same on every machine.
+    folder of the machine, so it is the same on every machine. The kernel is started
+    first and boots while this process imports papermill and reads the notebook.
+
+    The project's own runs leave a run record (:mod:`analysis.core.runlog`): the total
+    and its split (:func:`stage_timings`: kernel start from the launch, imports, work;
+    ``other``: the rest, i.e. this process before the launch and after the last cell).
     """
+    started = time.perf_counter()
     root = Path(parameters.get("root", ROOT)).resolve()
     parameters = {**parameters, "root": "."}
-    import nbformat
-    import papermill
-    from papermill.exceptions import PapermillExecutionError
-
-    nb = load_notebook(notebook)
-    output.parent.mkdir(parents=True, exist_ok=True)
-    for stale in output.parent.glob(f".{output.stem}.*.ipynb"):  # from a killed run
-        stale.unlink(missing_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{output.stem}.", suffix=".ipynb", dir=output.parent)
-    os.close(fd)
-    logging.getLogger("papermill").setLevel(logging.WARNING)
-    started = time.perf_counter()
+    output.parent.mkdir(parents=True, exist_ok=True)  # makes root too, the kernel's cwd
     sockets = tempfile.mkdtemp(prefix="kernel-")
     km = local_kernel_manager(Path(sockets))
+    tmp, stopping = None, False
     try:
-        executed = papermill.execute_notebook(
-            nb, tmp, parameters=parameters, kernel_name="python3", cwd=str(root),
-            progress_bar=sys.stderr.isatty(), log_output=False,
-            km=km,
-        )
-    except PapermillExecutionError as exc:
-        Path(tmp).unlink(missing_ok=True)
-        if exc.ename == "InputError":
-            print(f"{notebook.stem}: {exc.evalue}", file=sys.stderr)
-        else:
-            print(f"{notebook.stem}: failed in cell {exc.exec_count}: {exc.ename}: "
-                  f"{exc.evalue}\n{''.join(exc.traceback[-3:])}", file=sys.stderr)
-        return 1
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        launched = datetime.now(UTC)
+        km.start_kernel(cwd=str(root), env=kernel_env(), extra_arguments=list(KERNEL_ARGS))
+        import nbformat
+        import papermill
+        from papermill.exceptions import PapermillExecutionError
+
+        nb = load_notebook(notebook)
+        for stale in output.parent.glob(f".{output.stem}.*.ipynb"):  # from a killed run
+            stale.unlink(missing_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{output.stem}.", suffix=".ipynb",
+                                   dir=output.parent)
+        os.close(fd)
+        logging.getLogger("papermill").setLevel(logging.WARNING)
+        try:
+            # no output path: papermill would rewrite the file at every cell's start and end
+            executed = papermill.execute_notebook(
+                nb, None, parameters=parameters, kernel_name="python3", cwd=str(root),
+                progress_bar=sys.stderr.isatty(), log_output=False, km=km,
+            )
+        except PapermillExecutionError as exc:
+            if exc.ename == "InputError":
+                print(f"{notebook.stem}: {exc.evalue}", file=sys.stderr)
+            else:
+                print(f"{notebook.stem}: failed in cell {exc.exec_count}: {exc.ename}: "
+                      f"{exc.evalue}\n{''.join(exc.traceback[-3:])}", file=sys.stderr)
+            return 1
+        km.request_shutdown()  # the kernel stops while the notebook is written
+        stopping = True
+        split = stage_timings(executed, launched)
+        strip_volatile(executed, _relative(notebook), _relative(output))
+        scrub_outputs(executed, machine_paths())
+        nbformat.write(executed, tmp)
+        os.replace(tmp, output)
+        tmp = None
     finally:
-        if km.has_kernel:  # a kernel manager passed in is not shut down by papermill
+        if tmp:
+            Path(tmp).unlink(missing_ok=True)
+        if stopping:
+            # wait for it to exit (killed if it takes too long), checking every 10 ms
+            km.finish_shutdown(pollinterval=0.01)
+        elif km.has_kernel:  # a kernel manager passed in is not shut down by papermill
             km.shutdown_kernel(now=False)
         km.cleanup_resources()
         shutil.rmtree(sockets, ignore_errors=True)
-    strip_volatile(executed, _relative(notebook), _relative(output))
-    scrub_outputs(executed, machine_paths())
-    nbformat.write(executed, tmp)
-    os.replace(tmp, output)
     if output.resolve().is_relative_to(ROOT):  # the project's own run, not a test's copy
-        runlog.record(stage_name(notebook), time.perf_counter() - started)
+        seconds = time.perf_counter() - started
+        runlog.record(stage_name(notebook), seconds, **split,
+                      other=seconds - sum(split.values()))
     return 0
 
 
@@ -226,4 +391,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    code = main()
+    gc.freeze()  # the process exits without the collector's final passes (FREEZE_AT_EXIT)
+    sys.exit(code)

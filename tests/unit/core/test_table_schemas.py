@@ -1,10 +1,11 @@
 """The data dictionaries of the website's downloads (:mod:`analysis.core.table_schemas`).
 
 Every CSV the pipeline writes has a pandera schema that describes each of its columns and
-validates it: the tables of the current run (skipped before a pipeline run), the tables of
-a run on a small synthetic dump (slow, so CI checks them too), and the list of CSVs the
-notebooks write according to dvc.yaml. Then what the dictionary promises: a column
-without a description cannot ship, and the example is the first non-empty value.
+validates it: the tables of the current run (skipped before a pipeline run), and the list of
+CSVs the notebooks write according to dvc.yaml (the tables of a run on a synthetic dump, so
+that CI checks them too: tests/e2e/test_table_schemas.py). Then what the dictionary
+promises: a column without a description cannot ship, and the example is the first
+non-empty value.
 """
 
 from __future__ import annotations
@@ -29,54 +30,7 @@ from analysis.core.table_schemas import (
     table,
     text,
 )
-
-# pandas' defaults (numbers, NaN for empty cells) and all-text (as the website reads them)
-READ_MODES = {"default": {"low_memory": False},
-              "text": {"dtype": str, "keep_default_na": False}}
-
-
-def written_csvs(root: Path) -> list[str]:
-    """The CSVs a pipeline run wrote under ``root``, relative to it."""
-    paths = Paths(root)
-    found = [*paths.tables.glob("*/*.csv"), *paths.processed.glob("*/*.csv")]
-    return sorted(p.relative_to(root).as_posix() for p in found if p.is_file())
-
-
-def validation_problems(schema, frame: pd.DataFrame, where: str) -> list[str]:
-    """Every failure of ``frame`` under ``schema``, one line per column and check."""
-    try:
-        schema.validate(frame, lazy=True)
-    except SchemaErrors as exc:
-        cases = exc.failure_cases.drop_duplicates(["column", "check"]).head(10)
-        return [f"{where}: column {c.column}: {c.check} (e.g. {c.failure_case!r})"
-                for c in cases.itertuples()]
-    return []
-
-
-def table_problems(root: Path, rel: str) -> list[str]:
-    """What is wrong with one CSV against its schema, read both ways (empty if nothing).
-
-    The schema is looked up without the table (:data:`TABLE_SCHEMAS`) and with it, as the
-    website does (``schema_for(path, frame)``)."""
-    if schema_for(rel) is None:
-        return [f"{rel}: no schema in analysis.core.table_schemas.TABLE_SCHEMAS"]
-    problems = []
-    for mode, options in READ_MODES.items():
-        frame = pd.read_csv(root / rel, **options)
-        problems += validation_problems(schema_for(rel), frame, f"{rel} ({mode})")
-        schema = schema_for(rel, frame)
-        problems += validation_problems(schema, frame, f"{rel} ({mode}, with the table)")
-        try:
-            dictionary = data_dictionary(schema, frame)
-        except UndocumentedColumnError as exc:
-            problems.append(str(exc))
-            continue
-        if list(dictionary["column"]) != [str(c) for c in frame.columns]:
-            problems.append(f"{rel} ({mode}): the dictionary is not in the table's order")
-        empty = dictionary.loc[dictionary["meaning"].str.strip() == "", "column"].tolist()
-        problems += [f"{rel}: no meaning for {c}" for c in empty]
-    return problems
-
+from tests.support.table_checks import table_problems, written_csvs
 
 # --------------------------------------------------------------------------- (a) current run
 
@@ -101,25 +55,6 @@ def test_the_current_run_has_the_tables_the_brief_names():
     for rel in ("data/processed/clean/issues.csv", "data/processed/clean/rejected.csv",
                 "report/tables/findings/scorecard.csv", "report/tables/table1/counts.csv"):
         assert rel in written
-
-
-# --------------------------------------------------------------------------- (a) synthetic
-
-
-@pytest.fixture(scope="module")
-def synthetic_run(tmp_path_factory) -> Path:
-    """Every stage run on the small synthetic dump of :mod:`sites` (about a minute)."""
-    from tests.support.sites import build_project
-
-    return build_project(tmp_path_factory.mktemp("table-schemas") / "project")
-
-
-@pytest.mark.slow
-def test_every_csv_of_a_synthetic_run_validates_and_is_described(synthetic_run):
-    written = written_csvs(synthetic_run)
-    assert set(written) == set(TABLE_SCHEMAS), "the run wrote other CSVs than the schemas name"
-    problems = [p for rel in written for p in table_problems(synthetic_run, rel)]
-    assert not problems, "\n".join(problems)
 
 
 # --------------------------------------------------------------------------- (b) dvc.yaml

@@ -1,0 +1,93 @@
+"""Pipeline runs shared by the end-to-end tests.
+
+Each is made once per test session, and once across pytest-xdist's workers too: the first
+worker that asks for it builds it in the folder the workers share (under a file lock); a
+worker that asks while it is being built waits for it, and every later one reuses it.
+
+- ``small_run``: ``dvc repro`` in a copy of the project on :func:`small_dump` (the
+  pipeline as ``make report`` runs it, on a small synthetic dump);
+- ``site_project``: every stage on the hostile dump of :mod:`tests.support.sites`.
+
+Tests only read them. A test that changes a run (reruns, kills, other params) works in its
+own copy: :func:`tests.support.workspace.copy_run` copies the run with its DVC cache and
+lock, so DVC takes the copy as up to date and reruns only what the test changes.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from filelock import FileLock
+
+from tests.support.dumps import small_dump
+from tests.support.workspace import copy_project, dvc, set_params
+
+
+def shared_folder(factory: pytest.TempPathFactory, name: str,
+                  build: Callable[[Path], None]) -> Path:
+    """``<the session's temporary folder>/<name>``, made by ``build(folder)`` once for all
+    the workers of the session. A build that fails leaves nothing, and the next test that
+    asks builds it again (and fails with its own message)."""
+    base = factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # pytest-N/, shared by the workers' popen-gwN/
+    folder, done = base / name, base / f"{name}.done"
+    with FileLock(str(base / f"{name}.lock")):
+        if not done.exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            try:
+                build(folder)
+            except BaseException:
+                shutil.rmtree(folder, ignore_errors=True)
+                raise
+            done.touch()
+    return folder
+
+
+@dataclass(frozen=True)
+class Run:
+    """A finished ``dvc repro`` in a copy of the project."""
+
+    project: Path   # the copy: outputs, dvc.lock, .dvc/cache
+    dump: Path      # the dump its params.yaml names (ingest.source)
+    written: dict   # what small_dump wrote: project -> [(year, row)]
+
+
+@pytest.fixture(scope="session")
+def shared_small_dump(tmp_path_factory) -> Path:
+    """The small synthetic dump that ``small_run`` ran on (ready before the run is)."""
+    return shared_folder(tmp_path_factory, "small-dump",
+                         lambda folder: small_dump(folder / "dump")) / "dump"
+
+
+def point_at(work: Path, dump: Path) -> None:
+    """Make a copy's pipeline read ``dump`` (no manifest, no declared commit)."""
+    set_params(work, "ingest", source=dump, manifest=None, commit=None)
+
+
+@pytest.fixture(scope="session")
+def small_run(shared_small_dump, tmp_path_factory) -> Run:
+    """``dvc repro`` once, in a copy of the project, on the shared small dump."""
+    def build(folder: Path) -> None:
+        work = copy_project(folder / "project")
+        point_at(work, shared_small_dump)
+        dvc(work, "repro")
+
+    folder = shared_folder(tmp_path_factory, "small-run", build)
+    written = small_dump(tmp_path_factory.mktemp("small-dump-rows"))  # the same rows again
+    return Run(folder / "project", shared_small_dump, written)
+
+
+@pytest.fixture(scope="session")
+def site_project(tmp_path_factory) -> Path:
+    """Every stage run once on the hostile dump of :mod:`tests.support.sites` (the site
+    tests render it; the table-schema tests validate its CSVs)."""
+    from tests.support.sites import build_project
+
+    return shared_folder(tmp_path_factory, "site",
+                         lambda folder: build_project(folder / "project")) / "project"

@@ -1,0 +1,129 @@
+"""`make bench`: the runner (results stamped, summary of every result, files printed) and
+the pipeline benchmark's parsing and tables, without running the pipeline."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+
+from analysis.core.paths import ROOT
+from analysis.tools import bench
+
+PIPELINE = bench.load(ROOT / "benchmarks" / "bench_pipeline.py")
+
+DVC_OUTPUT = [
+    (10.0, "Running stage 'ingest':"),
+    (10.1, "> python -m analysis.ingest --out data/raw --provenance data/provenance.json"),
+    (10.5, "Running stage 'clean':"),
+    (10.6, "> python -m analysis.tools.nbrun clean"),
+    (13.0, "Updating lock file 'dvc.lock'"),
+    (13.25, "Running stage 'findings':"),
+]
+
+
+def test_stage_walls_from_dvc_output():
+    walls = PIPELINE.stage_walls(DVC_OUTPUT, end=14.5)
+    assert walls == {"ingest": 0.5, "clean": 2.75, "findings": 1.25}
+    assert PIPELINE.stage_walls([(1.0, "Stage 'x' didn't change, skipping")], 2.0) == {}
+
+
+def test_split_table_adds_the_run_records():
+    records = {"clean": {"stage": "clean", "seconds": 2.5, "kernel_start": 0.3,
+                         "imports": 0.4, "work": 1.6, "other": 0.2}}
+    table = PIPELINE.split_table({"ingest": 0.5, "clean": 2.75}, records)
+    assert table["ingest"] == {"wall": 0.5}
+    assert table["clean"] == {"wall": 2.75, "kernel_start": 0.3, "imports": 0.4, "work": 1.6,
+                              "other": 0.2, "nbrun_total": 2.5, "dvc_and_launch": 0.25}
+    runs = [table, {**table, "clean": {**table["clean"], "wall": 3.75, "work": 2.6}},
+            {**table, "clean": {**table["clean"], "wall": 2.25, "work": 1.0}}]
+    median = PIPELINE.median_table(runs)
+    assert median["clean"]["wall"] == 2.75 and median["clean"]["work"] == 1.6
+    assert median["ingest"] == {"wall": 0.5}
+    totals = PIPELINE.notebook_totals(median)
+    assert totals["nbrun_total"] == 2.5 and totals["wall"] == 2.75  # notebook stages only
+
+
+def result() -> dict:
+    table = {"ingest": {"wall": 0.5},
+             "clean": {"wall": 2.75, "kernel_start": 0.3, "imports": 0.4, "work": 1.6,
+                       "other": 0.2, "nbrun_total": 2.5, "dvc_and_launch": 0.25}}
+    return {"stages": ["ingest", "clean"], "cold_seconds": 3.25,
+            "cold_seconds_runs": [3.25, 3.5, 3.0], "cold_cpu_seconds_runs": [4.0, 4.1, 3.9],
+            "cold_seconds_by_stage": dict(sorted(table.items())),  # as read back from JSON
+            "cold_notebook_stage_totals": PIPELINE.notebook_totals(table),
+            "report_stage_seconds": 5.0, "noop_repro_seconds": 0.9,
+            "noop_repro_runs": [0.9, 0.95, 0.88], "cold_target_seconds": 30.0,
+            "noop_target_seconds": 2.0, "cold_target_met": True, "noop_target_met": True,
+            "cpus": 2, "load_average": [1.0, 1.0, 1.0]}
+
+
+def test_pipeline_summary_is_a_table_in_pipeline_order():
+    lines = PIPELINE.summary(result())
+    text = "\n".join(lines)
+    assert "**3.25 s**" in text and "target < 30 s: met" in text
+    assert "**0.9 s**" in text and "target < 2 s: met" in text
+    rows = [line for line in lines if line.startswith("| ") and "---" not in line]
+    assert [r.split(" | ")[0] for r in rows] == ["| stage", "| ingest", "| clean",
+                                                 "| notebook stages"]
+    assert rows[1] == "| ingest | 0.50 | - | - | - | - | - | - |"
+    assert rows[2] == "| clean | 2.75 | 0.30 | 0.40 | 1.60 | 0.20 | 2.50 | 0.25 |"
+    assert PIPELINE.summary({"skipped": "no mirror"}) == ["skipped: no mirror"]
+
+
+FAKE = '''
+def run(results_dir):
+    return {"seconds": 1.5, "target_met": True}
+
+
+def summary(result):
+    return [f"fake took {result['seconds']} s"]
+'''
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    """A project root with two benchmarks, ``fake`` (with a summary) and ``plain``."""
+    (tmp_path / "benchmarks").mkdir()
+    (tmp_path / "benchmarks" / "bench_fake.py").write_text(FAKE)
+    (tmp_path / "benchmarks" / "bench_plain.py").write_text(
+        "def run(results_dir):\n    return {'rate': 7, 'nested': {'a': 1}}\n")
+    monkeypatch.setattr(bench, "ROOT", tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))  # bench.load puts ROOT on it
+    return tmp_path
+
+
+def test_results_are_stamped_summarised_and_their_files_printed(project, capsys):
+    assert bench.main(["--out", "results"]) == 0
+    out = project / "results"
+    fake = json.loads((out / "fake.json").read_text())
+    assert fake["seconds"] == 1.5 and fake["wall_seconds_total"] >= 0
+    assert fake["measured_at"].endswith("+00:00") and fake["machine"]["cores"] >= 1
+    summary = (out / "summary.md").read_text()
+    assert "## fake" in summary and "fake took 1.5 s" in summary
+    assert "## plain" in summary and '- nested: {"a": 1}' in summary
+    assert "Measured " in summary and "measured_at" not in summary
+    printed = capsys.readouterr().out
+    for name in ("fake.json", "plain.json", "summary.md"):
+        assert f"bench: wrote {out / name}" in printed
+
+
+def test_one_benchmark_keeps_the_others_results_in_the_summary(project):
+    bench.main(["--out", "results"])
+    before = json.loads((project / "results" / "plain.json").read_text())
+    bench.main(["--out", "results", "--only", "fake"])
+    summary = (project / "results" / "summary.md").read_text()
+    assert "## plain" in summary and before["measured_at"] in summary
+    assert json.loads((project / "results" / "plain.json").read_text()) == before
+
+
+def test_unknown_benchmark_is_refused(project, capsys):
+    with pytest.raises(SystemExit):
+        bench.main(["--out", "results", "--only", "nope"])
+    assert "no benchmark nope" in capsys.readouterr().err
+
+
+def test_summary_lines_without_a_formatter_list_the_measurements():
+    lines = bench.summary_lines({"x": {"a": 1, "b": [1, 2]}})
+    assert "- a: 1" in lines and "- b: [1, 2]" in lines

@@ -1,0 +1,218 @@
+"""nbrun's measurements and kernel handling, without running a kernel: the split of a run
+read from papermill's time stamps, the import cell of every notebook, the readiness wait."""
+
+from __future__ import annotations
+
+import ast
+import gc
+import itertools
+import json
+from queue import Empty
+from unittest import mock
+
+import nbformat
+import pytest
+
+from analysis.core import runlog
+from analysis.core.paths import ROOT
+from analysis.tools import nbrun
+from analysis.tools.nbrun import (
+    FREEZE_AT_EXIT,
+    KERNEL_ARGS,
+    import_cell,
+    load_notebook,
+    stage_timings,
+    strip_volatile,
+    wait_until_ready,
+)
+
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.py"))
+
+
+def stamp(seconds: float) -> str:
+    """A papermill time stamp, ``seconds`` after 12:00:00 UTC."""
+    whole, frac = divmod(seconds, 1)
+    return f"2025-06-13T12:00:{int(whole):02d}.{round(frac * 1e6):06d}+00:00"
+
+
+def cell(kind: str, start: float | None, end: float | None, tags=(), source="") -> dict:
+    pm = {"start_time": None if start is None else stamp(start),
+          "end_time": None if end is None else stamp(end),
+          "duration": None if start is None or end is None else end - start,
+          "exception": False, "status": "completed"}
+    return {"cell_type": kind, "source": source,
+            "metadata": {"papermill": pm, "tags": list(tags), "execution": {}}}
+
+
+def executed(start: float = 0.0) -> dict:
+    """A notebook as papermill leaves it: run from 00.0 s, the kernel ready at 01.5 s."""
+    return {
+        "metadata": {"papermill": {"start_time": stamp(start), "end_time": stamp(9.0),
+                                   "duration": 9.0 - start}},
+        "cells": [
+            cell("markdown", 1.5, 1.5),
+            cell("code", 1.5, 1.52, tags=["parameters"], source="root = '.'"),
+            cell("code", 1.52, 1.53, tags=["injected-parameters"], source="root = '.'"),
+            cell("code", 1.53, 2.33, source="import pandas as pd"),   # imports: 0.8 s
+            cell("markdown", 2.34, 2.34),
+            cell("code", 2.34, 5.0, source="work()"),
+            cell("code", 5.0, 6.25, source="more()"),                 # last end: 6.25 s
+        ],
+    }
+
+
+def test_split_from_papermill_time_stamps():
+    split = stage_timings(executed())
+    assert split == pytest.approx({"kernel_start": 1.5, "imports": 0.8, "work": 3.95})
+
+
+def test_kernel_start_counts_from_the_launch_when_given():
+    launched = nbrun._when(stamp(0.25))
+    assert stage_timings(executed(), launched)["kernel_start"] == pytest.approx(1.25)
+
+
+def test_import_cell_is_the_first_code_cell_after_the_parameters():
+    nb = executed()
+    assert import_cell(nb) == 3
+    del nb["cells"][2]  # no injected cell (no parameters passed)
+    assert import_cell(nb) == 2
+    nb["cells"][1]["metadata"]["tags"] = []
+    assert import_cell(nb) is None
+
+
+def test_no_import_cell_puts_everything_in_work():
+    nb = executed()
+    nb["cells"][1]["metadata"]["tags"] = []
+    split = stage_timings(nb)
+    assert split["imports"] == 0 and split["work"] == pytest.approx(4.75)
+
+
+def test_cells_without_times_are_left_out_and_an_unrun_notebook_has_no_split():
+    nb = executed()
+    nb["cells"].append(cell("code", None, None))  # never ran (a failure above it)
+    nb["cells"][-2]["metadata"]["papermill"]["end_time"] = "not a time"
+    assert stage_timings(nb)["work"] == pytest.approx(5.0 - 1.5 - 0.8)
+    assert stage_timings({"metadata": {}, "cells": [cell("code", None, None)]}) == {}
+    assert stage_timings({"cells": []}) == {}
+
+
+def test_the_split_is_read_before_strip_volatile_drops_the_times():
+    nb = nbformat.from_dict(executed())  # what papermill returns: a NotebookNode
+    split = stage_timings(nb)
+    strip_volatile(nb, "notebooks/x.py", "report/notebooks/x.ipynb")
+    assert stage_timings(nb) == {} and split
+
+
+def test_run_record_keeps_the_split(tmp_path):
+    split = stage_timings(executed())
+    path = runlog.record("clean", 6.5, tmp_path, **split, other=6.5 - sum(split.values()))
+    data = json.loads(path.read_text())
+    assert data["seconds"] == 6.5
+    assert (data["kernel_start"], data["imports"], data["work"], data["other"]) == (
+        1.5, 0.8, 3.95, 0.25)
+    assert runlog.read_all(tmp_path)[0]["stage"] == "clean"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_every_notebook_has_an_import_cell_of_imports_only(path):
+    """The split is exact only if the import cell holds imports and nothing else, and the
+    cell after it starts the work."""
+    nb = load_notebook(path)
+    index = import_cell(nb)
+    assert index is not None, f"{path.name}: no code cell after the parameters cell"
+    body = ast.parse(nb.cells[index].source).body
+    assert body and all(isinstance(s, ast.Import | ast.ImportFrom) for s in body), (
+        f"{path.name}: the first code cell after the parameters must hold only imports")
+    later = [c for c in nb.cells[index + 1:] if c.cell_type == "code"]
+    assert later and not any(isinstance(s, ast.Import | ast.ImportFrom)
+                             for c in later for s in ast.parse(c.source).body), (
+        f"{path.name}: imports belong in the import cell")
+
+
+def test_freeze_at_exit_leaves_no_name_and_registers_the_freeze():
+    namespace: dict = {}
+    with mock.patch("atexit.register") as register:
+        exec(FREEZE_AT_EXIT, namespace)
+    assert set(namespace) == {"__builtins__"}
+    register.assert_called_once_with(gc.freeze)
+    assert any(arg.startswith("--IPKernelApp.exec_lines=") and FREEZE_AT_EXIT in arg
+               for arg in KERNEL_ARGS)
+
+
+class FakeClient:
+    """A kernel client whose kernel answers each kernel_info request on shell, and on
+    IOPub with busy/idle unless the request is one of ``lost`` (IOPub not yet connected)."""
+
+    def __init__(self, lost: int = 0, alive: bool = True, answer: bool = True):
+        self.lost, self.alive, self.answer = lost, alive, answer
+        self.shell: list[dict] = []
+        self.iopub: list[dict] = []
+        self.sent = 0
+        self.handled = None
+
+    def kernel_info(self) -> str:
+        self.sent += 1
+        msg_id = f"req-{self.sent}"
+        if self.answer:
+            self.shell += [{"parent_header": {"msg_id": "stray"}, "msg_type": "x"},
+                           {"parent_header": {"msg_id": msg_id},
+                            "msg_type": "kernel_info_reply", "content": {}}]
+            if self.sent > self.lost:
+                self.iopub += [{"parent_header": {"msg_id": msg_id}, "msg_type": "status",
+                                "content": {"execution_state": s}} for s in ("busy", "idle")]
+        return msg_id
+
+    def _get(self, queue, timeout):
+        if not queue:
+            raise Empty
+        return queue.pop(0)
+
+    def get_shell_msg(self, timeout=None):
+        return self._get(self.shell, timeout)
+
+    def get_iopub_msg(self, timeout=None):
+        return self._get(self.iopub, timeout)
+
+    def is_alive(self) -> bool:
+        return self.alive
+
+    def _handle_kernel_info_reply(self, msg):
+        self.handled = msg
+
+
+def test_ready_at_the_first_idle_status_without_waiting_for_quiet():
+    kc = FakeClient()
+    wait_until_ready(kc, timeout=5)
+    assert kc.sent == 1 and kc.handled["msg_type"] == "kernel_info_reply"
+
+
+def test_ready_asks_again_when_iopub_missed_the_status():
+    kc = FakeClient(lost=2)
+    wait_until_ready(kc, timeout=5, quiet=0.01)
+    assert kc.sent == 3 and kc.handled["parent_header"]["msg_id"] == "req-3"
+
+
+def test_a_dead_or_silent_kernel_is_an_error(monkeypatch):
+    with pytest.raises(RuntimeError, match="died"):
+        wait_until_ready(FakeClient(alive=False, answer=False), timeout=5)
+    clock = itertools.count(step=10)
+    monkeypatch.setattr(nbrun.time, "monotonic", lambda: next(clock))
+    with pytest.raises(RuntimeError, match="didn't respond in 5 seconds"):
+        wait_until_ready(FakeClient(answer=False), timeout=5)
+
+
+def test_the_kernel_manager_uses_the_fast_readiness_wait(tmp_path):
+    km = nbrun.local_kernel_manager(tmp_path)
+    assert km.transport == "ipc" and km.shutdown_wait_time == nbrun.SHUTDOWN_WAIT_S
+    kc = km.client()
+    with mock.patch.object(nbrun, "wait_until_ready") as wait:
+        kc.wait_for_ready(timeout=3)
+    wait.assert_called_once_with(kc, 3)
+
+
+def test_kernel_env_sets_one_blas_thread_unless_the_caller_chose():
+    assert nbrun.kernel_env({"PATH": "/bin"}) == {"PATH": "/bin", "OPENBLAS_NUM_THREADS": "1"}
+    assert nbrun.kernel_env({"OMP_NUM_THREADS": "4"}) == {"OMP_NUM_THREADS": "4"}
+    assert nbrun.kernel_env({"OPENBLAS_NUM_THREADS": "2"}) == {"OPENBLAS_NUM_THREADS": "2"}
+    with mock.patch.dict(nbrun.os.environ, {"OPENBLAS_NUM_THREADS": "3"}):
+        assert nbrun.kernel_env()["OPENBLAS_NUM_THREADS"] == "3"
