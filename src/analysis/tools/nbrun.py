@@ -66,8 +66,11 @@ def strip_volatile(nb, notebook: str, output: str) -> None:
 
     Drops run times and durations, replaces papermill's record of the input (it stores
     the whole in-memory notebook) and of the temporary output path by the relative paths,
-    and numbers the cells instead of nbformat's random cell ids.
+    numbers the cells instead of nbformat's random cell ids, and drops the kernel's Python
+    version (3.11.7 or 3.13.0: the same outputs on every supported Python; the run record
+    keeps the version).
     """
+    nb.metadata.get("language_info", {}).pop("version", None)
     pm = nb.metadata.get("papermill", {})
     for key in VOLATILE_NB_KEYS:
         pm.pop(key, None)

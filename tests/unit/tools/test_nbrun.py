@@ -216,3 +216,11 @@ def test_kernel_env_sets_one_blas_thread_unless_the_caller_chose():
     assert nbrun.kernel_env({"OPENBLAS_NUM_THREADS": "2"}) == {"OPENBLAS_NUM_THREADS": "2"}
     with mock.patch.dict(nbrun.os.environ, {"OPENBLAS_NUM_THREADS": "3"}):
         assert nbrun.kernel_env()["OPENBLAS_NUM_THREADS"] == "3"
+
+
+def test_strip_volatile_drops_the_python_version_and_keeps_the_language():
+    nb = nbformat.from_dict(executed())
+    nb.metadata["language_info"] = {"name": "python", "version": "3.13.0",
+                                    "file_extension": ".py"}
+    strip_volatile(nb, "notebooks/x.py", "report/notebooks/x.ipynb")
+    assert nb.metadata["language_info"] == {"name": "python", "file_extension": ".py"}
