@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from analysis.core.examples import load_examples, load_statements
 from analysis.core.paths import Paths
 from analysis.core.projects import Projects
 from analysis.core.stage import write_outputs
@@ -33,8 +34,9 @@ taxonomy = load_taxonomy(paths.taxonomy_file)
 parsed = details.parse_detail_files(paths.raw, detail_files, taxonomy)
 for message in details.notable_anomalies(parsed.quality):
     warnings.warn(message, stacklevel=1)
+cited = (load_examples(paths.examples_file), *load_statements(paths.examples_file))
 result = tree.compute(parsed, pd.read_parquet(paths.clean.issues_parquet), taxonomy,
-                      Projects.load(paths.projects_file), item_split)
+                      Projects.load(paths.projects_file), item_split, cited)
 write_outputs(paths.taxonomy, outputs.build(result))
 
 # %% [markdown]
@@ -48,6 +50,15 @@ result.types
 
 # %%
 pd.DataFrame(parsed.quality["anomalies"])[["kind", "file", "line", "message"]]
+
+# %% [markdown]
+# ## The paper's cited examples in the release, and the themes no report carries
+
+# %%
+result.examples[["ref", "subthemes", "status", "final_label", "theme_matches", "match_note"]]
+
+# %%
+result.empty_themes
 
 # %% [markdown]
 # ## Does the type mix differ between projects and years?

@@ -11,6 +11,7 @@ import pytest
 
 from analysis.core import artifacts
 from analysis.core.claims import STATUSES, load_claims
+from analysis.core.examples import example_claims, load_examples
 from analysis.core.paths import PATHS, Paths
 
 
@@ -22,16 +23,26 @@ def test_findings_notebook_scores_every_claim_from_every_stage_file(tmp_path):
     paths = Paths(root)
     paths.claims_file.parent.mkdir(parents=True)
     shutil.copy(PATHS.claims_file, paths.claims_file)
+    shutil.copy(PATHS.examples_file, paths.examples_file)
     artifacts.write_json(paths.table1.reproduced, {
         "table1.total_reports": {"value": 38742}, "table1.projects": {"value": 9}})
+    artifacts.write_json(paths.taxonomy.reproduced, {
+        "examples.ref59": {"value": "B.2"}, "examples.ref73": {"value": "B.1"},
+        "examples.ref44": {"value": None, "note": "not in the release"}})
     artifacts.write_json(paths.keywords.reproduced, {
         "keywords.count.pytorch": {"value": 72, "note": "distinct exact strings"}})
 
     stage = paths.findings
     assert run(PATHS.findings.notebook_source, stage.notebook, {"root": str(root)}) == 0
     card = pd.read_csv(stage.scorecard, dtype=str, keep_default_na=False)
-    assert card["claim_id"].tolist() == load_claims(PATHS.claims_file)["claim_id"].tolist()
+    examples = example_claims(load_examples(PATHS.examples_file))
+    assert card["claim_id"].tolist() == (load_claims(PATHS.claims_file)["claim_id"].tolist()
+                                         + examples["claim_id"].tolist())
     status = card.set_index("claim_id")["status"]
+    assert (status["examples.ref59"], status["examples.ref73"]) == ("exact", "differs")
+    assert status["examples.ref44"] == "not_reproducible"
+    assert card.set_index("claim_id").loc["interviews.users.engineers.min_years",
+                                          "relation"] == ">"
     assert status["table1.total_reports"] == "exact"
     assert status["table1.projects"] == "differs"  # the paper counts 11
     assert status["keywords.count.pytorch"] == "exact"
@@ -40,7 +51,7 @@ def test_findings_notebook_scores_every_claim_from_every_stage_file(tmp_path):
     assert metrics["claims"] == len(card)
     assert {s: metrics[s] for s in STATUSES} == card["status"].value_counts().reindex(
         list(STATUSES), fill_value=0).to_dict()
-    assert metrics["exact"] == 2 and metrics["differs"] == 1
+    assert metrics["exact"] == 3 and metrics["differs"] == 2
 
 
 @pytest.mark.slow

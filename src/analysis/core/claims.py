@@ -2,19 +2,30 @@
 
 ``data/claims.yaml`` is the only place where the paper's numbers live. Each claim has an
 ``id`` (``table1.pytorch.2023``), the value exactly as printed in the paper (``"1,234"``,
-``"12.34%"``, ``"0.512"``), where it is printed, and optionally ``relation`` (``eq``, or
-``gt``/``ge`` for "over N" statements), ``kind: count`` for a number of things (people,
-parts) that is either right or wrong, and optionally ``reproducible: false`` with a
-``reason``.
+``"12.34%"``, ``"0.512"``), where it is printed, and optionally ``relation``: the
+comparator of the paper's statement, written as a quoted symbol (YAML reads a bare ``>``
+as the start of a folded text block):
+
+- ``"="`` (the default) the paper states the value;
+- ``">"``, ``">="``, ``"<"``, ``"<="`` the paper states a bound ("over three years" is
+  ``">"`` with value ``"3"``);
+- ``"~"`` the paper states an approximate value ("an average of two years"): within
+  :data:`APPROX_TOLERANCE` of it (relative).
+
+(``eq``, ``gt``, ``ge`` are the older spellings of ``=``, ``>``, ``>=`` and still read.)
+``kind: count`` marks a number of things (people, parts) that is either right or wrong,
+``kind: label`` a theme code (a cited example's theme, :mod:`analysis.core.examples`),
+and ``reproducible: false`` with a ``reason`` a number the release cannot give.
 
 Stages write their reproduced values keyed by claim id (``data/reproduced/<stage>.json``);
 the findings stage (:mod:`analysis.findings.scorecard`) sets them beside the claims, and
 :func:`judge` gives each claim a status:
 
 - ``exact``: equal at the paper's printed precision (our value, rounded half-up to as many
-  decimals as the paper prints, equals the printed value); for ``gt``/``ge``, satisfied;
-- ``rounding``: off by at most one unit in the paper's last printed digit (never for a
-  ``kind: count`` claim: five people are not four after rounding);
+  decimals as the paper prints, equals the printed value); for a bound or ``~``, the
+  statement holds; for a label, the same theme;
+- ``rounding``: off by at most one unit in the paper's last printed digit (only for ``=``
+  and never for a ``kind: count`` claim: five people are not four after rounding);
 - ``differs``: anything else (both values are shown);
 - ``not_reproducible``: the released data cannot give this number (the reason is shown).
 """
@@ -32,8 +43,12 @@ from analysis.core.errors import InputError
 from analysis.core.paths import PATHS
 
 STATUSES = ("exact", "rounding", "differs", "not_reproducible")
-RELATIONS = ("eq", "gt", "ge")
-KINDS = ("number", "count")
+RELATIONS = ("=", ">", ">=", "<", "<=", "~")
+# older spellings of the claims file, read as the symbols
+RELATION_ALIASES = {"eq": "=", "gt": ">", "ge": ">="}
+KINDS = ("number", "count", "label")
+# "~": how far (relative to the printed value) a value may be and still be "about" it
+APPROX_TOLERANCE = Decimal("0.1")
 
 
 def parse_printed(value: object) -> tuple[Decimal, int, bool]:
@@ -62,16 +77,18 @@ def load_claims(path: str | Path = PATHS.claims_file) -> pd.DataFrame:
         if not cid or "value" not in claim:
             raise InputError(f"claim #{i} needs an id and a value", file=str(path),
                              fix="add the missing key")
-        relation = claim.get("relation", "eq")
-        if relation not in RELATIONS:
-            raise InputError(f"claim {cid}: relation must be one of {RELATIONS}",
-                             file=str(path), fix="fix the relation")
+        relation = parse_relation(claim.get("relation", "="))
+        if relation is None:
+            raise InputError(f"claim {cid}: relation {claim.get('relation')!r} is not one of "
+                             f"{', '.join(RELATIONS)}", file=str(path), row=i,
+                             fix='write it quoted, e.g. relation: ">"')
         kind = claim.get("kind", "number")
         if kind not in KINDS:
             raise InputError(f"claim {cid}: kind must be one of {KINDS}", file=str(path),
                              fix="fix the kind")
         try:
-            parse_printed(claim["value"])
+            if kind != "label":
+                parse_printed(claim["value"])
         except ValueError as exc:
             raise InputError(f"claim {cid}: {exc}", file=str(path),
                              fix="write the value as printed, e.g. '1,234' or '12.34%'") from exc
@@ -93,17 +110,33 @@ def load_claims(path: str | Path = PATHS.claims_file) -> pd.DataFrame:
     return frame
 
 
-def judge(paper_value: str, reproduced: float | None, relation: str = "eq",
+def parse_relation(value: object) -> str | None:
+    """The comparator of a claim (one of :data:`RELATIONS`), or None if ``value`` is not
+    one; an older spelling (``gt``) gives its symbol."""
+    text = str(value).strip() if value is not None else ""
+    text = RELATION_ALIASES.get(text, text)
+    return text if text in RELATIONS else None
+
+
+BOUNDS = {">": Decimal.__gt__, ">=": Decimal.__ge__, "<": Decimal.__lt__,
+          "<=": Decimal.__le__}
+
+
+def judge(paper_value: str, reproduced: float | str | None, relation: str = "=",
           kind: str = "number") -> str:
-    """The status of one reproduced value against one printed paper value."""
+    """The status of one reproduced value against one printed paper value (see the module
+    docstring); ``relation`` is one of :data:`RELATIONS` (or an older spelling)."""
     if reproduced is None or (isinstance(reproduced, float) and reproduced != reproduced):
         return "not_reproducible"
+    if kind == "label":
+        return "exact" if str(reproduced).strip() == str(paper_value).strip() else "differs"
+    relation = parse_relation(relation) or "="
     paper, decimals, _ = parse_printed(paper_value)
     ours = Decimal(repr(float(reproduced)))
-    if relation == "gt":
-        return "exact" if ours > paper else "differs"
-    if relation == "ge":
-        return "exact" if ours >= paper else "differs"
+    if relation in BOUNDS:
+        return "exact" if BOUNDS[relation](ours, paper) else "differs"
+    if relation == "~":
+        return "exact" if abs(ours - paper) <= APPROX_TOLERANCE * abs(paper) else "differs"
     try:
         if round_half_up(float(reproduced), decimals) == paper:
             return "exact"
@@ -114,13 +147,23 @@ def judge(paper_value: str, reproduced: float | None, relation: str = "eq",
     return "differs"
 
 
-def format_value(value: float | None, paper_value: str) -> str:
-    """Show a reproduced value with the paper's precision plus two more digits."""
+def format_value(value: float | str | None, paper_value: str, kind: str = "number") -> str:
+    """Show a reproduced value with the paper's precision plus two more digits (a label as
+    it is)."""
     if value is None:
         return ""
+    if kind == "label":
+        return str(value)
     _, decimals, percent = parse_printed(paper_value)
     if float(value).is_integer() and decimals == 0:
         text = f"{int(value):,}"
     else:
         text = f"{float(value):,.{decimals + 2}f}"
     return text + ("%" if percent else "")
+
+
+def paper_statement(paper_value: str, relation: str = "=") -> str:
+    """The paper's value with its comparator, as a page shows it: ``3`` for ``=``,
+    ``>3``, ``≥8``, ``~2``."""
+    relation = parse_relation(relation) or "="
+    return {"=": "", ">=": "≥", "<=": "≤"}.get(relation, relation) + str(paper_value)

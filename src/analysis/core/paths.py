@@ -142,7 +142,7 @@ class TaxonomyPaths(StagePaths):
     name: str = "taxonomy"
     TABLES = ("types.csv", "types.md", "themes.csv", "themes.md", "subthemes.csv",
               "details.csv", "details.html", "spellings.csv", "shares.csv", "tests.csv",
-              "residuals.csv")
+              "residuals.csv", "examples.csv", "empty_themes.csv")
     FIGURES = ("tree", "project_shares", "year_shares", "type_residuals")
 
 
@@ -163,7 +163,8 @@ class InterviewsPaths(StagePaths):
     name: str = "interviews"
     TABLES = ("participants.csv", "participants.md", "groups.csv", "codebook.csv",
               "matrix.csv", "theme_counts.csv", "theme_counts.md", "quotes.csv",
-              "quotes.html", "guideline_questions.csv", "guideline.md")
+              "quotes.html", "guideline_questions.csv", "guideline.md", "roles.csv",
+              "role_mappings.csv")
     FIGURES = ("heatmap", "theme_counts")
     PROCESSED = ("background.csv", "codebook.csv", "nodes.csv", "rejected.csv")
 
@@ -234,6 +235,11 @@ class Paths:
     @property
     def claims_file(self) -> Path:
         return self.root / "data" / "claims.yaml"
+
+    @property
+    def examples_file(self) -> Path:
+        """The paper's cited example reports, findings' themes and interview rankings."""
+        return self.root / "data" / "examples.yaml"
 
     @property
     def challenges_file(self) -> Path:

@@ -2,7 +2,10 @@
 
 ``data/projects.yaml`` describes the projects by the folder name they have under
 ``Issue Report/``: how the pages name them, their row in Table I, whether each is a general
-framework or an LLM toolkit, and how the paper spells it where it differs. Projects are
+framework or an LLM toolkit, how the paper spells it where it differs, and its repository
+(``owner/name``) with the names it had before (``former_names``: an organisation rename
+such as microsoft/DeepSpeed -> deepspeedai/DeepSpeed, so that links to the old name still
+find its reports). Projects are
 discovered from the dump, never from this file: a project it does not describe is shown
 under its folder name, ordered after the described ones, of kind ``unknown``.
 """
@@ -28,6 +31,8 @@ class Project:
     order: int               # its row in Table I
     paper_name: str | None = None  # how the paper spells it, where that differs
     host: str | None = None
+    repository: str | None = None  # owner/name where the project lives now
+    former_names: tuple[str, ...] = ()  # owner/name it had before (renames)
 
 
 @dataclass(frozen=True)
@@ -70,6 +75,12 @@ class Projects:
     def is_described(self, key: str) -> bool:
         return key in self.described
 
+    def renames(self) -> dict[str, str]:
+        """Former ``owner/name`` (lower case) -> the current one, over every project that
+        lists ``former_names`` and its ``repository``."""
+        return {old.lower(): p.repository for p in self.described.values() if p.repository
+                for old in p.former_names}
+
 
 def _project(key: str, value: dict, path: Path) -> Project:
     if not isinstance(value, dict):
@@ -78,4 +89,6 @@ def _project(key: str, value: dict, path: Path) -> Project:
     return Project(key=key, name=str(value.get("name") or key),
                    kind=str(value.get("kind") or UNKNOWN_KIND),
                    order=int(value.get("order", UNLISTED_ORDER)),
-                   paper_name=value.get("paper_name"), host=value.get("host"))
+                   paper_name=value.get("paper_name"), host=value.get("host"),
+                   repository=value.get("repository"),
+                   former_names=tuple(str(n) for n in value.get("former_names") or ()))

@@ -306,6 +306,10 @@ def scorecard_csv() -> pa.DataFrameSchema:
                                   nullable=True),
                      "source": text("where the paper prints the number (e.g. Table I, "
                                     "Section III.B)", nullable=True),
+                     "relation": text("the comparator of the paper's statement: `=` (it "
+                                      "states the value), `>`, `>=`, `<`, `<=` (a bound, "
+                                      "e.g. 'over three' is `>` 3) or `~` (about)",
+                                      words=("=", ">", ">=", "<", "<=", "~")),
                  })
 
 
@@ -1380,6 +1384,110 @@ def interviews_rejected_processed_csv() -> pa.DataFrameSchema:
 
 # --------------------------------------------------------------------------- lookup
 
+# ------------------------------------------------ cited examples, empty themes, role mappings
+
+EXAMPLE_STATUS = ("in_release", "repository_not_in_release", "issue_not_in_release")
+
+
+def taxonomy_examples_csv() -> pa.DataFrameSchema:
+    """``report/tables/taxonomy/examples.csv``: the paper's cited examples in the release."""
+    return table(rel(P.taxonomy.table("examples.csv")),
+                 "One row per issue report the paper cites as an example of a sub-theme "
+                 "(data/examples.yaml), looked up in the release.", {
+                     "ref": count("the paper's reference number ([44] ... [111])"),
+                     "url": text("the URL as the paper prints it"),
+                     "subthemes": text("the sub-theme(s) the paper cites it for, separated "
+                                       "by `, `"),
+                     "theme": text("the theme of those sub-themes"),
+                     "source": text("where the paper cites it", nullable=True),
+                     "repository": text("owner/name of the cited URL"),
+                     "kind": text("the cited page's kind: issues, pull, pulls or "
+                                  "discussions"),
+                     "number": text("the cited report's number"),
+                     "status": text("`in_release`, `repository_not_in_release` (the "
+                                    "repository is not one of the release's) or "
+                                    "`issue_not_in_release`", words=EXAMPLE_STATUS),
+                     "release_url": text("the matching report's URL in the release; empty "
+                                         "when not in it", nullable=True),
+                     "match_note": text("how it matched (a former repository name, another "
+                                        "kind of link) or why it is absent; empty when the "
+                                        "URL matched as printed", nullable=True),
+                     "project": text("the release's project folder; empty when not in it",
+                                     nullable=True),
+                     "year": count("the report's year in the release; empty when not in it",
+                                   nullable=True),
+                     "final_label": text("the release's final label; empty when not in it",
+                                         nullable=True),
+                     "theme_matches": yes_no("whether the final label is the cited theme; "
+                                             "empty when not in the release", nullable=True),
+                     "annotator_labels": text("the annotators' labels in column order "
+                                              "(`–` for a missing rating); empty when not "
+                                              "in the release", nullable=True),
+                     "annotators_citing_theme": count("annotators whose label is the cited "
+                                                      "theme; empty when not in the release",
+                                                      nullable=True),
+                     "annotators": count("annotator columns of the release"),
+                 })
+
+
+def taxonomy_empty_themes_csv() -> pa.DataFrameSchema:
+    """``report/tables/taxonomy/empty_themes.csv``: themes that no report carries."""
+    return table(rel(P.taxonomy.table("empty_themes.csv")),
+                 "One row per taxonomy theme that is no report's final label: how often "
+                 "annotators chose it, and what of the paper rests on it.", {
+                     "code": text("the theme code"),
+                     "name": text("the theme's name"),
+                     "type": text("the theme's issue type"),
+                     "label_choices": count("annotator label cells with this theme"),
+                     "issues_chosen": count("reports on which at least one annotator chose "
+                                            "it"),
+                     "most_on_one_issue": count("the most annotators who chose it on one "
+                                                "report"),
+                     "final_labels_when_chosen": text("the final labels of those reports, "
+                                                      "most frequent first, with counts",
+                                                      nullable=True),
+                     "findings": text("the points of the paper's findings that speak of it "
+                                      "(data/examples.yaml)", nullable=True),
+                     "examples": text("the paper's cited examples for it, as [ref]",
+                                      nullable=True),
+                     "rankings": text("the interviewees' rankings that place it",
+                                      nullable=True),
+                 })
+
+
+def interviews_roles_csv() -> pa.DataFrameSchema:
+    """``report/tables/interviews/roles.csv``: each role of the sheet and its category."""
+    return table(rel(P.interviews.table("roles.csv")),
+                 "One row per distinct role of the background sheet: its category under "
+                 "interviews.role_categories, and every category whose pattern it matches.", {
+                     "type": text(PARTICIPANT_TYPE),
+                     "role_raw": text("the role as the sheet spells it"),
+                     "role_title": text("the role after translation and normalisation, "
+                                        "without its group prefix"),
+                     "participants": count("participants with this role"),
+                     "category": text("the category it gets (the first matching pattern; "
+                                      "`other` when none)"),
+                     "matching": text("every category whose pattern matches the role, "
+                                      "separated by `, `; empty when none", nullable=True),
+                 })
+
+
+def interviews_role_mappings_csv() -> pa.DataFrameSchema:
+    """``report/tables/interviews/role_mappings.csv``: the counts every mapping gives."""
+    return table(rel(P.interviews.table("role_mappings.csv")),
+                 "Every assignment of participants to the categories their role matches "
+                 "(one row per mapping and category): the counts of Section IV.A each "
+                 "gives.", {
+                     "mapping": count("the mapping's number (0: the one used, each role's "
+                                      "first match)"),
+                     "description": text("the roles assigned differently from mapping 0; "
+                                         "empty for mapping 0", nullable=True),
+                     "category": text("a role category key"),
+                     "participants": count("participants in that category under the "
+                                           "mapping"),
+                 })
+
+
 TABLE_SCHEMAS: dict[str, Callable[[], pa.DataFrameSchema]] = {
     rel(P.clean.processed_file("issues.csv")): issues_csv,
     rel(P.clean.processed_file("rejected.csv")): rejected_csv,
@@ -1397,6 +1505,8 @@ TABLE_SCHEMAS: dict[str, Callable[[], pa.DataFrameSchema]] = {
     rel(P.taxonomy.table("tests.csv")): taxonomy_tests_csv,
     rel(P.taxonomy.table("residuals.csv")): taxonomy_residuals_csv,
     rel(P.taxonomy.table("shares.csv")): taxonomy_shares_csv,
+    rel(P.taxonomy.table("examples.csv")): taxonomy_examples_csv,
+    rel(P.taxonomy.table("empty_themes.csv")): taxonomy_empty_themes_csv,
     rel(P.agreement.table("headline.csv")): agreement_headline_csv,
     rel(P.agreement.table("statistics.csv")): agreement_statistics_csv,
     rel(P.agreement.table("categories.csv")): agreement_categories_csv,
@@ -1425,6 +1535,8 @@ TABLE_SCHEMAS: dict[str, Callable[[], pa.DataFrameSchema]] = {
     rel(P.interviews.table("theme_counts.csv")): interviews_theme_counts_csv,
     rel(P.interviews.table("quotes.csv")): interviews_quotes_csv,
     rel(P.interviews.table("guideline_questions.csv")): interviews_guideline_questions_csv,
+    rel(P.interviews.table("roles.csv")): interviews_roles_csv,
+    rel(P.interviews.table("role_mappings.csv")): interviews_role_mappings_csv,
 }
 
 

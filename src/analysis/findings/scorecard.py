@@ -4,7 +4,13 @@ Each stage writes the values it reproduced, keyed by claim id (``{"value": x, "n
 "..."}``); :func:`compute` merges them (a claim id produced by two stages is a bug) and
 gives every claim of the claims file a status with :func:`~analysis.core.claims.judge`. A
 claim the paper marks not reproducible, or that no stage produced, is ``not_reproducible``
-with its reason.
+with its reason. The cited examples of ``data/examples.yaml`` are claims too (``kind:
+label``, :func:`~analysis.core.examples.example_claims`): the release's final label of the
+report against the theme the paper cites it for.
+
+The card keeps the paper's value as printed (``paper_value``) and the comparator of its
+statement (``relation``: ``=``, ``>``, ``>=``, ``<``, ``<=``, ``~``), so that a page shows
+">3" for "over three", never "3".
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ import pandas as pd
 from analysis.core.claims import STATUSES, format_value, judge
 
 SCORECARD_COLUMNS = ["claim_id", "description", "paper_value", "reproduced_value", "status",
-                     "note", "source"]
+                     "note", "source", "relation"]
 
 
 def scorecard(claims: pd.DataFrame, reproduced: dict[str, dict]) -> pd.DataFrame:
@@ -24,6 +30,7 @@ def scorecard(claims: pd.DataFrame, reproduced: dict[str, dict]) -> pd.DataFrame
     rows = []
     for claim in claims.itertuples(index=False):
         entry = reproduced.get(claim.claim_id) or {}
+        kind = getattr(claim, "kind", "number")
         value = entry.get("value")
         note = entry.get("note", "")
         if not claim.reproducible:
@@ -33,16 +40,16 @@ def scorecard(claims: pd.DataFrame, reproduced: dict[str, dict]) -> pd.DataFrame
             status = "not_reproducible"
             note = note or "no stage of the pipeline produced this value"
         else:
-            status = judge(claim.paper_value, value, claim.relation,
-                           getattr(claim, "kind", "number"))
+            status = judge(claim.paper_value, value, claim.relation, kind)
         rows.append({
             "claim_id": claim.claim_id,
             "description": claim.description,
             "paper_value": claim.paper_value,
-            "reproduced_value": format_value(value, claim.paper_value),
+            "reproduced_value": format_value(value, claim.paper_value, kind),
             "status": status,
             "note": note,
             "source": claim.source,
+            "relation": claim.relation,
         })
     return pd.DataFrame(rows, columns=SCORECARD_COLUMNS)
 

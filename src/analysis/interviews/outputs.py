@@ -40,6 +40,8 @@ def tables(result: Interviews) -> dict[str, pd.DataFrame | str]:
         "quotes.html": quotes_html(result.quotes),
         "guideline_questions.csv": result.questions,
         "guideline.md": result.data.guideline_md,
+        "roles.csv": result.roles,
+        "role_mappings.csv": result.role_mappings,
     }
 
 
@@ -177,6 +179,12 @@ def claim_values(result: Interviews) -> dict[str, dict]:
     out["interviews.developers.deployment.count"] = {
         "value": len(deploy), "note": "developers whose role is deployment only (inference and"
         f" deployment engineers count as inference); {breakdown}"}
+    if result.session is not None:
+        low, high, line = result.session
+        note = (f"the planned length in {GUIDELINE_FILE} (line {line}); the release has no "
+                "recordings or session times, so the actual lengths cannot be checked")
+        out["interviews.session.min_minutes"] = {"value": low, "note": note}
+        out["interviews.session.max_minutes"] = {"value": high, "note": note}
     out["interviews.guideline.parts"] = {
         "value": int(guideline["part"].nunique()),
         "note": f"'## Part' sections of {GUIDELINE_FILE}"}

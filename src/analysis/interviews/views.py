@@ -9,7 +9,7 @@ are linked to, and the guideline's questions.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -19,6 +19,13 @@ from analysis.interviews.clean import InterviewData, clean_interviews
 from analysis.interviews.codebook import node_order, participant_sort_key
 from analysis.interviews.normalise import neutral_pronouns
 from analysis.interviews.read import InterviewFiles
+from analysis.interviews.roles import (
+    MAPPING_COLUMNS,
+    ROLE_COLUMNS,
+    role_mappings,
+    role_table,
+    session_minutes,
+)
 
 
 @dataclass(frozen=True)
@@ -33,12 +40,20 @@ class Interviews:
     theme_counts: pd.DataFrame  # theme_counts
     quotes: pd.DataFrame  # quotes_by_theme
     questions: pd.DataFrame  # guideline_questions
+    # each role and its category (roles.role_table), the counts of every other reading
+    roles: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=ROLE_COLUMNS))
+    role_mappings: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(
+        columns=MAPPING_COLUMNS))
+    session: tuple[int, int, int] | None = None  # the guideline's session length, its line
 
 
 def compute(files: InterviewFiles, taxonomy: Taxonomy, params: dict) -> Interviews:
     """Clean the interview files (``params``: the params.yaml section ``interviews``) and
     build every view of them."""
     data = clean_interviews(files, taxonomy, params)
+    categories = params.get("role_categories") or []
+    roles = role_table(data.background, categories)
+    guideline = files.guideline.text if files.guideline else ""
     return Interviews(
         data=data, taxonomy=taxonomy,
         participants=participants_table(data.background),
@@ -46,7 +61,9 @@ def compute(files: InterviewFiles, taxonomy: Taxonomy, params: dict) -> Intervie
         matrix=node_matrix(data.codebook, data.nodes, taxonomy),
         theme_counts=theme_counts(data.codebook, data.nodes, taxonomy),
         quotes=quotes_by_theme(data.codebook, data.nodes, taxonomy),
-        questions=guideline_questions(files.guideline.text if files.guideline else ""))
+        questions=guideline_questions(guideline),
+        roles=roles, role_mappings=role_mappings(roles, [str(c["key"]) for c in categories]),
+        session=session_minutes(guideline))
 
 
 def participants_table(background: pd.DataFrame) -> pd.DataFrame:

@@ -17,6 +17,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
+from analysis.core.claims import paper_statement
 from analysis.core.projects import Projects
 from analysis.report.blocks import figure_block
 from analysis.report.htmlsafe import (
@@ -109,6 +110,11 @@ def paper_order(source: str) -> tuple:
             int(m.group(3)) if m.group(3) else 0, 1 if table else 0)
 
 
+def _relations(rows: pd.DataFrame) -> pd.Series:
+    """The comparator of each claim (``=`` for a card written before it had one)."""
+    return rows["relation"] if "relation" in rows else pd.Series("=", index=rows.index)
+
+
 def scorecard_differs(card: pd.DataFrame) -> str:
     """Every claim whose verdict is ``differs``: the paper's value, ours, and why."""
     rows = card[card["status"] == "differs"]
@@ -120,7 +126,9 @@ def scorecard_differs(card: pd.DataFrame) -> str:
         "what the paper says": [f'{esc(d)}<span class="claim-id">{esc(c)} · {esc(w)}</span>'
                                 for d, c, w in zip(rows["description"], rows["claim_id"],
                                                    rows["source"], strict=True)],
-        "paper": rows["paper_value"].map(esc), "ours": rows["reproduced_value"].map(esc),
+        "paper": [esc(paper_statement(v, r)) for v, r in zip(
+            rows["paper_value"], _relations(rows), strict=True)],
+        "ours": rows["reproduced_value"].map(esc),
         "why": rows["note"].map(esc)})
     return raw_html_block(html_table(shown, numeric=["paper", "ours"], classes="table claims",
                                      raw_columns=tuple(shown.columns)))
@@ -137,6 +145,8 @@ def scorecard_full(card: pd.DataFrame) -> str:
         if rows.empty:
             out.append("No claims.\n")
             continue
+        rows = rows.assign(paper_value=[paper_statement(v, r) for v, r in zip(
+            rows["paper_value"], _relations(rows), strict=True)])
         shown = rows[["claim_id", "description", "paper_value", "reproduced_value", "note",
                       "source"]].rename(columns={
                           "claim_id": "claim", "description": "what", "paper_value": "paper",

@@ -26,7 +26,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from analysis.core.claims import paper_statement
 from analysis.core.config import load_yaml
+from analysis.core.examples import safe_issue_url
 from analysis.core.paths import Paths
 from analysis.core.projects import Projects
 from analysis.report.generated import STATUS_MARK, callout, quality_anomalies, status_badge
@@ -213,7 +215,10 @@ def claims_table(card: pd.DataFrame, prefixes: tuple[str, ...],
         what = [f'{esc(d)}<span class="claim-id">{esc(c)} · {esc(w)}</span>'
                 for d, c, w in zip(r["description"], r["claim_id"], r["source"], strict=True)]
         shown = pd.DataFrame({
-            "what the paper says": what, "paper": r["paper_value"].map(esc),
+            "what the paper says": what, "paper": [
+                esc(paper_statement(v, rel_)) for v, rel_ in zip(
+                    r["paper_value"], r.get("relation", pd.Series("=", index=r.index)),
+                    strict=True)],
             "ours": r["reproduced_value"].map(lambda v: esc(v) if v != "" else "–"),
             "verdict": [status_badge(s) for s in r["status"]], "note": r["note"].map(esc)})
         return shown, [f"st-{s}" if s != "exact" else "" for s in r["status"]]
@@ -323,9 +328,98 @@ def taxonomy_residuals(i: Inputs, top: int = 12) -> str:
     return "\n".join(out)
 
 
+def issue_link(url: object, text: object) -> str:
+    """An escaped link to a GitHub or Gitee issue; any other URL is shown as text only
+    (the URL comes from data, so it is validated before it becomes an ``href``)."""
+    safe = safe_issue_url(url)
+    return (f'<a href="{esc(safe)}" rel="noopener">{esc(text)}</a>' if safe
+            else esc(text))
+
+
+def example_verdict(status: str, matches: object) -> str:
+    """The check of one cited example as a badge: same theme, another theme, not in the
+    release."""
+    if status != "in_release":
+        return status_badge("not_reproducible")
+    return status_badge("exact" if yes_no(matches) == "yes" else "differs")
+
+
+def example_items(examples: pd.DataFrame) -> dict[str, str]:
+    """Sub-theme code -> an HTML line listing the paper's cited examples for it, each linked
+    and followed by what the release says of it."""
+    out: dict[str, list[str]] = {}
+    for r in examples.itertuples(index=False):
+        label = (f"final label {r.final_label}" if r.status == "in_release"
+                 else "not in the release")
+        item = (f"[{count(r.ref)}] {issue_link(r.url, f'{r.repository}/{r.kind}/{r.number}')}"
+                f" ({esc(label)})")
+        for code in str(r.subthemes).split(", "):
+            out.setdefault(code, []).append(item)
+    return {code: ('<p class="cited-examples"><small>Cited in the paper: '
+                   + "; ".join(items) + "</small></p>") for code, items in out.items()}
+
+
 def taxonomy_details(i: Inputs) -> str:
-    html = i.text(TX("details.html"))
-    return raw_html_block(sanitize_html(html, fragment_tags=True))
+    """The browsable taxonomy (the stage's details.html, sanitised), each sub-theme with the
+    example reports the paper cites for it (links built here)."""
+    html = sanitize_html(i.text(TX("details.html")), fragment_tags=True)
+    try:
+        examples = i.csv(TX("examples.csv"))
+    except Missing:
+        examples = pd.DataFrame(columns=["ref", "url", "subthemes", "status"])
+    for code, block in sorted(example_items(examples).items()):
+        html = re.sub(rf"(<h4>{re.escape(code)} .*?</h4>)",
+                      lambda m, b=block: m.group(1) + b, html, count=1, flags=re.S)
+    return raw_html_block(html)
+
+
+def taxonomy_examples(i: Inputs) -> str:
+    """Every example report the paper cites: the link, the sub-theme it is cited for, whether
+    the release holds it, the release's final label and annotators' labels, and the check."""
+    e = i.csv(TX("examples.csv")).fillna("")
+    if e.empty:
+        return "The paper's examples are not listed in this build (`data/examples.yaml`).\n"
+    where = []
+    for r in e.itertuples(index=False):
+        text = issue_link(r.url, f"{r.repository}/{r.kind}/{r.number}")
+        if r.release_url and r.release_url != r.url:
+            text += ('<span class="note">in the release as '
+                     f"{issue_link(r.release_url, r.release_url)}</span>")
+        where.append(text)
+    status = {"in_release": "yes", "repository_not_in_release": "no (repository not studied)",
+              "issue_not_in_release": "no (report absent)"}
+    shown = pd.DataFrame({
+        "ref": [f"[{count(x)}]" for x in e["ref"]], "report": where,
+        "cited for": e["subthemes"].map(esc),
+        "in the release": [esc(status.get(s, s)) for s in e["status"]],
+        "final label": e["final_label"].map(lambda x: esc(x) or "–"),
+        "annotators' labels": e["annotator_labels"].map(lambda x: esc(x) or "–"),
+        "check": [example_verdict(s, m) for s, m in zip(e["status"], e["theme_matches"],
+                                                        strict=True)],
+        "note": e["match_note"].map(esc)})
+    body = table(shown, numeric=[], classes="table sortable compact",
+                 raw=tuple(shown.columns))
+    return callout("note", f"All {len(e):,} cited examples", body, collapse=True)
+
+
+def empty_themes_table(i: Inputs) -> str:
+    """The themes no report carries as its final label: how often annotators chose them and
+    what of the paper rests on them."""
+    t = i.csv(TX("empty_themes.csv")).fillna("")
+    if t.empty:
+        return raw_html_block("<p>Every theme is the final label of at least one report.</p>")
+    shown = pd.DataFrame({
+        "theme": [f"{c} {n}" for c, n in zip(t["code"], t["name"], strict=True)],
+        "annotators chose it": [
+            f"{count(a)} times on {count(b)} reports (at most {count(m)} of the annotators "
+            "on one report)" for a, b, m in zip(t["label_choices"], t["issues_chosen"],
+                                                 t["most_on_one_issue"], strict=True)],
+        "final labels of those reports": t["final_labels_when_chosen"].map(
+            lambda x: x or "–"),
+        "the paper's findings": t["findings"].map(lambda x: x or "–"),
+        "cited examples": t["examples"].map(lambda x: x or "–"),
+        "interview rankings": t["rankings"].map(lambda x: x or "–")})
+    return table(shown, numeric=[], classes="table compact")
 
 
 def taxonomy_anomalies(i: Inputs) -> str:
@@ -801,6 +895,130 @@ def challenge_coverage(themes: pd.DataFrame, shares: pd.DataFrame,
                                        "lowest"])
 
 
+DOMINANT_SHARE = 50.0  # a theme "dominates" a challenge above this % of its reports
+
+
+def dominant_themes(themes: pd.DataFrame, challenges: list[dict],
+                    threshold: float = DOMINANT_SHARE) -> pd.DataFrame:
+    """Per challenge, the theme that holds more than ``threshold`` % of the challenge's
+    reports (at most one can), with the challenge's total without it: how much the
+    challenge's count rests on one theme."""
+    issues = themes.set_index("code")["issues"]
+    rows = []
+    for ch in challenges:
+        codes = [str(c) for c in ch["themes"]]
+        counts = issues.reindex(codes).fillna(0).astype(int)
+        total = int(counts.sum())
+        if not total:
+            continue
+        top = counts.sort_values(ascending=False, kind="mergesort")
+        share = 100 * top.iloc[0] / total
+        if share > threshold:
+            rows.append({"challenge": f"{ch['number']}. {ch['title']}", "theme": top.index[0],
+                         "theme_issues": int(top.iloc[0]), "total": total, "share": share,
+                         "without": total - int(top.iloc[0])})
+    return pd.DataFrame(rows, columns=["challenge", "theme", "theme_issues", "total", "share",
+                                       "without"])
+
+
+def findings_dominant(i: Inputs) -> str:
+    """One sensitivity line per challenge that a single theme dominates."""
+    themes = i.csv(TX("themes.csv"))
+    challenges = (load_yaml(i.path(CHALLENGES)) or {}).get("challenges", [])
+    d = dominant_themes(themes, challenges)
+    lead = (f"A theme dominates a challenge when it holds more than {DOMINANT_SHARE:.0f}% of "
+            "the challenge's reports. ")
+    if d.empty:
+        return raw_html_block(f"<p>{esc(lead)}No challenge is dominated by one theme.</p>")
+    items = "".join(
+        f"<li>{esc(r.challenge)}: {esc(r.theme)} has {count(r.theme_issues)} of its "
+        f"{count(r.total)} reports ({pct(r.share)}); without {esc(r.theme)} the challenge "
+        f"rests on {count(r.without)} reports.</li>" for r in d.itertuples(index=False))
+    return raw_html_block(f"<p>{esc(lead)}Sensitivity:</p><ul>{items}</ul>")
+
+
+def bug_confusion(i: Inputs) -> str:
+    """The pair of bug themes the annotators confused most often (Finding 3 is about bugs),
+    beside the most confused pair over all reports and its type."""
+    c = i.csv(AG("confusions.csv"))
+    if c.empty:
+        return raw_html_block("<p>The annotators confused no pair of themes.</p>")
+    c = c.sort_values(["rater_pairs", "label_a", "label_b"], ascending=[False, True, True],
+                      kind="mergesort")
+    top = c.iloc[0]
+    same = top["type_a"] if top["type_a"] == top["type_b"] else ""
+    text = (f"Over all reports, the pair of themes the annotators confused most often is "
+            f"{top['label_a']} and {top['label_b']} ({count(top['rater_pairs'])} pairs of "
+            f"annotators on {count(top['issues'])} reports)"
+            + (f", two {str(same).lower()} themes. " if same else ". "))
+    bugs = c[(c["type_a"] == "Bug") & (c["type_b"] == "Bug")]
+    if bugs.empty:
+        text += "No pair of bug themes was confused."
+    else:
+        b = bugs.iloc[0]
+        text += (f"Among bug themes, the pair confused most often is {b['label_a']} and "
+                 f"{b['label_b']} ({count(b['rater_pairs'])} pairs of annotators on "
+                 f"{count(b['issues'])} reports).")
+    return raw_html_block(f"<p>{esc(text)}</p>")
+
+
+ROLE_CLAIMS = {  # claim id -> the role categories it counts (params.yaml keys)
+    "interviews.users.engineers.count": ("engineer",),
+    "interviews.users.students.count": ("student",),
+    "interviews.developers.managers.count": ("manager",),
+    "interviews.developers.feature_engineers.count": ("training", "inference"),
+    "interviews.developers.training.count": ("training",),
+    "interviews.developers.inference.count": ("inference",),
+    "interviews.developers.deployment.count": ("deployment",),
+}
+
+
+def role_claim_mappings(mappings: pd.DataFrame, card: pd.DataFrame) -> pd.DataFrame:
+    """For every role claim: the paper's count, ours (mapping 0), the counts the other
+    readings of the roles give, and the readings that give the paper's count."""
+    claims = card.set_index("claim_id")
+    totals = mappings.pivot_table(index="mapping", columns="category", values="participants",
+                                  aggfunc="sum", fill_value=0)
+    desc = mappings.drop_duplicates("mapping").set_index("mapping")["description"].fillna("")
+    rows = []
+    for cid, keys in ROLE_CLAIMS.items():
+        if cid not in claims.index:
+            continue
+        paper = int(str(claims.loc[cid, "paper_value"]).replace(",", ""))
+        got = totals.reindex(columns=list(keys), fill_value=0).sum(axis=1)
+        hits = [m for m in got.index if int(got[m]) == paper]
+        rows.append({
+            "claim": cid, "paper": paper, "ours": int(got.get(0, 0)),
+            "possible": ", ".join(str(v) for v in sorted(set(int(x) for x in got))),
+            "readings": ("the one used" if 0 in hits else "; ".join(
+                desc[m] for m in hits) if hits else "none")})
+    return pd.DataFrame(rows, columns=["claim", "paper", "ours", "possible", "readings"])
+
+
+def interviews_roles(i: Inputs) -> str:
+    """The role mapping (raw role -> category) and, per role claim, which readings of the
+    roles give the paper's count."""
+    r = i.csv(IV("roles.csv")).fillna("")
+    roles = pd.DataFrame({
+        "group": r["type"], "role as the sheet spells it": r["role_raw"],
+        "participants": r["participants"].map(count), "category": r["category"],
+        "patterns it matches": r["matching"].map(lambda x: x or "none")})
+    out = [table(roles, numeric=["participants"], classes="table compact")]
+    m = role_claim_mappings(i.csv(IV("role_mappings.csv")), i.card)
+    if not m.empty:
+        n = int(i.csv(IV("role_mappings.csv"))["mapping"].nunique())
+        shown = pd.DataFrame({
+            "claim": m["claim"], "paper": m["paper"].map(count), "ours": m["ours"].map(count),
+            f"counts the {n} readings give": m["possible"],
+            "readings that give the paper's count": m["readings"]})
+        out.append(raw_html_block(
+            f"<p>A reading assigns each participant one of the categories whose pattern "
+            f"their role matches; the roles allow {n:,} readings (the one used takes each "
+            "role's first match).</p>"))
+        out.append(table(shown, numeric=["paper", "ours"], classes="table compact"))
+    return "\n".join(out)
+
+
 def findings_challenges(i: Inputs) -> str:
     themes = i.csv(TX("themes.csv"))
     shares = i.csv(TX("shares.csv"))
@@ -842,7 +1060,14 @@ INCLUDES: tuple[Include, ...] = (
     Include("taxonomy/themes.md", (TX("themes.csv"),), taxonomy_themes),
     Include("taxonomy/tests.md", (TX("tests.csv"),), taxonomy_tests),
     Include("taxonomy/residuals.md", (TX("residuals.csv"),), taxonomy_residuals),
-    Include("taxonomy/details.md", (TX("details.html"),), taxonomy_details),
+    Include("taxonomy/details.md", (TX("details.html"), TX("examples.csv")),
+            taxonomy_details),
+    Include("taxonomy/examples.md", (TX("examples.csv"),), taxonomy_examples),
+    Include("taxonomy/empty_themes.md", (TX("empty_themes.csv"),), empty_themes_table),
+    Include("findings/dominant.md", (TX("themes.csv"), CHALLENGES), findings_dominant),
+    Include("findings/bug_confusion.md", (AG("confusions.csv"),), bug_confusion),
+    Include("interviews/roles.md", (IV("roles.csv"), IV("role_mappings.csv"), SCORECARD),
+            interviews_roles),
     Include("taxonomy/anomalies.md", (QT,), taxonomy_anomalies),
     Include("agreement/claims.md", (SCORECARD,), _claims(("agreement.",))),
     Include("agreement/headline.md", (AG("headline.csv"),), agreement_headline),

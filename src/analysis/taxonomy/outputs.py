@@ -13,6 +13,7 @@ import pandas as pd
 from analysis.core.paths import PATHS
 from analysis.core.stage import StageOutputs
 from analysis.taxonomy.distribution import format_p
+from analysis.taxonomy.examples import IN_RELEASE, example_summary
 from analysis.taxonomy.figures import (
     residuals_figure,
     share_heatmap,
@@ -47,6 +48,8 @@ def tables(result: TaxonomyResult) -> dict[str, pd.DataFrame | str]:
         "tests.csv": mix.table,
         "residuals.csv": mix.residuals,
         "shares.csv": mix.shares,
+        "examples.csv": result.examples,
+        "empty_themes.csv": result.empty_themes,
     }
 
 
@@ -129,6 +132,13 @@ def prose_vars(result: TaxonomyResult) -> dict[str, str]:
             f"{r.file.rsplit('/', 1)[-1]} line {r.line} ({r.recovery.replace('_', ' ')}; "
             f"{r.items_comma} items)" for r in fixed.itertuples()]) + "." if len(fixed) else
         "No row needed recovering.")
+    for key, value in example_summary(result.examples).items():
+        out[f"examples_{key}"] = _n(value)
+    empty = result.empty_themes
+    out["n_themes_without_issues"] = _n(len(empty))
+    out["themes_without_issues_chosen"] = _join([
+        f"{r.code} (chosen {_n(r.label_choices)} times on {_n(r.issues_chosen)} reports)"
+        for r in empty.itertuples()]) or "none"
     out["n_details_split_in_parentheses"] = _n(total["details"] - total["details_parentheses"])
     for name in per_type.index:
         t = known[known["type"] == name].sort_values(["issues", "code"],
@@ -300,6 +310,8 @@ def claim_values(result: TaxonomyResult) -> dict[str, dict]:
             "value": int(theme.subthemes_released),
             "note": _subtheme_note(subs, f"sub-theme rows of {theme.code} in the "
                                          "released detail file")}
+    out.update(example_values(result))
+    out.update(window_values(result))
     if missing_types:
         gone = set(missing_types)
         note = f"no detail file for {_and(sorted(gone))} issues in the dump"
@@ -311,6 +323,35 @@ def claim_values(result: TaxonomyResult) -> dict[str, dict]:
         for key in keys:
             out[key] = {"value": None, "note": note}
     return out
+
+
+def example_values(result: TaxonomyResult) -> dict[str, dict]:
+    """``examples.ref<N>``: the release's final label of each cited example (None when the
+    release does not hold it), with a note on how it matched and what the annotators chose
+    (the scorecard compares the label's theme with the cited one)."""
+    out: dict[str, dict] = {}
+    for r in result.examples.itertuples(index=False):
+        if r.status != IN_RELEASE:
+            out[f"examples.ref{r.ref}"] = {
+                "value": None, "note": f"not in the release: {r.match_note}"}
+            continue
+        note = (f"{r.release_url} ({r.year}); annotators: {r.annotator_labels} "
+                f"({r.annotators_citing_theme} of {r.annotators} chose {r.theme})")
+        if r.match_note:
+            note += f"; matched: {r.match_note}"
+        out[f"examples.ref{r.ref}"] = {"value": r.final_label, "note": note}
+    return out
+
+
+def window_values(result: TaxonomyResult) -> dict[str, dict]:
+    """``collection.window.first_year``/``last_year``: the earliest and latest year of the
+    labelled reports (the release gives years, not dates)."""
+    if not result.years:
+        return {}
+    note = (f"years of the labelled reports: {', '.join(str(y) for y in result.years)} (the "
+            "release gives each report's year, not its date)")
+    return {"collection.window.first_year": {"value": min(result.years), "note": note},
+            "collection.window.last_year": {"value": max(result.years), "note": note}}
 
 
 def _and(items: list[str]) -> str:
@@ -346,6 +387,7 @@ def metrics(result: TaxonomyResult) -> dict:
         "details_parentheses": {t: int(v) for t, v in per_type["details_parentheses"].items()},
         "issues_by_theme": {r.code: int(r.issues) for r in known.itertuples()},
         "themes_without_issues": int((known["issues"] == 0).sum()),
+        "examples": example_summary(result.examples),
         "rows_recovered": int(quality["summary"]["rows_recovered"]),
         "unmapped_subthemes": len(quality["summary"]["unmapped_subthemes"]),
         "unmapped_themes": len(quality["summary"]["unmapped_themes"]),

@@ -12,7 +12,7 @@ unmapped theme or sub-theme) is kept, after the known rows of its type, never dr
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from html import escape
 
 import pandas as pd
@@ -22,6 +22,12 @@ from analysis.core.projects import Projects
 from analysis.core.taxonomy import Taxonomy, subtheme_sort_key, theme_sort_key
 from analysis.taxonomy.details import PARAMS_YAML, DetailsResult
 from analysis.taxonomy.distribution import MixTests, mix_tests
+from analysis.taxonomy.examples import (
+    EMPTY_COLUMNS,
+    EXAMPLE_COLUMNS,
+    empty_themes,
+    match_examples,
+)
 
 # How details are counted for the claims (params.yaml ``taxonomy.item_split``): ``comma``
 # splits on every comma, as the paper counts; ``parentheses`` keeps "(e.g., a, b)" whole.
@@ -262,6 +268,13 @@ class TaxonomyResult:
     mix: MixTests  # type and theme by project and year, with chi-square tests
     project_names: dict[str, str]  # folder name -> display name, in Table I's order
     item_split: str  # one of ITEM_SPLITS
+    # the paper's cited examples matched against the release (examples.match_examples)
+    examples: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(
+        columns=EXAMPLE_COLUMNS))
+    # themes that are no report's final label (examples.empty_themes)
+    empty_themes: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(
+        columns=EMPTY_COLUMNS))
+    years: tuple[int, ...] = ()  # the years of the labelled reports, ascending
 
 
 def check_item_split(item_split: str) -> str:
@@ -274,21 +287,33 @@ def check_item_split(item_split: str) -> str:
 
 
 def compute(parsed: DetailsResult, issues: pd.DataFrame, taxonomy: Taxonomy,
-            projects: Projects, item_split: str = "comma") -> TaxonomyResult:
+            projects: Projects, item_split: str = "comma",
+            cited: tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame] | None = None
+            ) -> TaxonomyResult:
     """The stage's tables from the parsed detail files and the processed issues.
 
-    ``issues`` needs ``project``, ``year``, ``type`` and ``final_label``; projects are
-    shown in Table I's order under their display names (``projects``); ``item_split``
-    (:data:`ITEM_SPLITS`) picks the detail count the claims use.
+    ``issues`` needs ``project``, ``year``, ``type`` and ``final_label`` (and, for the
+    cited examples, ``issue_url`` and the annotators' columns); projects are shown in
+    Table I's order under their display names (``projects``); ``item_split``
+    (:data:`ITEM_SPLITS`) picks the detail count the claims use. ``cited`` is the paper's
+    examples, findings and rankings (:mod:`analysis.core.examples`); None: none.
     """
     check_item_split(item_split)
     subthemes = subtheme_table(taxonomy, parsed.rows)
     themes = theme_table(taxonomy, parsed.rows, subthemes, issues)
     order = projects.order(issues["project"].unique())
+    examples, findings, rankings = cited if cited is not None else (
+        pd.DataFrame(columns=["ref", "url", "subthemes", "theme", "source", "host",
+                              "repository", "kind", "number"]),
+        pd.DataFrame(columns=["id", "finding", "source", "themes", "text"]),
+        pd.DataFrame(columns=["id", "who", "source", "of", "theme", "rank"]))
     return TaxonomyResult(
         taxonomy=taxonomy, parsed=parsed, subthemes=subthemes, themes=themes,
         types=type_table(taxonomy, themes),
         details=detail_table(taxonomy, parsed.items, subthemes),
         spellings=spelling_table(taxonomy, parsed.rows),
         mix=mix_tests(issues, taxonomy.type_names, taxonomy.codes, order),
-        project_names=projects.names(order), item_split=item_split)
+        project_names=projects.names(order), item_split=item_split,
+        examples=match_examples(examples, issues, projects),
+        empty_themes=empty_themes(themes, issues, examples, findings, rankings),
+        years=tuple(sorted(int(y) for y in issues["year"].unique())))

@@ -11,7 +11,9 @@ from analysis.core.claims import (
     format_value,
     judge,
     load_claims,
+    paper_statement,
     parse_printed,
+    parse_relation,
 )
 from analysis.core.errors import InputError
 
@@ -90,3 +92,51 @@ def test_project_claims_file_is_valid_and_table1_complete():
     assert len(fp) == 11 and not fp["reproducible"].any()
     assert (fp["reason"].str.len() > 0).all()
     assert isinstance(claims, pd.DataFrame)
+
+
+@pytest.mark.parametrize("paper,ours,relation,status", [
+    ("3", 3, ">", "differs"),        # "over three": three is not over three
+    ("3", 4, ">", "exact"),
+    ("8", 8, ">=", "exact"),
+    ("8", 7.9, ">=", "differs"),
+    ("5", 4, "<", "exact"),
+    ("5", 5, "<", "differs"),
+    ("5", 5, "<=", "exact"),
+    ("2", 2.19, "~", "exact"),       # within 10% of 2
+    ("2", 2.21, "~", "differs"),
+    ("3", 4, "gt", "exact"),         # the older spelling still reads
+])
+def test_judge_honours_the_comparator(paper, ours, relation, status):
+    assert judge(paper, ours, relation) == status
+
+
+def test_judge_labels_compare_theme_codes():
+    assert judge("C.1", "C.1", "=", "label") == "exact"
+    assert judge("C.1", "B.1", "=", "label") == "differs"
+    assert judge("C.1", None, "=", "label") == "not_reproducible"
+    assert format_value("B.1", "C.1", "label") == "B.1"
+
+
+def test_relation_spellings_and_display():
+    assert parse_relation("gt") == ">" and parse_relation(">=") == ">="
+    assert parse_relation("") is None and parse_relation("more") is None
+    assert paper_statement("3", ">") == ">3"
+    assert paper_statement("8", ">=") == "≥8"
+    assert paper_statement("1,234", "=") == "1,234"
+    assert paper_statement("2", "~") == "~2"
+
+
+def test_an_unquoted_comparator_is_one_clear_error(tmp_path):
+    # YAML reads a bare `>` as a folded block: the value arrives as text, not a symbol
+    f = tmp_path / "claims.yaml"
+    f.write_text("claims:\n  - id: a.b\n    value: '3'\n    relation: >\n  - id: c\n"
+                 "    value: '1'\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"relation .* is not one of.*quoted"):
+        load_claims(f)
+
+
+def test_the_claims_file_uses_only_known_comparators():
+    claims = load_claims()
+    assert set(claims["relation"]) <= {"=", ">", ">=", "<", "<=", "~"}
+    assert claims.set_index("claim_id").loc["interviews.users.engineers.min_years",
+                                            "relation"] == ">"

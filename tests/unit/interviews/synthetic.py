@@ -107,6 +107,8 @@ GUIDELINE = "\n".join([
     "**Target Participants:**  ",
     "- **LLM Users:** people.",
     "",
+    "**Format:** Semi-structured, 30–40 minutes per session.",
+    "",
     "---",
     "",
     "## Part I. Background Information",

@@ -23,7 +23,7 @@ def test_build_writes_every_listed_file(result, tmp_path):
     written = write_outputs(Paths(tmp_path).interviews, out)
     assert "data/processed/interviews/quality.json" in written
     assert "report/figures/interviews/heatmap.svg" in written
-    assert len(written) == 4 + 1 + 11 + 2 * 2 + 3
+    assert len(written) == 4 + 1 + 13 + 2 * 2 + 3
     text = (tmp_path / "report/tables/interviews/guideline.md").read_text(encoding="utf-8")
     assert text == result.data.guideline_md
 
@@ -82,8 +82,10 @@ def test_reproduced_values(result):
 
 def test_every_interview_claim_is_reproduced(result):
     claims = load_claims()
-    ids = set(claims.loc[claims["group"] == "interviews", "claim_id"])
+    ids = set(claims.loc[(claims["group"] == "interviews") & claims["reproducible"],
+                         "claim_id"])
     assert ids and ids == set(outputs.claim_values(result))
+    assert outputs.claim_values(result)["interviews.session.max_minutes"]["value"] == 40
 
 
 @needs_mirror

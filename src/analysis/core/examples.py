@@ -1,0 +1,153 @@
+"""The paper's cited example reports and its statements that rest on particular themes.
+
+``data/examples.yaml`` (next to ``data/claims.yaml``) lists the issue reports the paper
+cites for its sub-themes (Section III.D, references [44] to [111]), the numbered points of
+its findings with the themes they speak of, and the interviewees' rankings of themes. This
+module reads and checks it; the taxonomy stage matches the examples against the release,
+and the scorecard turns each example into a claim (:func:`example_claims`).
+
+Issue links are data that reach web pages, so an example's URL must be an
+``https://github.com/<owner>/<name>/<kind>/<number>`` or ``https://gitee.com/...`` address
+(:func:`parse_issue_url`); anything else is refused with the row that holds it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from analysis.core.config import load_yaml
+from analysis.core.errors import InputError
+
+HOSTS = ("github.com", "gitee.com")
+# kinds of page whose number is the report's number in its repository: GitHub numbers
+# issues, pull requests and discussions in one sequence per repository
+KINDS = ("issues", "pull", "pulls", "discussions")
+_URL_RE = re.compile(
+    r"https://(?P<host>github\.com|gitee\.com)/(?P<owner>[A-Za-z0-9][A-Za-z0-9._-]*)/"
+    r"(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)/(?P<kind>issues|pulls?|discussions)/"
+    r"(?P<number>[A-Za-z0-9]+)/?")
+_SUBTHEME_RE = re.compile(r"[ABC]\.\d+\.[ivx]+")
+_THEME_RE = re.compile(r"[ABC]\.\d+")
+
+
+@dataclass(frozen=True)
+class IssueRef:
+    """An issue address split into its parts (``repository`` is ``owner/name``)."""
+
+    host: str
+    repository: str
+    kind: str
+    number: str
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        """What identifies the report: host, repository (case-insensitive) and number."""
+        return self.host, self.repository.lower(), self.number
+
+
+def parse_issue_url(url: object) -> IssueRef | None:
+    """The parts of an issue, pull-request or discussion URL on GitHub or Gitee, or None
+    for anything else (another host, another scheme, extra characters)."""
+    m = _URL_RE.fullmatch(str(url).strip()) if isinstance(url, str) else None
+    if not m:
+        return None
+    return IssueRef(m["host"], f"{m['owner']}/{m['name']}", m["kind"], m["number"])
+
+
+def safe_issue_url(url: object) -> str:
+    """``url`` if it is a GitHub or Gitee issue address (:func:`parse_issue_url`), else "".
+    Pages link only what this returns."""
+    return str(url).strip() if parse_issue_url(url) else ""
+
+
+def theme_of(subtheme: str) -> str:
+    """The theme code of a sub-theme code (``C.1.ii`` -> ``C.1``)."""
+    return subtheme.rsplit(".", 1)[0]
+
+
+def _fail(path: Path, what: str, row: int, fix: str) -> InputError:
+    return InputError(what, file=str(path), row=row, fix=fix)
+
+
+def load_examples(path: Path) -> pd.DataFrame:
+    """The cited examples, one row per reference: ``ref``, ``url``, ``subthemes`` (joined
+    by ", "), ``theme`` (their common theme), ``source``, and the URL's parts
+    (``host``, ``repository``, ``kind``, ``number``). A missing file has no examples."""
+    cols = ["ref", "url", "subthemes", "theme", "source", "host", "repository", "kind",
+            "number"]
+    data = (load_yaml(path) or {}) if path.is_file() else {}
+    rows = []
+    for i, entry in enumerate(data.get("examples") or [], 1):
+        if not isinstance(entry, dict) or "ref" not in entry or "url" not in entry:
+            raise _fail(path, f"example #{i} needs a ref and a url", i,
+                        "write {ref: 44, url: ..., subthemes: [A.1.i], source: ...}")
+        ref = parse_issue_url(entry["url"])
+        if ref is None:
+            raise _fail(path, f"example [{entry['ref']}]: {entry['url']!r} is not a GitHub "
+                        "or Gitee issue, pull-request or discussion URL", i,
+                        "write https://github.com/<owner>/<name>/issues/<number>")
+        subs = [str(s) for s in entry.get("subthemes") or []]
+        bad = [s for s in subs if not _SUBTHEME_RE.fullmatch(s)]
+        themes = sorted({theme_of(s) for s in subs})
+        if not subs or bad or len(themes) != 1:
+            raise _fail(path, f"example [{entry['ref']}]: subthemes must be sub-theme codes "
+                        f"of one theme, got {subs}", i, "write e.g. [C.1.i, C.1.ii]")
+        rows.append({"ref": int(entry["ref"]), "url": str(entry["url"]).strip(),
+                     "subthemes": ", ".join(subs), "theme": themes[0],
+                     "source": str(entry.get("source", "")), "host": ref.host,
+                     "repository": ref.repository, "kind": ref.kind, "number": ref.number})
+    frame = pd.DataFrame(rows, columns=cols)
+    dup = sorted(set(frame["ref"][frame["ref"].duplicated()]))
+    if dup:
+        raise InputError(f"duplicate example refs {dup}", file=str(path),
+                         fix="list each reference once")
+    return frame.sort_values("ref", kind="mergesort").reset_index(drop=True)
+
+
+def _theme_list(values: object, path: Path, what: str, row: int) -> list[str]:
+    items = [str(v) for v in (values or [])]
+    if not items or not all(_THEME_RE.fullmatch(v) for v in items):
+        raise _fail(path, f"{what}: themes must be theme codes such as A.1, got {items}", row,
+                    "fix the theme codes")
+    return items
+
+
+def load_statements(path: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The findings' points (``id``, ``finding``, ``source``, ``themes``, ``text``) and the
+    interview rankings (``id``, ``who``, ``source``, ``of``, ``theme``, ``rank``: one row
+    per ranked theme, rank 1 first; themes of one tier share a rank)."""
+    data = (load_yaml(path) or {}) if path.is_file() else {}
+    findings = []
+    for i, f in enumerate(data.get("findings") or [], 1):
+        findings.append({"id": str(f.get("id", i)), "finding": int(f.get("finding", 0)),
+                         "source": str(f.get("source", "")),
+                         "themes": ", ".join(_theme_list(f.get("themes"), path,
+                                                         f"finding {f.get('id', i)}", i)),
+                         "text": str(f.get("text", ""))})
+    ranks = []
+    for i, r in enumerate(data.get("rankings") or [], 1):
+        for rank, tier in enumerate(r.get("tiers") or [], 1):
+            for theme in _theme_list(tier, path, f"ranking {r.get('id', i)}", i):
+                ranks.append({"id": str(r.get("id", i)), "who": str(r.get("who", "")),
+                              "source": str(r.get("source", "")), "of": int(r.get("of", 0)),
+                              "theme": theme, "rank": rank})
+    return (pd.DataFrame(findings, columns=["id", "finding", "source", "themes", "text"]),
+            pd.DataFrame(ranks, columns=["id", "who", "source", "of", "theme", "rank"]))
+
+
+def example_claims(examples: pd.DataFrame) -> pd.DataFrame:
+    """The examples as claims of the scorecard (``kind: label``): claim ``examples.ref44``
+    says the release's final label of [44] has the theme the paper cites it for."""
+    rows = [{
+        "claim_id": f"examples.ref{r.ref}",
+        "description": f"[{r.ref}] {r.repository} {r.kind}/{r.number}, cited for "
+                       f"{r.subthemes}: its final label is theme {r.theme}",
+        "paper_value": r.theme, "source": r.source, "relation": "=", "kind": "label",
+        "reproducible": True, "reason": "", "group": "examples"}
+        for r in examples.itertuples(index=False)]
+    return pd.DataFrame(rows, columns=["claim_id", "description", "paper_value", "source",
+                                       "relation", "kind", "reproducible", "reason", "group"])

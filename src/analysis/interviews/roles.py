@@ -1,0 +1,101 @@
+"""How the free-text roles of the background sheet become the categories of Section IV.A,
+and what other readings of them would count.
+
+The sheet gives each participant a role in words ("LLM Inference and Deployment
+Engineer"); the paper counts categories ("two for inference", "one developer working on
+LLM deployment optimization"). ``interviews.role_categories`` in params.yaml maps a role to
+the first category whose pattern it matches. A role can match several patterns, so the
+counts depend on that order: :func:`role_table` shows every role with the category it gets
+and all the ones it matches, and :func:`role_mappings` lists the counts of every
+assignment of participants to categories their role matches, so that a page can say which
+readings, if any, give the paper's count.
+
+:func:`session_minutes` reads the planned length of a session from the interview guideline
+("30–40 minutes per session").
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Iterator
+
+import pandas as pd
+
+ROLE_COLUMNS = ["type", "role_raw", "role_title", "participants", "category", "matching"]
+MAPPING_COLUMNS = ["mapping", "description", "category", "participants"]
+MAX_MAPPINGS = 10_000  # beyond this, only the first MAX_MAPPINGS assignments are listed
+_MINUTES_RE = re.compile(r"(\d+)\s*(?:[–—-]|to)\s*(\d+)\s*min(?:ute)?s?\b", re.IGNORECASE)
+
+
+def matching_categories(title: str, ptype: str, categories: list[dict]) -> list[str]:
+    """Every category key (in params order) whose pattern matches the role ``title`` and
+    whose type is the participant's."""
+    return [str(c["key"]) for c in categories if c.get("type") in (None, ptype)
+            and re.search(str(c["pattern"]), title, flags=re.IGNORECASE)]
+
+
+def role_table(background: pd.DataFrame, categories: list[dict]) -> pd.DataFrame:
+    """One row per distinct role (:data:`ROLE_COLUMNS`): how many participants have it, the
+    category it gets and every category it matches."""
+    if background.empty:
+        return pd.DataFrame(columns=ROLE_COLUMNS)
+    groups = background.groupby(["type", "role_raw", "role_title", "role_category"],
+                                sort=True, dropna=False).size()
+    rows = [{"type": t, "role_raw": raw, "role_title": title, "participants": int(n),
+             "category": cat,
+             "matching": ", ".join(matching_categories(str(title), str(t), categories))}
+            for (t, raw, title, cat), n in groups.items()]
+    return pd.DataFrame(rows, columns=ROLE_COLUMNS)
+
+
+def compositions(n: int, k: int) -> Iterator[tuple[int, ...]]:
+    """Every way to split ``n`` participants among ``k`` categories (ordered counts),
+    the all-in-the-first one first."""
+    if k == 1:
+        yield (n,)
+        return
+    for first in range(n, -1, -1):
+        for rest in compositions(n - first, k - 1):
+            yield (first, *rest)
+
+
+def role_mappings(roles: pd.DataFrame, keys: list[str],
+                  limit: int = MAX_MAPPINGS) -> pd.DataFrame:
+    """The counts per category (``keys``, plus any other category the roles get) of every
+    assignment of each role's participants to the categories the role matches; mapping 0
+    is the one used (each role's first match). Long format (:data:`MAPPING_COLUMNS`); at
+    most ``limit`` mappings."""
+    matched = [x for m in roles["matching"].astype(str) for x in m.split(", ") if x]
+    all_keys = list(dict.fromkeys([*keys, *roles["category"].astype(str), *matched]))
+    choices = []
+    for r in roles.itertuples(index=False):
+        options = [x for x in str(r.matching).split(", ") if x] or [str(r.category)]
+        if str(r.category) in options:  # the used category first, so mapping 0 is the used one
+            options.remove(str(r.category))
+            options.insert(0, str(r.category))
+        choices.append([(r.role_title, options, split)
+                        for split in compositions(int(r.participants), len(options))])
+    rows = []
+    for number, combo in enumerate(itertools.islice(itertools.product(*choices), limit)):
+        counts = dict.fromkeys(all_keys, 0)
+        changed = []
+        for title, options, split in combo:
+            for key, n in zip(options, split, strict=True):
+                counts[key] += n
+            if split[0] != sum(split):
+                changed.append(f"{title}: " + ", ".join(
+                    f"{n} {key}" for key, n in zip(options, split, strict=True) if n))
+        desc = "; ".join(changed)
+        rows += [{"mapping": number, "description": desc, "category": k, "participants": v}
+                 for k, v in counts.items()]
+    return pd.DataFrame(rows, columns=MAPPING_COLUMNS)
+
+
+def session_minutes(text: str) -> tuple[int, int, int] | None:
+    """(shortest, longest, line) of the first "30–40 minutes" in the guideline, or None."""
+    for number, line in enumerate(text.splitlines(), 1):
+        m = _MINUTES_RE.search(line)
+        if m:
+            return int(m.group(1)), int(m.group(2)), number
+    return None
