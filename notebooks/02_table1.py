@@ -1,8 +1,10 @@
 # %% [markdown]
 # # Table I: issue reports per project, year and type
 #
-# Counts come from the processed issues table; the false-positive column is the paper's
-# own (the excluded reports were never released) and is marked as reported only.
+# Counts come from the processed issues table. The false-positive column is computed
+# (excluded / candidates) for a dump that records its excluded candidates; otherwise (the
+# paper's release, whose excluded reports were never published) it is the paper's own,
+# marked as reported.
 
 # %% tags=["parameters"]
 root = "."  # the project root: every path below derives from it (analysis.core.paths)
@@ -24,7 +26,8 @@ paths = Paths(Path(root).resolve())
 issues = pd.read_parquet(paths.clean.issues_parquet)
 result = counts.compute(issues, Projects.load(paths.projects_file),
                         load_taxonomy(paths.taxonomy_file).type_names,
-                        load_claims(paths.claims_file))
+                        load_claims(paths.claims_file),
+                        pd.read_csv(paths.clean.exclusions_csv, dtype={"project": str}))
 write_outputs(paths.table1, outputs.build(result))
 
 # %% [markdown]

@@ -10,7 +10,7 @@ are set aside.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
@@ -21,6 +21,7 @@ from analysis.core.dump import (
     ProjectFiles,
     Quirk,
     discover_projects,
+    parse_excluded_file,
     parse_label_file,
     parse_year_file,
     read_text,
@@ -103,6 +104,16 @@ RULES: dict[str, Rule] = {
                               "than it has label rows; the surplus lines are not used."),
     "label_row_set_aside": Rule(SET_ASIDE, "info", "A year-file line whose label row was set "
                                 "aside (see that row's reason)."),
+    # excluded-candidates files (<Project>_excluded.csv, written by analysis.labels merge)
+    "excluded_blank_row": Rule(SET_ASIDE, "info", "An empty line in an excluded-candidates "
+                               "file."),
+    "excluded_invalid_url": Rule(SET_ASIDE, "error", "An excluded candidate whose Issue_URL is "
+                                 "empty or not an http(s) URL: it is not counted."),
+    "excluded_also_labelled": Rule(SET_ASIDE, "warning", "An excluded candidate that also has "
+                                   "a row in the project's label file: it counts as an issue, "
+                                   "not as an excluded candidate."),
+    "excluded_duplicate_url": Rule(SET_ASIDE, "warning", "An excluded candidate listed more "
+                                   "than once: counted once."),
 }
 
 # The first failing check decides why a label row is set aside.
@@ -110,14 +121,25 @@ REJECTION_ORDER = ["blank_row", "malformed_row", "invalid_url", "missing_final_l
                    "unknown_final_label", "no_year", "duplicate_url"]
 
 
+EXCLUDED_COLUMNS = ["project", "issue_url", "created_at", "year", "source_file",
+                    "source_line"]
+EXCLUSION_COLUMNS = ["project", "recorded", "label_rows", "excluded", "candidates"]
+
+
 @dataclass
 class CleanResult:
-    """The tidy issues table, the rows set aside, and the quality report."""
+    """The tidy issues table, the rows set aside, the quality report, and the excluded
+    candidates (false positives) the dump records, with the per-project summary
+    Table I computes its false-positive rates from."""
 
     issues: pd.DataFrame
     rejected: pd.DataFrame
     quality: dict
     annotators: list[str]
+    excluded: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(
+        columns=EXCLUDED_COLUMNS))
+    exclusions: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(
+        columns=EXCLUSION_COLUMNS))
 
 
 def repo_of(url: str) -> str:
@@ -399,6 +421,70 @@ def clean_project(
     return rows, rejected, anomalies, files, parsed.annotator_columns
 
 
+def clean_excluded(
+    project: ProjectFiles, raw_dir: Path, labelled_urls: set[str],
+) -> tuple[pd.DataFrame, pd.DataFrame, list[Anomaly], dict]:
+    """Read a project's excluded candidates: the rows counted as excluded, the rows set
+    aside (blank, no URL, also labelled, listed twice), anomalies and the file's accounting.
+
+    Why set aside a URL that is also labelled: a candidate cannot be both an issue and a
+    false positive; the label row wins, so the rate never counts an issue as excluded.
+    """
+    path = project.excluded_file
+    rel = path.relative_to(raw_dir).as_posix()
+    text, quirks = read_text(path, raw_dir)
+    anomalies = [_quirk_to_anomaly(q) for q in quirks]
+    lines = parse_excluded_file(text, rel)
+    reasons: list[str | None] = []
+    seen: set[str] = set()
+    for rec in lines.itertuples(index=False):
+        url = rec.url
+        if not rec.raw.strip():
+            reason, message = "excluded_blank_row", "empty line"
+        elif not URL_RE.match(url):
+            reason, message = "excluded_invalid_url", "not an issue URL"
+        elif url in labelled_urls:
+            reason, message = "excluded_also_labelled", f"{url} has a label row"
+        elif url in seen:
+            reason, message = "excluded_duplicate_url", f"{url} is listed again"
+        else:
+            reason, message = None, ""
+        if reason:
+            anomalies.append(make_anomaly(RULES, reason, rel, message, int(rec.line),
+                                          "Issue_URL", url or None))
+        seen.add(url)
+        reasons.append(reason)
+    lines["reason"] = pd.Series(reasons, index=lines.index, dtype=object)
+    kept = lines[lines["reason"].isna()]
+    created = kept["created_at"].astype(str)
+    years = pd.to_numeric(created.str.extract(r"^(\d{4})-\d{2}-\d{2}", expand=False),
+                          errors="coerce").astype("Int64")
+    excluded = pd.DataFrame({"project": project.name, "issue_url": kept["url"].astype(str),
+                             "created_at": created, "year": years, "source_file": rel,
+                             "source_line": kept["line"].astype("int64")},
+                            columns=EXCLUDED_COLUMNS)
+    aside = lines[lines["reason"].notna()]
+    rejected = pd.DataFrame({"source_file": rel, "source_line": aside["line"],
+                             "reason": aside["reason"], "raw": aside["raw"]})
+    files = {"file": rel, "role": "excluded", "input": len(lines), "kept": len(kept),
+             "set_aside": len(aside)}
+    return excluded.reset_index(drop=True), rejected, anomalies, files
+
+
+def exclusion_summary(project: str, rows: pd.DataFrame, excluded: pd.DataFrame | None
+                      ) -> dict:
+    """One project's line of the exclusions table: whether the dump records its excluded
+    candidates, its label rows (every non-blank row: each is a candidate that was not
+    excluded, even one set aside for want of a final label), the excluded count and the
+    candidates (label rows + excluded); the last two empty when nothing is recorded."""
+    label_rows = int((rows["reason"] != "blank_row").sum()) if len(rows) else 0
+    if excluded is None:
+        return {"project": project, "recorded": False, "label_rows": label_rows,
+                "excluded": None, "candidates": None}
+    return {"project": project, "recorded": True, "label_rows": label_rows,
+            "excluded": len(excluded), "candidates": label_rows + len(excluded)}
+
+
 def clean_dump(
     raw_dir: Path, taxonomy: Taxonomy, projects: Projects, duplicates: str = "keep",
 ) -> CleanResult:
@@ -411,8 +497,18 @@ def clean_dump(
     found, quirks = discover_projects(raw_dir)
     anomalies = [_quirk_to_anomaly(q) for q in quirks]
     frames, rejected, files, n_annotators = [], [], [], {}
+    excluded_frames, exclusions = [], []
     for project in found:
         rows, rej, anom, acc, annot = clean_project(project, raw_dir, taxonomy, duplicates)
+        gone = None
+        if project.excluded_file is not None:
+            gone, ex_rej, ex_anom, ex_acc = clean_excluded(
+                project, raw_dir, set(rows["url"].dropna().astype(str)))
+            excluded_frames.append(gone)
+            rej = pd.concat([rej, ex_rej], ignore_index=True)
+            anom += ex_anom
+            acc.append(ex_acc)
+        exclusions.append(exclusion_summary(project.name, rows, gone))
         described = projects.get(project.name)
         if not projects.is_described(project.name):
             anomalies.append(make_anomaly(RULES, "unknown_project", f"Issue Report/{project.name}",
@@ -455,7 +551,21 @@ def clean_dump(
     }
     quality = quality_report(anomalies, RULES, files, summary)
     quality["rejected_by_reason"] = dict(sorted(Counter(rejected_frame["reason"]).items()))
-    return CleanResult(issues, rejected_frame, quality, annotators)
+    excluded = (pd.concat(excluded_frames, ignore_index=True) if excluded_frames
+                else pd.DataFrame(columns=EXCLUDED_COLUMNS))
+    return CleanResult(issues, rejected_frame, quality, annotators, excluded,
+                       exclusion_table(exclusions, projects))
+
+
+def exclusion_table(summaries: list[dict], projects: Projects) -> pd.DataFrame:
+    """The per-project exclusions in Table I's project order, counts as nullable ints."""
+    frame = pd.DataFrame(summaries, columns=EXCLUSION_COLUMNS)
+    order = projects.order(frame["project"].tolist())
+    frame = frame.set_index("project").reindex(order).reset_index()
+    for col in ("label_rows", "excluded", "candidates"):
+        frame[col] = frame[col].astype("Int64")
+    frame["recorded"] = frame["recorded"].astype(bool)
+    return frame
 
 
 ISSUE_COLUMNS = ["project", "project_name", "kind", "host", "issue_url", "year", "type",

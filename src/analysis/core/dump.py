@@ -4,6 +4,9 @@ Layout (``data/raw/``)::
 
     Issue Report/<Project>/<Project>.csv         Issue_URL, Label1..LabelN, Final_Label
     Issue Report/<Project>/<Project>_<year>.txt  one issue URL a line
+    Issue Report/<Project>/<Project>_excluded.csv  optional: Issue_URL, Created_At, the
+                                                   candidates excluded as false positives
+                                                   (written by ``analysis.labels merge``)
 
 Projects, years and annotators are discovered here, never listed in code. Reading is
 strict about what makes results meaningless (no ``Issue Report`` folder, a project without
@@ -22,6 +25,7 @@ from pathlib import Path
 import pandas as pd
 
 from analysis.core.errors import InputError
+from analysis.core.paths import DumpLayout
 
 ISSUE_DIR = "Issue Report"
 YEAR_FILE_RE = re.compile(r"^(?P<prefix>.+)_(?P<year>\d{4})\.txt$")
@@ -51,6 +55,7 @@ class ProjectFiles:
     label_file: Path
     year_files: dict[int, Path]
     other_files: list[Path] = field(default_factory=list)
+    excluded_file: Path | None = None  # the excluded candidates, when the dump records them
 
 
 @dataclass
@@ -142,8 +147,9 @@ def discover_projects(raw_dir: Path) -> tuple[list[ProjectFiles], list[Quirk]]:
             )
         years: dict[int, Path] = {}
         others: list[Path] = []
+        excluded = folder / DumpLayout.excluded_name(name)
         for f in files:
-            if f == label:
+            if f in (label, excluded):
                 continue
             m = YEAR_FILE_RE.match(f.name)
             if not m:
@@ -158,7 +164,8 @@ def discover_projects(raw_dir: Path) -> tuple[list[ProjectFiles], list[Quirk]]:
             years[int(m.group("year"))] = f
         if not years:
             quirks.append(Quirk("no_year_files", rel_folder, "project folder has no year files"))
-        projects.append(ProjectFiles(name, folder, label, dict(sorted(years.items())), others))
+        projects.append(ProjectFiles(name, folder, label, dict(sorted(years.items())), others,
+                                     excluded if excluded.is_file() else None))
     if not projects:
         raise InputError(
             f"no project folders under {ISSUE_DIR!r}",
@@ -249,3 +256,46 @@ def parse_year_file(text: str, rel: str, year: int) -> pd.DataFrame:
     frame["year"] = year
     frame["file"] = rel
     return frame
+
+
+def parse_excluded_file(text: str, rel: str) -> pd.DataFrame:
+    """Every data line of an excluded-candidates file: line, raw text, ``url`` and
+    ``created_at`` (stripped; empty when the column is absent) and the number of fields.
+
+    The header must name ``Issue_URL`` (any case); other columns are not used. Rows are
+    validated by the clean stage.
+    """
+    lines = text.split("\n")
+    reader = csv.reader(line + "\n" for line in lines)
+    header: list[str] | None = None
+    rows: list[dict] = []
+    prev = 0
+    try:
+        for fields in reader:
+            start, prev = prev + 1, reader.line_num
+            if header is None:
+                header = [h.strip().casefold() for h in fields]
+                continue
+            raw = "\n".join(lines[start - 1: reader.line_num])
+            rows.append({"line": start, "raw": raw, "fields": fields})
+    except csv.Error as exc:
+        raise InputError(f"not valid CSV ({exc})", file=rel, line=reader.line_num,
+                         fix="fix the quoting on that line") from exc
+    if not header or "issue_url" not in header:
+        raise InputError("the header has no Issue_URL column", file=rel, line=1,
+                         fix="the excluded-candidates file's header is Issue_URL,Created_At")
+    if rows and rows[-1]["raw"] == "" and rows[-1]["fields"] == []:
+        rows.pop()
+    url_i = header.index("issue_url")
+    created_i = header.index("created_at") if "created_at" in header else None
+
+    def cell(fields: list[str], i: int | None) -> str:
+        return fields[i].strip() if i is not None and i < len(fields) else ""
+
+    return pd.DataFrame({
+        "line": pd.Series([r["line"] for r in rows], dtype="int64"),
+        "raw": pd.Series([r["raw"] for r in rows], dtype=object),
+        "url": pd.Series([cell(r["fields"], url_i) for r in rows], dtype=object),
+        "created_at": pd.Series([cell(r["fields"], created_i) for r in rows], dtype=object),
+        "n_fields": pd.Series([len(r["fields"]) for r in rows], dtype="int64"),
+    })

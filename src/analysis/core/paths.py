@@ -115,7 +115,8 @@ def _listed(name: str, names: tuple[str, ...], what: str) -> str:
 @dataclass(frozen=True)
 class CleanPaths(StagePaths):
     name: str = "clean"
-    PROCESSED = ("issues.parquet", "issues.csv", "rejected.csv")
+    PROCESSED = ("issues.parquet", "issues.csv", "rejected.csv", "excluded.csv",
+                 "exclusions.csv")
 
     @property
     def issues_parquet(self) -> Path:
@@ -129,11 +130,21 @@ class CleanPaths(StagePaths):
     def rejected_csv(self) -> Path:
         return self.processed_file("rejected.csv")
 
+    @property
+    def excluded_csv(self) -> Path:
+        """The excluded candidates (false positives) a dump records, one row each."""
+        return self.processed_file("excluded.csv")
+
+    @property
+    def exclusions_csv(self) -> Path:
+        """Per project: whether the dump records its exclusions, candidates, excluded."""
+        return self.processed_file("exclusions.csv")
+
 
 @dataclass(frozen=True)
 class Table1Paths(StagePaths):
     name: str = "table1"
-    TABLES = ("counts.csv", "counts.md", "counts.html")
+    TABLES = ("counts.csv", "counts.md", "counts.html", "false_positives.csv")
     FIGURES = ("counts",)
 
 
@@ -423,6 +434,78 @@ class Paths:
     @property
     def bench_results(self) -> Path:
         return self.root / "bench" / "results"
+
+
+@dataclass(frozen=True)
+class DumpLayout:
+    """The file names of a dump in the upstream layout (``root`` is the dump's folder),
+    with the files the labelling loop adds: each project's excluded candidates and the
+    merge's records (``python -m analysis.labels``)."""
+
+    root: Path
+
+    @property
+    def issue_reports(self) -> Path:
+        return self.root / "Issue Report"
+
+    def project_folder(self, project: str) -> Path:
+        return self.issue_reports / project
+
+    def label_file(self, project: str) -> Path:
+        """``Issue_URL, Label1..LabelN, Final_Label``: one row a labelled candidate."""
+        return self.project_folder(project) / f"{project}.csv"
+
+    def year_file(self, project: str, year: int) -> Path:
+        """The URLs of the project's label rows created in ``year``, one a line."""
+        return self.project_folder(project) / f"{project}_{year}.txt"
+
+    @staticmethod
+    def excluded_name(project: str) -> str:
+        return f"{project}{EXCLUDED_SUFFIX}"
+
+    def excluded_file(self, project: str) -> Path:
+        """``Issue_URL, Created_At``: the candidates all annotators excluded as false
+        positives (never counted as issues); its presence says the dump records them."""
+        return self.project_folder(project) / self.excluded_name(project)
+
+    @property
+    def labels(self) -> Path:
+        """What the merge of the labelling sheets records beside the dump."""
+        return self.root / "labels"
+
+    @property
+    def adjudication(self) -> Path:
+        """Candidates left for the annotators to settle: no majority, split on exclusion."""
+        return self.labels / "adjudication.csv"
+
+    @property
+    def merge_record(self) -> Path:
+        """The merge's summary: sheets read (SHA-256), annotators, counts per project."""
+        return self.labels / "merge.json"
+
+
+# The suffix of a project's excluded-candidates file (``<Project>_excluded.csv``).
+EXCLUDED_SUFFIX = "_excluded.csv"
+
+
+@dataclass(frozen=True)
+class SheetPaths:
+    """The blank labelling sheets of a selection (``root`` is the selection's output
+    folder): one CSV an annotator, and the list of theme codes to choose from."""
+
+    root: Path
+
+    @property
+    def folder(self) -> Path:
+        return self.root / "sheets"
+
+    def sheet(self, annotator: int) -> Path:
+        """Annotator ``annotator``'s sheet (numbered from 1)."""
+        return self.folder / f"annotator_{annotator}.csv"
+
+    @property
+    def codes(self) -> Path:
+        return self.folder / "codes.csv"
 
 
 PATHS = Paths()

@@ -268,8 +268,10 @@ def rejected_csv() -> pa.DataFrameSchema:
                  "Every label-file row and year-file line the "
                  "clean stage set aside, with the rule that set it aside.", {
                      "source_file": text("the file the row or line comes from, relative to "
-                                         "data/raw: a label file (`<Project>.csv`) or a year "
-                                         "file (`<Project>_<year>.txt`)"),
+                                         "data/raw: a label file (`<Project>.csv`), a year "
+                                         "file (`<Project>_<year>.txt`) or an "
+                                         "excluded-candidates file "
+                                         "(`<Project>_excluded.csv`)"),
                      "source_line": count("its line number in that file (counting from 1)",
                                           low=1),
                      "reason": text("why it was set aside: the name of a set-aside rule of "
@@ -279,6 +281,49 @@ def rejected_csv() -> pa.DataFrameSchema:
                                     "was set aside)"),
                      "raw": text("the row or line exactly as written in the file; empty for "
                                  "a blank line", nullable=True),
+                 })
+
+
+def excluded_csv() -> pa.DataFrameSchema:
+    """``data/processed/clean/excluded.csv``: the excluded candidates a dump records."""
+    return table(rel(P.clean.processed_file("excluded.csv")),
+                 "Every candidate the annotators all excluded as a false positive, as the "
+                 "dump records it (`<Project>_excluded.csv`, written by `python -m "
+                 "analysis.labels merge`); never counted as an issue. Empty for a dump that "
+                 "records none (the paper's release).", {
+                     "project": text("the project's folder name under `Issue Report/`"),
+                     "issue_url": text("the candidate's URL", pattern=ISSUE_URL_PATTERN),
+                     "created_at": text("when the issue was opened, as the file gives it",
+                                        nullable=True),
+                     "year": count("the year of created_at; empty when it is not a date",
+                                   nullable=True, low=1970, high=2100),
+                     "source_file": text("the excluded-candidates file, relative to data/raw"),
+                     "source_line": count("its line number in that file (counting from 1)",
+                                          low=2),
+                 })
+
+
+def exclusions_csv() -> pa.DataFrameSchema:
+    """``data/processed/clean/exclusions.csv``: per project, what Table I's false-positive
+    rate is computed from."""
+    return table(rel(P.clean.processed_file("exclusions.csv")),
+                 "Per project: whether the dump records its excluded candidates, and the "
+                 "counts Table I's false-positive rate (excluded / candidates) is computed "
+                 "from.", {
+                     "project": text("the project's folder name under `Issue Report/`"),
+                     "recorded": yes_no("True when the project folder has an "
+                                        "excluded-candidates file (`<Project>_excluded.csv`); "
+                                        "False for a dump that does not record exclusions "
+                                        "(the paper's release: the rate is then the paper's "
+                                        "own, shown as reported)"),
+                     "label_rows": count("the label file's rows (blank lines not counted): "
+                                         "candidates that were not excluded"),
+                     "excluded": count("excluded candidates counted (set-aside lines of the "
+                                       "file not included); empty when not recorded",
+                                       nullable=True),
+                     "candidates": count("label_rows + excluded: every candidate the "
+                                         "annotators saw; empty when not recorded",
+                                         nullable=True),
                  })
 
 
@@ -341,6 +386,37 @@ def table1_csv() -> pa.DataFrameSchema:
                                        "final label is a theme of that type", regex=True),
                      "Total": count("all the project's issue reports (the sum of its type "
                                     "columns, and of its year columns)"),
+                 })
+
+
+def table1_false_positives_csv() -> pa.DataFrameSchema:
+    """``report/tables/table1/false_positives.csv``: Table I's false-positive column."""
+    return table(rel(P.table1.table("false_positives.csv")),
+                 "Table I's false-positive column: per project, the share of candidates the "
+                 "annotators excluded, computed where the dump records its excluded "
+                 "candidates, else the paper's own rate (reported); the last row (`Sum`) "
+                 "holds the average of the projects' rates.", {
+                     "project": text("the project's folder name under `Issue Report/`; "
+                                     "`Sum` on the last row"),
+                     "name": text("the project's display name; `All projects` on the Sum "
+                                  "row"),
+                     "excluded": count("candidates all annotators excluded as false "
+                                       "positives (data/processed/clean/exclusions.csv); "
+                                       "empty when the rate is not computed; on the Sum "
+                                       "row, the total over the computed projects",
+                                       nullable=True),
+                     "candidates": count("every candidate of the project (label rows + "
+                                         "excluded); empty when the rate is not computed",
+                                         nullable=True),
+                     "false_positive_percent": percent(
+                         "excluded / candidates × 100 when computed; the paper's printed "
+                         "rate when reported; on the Sum row, the mean of the projects' "
+                         "rates (computed ones when any, else reported); empty when none",
+                         nullable=True),
+                     "source": text("`computed` (from the dump's excluded candidates), "
+                                    "`reported` (the paper's Table I: the release does not "
+                                    "record its excluded reports) or `none`",
+                                    words=("computed", "reported", "none")),
                  })
 
 
@@ -1491,12 +1567,15 @@ def interviews_role_mappings_csv() -> pa.DataFrameSchema:
 TABLE_SCHEMAS: dict[str, Callable[[], pa.DataFrameSchema]] = {
     rel(P.clean.processed_file("issues.csv")): issues_csv,
     rel(P.clean.processed_file("rejected.csv")): rejected_csv,
+    rel(P.clean.processed_file("excluded.csv")): excluded_csv,
+    rel(P.clean.processed_file("exclusions.csv")): exclusions_csv,
     rel(P.interviews.processed_file("background.csv")): interviews_background_processed_csv,
     rel(P.interviews.processed_file("codebook.csv")): interviews_codebook_processed_csv,
     rel(P.interviews.processed_file("nodes.csv")): interviews_nodes_processed_csv,
     rel(P.interviews.processed_file("rejected.csv")): interviews_rejected_processed_csv,
     rel(P.findings.scorecard): scorecard_csv,
     rel(P.table1.table("counts.csv")): table1_csv,
+    rel(P.table1.table("false_positives.csv")): table1_false_positives_csv,
     rel(P.taxonomy.table("types.csv")): taxonomy_types_csv,
     rel(P.taxonomy.table("themes.csv")): taxonomy_themes_csv,
     rel(P.taxonomy.table("subthemes.csv")): taxonomy_subthemes_csv,

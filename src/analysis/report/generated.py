@@ -166,14 +166,25 @@ def scorecard_full(card: pd.DataFrame) -> str:
 
 # -- Table I --------------------------------------------------------------------------
 
-def table1_compare(table: pd.DataFrame, card: pd.DataFrame, projects: Projects) -> str:
-    """Table I with our value in every cell, marked against the paper's printed value."""
+def table1_compare(table: pd.DataFrame, card: pd.DataFrame, projects: Projects,
+                   false_positives: pd.DataFrame | None = None) -> str:
+    """Table I with our value in every cell, marked against the paper's printed value.
+
+    The false-positive column shows the rate computed from the dump's excluded candidates
+    where the table1 stage computed one (``false_positives.csv``, source ``computed``),
+    with the paper's rate under it, and the paper's own rate, marked reported, elsewhere.
+    """
     claims = card.set_index("claim_id")
     years = [c for c in table.columns if str(c).isdigit()]
     types = [c for c in table.columns if c not in (*years, "project", "name", "kind", "Total")]
+    fp = (false_positives.set_index("project") if false_positives is not None
+          else pd.DataFrame(columns=["source", "false_positive_percent", "excluded",
+                                     "candidates"]))
+    computed = int((fp["source"].iloc[:-1] == "computed").sum()) if len(fp) else 0
     head = ["<th scope=\"col\">Project</th>"]
     head += [f'<th scope="col" class="num">{esc(c)}</th>' for c in (*years, *types, "Total")]
-    head.append('<th scope="col" class="num">False positives (paper only)</th>')
+    head.append('<th scope="col" class="num">False positives'
+                + ("" if computed else " (paper only)") + "</th>")
     rows = []
     for rec in table.to_dict("records"):
         key = "sum" if rec["project"] == "Sum" else rec["project"]
@@ -187,15 +198,43 @@ def table1_compare(table: pd.DataFrame, card: pd.DataFrame, projects: Projects) 
         total_id = "table1.total_reports" if key == "sum" else ""
         cells.append(_compare_cell(rec["Total"], claims, total_id))
         fp_id = "table1.false_positive.average" if key == "sum" else f"table1.{key}.false_positive"
-        fp = claims.loc[fp_id, "paper_value"] if fp_id in claims.index else ""
-        cells.append(f'<td class="num st-reported">{esc(fp) or "–"}</td>')
+        paper_fp = claims.loc[fp_id, "paper_value"] if fp_id in claims.index else ""
+        own = fp.loc[str(rec["project"])] if str(rec["project"]) in fp.index else None
+        cells.append(_false_positive_cell(own, paper_fp, key == "sum"))
         cls = ' class="sum"' if key == "sum" else ""
         rows.append(f"<tr{cls}>{''.join(cells)}</tr>")
     html = (f'<div class="table-wrap"><table class="table compare"><thead><tr>'
             f'{"".join(head)}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>')
     legend = ('<p class="legend">' + " ".join(status_badge(s) for s in STATUS_LABELS)
               + ' <span class="status-badge st-none">no printed value</span></p>')
-    return raw_html_block(html + legend)
+    if computed:
+        note = (f"<p>False positives: computed for {computed:,} project(s) from the "
+                "excluded candidates the dump records (excluded / candidates), with the "
+                "paper's rate under ours; <em>reported</em> marks the paper's own rate "
+                "where the dump records none. The Sum row is the average of the computed "
+                "rates.</p>")
+    else:
+        note = ("<p>False positives: the paper's own rates (<em>reported</em>): this dump "
+                "does not record the candidates its annotators excluded, so no rate can "
+                "be computed.</p>")
+    return raw_html_block(html + legend + note)
+
+
+def _false_positive_cell(own, paper_value: str, total: bool) -> str:
+    """One false-positive cell: our computed rate (with the paper's under it), or the
+    paper's own, marked reported."""
+    if own is not None and own["source"] == "computed":
+        rate = f"{float(own['false_positive_percent']):.2f}%"
+        text = f"Average: {rate}" if total else rate
+        title = (f"computed: {own['excluded']} excluded of {own['candidates']} candidates"
+                 + (f" · paper: {paper_value}" if paper_value else ""))
+        extra = (f'<span class="paper-value">paper {esc(paper_value)}</span>'
+                 if paper_value else "")
+        return f'<td class="num st-none" title="{esc(title)}">{esc(text)}{extra}</td>'
+    if paper_value:
+        return (f'<td class="num st-reported" title="reported by the paper, not computed">'
+                f"{esc(paper_value)} (reported)</td>")
+    return '<td class="num st-reported">–</td>'
 
 
 def _compare_cell(value, claims: pd.DataFrame, claim_id: str) -> str:

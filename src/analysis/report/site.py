@@ -167,7 +167,10 @@ def generate(paths: Paths | None = None) -> list[str]:
     table1_csv = paths.table1.table("counts.csv")
     if table1_csv.is_file():
         table1 = pd.read_csv(table1_csv, keep_default_na=False)
-        files["table1_compare.md"] = gen.table1_compare(table1, card, projects)
+        fp_csv = paths.table1.table("false_positives.csv")
+        fp = (pd.read_csv(fp_csv, keep_default_na=False, dtype={"project": str})
+              if fp_csv.is_file() else None)
+        files["table1_compare.md"] = gen.table1_compare(table1, card, projects, fp)
         files["type_by_project.md"] = gen.type_by_project(table1)
     for stage in paths.stages():
         for csv in sorted(stage.tables.glob("*.csv")) if stage.tables.is_dir() else []:

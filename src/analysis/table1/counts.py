@@ -2,8 +2,15 @@
 
 Rows are the projects found in the dump (ordered as in the paper when the project is
 known, by name otherwise); year columns are the years found in the dump; type columns
-follow the paper's order (Question, Bug, Requirement). The false-positive column cannot be
-computed from the released data: it is shown as the paper reports it.
+follow the paper's order (Question, Bug, Requirement).
+
+The false-positive column is computed where the dump records its excluded candidates
+(``<Project>_excluded.csv``, written by ``python -m analysis.labels merge``): excluded /
+candidates of the project, in percent. A dump that records none (the paper's release,
+whose excluded reports were never published) gets the paper's own rate, marked
+``reported``; a project with neither gets none. The Sum row shows the average of the
+projects' rates, as the paper does ("Average: 11.19%"): of the computed rates when any
+project has one, else of the reported ones.
 """
 
 from __future__ import annotations
@@ -17,6 +24,9 @@ from analysis.core.projects import Projects
 
 TABLE1_TYPE_ORDER = ["Question", "Bug", "Requirement"]
 SUM_ROW = "Sum"
+COMPUTED, REPORTED, NONE = "computed", "reported", "none"
+FP_COLUMNS = ["project", "name", "excluded", "candidates", "false_positive_percent",
+              "source"]
 
 
 def type_columns(types: list[str]) -> list[str]:
@@ -65,33 +75,86 @@ def reported_false_positives(claims: pd.DataFrame) -> pd.Series:
         name="false_positive_reported", dtype="float64")
 
 
+def false_positive_table(table: pd.DataFrame, exclusions: pd.DataFrame | None,
+                         reported: pd.Series) -> pd.DataFrame:
+    """The false-positive rate of every project of ``table`` (see the module docstring),
+    then the Sum row's average: project, name, excluded, candidates,
+    false_positive_percent, source (computed, reported or none).
+
+    Why a rate only from recorded exclusions: a project whose dump does not list its
+    excluded candidates has no denominator to compute from, and zero would be a claim.
+    """
+    ex = (exclusions.set_index("project") if exclusions is not None and len(exclusions)
+          else pd.DataFrame(columns=["recorded", "excluded", "candidates"]))
+    rows = []
+    for project in [p for p in table.index if p != SUM_ROW]:
+        rec = ex.loc[project] if project in ex.index else None
+        if rec is not None and bool(rec["recorded"]) and int(rec["candidates"]) > 0:
+            excluded, candidates = int(rec["excluded"]), int(rec["candidates"])
+            rows.append((project, excluded, candidates, 100.0 * excluded / candidates,
+                         COMPUTED))
+        elif project in reported.index:
+            rows.append((project, None, None, float(reported[project]), REPORTED))
+        else:
+            rows.append((project, None, None, None, NONE))
+    frame = pd.DataFrame(rows, columns=["project", "excluded", "candidates",
+                                        "false_positive_percent", "source"])
+    computed = frame[frame["source"] == COMPUTED]
+    shown = computed if len(computed) else frame[frame["source"] == REPORTED]
+    source = COMPUTED if len(computed) else (REPORTED if len(shown) else NONE)
+    frame.loc[len(frame)] = [
+        SUM_ROW,
+        int(computed["excluded"].sum()) if len(computed) else None,
+        int(computed["candidates"].sum()) if len(computed) else None,
+        float(shown["false_positive_percent"].mean()) if len(shown) else None, source]
+    frame.insert(1, "name", [table.loc[p, "name"] for p in frame["project"]])
+    for col in ("excluded", "candidates"):
+        frame[col] = frame[col].astype("Int64")
+    frame["false_positive_percent"] = frame["false_positive_percent"].astype("float64")
+    return frame
+
+
 @dataclass(frozen=True)
 class Table1:
-    """What the stage computes: the table, the type shares, the paper's false-positive
-    rates and the projects' descriptions."""
+    """What the stage computes: the table, the type shares, the false-positive rates
+    (:func:`false_positive_table`) and the projects' descriptions."""
 
     table: pd.DataFrame
     shares: pd.Series
-    false_positives: pd.Series
+    false_positives: pd.DataFrame
     projects: Projects
 
 
 def compute(issues: pd.DataFrame, projects: Projects, types: list[str],
-            claims: pd.DataFrame) -> Table1:
-    """Table I from the processed issues (see the module docstring)."""
-    return Table1(table1(issues, projects, types), type_shares(issues, types),
-                  reported_false_positives(claims), projects)
+            claims: pd.DataFrame, exclusions: pd.DataFrame | None = None) -> Table1:
+    """Table I from the processed issues and the clean stage's exclusions (see the module
+    docstring); without ``exclusions`` every rate is the paper's."""
+    table = table1(issues, projects, types)
+    return Table1(table, type_shares(issues, types),
+                  false_positive_table(table, exclusions, reported_false_positives(claims)),
+                  projects)
 
 
-def table1_display(table: pd.DataFrame, fp: pd.Series) -> pd.DataFrame:
-    """Table I as printed: display names, counts with thousands separators, FP column."""
+def false_positive_text(rate: float | None, source: str, total: bool = False) -> str:
+    """A false-positive cell as printed: ``8.33%``, ``23.93% (reported)``, ``n/a``; the
+    Sum row's with ``Average:`` in front, as the paper prints it."""
+    if rate is None or pd.isna(rate):
+        return "n/a"
+    text = f"{rate:.2f}%" + (" (reported)" if source == REPORTED else "")
+    return f"Average: {text}" if total else text
+
+
+def table1_display(table: pd.DataFrame, fp: pd.DataFrame) -> pd.DataFrame:
+    """Table I as printed: display names, counts with thousands separators, and the
+    false-positive column (computed rates plain, the paper's marked ``(reported)``)."""
     shown = table.drop(columns=["kind"]).copy()
     shown = shown.rename(columns={"name": "DL Frameworks and LLM Toolkit"})
     for col in shown.columns[1:]:
         shown[col] = shown[col].map(lambda v: f"{int(v):,}")
-    fp_text = [f"{fp[p]:.2f}%" if p in fp.index else "n/a" for p in table.index[:-1]]
-    fp_text.append(f"Average: {fp.mean():.2f}%" if len(fp) else "n/a")
-    shown["False Positive (reported only)"] = fp_text
+    rates = fp.set_index("project")
+    shown["False Positive"] = [
+        false_positive_text(rates.at[p, "false_positive_percent"], rates.at[p, "source"],
+                            total=(p == SUM_ROW)) for p in table.index]
     return shown.reset_index(drop=True)
 
 

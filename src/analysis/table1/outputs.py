@@ -7,7 +7,7 @@ from __future__ import annotations
 import pandas as pd
 
 from analysis.core.stage import StageOutputs
-from analysis.table1.counts import SUM_ROW, Table1, table1_display
+from analysis.table1.counts import COMPUTED, REPORTED, SUM_ROW, Table1, table1_display
 from analysis.table1.figures import counts_figure
 
 
@@ -20,6 +20,7 @@ def tables(result: Table1) -> dict[str, pd.DataFrame | str]:
                                        + ["right"] * (shown.shape[1] - 1)),
         "counts.html": shown.to_html(index=False, border=0, escape=True,
                                      classes="table table-sm"),
+        "false_positives.csv": result.false_positives,
     }
 
 
@@ -40,6 +41,20 @@ def metrics(result: Table1) -> dict:
         "by_type": {t: int(sums[t]) for t in types},
         "share_percent": {t: round(float(v), 4) for t, v in shares.items()},
         "by_project": {p: int(table.loc[p, "Total"]) for p in table.index if p != SUM_ROW},
+        **false_positive_metrics(result),
+    }
+
+
+def false_positive_metrics(result: Table1) -> dict:
+    """Where the false-positive rates come from, and the computed ones (percent)."""
+    fp = result.false_positives
+    body = fp[fp["project"] != SUM_ROW]
+    computed = body[body["source"] == COMPUTED]
+    return {
+        "false_positive_source": str(fp["source"].iloc[-1]),
+        "false_positive_percent": {p: round(float(v), 4) for p, v in
+                                   zip(computed["project"], computed["false_positive_percent"],
+                                       strict=True)},
     }
 
 
@@ -93,6 +108,7 @@ def website_vars(result: Table1) -> dict[str, object]:
         top = body[types].idxmax(axis=1)
         for t in types:
             out[f"projects_mostly_{t.lower()}"] = int((top == t).sum())
+    out.update(false_positive_vars(result))
     out["fig_counts_caption"] = ("Labelled LLM-related issue reports per project, by year (left) "
                           "and by issue type (right), counted from the released labels.")
     alt = (f"Two horizontal stacked bar charts, one bar per project ({len(body)} projects). "
@@ -105,6 +121,20 @@ def website_vars(result: Table1) -> dict[str, object]:
                 f"{out['projects_mostly_bug']} of {len(body)} projects.")
     out["fig_counts_alt"] = alt
     return out
+
+
+def false_positive_vars(result: Table1) -> dict[str, object]:
+    """How the website words the false-positive column: where its rates come from
+    (``computed``, ``reported``, ``mixed`` or ``none``), how many projects have a computed
+    rate, and the Sum row's average as printed."""
+    fp = result.false_positives
+    body = fp[fp["project"] != SUM_ROW]
+    sources = set(body["source"]) - {"none"}
+    source = (next(iter(sources)) if len(sources) == 1 else "mixed" if sources else "none")
+    avg = fp["false_positive_percent"].iloc[-1]
+    return {"false_positive_source": source,
+            "false_positive_computed_projects": int((body["source"] == COMPUTED).sum()),
+            "false_positive_average": "" if pd.isna(avg) else f"{float(avg):.2f}%"}
 
 
 def claim_values(result: Table1) -> dict[str, dict]:
@@ -124,15 +154,22 @@ def claim_values(result: Table1) -> dict[str, dict]:
     out["table1.projects"] = {"value": len(projects)}
     out["table1.frameworks"] = {"value": kinds.count("framework")}
     out["table1.toolkits"] = {"value": kinds.count("toolkit")}
-    if len(fp):
+    total = fp.iloc[-1]
+    if total["source"] == REPORTED:
+        n = int((fp["source"] == REPORTED).sum()) - 1
         out["table1.false_positive.average"] = {
-            "value": float(fp.mean()),
-            "note": f"mean of the paper's own {len(fp)} per-project rates (an arithmetic "
+            "value": float(total["false_positive_percent"]),
+            "note": f"mean of the paper's own {n} per-project rates (an arithmetic "
                     "check); the rates themselves cannot be recomputed from the release",
         }
+    elif total["source"] == COMPUTED:
+        n = int((fp["source"] == COMPUTED).sum()) - 1
+        out["table1.false_positive.average"] = {
+            "value": float(total["false_positive_percent"]),
+            "note": f"mean of {n} per-project rates computed from the dump's excluded "
+                    "candidates (excluded / candidates)",
+        }
     return out
-
-
 
 
 def build(result: Table1) -> StageOutputs:

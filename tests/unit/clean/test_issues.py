@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from analysis.clean.issues import RULES, clean_dump, majority_label, repo_of
@@ -274,3 +275,41 @@ def test_majority_label_and_repo():
     assert majority_label(["a", "b"]) == (None, True)
     assert majority_label([None, None]) == (None, False)
     assert repo_of("https://github.com/o/r/issues/1") == "github.com/o/r"
+
+
+def test_excluded_candidates_are_counted_never_as_issues(dump, taxonomy, projects):
+    """A project's ``<Project>_excluded.csv`` (written by the labels merge): its valid rows
+    are the excluded candidates; blank lines, bad URLs, URLs that also have a label row
+    and repeats are set aside with their rule; the exclusions table gives Table I its
+    denominators, and a project without the file records nothing."""
+    root, written = dump
+    labelled = written["pytorch"][0][1][0]
+    (root / "Issue Report" / "pytorch" / "pytorch_excluded.csv").write_text(
+        "Issue_URL,Created_At\n"
+        "https://github.com/pytorch/pytorch/issues/9001,2024-02-01T00:00:00Z\n"
+        "\n"
+        "not a url,2024-02-01\n"
+        f"{labelled},2023-05-05\n"
+        "https://github.com/pytorch/pytorch/issues/9001,2024-02-01T00:00:00Z\n"
+        "https://github.com/pytorch/pytorch/issues/9002,someday\n", encoding="utf-8")
+    result = clean_dump(root, taxonomy, projects)
+    assert len(result.issues) == sum(len(r) for r in written.values())
+    assert "https://github.com/pytorch/pytorch/issues/9001" not in set(
+        result.issues["issue_url"])
+    ex = result.excluded
+    assert ex["issue_url"].tolist() == ["https://github.com/pytorch/pytorch/issues/9001",
+                                        "https://github.com/pytorch/pytorch/issues/9002"]
+    assert ex["year"].tolist()[0] == 2024 and pd.isna(ex["year"].tolist()[1])
+    assert ex["source_line"].tolist() == [2, 7]
+    rej = result.rejected[result.rejected["source_file"].str.endswith("_excluded.csv")]
+    assert dict(zip(rej["source_line"], rej["reason"], strict=True)) == {
+        3: "excluded_blank_row", 4: "excluded_invalid_url", 5: "excluded_also_labelled",
+        6: "excluded_duplicate_url"}
+    acc = result.quality["accounting"]["excluded"]
+    assert acc == {"input": 6, "kept": 2, "set_aside": 4}
+    assert result.quality["summary"]["balanced"]
+    rows = result.exclusions.set_index("project")
+    n = len(written["pytorch"])
+    assert rows.loc["pytorch"].tolist() == [True, n, 2, n + 2]
+    assert not rows.loc["vllm", "recorded"] and pd.isna(rows.loc["vllm", "candidates"])
+    assert list(result.exclusions["project"]) == projects.order(written)

@@ -19,12 +19,18 @@ def test_every_output_lands_where_the_paths_say(dump, taxonomy, projects, tmp_pa
     assert files == sorted(["data/processed/clean/issues.parquet",
                             "data/processed/clean/issues.csv",
                             "data/processed/clean/rejected.csv",
+                            "data/processed/clean/excluded.csv",
+                            "data/processed/clean/exclusions.csv",
                             "data/processed/clean/quality.json", "metrics/clean.json"])
     issues = pd.read_parquet(paths.clean.issues_parquet)
     assert len(issues) == sum(len(r) for r in written.values())
     metrics = read_json(paths.clean.metrics)
     assert metrics["rows_input"] == metrics["rows_kept"] + metrics["rows_set_aside"]
     assert metrics["annotators"] == 7
+    assert metrics["excluded_candidates"] == 0 and metrics["projects_recording_exclusions"] == 0
+    exclusions = pd.read_csv(paths.clean.exclusions_csv)
+    assert not exclusions["recorded"].any()
+    assert exclusions["label_rows"].sum() == len(issues)
 
 
 def test_unknown_projects_are_named_for_a_warning():

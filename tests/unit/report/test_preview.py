@@ -348,6 +348,23 @@ def test_table1_compare_marks_differences():
         "pytorch", "PyTorch", "framework", 1, paper_name="Torch")}))
     assert 'class="num st-exact"' in html and 'class="num st-differs"' in html
     assert "paper 3,456" in html and "(paper: Torch)" in html and "12.34%" in html
+    assert "12.34% (reported)" in html and "False positives (paper only)" in html
+    assert "does not record the candidates its annotators excluded" in html
+
+
+def test_table1_compare_shows_computed_false_positives_beside_the_papers():
+    table = pd.DataFrame([{"project": p, "name": n, "kind": "", "2023": 1, "Bug": 1,
+                           "Total": 1} for p, n in (("pytorch", "PyTorch"), ("new", "<new>"),
+                                                    ("Sum", "All projects"))])
+    fp = pd.DataFrame({"project": ["pytorch", "new", "Sum"], "excluded": [1, "", 1],
+                       "candidates": [8, "", 8], "false_positive_percent": [12.5, "", 12.5],
+                       "source": ["computed", "none", "computed"]})
+    html = gen.table1_compare(table, CARD, Projects({}), fp)
+    assert "False positives</th>" in html and "(paper only)" not in html
+    assert ">12.50%<span class=\"paper-value\">paper 12.34%</span>" in html
+    assert 'title="computed: 1 excluded of 8 candidates · paper: 12.34%"' in html
+    assert "Average: 12.50%" in html and "&lt;new&gt;" in html
+    assert "computed for 1 project(s) from the excluded candidates" in html
 
 
 def test_quality_anomalies_groups_counts_and_escapes():

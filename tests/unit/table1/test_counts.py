@@ -51,6 +51,11 @@ def test_shares(issues):
     assert s["Bug"] == pytest.approx(62.5)
 
 
+def reported_only(t, fp: dict) -> pd.DataFrame:
+    """The false-positive table of a dump without recorded exclusions."""
+    return tables.false_positive_table(t, None, pd.Series(fp, dtype="float64"))
+
+
 def test_reproduced_values_and_false_positives(issues):
     t = tables.table1(issues, META, TYPES)
     claims = pd.DataFrame({"claim_id": ["table1.pytorch.false_positive",
@@ -58,24 +63,74 @@ def test_reproduced_values_and_false_positives(issues):
                            "paper_value": ["10.00%", "20.50%", "3"]})
     fp = tables.reported_false_positives(claims)
     assert fp.to_dict() == {"pytorch": 10.0, "vllm": 20.5}
-    rep = outputs.claim_values(tables.Table1(t, tables.type_shares(issues, TYPES), fp, META))
+    rates = tables.false_positive_table(t, None, fp)
+    rep = outputs.claim_values(tables.Table1(t, tables.type_shares(issues, TYPES), rates, META))
     assert rep["table1.vllm.2026"] == {"value": 1}
     assert rep["table1.sum.bug"] == {"value": 5}
     assert rep["table1.total_reports"] == {"value": 8}
     assert rep["table1.false_positive.average"]["value"] == pytest.approx(15.25)
+    assert "paper's own 2 per-project rates" in rep["table1.false_positive.average"]["note"]
     assert rep["table1.projects"] == {"value": 3}
     assert rep["table1.frameworks"] == {"value": 1} and rep["table1.toolkits"] == {"value": 1}
     assert "table1.pytorch.false_positive" not in rep
 
 
+def exclusions(rows: list[tuple]) -> pd.DataFrame:
+    frame = pd.DataFrame(rows, columns=["project", "recorded", "label_rows", "excluded",
+                                        "candidates"])
+    return frame.astype({"label_rows": "Int64", "excluded": "Int64", "candidates": "Int64"})
+
+
+def test_false_positives_computed_where_the_dump_records_them(issues):
+    t = tables.table1(issues, META, TYPES)
+    ex = exclusions([("pytorch", True, 3, 1, 4), ("vllm", False, 4, None, None),
+                     ("zeta", True, 1, 0, 1)])
+    fp = tables.false_positive_table(t, ex, pd.Series({"pytorch": 10.0, "vllm": 20.5}))
+    rows = fp.set_index("project")
+    assert rows.loc["pytorch", "false_positive_percent"] == pytest.approx(25.0)
+    assert rows.loc["pytorch", "source"] == "computed"
+    assert rows.loc["pytorch", "excluded"] == 1 and rows.loc["pytorch", "candidates"] == 4
+    assert rows.loc["vllm", "source"] == "reported"  # not recorded: the paper's rate
+    assert rows.loc["vllm", "false_positive_percent"] == pytest.approx(20.5)
+    assert rows.loc["zeta", "false_positive_percent"] == 0.0
+    # the average is of the computed rates only; totals over the computed projects
+    assert rows.loc["Sum", "false_positive_percent"] == pytest.approx(12.5)
+    assert rows.loc["Sum", "source"] == "computed" and rows.loc["Sum", "candidates"] == 5
+    assert list(fp["name"]) == ["PyTorch", "vLLM", "zeta", "All projects"]
+    shown = tables.table1_display(t, fp)["False Positive"].tolist()
+    assert shown == ["25.00%", "20.50% (reported)", "0.00%", "Average: 12.50%"]
+    result = tables.Table1(t, tables.type_shares(issues, TYPES), fp, META)
+    rep = outputs.claim_values(result)
+    assert rep["table1.false_positive.average"]["value"] == pytest.approx(12.5)
+    assert "computed from the dump" in rep["table1.false_positive.average"]["note"]
+    v = outputs.website_vars(result)
+    assert v["false_positive_source"] == "mixed" and v["false_positive_computed_projects"] == 2
+    assert v["false_positive_average"] == "12.50%"
+    m = outputs.metrics(result)
+    assert m["false_positive_source"] == "computed"
+    assert m["false_positive_percent"] == {"pytorch": 25.0, "zeta": 0.0}
+
+
+def test_no_rate_without_exclusions_or_a_reported_value(issues):
+    t = tables.table1(issues, META, TYPES)
+    fp = tables.false_positive_table(t, exclusions([("vllm", True, 0, 0, 0)]),
+                                     pd.Series(dtype="float64"))
+    assert set(fp["source"]) == {"none"}  # no candidates at all: no rate, not 0%
+    assert tables.table1_display(t, fp)["False Positive"].tolist() == ["n/a"] * 4
+    v = outputs.website_vars(tables.Table1(t, tables.type_shares(issues, TYPES), fp, META))
+    assert v["false_positive_source"] == "none" and v["false_positive_average"] == ""
+
+
 def test_display_and_metrics(issues):
     t = tables.table1(issues, META, TYPES)
-    fp = pd.Series({"pytorch": 10.0, "vllm": 20.5})
+    fp = reported_only(t, {"pytorch": 10.0, "vllm": 20.5})
     shown = tables.table1_display(t, fp)
-    assert shown.iloc[-1]["False Positive (reported only)"] == "Average: 15.25%"
-    assert shown.iloc[2]["False Positive (reported only)"] == "n/a"
+    assert shown.iloc[-1]["False Positive"] == "Average: 15.25% (reported)"
+    assert shown.iloc[0]["False Positive"] == "10.00% (reported)"
+    assert shown.iloc[2]["False Positive"] == "n/a"
     m = outputs.metrics(tables.Table1(t, tables.type_shares(issues, TYPES), fp, META))
     assert m["total"] == 8 and m["by_year"]["2026"] == 1 and m["projects"] == 3
+    assert m["false_positive_source"] == "reported" and m["false_positive_percent"] == {}
 
 
 def test_figure_is_byte_stable(issues, tmp_path):
@@ -90,7 +145,7 @@ def test_figure_is_byte_stable(issues, tmp_path):
 def test_website_vars(issues):
     t = tables.table1(issues, META, TYPES)
     v = outputs.website_vars(tables.Table1(t, tables.type_shares(issues, TYPES),
-                                           pd.Series(dtype="float64"), META))
+                                           reported_only(t, {}), META))
     assert v["total"] == 8 and v["projects"] == 3 and v["bug"] == 5
     assert v["bug_share"] == "62.50%" and v["years"] == "2023–2026"
     assert v["projects_by_kind"] == ("1 framework, 1 LLM toolkit and 1 project not in "
@@ -106,12 +161,15 @@ def test_compute_and_every_output_lands_where_the_paths_say(issues, tmp_path):
     claims = pd.DataFrame({"claim_id": ["table1.pytorch.false_positive"],
                            "paper_value": ["10.00%"]})
     result = tables.compute(issues, META, TYPES, claims)
-    assert result.false_positives.to_dict() == {"pytorch": 10.0}
+    rates = result.false_positives.set_index("project")
+    assert rates.loc["pytorch", "false_positive_percent"] == 10.0
+    assert rates.loc["pytorch", "source"] == "reported"
     paths = Paths(tmp_path)
     written = write_outputs(paths.table1, outputs.build(result))
     assert written == sorted([
         "data/reproduced/table1.json", "metrics/table1.json", "report/vars/table1.json",
         "report/tables/table1/counts.csv", "report/tables/table1/counts.md",
-        "report/tables/table1/counts.html", "report/figures/table1/counts.svg",
+        "report/tables/table1/counts.html", "report/tables/table1/false_positives.csv",
+        "report/figures/table1/counts.svg",
         "report/figures/table1/counts.png"])
     assert pd.read_csv(paths.table1.table("counts.csv"))["Total"].iloc[-1] == 8

@@ -1,0 +1,112 @@
+"""The update loop end to end: an issue export -> select -> three blank sheets -> the
+sheets filled (agreeing, disagreeing, excluded by all, excluded by some) -> ``python -m
+analysis.labels merge`` -> ``dvc repro table1 compare`` on the merged dump: Table I with a
+computed false-positive column, and the What changed stage showing the new data. (The
+website's false-positive cells: tests/unit/report/test_preview.py; the whole pipeline on
+a new dump: test_dumps.py.)"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+from analysis.core.paths import DumpLayout, Paths, SheetPaths
+from analysis.labels.sheets import write_blank_sheets
+from tests.support.dumps import KEYWORDS, write_study_files
+from tests.support.sheets import fill, gh_cli_export
+from tests.support.workspace import copy_run, dvc, pipeline_env, set_params
+
+pytestmark = pytest.mark.slow
+
+# (number, created, title, body): 'llm'/'llama' make a candidate, the rest are not
+PYTORCH = [(1, "2025-02-01T08:00:00Z", "LLM training hangs", ""),
+           (2, "2025-03-01T08:00:00Z", "conv2d is slow", "nothing related"),
+           (3, "2025-06-01T08:00:00Z", "llama checkpoint fails", "OOM"),
+           (4, "2026-01-05T08:00:00Z", "Docs", "the llm page has a typo"),
+           (5, "2026-02-05T08:00:00Z", "=HYPERLINK(1) llama", "user llama-bot commented"),
+           (6, "2026-03-05T08:00:00Z", "LLM op request", "please add flash attention")]
+SGLANG = [(101, "2026-01-01T00:00:00Z", "llama 3 serving crash", ""),
+          (102, "2026-02-01T00:00:00Z", "LLM router idea", ""),
+          (103, "2026-03-01T00:00:00Z", "README", "mentions llm once"),
+          (104, "2026-03-02T00:00:00Z", "How to run llama on two GPUs?", ""),
+          (105, "2026-03-03T00:00:00Z", "Support LLM quantization", "")]
+# every type of issue among the labelled ones (the agreement stage's kappa per type)
+BOTH = {"https://github.com/sgl-project/sglang/issues/104": ("A.1", ""),
+        "https://github.com/sgl-project/sglang/issues/105": ("B.4", "")}
+
+
+def run(work, *args: str) -> subprocess.CompletedProcess:
+    proc = subprocess.run([sys.executable, "-m", *args], cwd=work, env=pipeline_env(work),
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def test_export_to_table1_with_computed_false_positives(small_run, tmp_path):
+    work = copy_run(small_run.project, tmp_path / "project")
+    keywords = tmp_path / "filter_keywords"
+    keywords.write_text(KEYWORDS, encoding="utf-8")
+    sel = tmp_path / "selection"
+    frames = []
+    for project, repo, issues in (("pytorch", "pytorch/pytorch", PYTORCH),
+                                  ("sglang", "sgl-project/sglang", SGLANG)):
+        export = gh_cli_export(tmp_path / f"{project}.json", repo, issues)
+        run(work, "analysis.tools.select", str(export), "--framework", "pytorch",
+            "--project", project, "--keywords", str(keywords), "--out", str(sel),
+            "--annotators", "3")
+        found = pd.read_csv(sel / "selection" / f"{project}_candidates.csv", dtype=str,
+                            keep_default_na=False)
+        frames.append(pd.DataFrame({"project": project, "url": found["Issue_URL"],
+                                    "created_at": found["created_at"],
+                                    "title": found["title"]}))
+    candidates = pd.concat(frames, ignore_index=True)
+    assert len(candidates) == 10  # issue 2 matches no keyword
+    sheets = write_blank_sheets(sel, candidates, 3)
+    assert sheets == [SheetPaths(sel).sheet(k) for k in (1, 2, 3)]
+
+    p = "https://github.com/pytorch/pytorch/issues/"
+    s = "https://github.com/sgl-project/sglang/issues/"
+    fill(sheets[0], {f"{p}1": ("C.3", ""), f"{p}3": ("C.1", ""), f"{p}4": ("", "x"),
+                     f"{p}5": ("", "x"), f"{p}6": ("B.2", ""), f"{s}101": ("A.2", ""),
+                     f"{s}102": ("B.2", ""), f"{s}103": ("", "x"), **BOTH})
+    fill(sheets[1], {f"{p}1": ("C.3", ""), f"{p}3": ("C.1", ""), f"{p}4": ("", "x"),
+                     f"{p}5": ("", "x"), f"{p}6": ("B.1", ""), f"{s}101": ("A.2", ""),
+                     f"{s}102": ("B.2", "x"), f"{s}103": ("", "x"), **BOTH},
+         delimiter=";", encoding="utf-8", line_end="\n")
+    fill(sheets[2], {f"{p}1": ("C.3", ""), f"{p}3": ("C.4", ""), f"{p}4": ("A.2", "x"),
+                     f"{p}5": ("", "x"), f"{p}6": ("B.3", ""), f"{s}101": ("A.2", ""),
+                     f"{s}102": ("B.2", ""), f"{s}103": ("", "x"), **BOTH},
+         encoding="utf-16")
+    dump = tmp_path / "merged"
+    said = run(work, "analysis.labels", "merge", *map(str, sheets), "--out", str(dump)).stdout
+    assert "10 candidates in 2 project(s): 7 labelled (6 with a majority), 3 excluded" in said
+    layout = DumpLayout(dump)
+    assert layout.excluded_file("pytorch").read_text().count("\n") == 3  # header + 4, 5
+    adjudication = pd.read_csv(layout.adjudication, encoding="utf-8-sig")
+    assert dict(zip(adjudication["Issue_URL"], adjudication["why"], strict=True)) == {
+        f"{p}6": "no majority", f"{s}102": "disagreement on exclusion"}
+    write_study_files(dump)  # the release's other files, for the other stages
+
+    set_params(work, "ingest", source=dump, manifest=None, commit=None)
+    dvc(work, "repro", "table1", "compare")
+    paths = Paths(work)
+    fp = pd.read_csv(paths.table1.table("false_positives.csv")).set_index("project")
+    assert fp.loc["pytorch", "source"] == "computed"
+    assert (fp.loc["pytorch", "excluded"], fp.loc["pytorch", "candidates"]) == (2, 5)
+    assert fp.loc["pytorch", "false_positive_percent"] == pytest.approx(40.0)
+    assert fp.loc["sglang", "false_positive_percent"] == pytest.approx(20.0)
+    assert fp.loc["Sum", "false_positive_percent"] == pytest.approx(30.0)
+    table = pd.read_csv(paths.table1.table("counts.csv")).set_index("project")
+    # pytorch: 1 and 3 labelled; 6 has no majority and waits for adjudication
+    assert table.loc["pytorch", "Total"] == 2 and table.loc["sglang", "Total"] == 4
+    assert "40.00%" in paths.table1.table("counts.md").read_text()
+    rejected = pd.read_csv(paths.clean.rejected_csv)
+    assert (rejected["reason"] == "missing_final_label").sum() == 1
+    compare = json.loads(paths.compare.vars.read_text())
+    assert compare["projects_text"].startswith("New projects: sglang;")
+    assert "2026" in compare["years_new"]
+    assert compare["issues_current"] == 6

@@ -1,0 +1,51 @@
+"""Filled labelling sheets, as annotators and their spreadsheet programs save them."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import pandas as pd
+
+
+def candidates_frame(rows: list[tuple[str, str, str, str]]) -> pd.DataFrame:
+    """Candidates as select gives them: project, url, created_at, title."""
+    return pd.DataFrame(rows, columns=["project", "url", "created_at", "title"])
+
+
+def read_rows(path: Path) -> list[list[str]]:
+    """A sheet's rows (header first), whatever its encoding and delimiter."""
+    from analysis.labels.sheets import decode_sheet, sniff_delimiter
+
+    text, _ = decode_sheet(path.read_bytes())
+    delim = sniff_delimiter(text.split("\n", 1)[0].rstrip("\r")) or ","
+    return list(csv.reader(io.StringIO(text, newline=""), delimiter=delim))
+
+
+def fill(path: Path, decisions: dict[str, tuple[str, str]], *, delimiter: str = ",",
+         encoding: str = "utf-8-sig", line_end: str = "\r\n") -> None:
+    """Write url -> (label, excluded) into a sheet and save it as a spreadsheet program
+    would (``encoding``: utf-8-sig as Excel's "CSV UTF-8", utf-16 as its "Unicode Text",
+    cp1252 as its plain "CSV"; ``delimiter``: ';' in locales with a decimal comma)."""
+    rows = read_rows(path)
+    header = rows[0]
+    u, lab, exc = header.index("url"), header.index("label"), header.index("excluded")
+    for row in rows[1:]:
+        if row and row[u] in decisions:
+            row[lab], row[exc] = decisions[row[u]]
+    out = io.StringIO()
+    csv.writer(out, delimiter=delimiter, lineterminator=line_end).writerows(rows)
+    path.write_bytes(out.getvalue().encode(encoding, errors="replace"))
+
+
+def gh_cli_export(path: Path, repo: str, issues: list[tuple[int, str, str, str]]) -> Path:
+    """A ``gh issue list --json url,title,body,createdAt`` export of ``repo``: one
+    (number, createdAt, title, body) per issue."""
+    import json
+
+    path.write_text(json.dumps([
+        {"url": f"https://github.com/{repo}/issues/{n}", "title": title, "body": body,
+         "createdAt": created} for n, created, title, body in issues], indent=1),
+        encoding="utf-8")
+    return path
