@@ -1,0 +1,1 @@
+"""Labelling: blank sheets for the annotators of a selection."""
