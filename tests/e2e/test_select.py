@@ -92,3 +92,21 @@ def test_streaming_and_dask_give_the_same_bytes(tmp_path):
         lambda s: s.is_monotonic_increasing).all()
     pytorch = cand[cand["project"] == "pytorch"]
     assert (pytorch["keywords_title"] + pytorch["keywords_body"]).str.len().gt(0).all()
+    for source, url in zip(pytorch["source"], pytorch["url"], strict=True):
+        name, line = source.rsplit(":", 1)
+        lines = gzip.decompress((tmp_path / "gharchive" / name).read_bytes()).splitlines()
+        assert json.loads(lines[int(line) - 1])["payload"]["issue"]["html_url"] == url
+
+
+def test_a_damaged_hour_on_a_worker_ends_the_run_in_one_line(tmp_path, capfd):
+    write_archive(tmp_path / "gharchive", 3, Hour(REPOS, events=200), seed=4)
+    (tmp_path / "gharchive/2024-01-01-3.json.gz").write_bytes(b"\x1f\x8b\x08\x00")
+    kw = tmp_path / "filter_keywords"
+    kw.write_text(KEYWORDS, encoding="utf-8")
+    code = main([str(tmp_path / "gharchive"), "--out", str(tmp_path / "out"), "--keywords",
+                 str(kw), "--workers", "2"])
+    err = capfd.readouterr().err
+    assert code == 1 and "Traceback" not in err
+    assert err.strip().splitlines() == [
+        "select: 2024-01-01-3.json.gz: the gzip file is truncated -> download the hour again"]
+    assert not (tmp_path / "out").exists()

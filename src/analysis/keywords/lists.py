@@ -326,7 +326,7 @@ def keywords_for(lists: list[KeywordList], framework: str) -> list[str]:
     kl = by_name.get(framework.lower())
     if kl is None:
         raise InputError(f"no keyword list for framework {framework!r}",
-                         column="--framework",
+                         column="filter",
                          fix="use one of: " + ", ".join(sorted(by_name)))
     return distinct(kl.entries)
 

@@ -287,7 +287,7 @@ def dask_client(workers: int | None = None, scheduler: str | None = None):
                              column="--scheduler",
                              fix="start it (dask scheduler) or check the address") from exc
     cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                           dashboard_address=None, silence_logs=logging.ERROR)
+                           dashboard_address=None, silence_logs=logging.CRITICAL)
     return Client(cluster)
 
 
