@@ -4,7 +4,8 @@
 # Reads upstream's `filter_keywords` (Python-literal lists, parsed with `ast`, never
 # executed), counts each list the way the paper does (distinct exact strings; the scorecard sets
 # them beside the paper's counts) and audits the lists: duplicates, case duplicates, short
-# keywords, keywords that look merged by a missing comma. A dump without the file gives
+# keywords, keywords that look merged by a missing comma, keywords that are ordinary
+# English or code words. A dump without the file gives
 # empty tables and no reproduced counts.
 
 # %% tags=["parameters"]
@@ -22,7 +23,8 @@ from analysis.keywords import outputs
 # %%
 paths = Paths(Path(root).resolve())
 source = paths.raw / keywords_file
-result = keywords.compute(keywords.read_keyword_file(source) if source.is_file() else [])
+result = keywords.compute(keywords.read_keyword_file(source) if source.is_file() else [],
+                          keywords.read_ordinary_words(paths.ordinary_words_file))
 write_outputs(paths.keywords, outputs.build(result))
 
 # %% [markdown]
@@ -39,4 +41,5 @@ findings = result.findings
 findings.groupby(["list", "kind"]).size().unstack(fill_value=0) if len(findings) else findings
 
 # %%
-findings[findings["kind"].isin(["looks_merged", "merged_literals", "short_keyword"])]
+findings[findings["kind"].isin(["looks_merged", "merged_literals", "short_keyword",
+                                "ordinary_word"])]

@@ -1,13 +1,15 @@
-"""The update loop end to end: an issue export -> select -> three blank sheets -> the
-sheets filled (agreeing, disagreeing, excluded by all, excluded by some) -> ``python -m
-analysis.labels merge`` -> ``dvc repro table1 compare`` on the merged dump: Table I with a
-computed false-positive column, and the What changed stage showing the new data. (The
-website's false-positive cells: tests/unit/report/test_preview.py; the whole pipeline on
-a new dump: test_dumps.py.)"""
+"""The update loop end to end: GH Archive hourly files -> ``python -m analysis.select`` (a
+collection spec of a framework filtered by keywords and a toolkit taken whole) -> three
+blank sheets -> the sheets filled (agreeing, disagreeing, excluded by all, excluded by
+some) -> ``python -m analysis.labels merge`` -> ``dvc repro`` on the merged dump: Table I
+with a computed false-positive column, and the What changed stage showing the new data.
+(The website's false-positive cells: tests/unit/report/test_preview.py; the whole pipeline
+on a new dump: test_dumps.py.)"""
 
 from __future__ import annotations
 
 import json
+import random
 import subprocess
 import sys
 
@@ -15,9 +17,9 @@ import pandas as pd
 import pytest
 
 from analysis.core.paths import DumpLayout, Paths, SheetPaths
-from analysis.labels.sheets import write_blank_sheets
 from tests.support.dumps import KEYWORDS, write_study_files
-from tests.support.sheets import fill, gh_cli_export
+from tests.support.gharchive import OTHERS, event, opened_issues, write_events
+from tests.support.sheets import fill
 from tests.support.workspace import copy_run, dvc, pipeline_env, set_params
 
 pytestmark = pytest.mark.slow
@@ -37,6 +39,13 @@ SGLANG = [(101, "2026-01-01T00:00:00Z", "llama 3 serving crash", ""),
 # every type of issue among the labelled ones (the agreement stage's kappa per type)
 BOTH = {"https://github.com/sgl-project/sglang/issues/104": ("A.1", ""),
         "https://github.com/sgl-project/sglang/issues/105": ("B.4", "")}
+# the collection spec: a framework filtered by its keyword list, a toolkit taken whole
+SPEC = """projects:
+  pytorch: {name: PyTorch, kind: framework, order: 1, platform: github,
+            repository: pytorch/pytorch, filter: pytorch}
+  sglang: {name: SGLang, kind: toolkit, order: 2, platform: github,
+           repository: sgl-project/sglang, filter: none}
+"""
 
 
 def run(work, *args: str) -> subprocess.CompletedProcess:
@@ -46,27 +55,37 @@ def run(work, *args: str) -> subprocess.CompletedProcess:
     return proc
 
 
-def test_export_to_table1_with_computed_false_positives(small_run, tmp_path):
+def archive(folder) -> None:
+    """Two hourly files: the issues opened in both repositories, with what a selection
+    skips: a pull request and an issue closed in pytorch, an issue elsewhere."""
+    rng = random.Random(7)
+    noise = [event(rng, 1, "PullRequestEvent", "pytorch/pytorch", "2025-04-01T00:00:00Z"),
+             event(rng, 2, "IssuesEvent", OTHERS[0], "2025-04-01T00:00:00Z"),
+             event(rng, 3, "PushEvent", "pytorch/pytorch", "2025-04-01T00:00:00Z")]
+    closed = opened_issues("pytorch/pytorch", [(7, "2025-04-01T00:00:00Z", "llm", "")])[0]
+    closed["payload"]["action"] = "closed"
+    write_events(folder / "2026-03-05-8.json.gz",
+                 [*opened_issues("pytorch/pytorch", PYTORCH), *noise, closed])
+    write_events(folder / "2026-03-05-9.json.gz", opened_issues("sgl-project/sglang", SGLANG))
+
+
+def test_gh_archive_to_table1_with_computed_false_positives(small_run, tmp_path):
     work = copy_run(small_run.project, tmp_path / "project")
     keywords = tmp_path / "filter_keywords"
     keywords.write_text(KEYWORDS, encoding="utf-8")
+    spec = tmp_path / "projects.yaml"
+    spec.write_text(SPEC, encoding="utf-8")
+    archive(tmp_path / "gharchive")
     sel = tmp_path / "selection"
-    frames = []
-    for project, repo, issues in (("pytorch", "pytorch/pytorch", PYTORCH),
-                                  ("sglang", "sgl-project/sglang", SGLANG)):
-        export = gh_cli_export(tmp_path / f"{project}.json", repo, issues)
-        run(work, "analysis.tools.select", str(export), "--framework", "pytorch",
-            "--project", project, "--keywords", str(keywords), "--out", str(sel),
-            "--annotators", "3")
-        found = pd.read_csv(sel / "selection" / f"{project}_candidates.csv", dtype=str,
-                            keep_default_na=False)
-        frames.append(pd.DataFrame({"project": project, "url": found["Issue_URL"],
-                                    "created_at": found["created_at"],
-                                    "title": found["title"]}))
-    candidates = pd.concat(frames, ignore_index=True)
-    assert len(candidates) == 10  # issue 2 matches no keyword
-    sheets = write_blank_sheets(sel, candidates, 3)
-    assert sheets == [SheetPaths(sel).sheet(k) for k in (1, 2, 3)]
+    run(work, "analysis.select", str(tmp_path / "gharchive"), "--projects", str(spec),
+        "--keywords", str(keywords), "--out", str(sel), "--annotators", "3")
+    candidates = pd.read_csv(sel / "selection" / "candidates.csv", dtype=str,
+                             keep_default_na=False)
+    assert len(candidates) == 10  # pytorch 2 matches no keyword; its PR and 7 are skipped
+    counts = json.loads((sel / "selection" / "selection.json").read_text())["projects"]
+    assert counts["pytorch"]["candidates"] == 5 and counts["sglang"]["candidates"] == 5
+    sheets = [SheetPaths(sel).sheet(k) for k in (1, 2, 3)]
+    assert all(sheet.is_file() for sheet in sheets)
 
     p = "https://github.com/pytorch/pytorch/issues/"
     s = "https://github.com/sgl-project/sglang/issues/"
@@ -92,7 +111,7 @@ def test_export_to_table1_with_computed_false_positives(small_run, tmp_path):
     write_study_files(dump)  # the release's other files, for the other stages
 
     set_params(work, "ingest", source=dump, manifest=None, commit=None)
-    dvc(work, "repro", "table1", "compare")
+    dvc(work, "repro")  # as `make report` runs it: every stage and the site
     paths = Paths(work)
     fp = pd.read_csv(paths.table1.table("false_positives.csv")).set_index("project")
     assert fp.loc["pytorch", "source"] == "computed"
@@ -110,3 +129,5 @@ def test_export_to_table1_with_computed_false_positives(small_run, tmp_path):
     assert compare["projects_text"].startswith("New projects: sglang;")
     assert "2026" in compare["years_new"]
     assert compare["issues_current"] == 6
+    page = (work / "report/_site/table1.html").read_text(encoding="utf-8")
+    assert "40.00%" in page and "20.00%" in page

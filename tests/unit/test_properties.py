@@ -20,8 +20,8 @@ from analysis.core.taxonomy import load_taxonomy
 from analysis.interviews.background import clean_background
 from analysis.interviews.codebook import clean_codebook
 from analysis.keywords.lists import parse_keyword_file
+from analysis.select.formats import Tally, read_records
 from analysis.taxonomy.details import parse_detail_file
-from analysis.tools.select import Tally, read_export
 from tests.support.dumps import Project, write_dump
 
 TAXONOMY = load_taxonomy()
@@ -199,7 +199,7 @@ def test_issue_export_parses_or_fails_clearly(text):
         path.write_text(text, encoding="utf-8")
         tally = Tally()
         try:
-            kept = sum(len(batch) for batch in read_export(path, tally, batch_size=1))
+            kept = sum(1 for _ in read_records(path, tally))
         except InputError as exc:
             assert_one_message(exc)
             return

@@ -253,6 +253,11 @@ class Paths:
         return self.root / "data" / "examples.yaml"
 
     @property
+    def ordinary_words_file(self) -> Path:
+        """Ordinary English and code words, for the keyword audit (sources in the file)."""
+        return self.root / "data" / "ordinary_words.tsv"
+
+    @property
     def challenges_file(self) -> Path:
         return self.root / "data" / "challenges.yaml"
 

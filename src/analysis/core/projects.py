@@ -8,10 +8,16 @@ such as microsoft/DeepSpeed -> deepspeedai/DeepSpeed, so that links to the old n
 find its reports). Projects are
 discovered from the dump, never from this file: a project it does not describe is shown
 under its folder name, ordered after the described ones, of kind ``unknown``.
+
+The same file is the collection spec of :mod:`analysis.select`: per project its
+``platform``, ``repository`` (``owner/name``), ``former_names`` and ``filter`` (the keyword
+list that selects its issues, or ``none`` to take every issue, as the paper does for the
+toolkits).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,8 +37,12 @@ class Project:
     order: int               # its row in Table I
     paper_name: str | None = None  # how the paper spells it, where that differs
     host: str | None = None
-    repository: str | None = None  # owner/name where the project lives now
-    former_names: tuple[str, ...] = ()  # owner/name it had before (renames)
+    # the collection spec (python -m analysis.select): where the issues live and how they
+    # are filtered
+    platform: str | None = None      # github or gitee
+    repository: str | None = None    # owner/name, as the platform names it today
+    former_names: tuple[str, ...] = ()  # earlier owner/name (renames, transfers)
+    filter: str | None = None        # the keyword list to filter by; None: every issue
 
 
 @dataclass(frozen=True)
@@ -90,5 +100,33 @@ def _project(key: str, value: dict, path: Path) -> Project:
                    kind=str(value.get("kind") or UNKNOWN_KIND),
                    order=int(value.get("order", UNLISTED_ORDER)),
                    paper_name=value.get("paper_name"), host=value.get("host"),
-                   repository=value.get("repository"),
-                   former_names=tuple(str(n) for n in value.get("former_names") or ()))
+                   **_collection(key, value, path))
+
+
+PLATFORMS = ("github", "gitee")
+REPOSITORY_RE = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
+
+
+def _collection(key: str, value: dict, path: Path) -> dict:
+    """The collection-spec keys of one project (``platform``, ``repository``,
+    ``former_names``, ``filter``), checked: a wrong one stops with the project named."""
+    platform = value.get("platform")
+    if platform is not None and platform not in PLATFORMS:
+        raise InputError(f"project {key!r}: platform {platform!r} is not one of "
+                         f"{', '.join(PLATFORMS)}", file=str(path),
+                         fix="write platform: github or platform: gitee")
+    names = [value.get("repository"), *(value.get("former_names") or [])]
+    for name in names:
+        if name is not None and not (isinstance(name, str) and REPOSITORY_RE.fullmatch(name)):
+            raise InputError(f"project {key!r}: repository {name!r} is not owner/name",
+                             file=str(path), fix="write e.g. repository: pytorch/pytorch")
+    if names[1:] and names[0] is None:
+        raise InputError(f"project {key!r}: former_names without a repository",
+                         file=str(path), fix="add repository: owner/name (its current name)")
+    kw_filter = value.get("filter")
+    if kw_filter is not None and not isinstance(kw_filter, str):
+        raise InputError(f"project {key!r}: filter must name a keyword list or be none",
+                         file=str(path), fix="write e.g. filter: pytorch, or filter: none")
+    return {"platform": platform, "repository": names[0],
+            "former_names": tuple(names[1:]),
+            "filter": None if kw_filter in (None, "none") else kw_filter}

@@ -1142,7 +1142,7 @@ def compare_kappa_csv() -> pa.DataFrameSchema:
 KEYWORD_LIST = ("the keyword list: its variable name in upstream's filter_keywords without "
                 "`_keywords` (e.g. pytorch)")
 AUDIT_KINDS = ("exact_duplicate", "case_duplicate", "short_keyword", "contained_in_other",
-               "merged_literals", "looks_merged", "non_word_edge")
+               "merged_literals", "looks_merged", "non_word_edge", "ordinary_word")
 
 
 def keywords_counts_csv() -> pa.DataFrameSchema:
@@ -1187,8 +1187,10 @@ def keywords_audit_csv() -> pa.DataFrameSchema:
                                   "`contained_in_other` (another keyword contains it on word "
                                   "boundaries), `merged_literals` (adjacent string literals "
                                   "that Python joins), `looks_merged` (reads like two "
-                                  "keywords missing a comma) or `non_word_edge` (begins or "
-                                  "ends with a non-word character)", words=AUDIT_KINDS),
+                                  "keywords missing a comma), `non_word_edge` (begins or "
+                                  "ends with a non-word character) or `ordinary_word` (an "
+                                  "ordinary English or code word, data/ordinary_words.tsv)",
+                                  words=AUDIT_KINDS),
                      "detail": text("the finding in words"),
                      "line": count("the line of filter_keywords where the keyword first "
                                    "appears", low=1),

@@ -9,15 +9,18 @@ executed or evaluated.
 What counts as one keyword: one distinct string, exactly as written. The paper's counts
 (claims ``keywords.*`` in ``data/claims.yaml``) are the distinct exact strings of each list;
 the raw lists are longer (some entries are repeated) and case-insensitive
-matching, as :mod:`analysis.tools.select` does it, merges a few more ('llm'/'LLM', 'gpt'/'GPT').
+matching, as :mod:`analysis.select` does it, merges a few more ('llm'/'LLM', 'gpt'/'GPT').
 
 The audit lists, per list: exact duplicates, case-insensitive duplicates, keywords short
 enough to match inside other words under substring matching ('yi' in 'yield'; with the
-word-boundary matching of :mod:`analysis.tools.select` they do not), keywords contained in other
+word-boundary matching of :mod:`analysis.select` they do not), keywords contained in other
 keywords, keywords that look like two keywords merged by a missing comma (a string made of
 two adjacent literals, or a word ending in a token that is a keyword of its own elsewhere,
-such as 'text generationglm'), and keywords that do not start and end with a letter or
-digit (word boundaries are then ill-defined).
+such as 'text generationglm'), keywords that do not start and end with a letter or
+digit (word boundaries are then ill-defined), and keywords that are ordinary English or
+code words (``data/ordinary_words.tsv``: wordfreq's English words with a Zipf frequency of
+3 or more, and Python's keywords and built-in names), which match text that has nothing to
+do with LLMs, even on word boundaries: 'ZeRO' matches "division by zero".
 """
 
 from __future__ import annotations
@@ -146,7 +149,7 @@ def counts(kl: KeywordList) -> dict[str, int]:
 
 def is_word_char(ch: str) -> bool:
     """An ASCII letter, digit or underscore: what a keyword may not touch (the word
-    boundary of :func:`contains_on_boundary` and of :mod:`analysis.tools.select`)."""
+    boundary of :func:`contains_on_boundary` and of :mod:`analysis.select`)."""
     return ch.isascii() and (ch.isalnum() or ch == "_")
 
 
@@ -197,12 +200,43 @@ def merged_token(keyword: str, vocab: set[str], min_part: int = 3,
     return None
 
 
-def audit(lists: list[KeywordList]) -> pd.DataFrame:
+def read_ordinary_words(path: str | Path) -> dict[str, tuple[str, str]]:
+    """The ordinary-words file: word -> (source, Zipf frequency or ''). Lines starting with
+    '#' are comments; a missing file gives no words (the audit then skips the check)."""
+    p = Path(path)
+    if not p.is_file():
+        return {}
+    words: dict[str, tuple[str, str]] = {}
+    for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
+        if not line or line.startswith("#"):
+            continue
+        parts = line.split("\t")
+        if len(parts) != 3:
+            raise InputError("expected word, source and frequency, tab-separated", file=p.name,
+                             line=n, fix="keep the file's three columns")
+        words.setdefault(parts[0], (parts[1], parts[2]))
+    return words
+
+
+def ordinary_detail(source: str, zipf: str) -> str:
+    """Why an ordinary word is a finding, with the evidence."""
+    if source == "english":
+        return (f"an ordinary English word (Zipf frequency {zipf} in wordfreq's English "
+                "list): it matches ordinary text that has nothing to do with LLMs, even on "
+                "word boundaries")
+    return ("a Python keyword or built-in name: it matches code pasted into issues, even on "
+            "word boundaries")
+
+
+def audit(lists: list[KeywordList],
+          ordinary: dict[str, tuple[str, str]] | None = None) -> pd.DataFrame:
     """One row per finding: list, keyword, kind, detail (sorted, deterministic).
 
     Kinds: ``exact_duplicate``, ``case_duplicate``, ``short_keyword``,
-    ``contained_in_other``, ``merged_literals``, ``looks_merged``, ``non_word_edge``.
+    ``contained_in_other``, ``merged_literals``, ``looks_merged``, ``non_word_edge``,
+    ``ordinary_word`` (with ``ordinary``, from :func:`read_ordinary_words`).
     """
+    ordinary = ordinary or {}
     vocab = vocabulary(lists)
     rows = []
     for kl in lists:
@@ -241,6 +275,9 @@ def audit(lists: list[KeywordList]) -> pd.DataFrame:
             if not (is_word_char(low[:1]) and is_word_char(low[-1:])):
                 rows.append((kl.framework, e, "non_word_edge",
                              "does not start and end with a letter, digit or underscore",
+                             line_of[e]))
+            if low in ordinary:
+                rows.append((kl.framework, e, "ordinary_word", ordinary_detail(*ordinary[low]),
                              line_of[e]))
             split = merged_token(e, vocab)
             if split:
@@ -289,7 +326,7 @@ def keywords_for(lists: list[KeywordList], framework: str) -> list[str]:
     kl = by_name.get(framework.lower())
     if kl is None:
         raise InputError(f"no keyword list for framework {framework!r}",
-                         column="--framework",
+                         column="filter",
                          fix="use one of: " + ", ".join(sorted(by_name)))
     return distinct(kl.entries)
 
@@ -307,6 +344,7 @@ class Keywords:
     findings: pd.DataFrame   # the audit (:func:`audit`)
 
 
-def compute(lists: list[KeywordList]) -> Keywords:
-    """Count and audit the parsed keyword lists."""
-    return Keywords(lists, counts_table(lists), keyword_table(lists), audit(lists))
+def compute(lists: list[KeywordList],
+            ordinary: dict[str, tuple[str, str]] | None = None) -> Keywords:
+    """Count and audit the parsed keyword lists (``ordinary``: the ordinary-words list)."""
+    return Keywords(lists, counts_table(lists), keyword_table(lists), audit(lists, ordinary))

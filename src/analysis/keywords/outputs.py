@@ -18,7 +18,8 @@ AUDIT_EXAMPLE_LABELS = {
     "short_keyword": "Short keywords found", "looks_merged": "Entries that look merged",
     "merged_literals": "Lists merged by implicit string concatenation",
     "contained_in_other": "Keywords contained in a longer one",
-    "non_word_edge": "Keywords that begin or end with a non-word character"}
+    "non_word_edge": "Keywords that begin or end with a non-word character",
+    "ordinary_word": "Ordinary English or code words"}
 
 
 def tables(result: Keywords) -> dict[str, pd.DataFrame]:

@@ -692,6 +692,7 @@ KEYWORD_KINDS = {
     "looks_merged": "reads as two keywords joined by a missing comma",
     "merged_literals": "two adjacent string literals, which Python joins",
     "non_word_edge": "does not start and end with a letter or digit",
+    "ordinary_word": "an ordinary English or code word: matches text unrelated to LLMs",
 }
 
 

@@ -137,3 +137,29 @@ def test_outputs_name_every_table_and_carry_counts_and_examples():
     assert built.metrics["count"] == {"a": 8, "b": 2}
     assert built.metrics["findings"]["merged_literals"] == 1
     assert sum(built.metrics["findings"].values()) == variables["findings"]
+
+
+def test_ordinary_words_are_found_with_their_evidence(tmp_path):
+    from analysis.keywords.lists import read_ordinary_words
+
+    words = tmp_path / "ordinary_words.tsv"
+    words.write_text("# comment\nzero\tenglish\t4.63\nprint\tcode\t\n", encoding="utf-8")
+    ordinary = read_ordinary_words(words)
+    lists = parse_keyword_file("m_keywords = ['ZeRO', 'print', 'llm', 'zeros']\n")
+    found = audit(lists, ordinary)
+    rows = found[found["kind"] == "ordinary_word"]
+    assert rows["keyword"].tolist() == ["ZeRO", "print"]
+    assert "Zipf frequency 4.63" in rows["detail"].iloc[0]
+    assert "Python keyword or built-in" in rows["detail"].iloc[1]
+    assert "ordinary_word" not in set(audit(lists)["kind"])  # without the list: no check
+    words.write_text("zero 4.6\n", encoding="utf-8")
+    with pytest.raises(InputError, match="line 1"):
+        read_ordinary_words(words)
+
+
+def test_the_committed_ordinary_words_flag_zero_but_not_llm():
+    from analysis.keywords.lists import read_ordinary_words
+
+    ordinary = read_ordinary_words(Paths(ROOT).ordinary_words_file)
+    assert ordinary["zero"][0] == "english" and ordinary["bloom"][0] == "english"
+    assert "llm" not in ordinary and "qwen" not in ordinary and "lora" not in ordinary

@@ -1,0 +1,366 @@
+"""Raw issue exports: detect the format, decode the file, read its records.
+
+Accepted, in the shapes the real tools write (see the tests' recorded-format files):
+
+- ``rest``: the GitHub (or Gitee) REST API's issue objects (``html_url``, ``title``,
+  ``body``, ``created_at``), as a JSON array (one API page), JSON lines, or a search
+  response (``{"total_count": ..., "items": [...]}``, one or one a line);
+- ``gh-cli``: ``gh issue list --json url,title,body,createdAt``;
+- ``perceval``: GrimoireLab Perceval items (GitHub or Gitee backend), the issue under
+  ``data``;
+- ``csv``: a CSV file with the columns ``url``, ``title``, ``body``, ``created_at``;
+- GH Archive hourly files are read by :mod:`analysis.select.gharchive`.
+
+A pull request is known by what marks it, never by a key's presence: a non-null
+``pull_request.html_url`` (API pages from before about 2014 carry
+``"pull_request": {"html_url": null}`` on every plain issue), Perceval's category
+``pull_request``, or a pull-request URL (``/pull/`` on GitHub, ``/pulls/`` on Gitee), which
+also catches the ``/pulls`` endpoint's objects and CSV exports. Pull requests are counted
+and skipped.
+
+Text is UTF-8 (a byte-order mark is accepted) or UTF-16 with or without a byte-order mark
+(as spreadsheet programs save it); anything else stops with the file, the line and what to
+do. A CSV record over several lines is reported by its first line.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import orjson
+
+from analysis.core.errors import InputError
+
+FORMATS = {
+    "rest": "GitHub/Gitee REST API issues",
+    "gh-cli": "gh issue list --json",
+    "perceval": "Perceval items",
+    "csv": "CSV (url, title, body, created_at)",
+    "gharchive": "GH Archive events",
+}
+CSV_COLUMNS = ("url", "title", "body", "created_at")
+CSV_FIELD_LIMIT = 1 << 28
+DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}")
+PULL_URL_RE = re.compile(r"^https?://[^/]+/[^/]+/[^/]+/pulls?(?:/|$)")
+REPO_URL_RE = re.compile(r"^https?://(?:www\.)?(github\.com|gitee\.com)/([^/]+)/([^/?#]+)/",
+                         re.IGNORECASE)
+PLATFORM_OF_HOST = {"github.com": "github", "gitee.com": "gitee"}
+GZIP_MAGIC = b"\x1f\x8b"
+FIX_FORMATS = ("export GitHub REST API issue JSON (html_url, title, body, created_at), "
+               "`gh issue list --json url,title,body,createdAt`, Perceval items, GH Archive "
+               "hourly files (.json.gz), or a CSV with url, title, body, created_at")
+
+
+@dataclass(frozen=True)
+class Record:
+    """One issue or pull request of an export, normalised."""
+
+    where: int            # line (JSON lines, CSV: the record's first line) or item number
+    url: str
+    title: str | None
+    body: str | None
+    created: str
+    pull_request: bool
+
+
+@dataclass
+class Tally:
+    """What happened to every record of one input: its format and what was skipped."""
+
+    fmt: str = ""
+    container: str = ""
+    records: int = 0
+    skipped: Counter = field(default_factory=Counter)
+    examples: dict[str, list[int]] = field(default_factory=dict)
+
+    def skip(self, reason: str, where: int) -> None:
+        self.skipped[reason] += 1
+        ex = self.examples.setdefault(reason, [])
+        if len(ex) < 5:
+            ex.append(where)
+
+
+def is_pull_url(url: str) -> bool:
+    """Whether ``url`` is a pull request's page (GitHub ``/pull/N``, Gitee ``/pulls/N``)."""
+    return PULL_URL_RE.match(url) is not None
+
+
+def is_pull_request(record: dict, url: str) -> bool:
+    """A pull request by what marks it: a non-null ``pull_request.html_url`` (or ``url``),
+    or a pull-request URL. ``"pull_request": {"html_url": null}`` is a plain issue."""
+    marker = record.get("pull_request")
+    if isinstance(marker, dict) and (marker.get("html_url") or marker.get("url")):
+        return True
+    return is_pull_url(url)
+
+
+def repository_of(url: str) -> tuple[str, str] | None:
+    """(platform, lower-case owner/name) of an issue URL on GitHub or Gitee, else None."""
+    m = REPO_URL_RE.match(url)
+    if m is None:
+        return None
+    return PLATFORM_OF_HOST[m.group(1).lower()], f"{m.group(2)}/{m.group(3)}".lower()
+
+
+def sniff_encoding(head: bytes) -> str:
+    """The text encoding of a file from its first bytes: a byte-order mark, or the NUL
+    bytes that UTF-16 puts beside every ASCII character; UTF-8 otherwise."""
+    if head.startswith(b"\xef\xbb\xbf"):
+        return "utf-8-sig"
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "utf-16"
+    if len(head) >= 2 and head[0] != 0 and head[1] == 0:
+        return "utf-16-le"
+    if len(head) >= 2 and head[0] == 0 and head[1] != 0:
+        return "utf-16-be"
+    return "utf-8"
+
+
+def _decode_error(exc: UnicodeDecodeError, data: bytes, start_line: int, name: str,
+                  encoding: str) -> InputError:
+    """A decode error as a one-line message naming the line of the bad bytes."""
+    line = start_line + data[:exc.start].count(b"\n")
+    byte = data[exc.start:exc.start + 1].hex()
+    return InputError(f"not valid {encoding.upper().removesuffix('-SIG')} "
+                      f"(byte 0x{byte} at offset {exc.start})", file=name, line=line,
+                      fix="save the export as UTF-8 (in a spreadsheet program: CSV UTF-8)")
+
+
+def text_lines(path: Path, encoding: str, name: str) -> Iterator[str]:
+    """The lines of a text file (line endings kept), decoded strictly.
+
+    UTF-8 is decoded a line at a time (streamed); UTF-16, written only by spreadsheet
+    programs and small, is decoded whole. A decode error names the line."""
+    if encoding.startswith("utf-16"):
+        data = path.read_bytes()
+        try:
+            text = data.decode(encoding)
+        except UnicodeDecodeError as exc:
+            unit = "\n".encode(encoding.replace("utf-16", "utf-16-le")
+                               if encoding == "utf-16" else encoding)
+            line = 1 + data[:exc.start].count(unit)
+            raise InputError(f"not valid UTF-16 (at byte offset {exc.start})", file=name,
+                             line=line, fix="save the export again as UTF-8") from exc
+        yield from text.removeprefix("\ufeff").splitlines(keepends=True)
+        return
+    with open(path, "rb") as handle:
+        for n, raw in enumerate(handle, 1):
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise _decode_error(exc, raw, n, name, "utf-8") from exc
+            yield text.removeprefix("\ufeff") if n == 1 else text
+
+
+def _loads(raw: bytes | str, name: str, line: int, first: bool) -> object:
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        if "utf-8" in str(exc).lower() or "surrogate" in str(exc).lower():
+            raise InputError("not valid UTF-8", file=name, line=line,
+                             fix="save the export as UTF-8") from exc
+        hint = ("the file looks like pretty-printed JSON; write one object a line "
+                "(perceval --json-line, jq -c)" if first else
+                "the export may be truncated or corrupted; re-export it")
+        raise InputError(f"not valid JSON ({exc})", file=name, line=line, fix=hint) from exc
+
+
+def _search_items(value: object) -> list | None:
+    """The issues of a search response (``{"total_count": n, "items": [...]}``)."""
+    if isinstance(value, dict) and isinstance(value.get("items"), list) \
+            and "total_count" in value:
+        return value["items"]
+    return None
+
+
+def _records_json(path: Path, encoding: str, name: str,
+                  tally: Tally) -> Iterator[tuple[int, object]]:
+    """Records of a JSON file: an array, one object (a search response), or JSON lines."""
+    with open(path, "rb") as handle:
+        head = handle.read(1 << 16)
+    text_head = head.decode(encoding, errors="replace").lstrip("\ufeff").lstrip()
+    if text_head.startswith("["):
+        tally.container = "JSON array"
+        data = path.read_bytes()
+        try:
+            text = data.decode(encoding)
+        except UnicodeDecodeError as exc:
+            raise _decode_error(exc, data, 1, name, encoding) from exc
+        items = _loads(text.removeprefix("\ufeff"), name, 1, False)
+        if not isinstance(items, list):
+            raise InputError("the JSON is not an array of issues", file=name,
+                             fix="export a list of issues")
+        yield from enumerate(items, 1)
+        return
+    lines = text_lines(path, encoding, name) if encoding != "utf-8" else None
+    first = True
+    source = lines if lines is not None else open(path, "rb")
+    try:
+        for n, raw in enumerate(source, 1):
+            if not raw.strip():
+                continue
+            try:
+                value = _loads(raw, name, n, first)
+            except InputError:
+                if not first:
+                    raise
+                whole = _whole_object(path, encoding)
+                items = _search_items(whole)
+                if items is None:
+                    raise
+                tally.container = "JSON (search response)"
+                yield from enumerate(items, 1)
+                return
+            items = _search_items(value)
+            if first:
+                tally.container = "JSON lines (search responses)" if items is not None \
+                    else "JSON lines"
+            first = False
+            if items is not None:
+                for item in items:
+                    yield n, item
+            else:
+                yield n, value
+    finally:
+        if lines is None:
+            source.close()
+
+
+def _whole_object(path: Path, encoding: str) -> object:
+    """The whole file as one JSON value, or None if it is not one."""
+    try:
+        return orjson.loads(path.read_bytes().decode(encoding).removeprefix("\ufeff"))
+    except (orjson.JSONDecodeError, UnicodeDecodeError):
+        return None
+
+
+class _Counted:
+    """An iterator over lines that counts how many it has given (the csv module's
+    ``line_num`` is the last line of a record; the first is wanted)."""
+
+    def __init__(self, lines: Iterator[str]):
+        self.lines = lines
+        self.count = 0
+
+    def __iter__(self):
+        return self
+
+    def __next__(self) -> str:
+        line = next(self.lines)
+        self.count += 1
+        return line
+
+
+def _records_csv(path: Path, encoding: str, name: str) -> Iterator[tuple[int, object]]:
+    # Issue bodies with pasted logs exceed the csv module's default 128 KiB per field.
+    csv.field_size_limit(max(csv.field_size_limit(), CSV_FIELD_LIMIT))
+    lines = _Counted(text_lines(path, encoding, name))
+    reader = csv.reader(lines, strict=True)
+    header: list[str] | None = None
+    idx: list[int] = []
+    while True:
+        start = lines.count + 1
+        try:
+            fields = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise InputError(f"not valid CSV ({exc})", file=name, line=start,
+                             fix="re-export the issues, or write JSON lines") from exc
+        if not fields:
+            continue
+        if header is None:
+            header = fields
+            cols = {h.strip().lower(): i for i, h in enumerate(header)}
+            missing = [c for c in CSV_COLUMNS if c not in cols]
+            if missing:
+                raise InputError(f"unrecognised export format: CSV without column(s) "
+                                 f"{', '.join(missing)} (header: {', '.join(header)[:200]})",
+                                 file=name, line=start, fix=FIX_FORMATS)
+            idx = [cols[c] for c in CSV_COLUMNS]
+            continue
+        if len(fields) < len(header):
+            fields = fields + [""] * (len(header) - len(fields))
+        yield start, {"url": fields[idx[0]], "title": fields[idx[1]],
+                      "body": fields[idx[2]], "createdAt": fields[idx[3]]}
+
+
+def detect_format(record: object, where: str) -> str:
+    """Name the export format from its first record, or refuse it with what was found."""
+    if isinstance(record, dict):
+        data = record.get("data")
+        if isinstance(data, dict) and ("backend_name" in record or "origin" in record):
+            if "html_url" in data and "created_at" in data:
+                return "perceval"
+        if "html_url" in record and "created_at" in record and "title" in record:
+            return "rest"
+        if "url" in record and "createdAt" in record and "title" in record:
+            return "gh-cli"
+        if "type" in record and "payload" in record and "repo" in record:
+            raise InputError("GH Archive events in an uncompressed file", file=where,
+                             fix="pass GH Archive's hourly .json.gz files as they are")
+        keys = ", ".join(sorted(map(str, record))[:12]) or "no keys"
+    else:
+        keys = type(record).__name__
+    raise InputError(f"unrecognised export format (first record has: {keys})", file=where,
+                     fix=FIX_FORMATS)
+
+
+def read_records(path: str | Path, tally: Tally) -> Iterator[Record]:
+    """Every issue and pull request of an export, normalised; records that are neither
+    (no URL, no creation date, not an object) are counted in ``tally`` and skipped."""
+    path = Path(path)
+    name = path.name
+    if not path.is_file():
+        raise InputError("export file not found", file=str(path), fix="check the path")
+    with open(path, "rb") as handle:
+        head = handle.read(4096)
+    if head.startswith(GZIP_MAGIC):
+        raise InputError("a gzip file that is not GH Archive's", file=name,
+                         fix="decompress it, or pass GH Archive hourly files (.json.gz)")
+    encoding = sniff_encoding(head)
+    text_head = head.decode(encoding, errors="replace").lstrip("\ufeff").lstrip()
+    if not text_head:
+        raise InputError("the export is empty", file=name, fix="export some issues")
+    if text_head.startswith(("[", "{")):
+        records = _records_json(path, encoding, name, tally)
+    else:
+        tally.container = "CSV"
+        records = _records_csv(path, encoding, name)
+    if encoding != "utf-8":
+        tally.container += f", {encoding.upper().removesuffix('-SIG')}"
+    fmt = None
+    keys = ("url", "createdAt")
+    for where, rec in records:
+        if fmt is None:
+            fmt = "csv" if tally.container.startswith("CSV") else detect_format(rec, name)
+            tally.fmt = fmt
+            keys = ("html_url", "created_at") if fmt in ("rest", "perceval") else keys
+        tally.records += 1
+        marked_pr = False
+        if fmt == "perceval" and isinstance(rec, dict):
+            marked_pr = rec.get("category") == "pull_request"
+            rec = rec.get("data")
+        if not isinstance(rec, dict):
+            tally.skip("not_an_object", where)
+            continue
+        url = rec.get(keys[0])
+        if not isinstance(url, str) or not url.strip().startswith(("https://", "http://")):
+            tally.skip("missing_url", where)
+            continue
+        url = url.strip()
+        created = rec.get(keys[1])
+        if not isinstance(created, str) or not DATE_RE.match(created):
+            tally.skip("missing_created_at", where)
+            continue
+        title, body = rec.get("title"), rec.get("body")
+        yield Record(where, url, title if isinstance(title, str) else None,
+                     body if isinstance(body, str) else None, created,
+                     marked_pr or is_pull_request(rec, url))
+    if fmt is None:
+        raise InputError("the export holds no records", file=name, fix="export some issues")

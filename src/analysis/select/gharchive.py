@@ -1,0 +1,176 @@
+"""GH Archive hourly files: the issues opened in the spec's repositories.
+
+GH Archive (https://www.gharchive.org) publishes every public GitHub event, one JSON object
+a line, in hourly gzip files (``2024-01-01-15.json.gz``); since 2015 each line is an event
+of GitHub's Events API: ``{"id", "type", "actor", "repo": {"id", "name", "url"},
+"payload", "public", "created_at", ...}``. An ``IssuesEvent`` whose ``payload.action`` is
+``opened`` carries the new issue in ``payload.issue`` (``html_url``, ``title``, ``body``,
+``created_at``); a ``PullRequestEvent`` ``opened`` is a new pull request (counted, skipped).
+
+Almost every event is of another repository or another type, so a file is scanned as
+decompressed blocks of whole lines: one regular-expression pass over a block finds the
+lines naming a repository of the spec (``"name":"owner/name"``, case-insensitive; a JSON
+string cannot hold an unescaped quote, so text inside titles and bodies never matches), and
+only those lines are parsed. Everything else is counted (a newline count) and skipped
+without being parsed, which keeps a worker at hundreds of thousands of events a second and
+its memory flat (one block at a time).
+"""
+
+from __future__ import annotations
+
+import glob
+import re
+import zlib
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import orjson
+
+from analysis.core.errors import InputError
+from analysis.select.formats import DATE_RE, Record, Tally
+
+BLOCK = 1 << 20          # compressed bytes read at a time
+SUFFIX = ".json.gz"
+OPENED = "opened"
+
+
+def repo_pattern(repositories: list[str]) -> re.Pattern[bytes]:
+    """The bytes pattern of the top-level ``"name":"owner/name"`` of the given repositories
+    (matched ignoring case, as GitHub does)."""
+    names = sorted({r.lower() for r in repositories}, key=lambda r: (-len(r), r))
+    alternatives = b"|".join(re.escape(n.encode("utf-8")) for n in names)
+    return re.compile(rb'"name":"(?i:' + alternatives + rb')"')
+
+
+def _natural(path: str) -> tuple:
+    """Sort key: GH Archive's hours are not zero-padded (``-9`` before ``-10``)."""
+    return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", path))
+
+
+def is_gharchive_path(path: str) -> bool:
+    """Whether an input names GH Archive files: a ``.json.gz`` file, a folder, or a glob."""
+    return path.endswith(SUFFIX) or Path(path).is_dir() or glob.has_magic(path)
+
+
+def expand(inputs: list[str]) -> list[str]:
+    """Input files in order: folders give their ``*.json.gz`` files, globs their matches
+    (each sorted naturally); a folder or glob without any is a user error."""
+    files: list[str] = []
+    for item in inputs:
+        if Path(item).is_dir():
+            found = sorted((str(p) for p in Path(item).glob(f"*{SUFFIX}")), key=_natural)
+            where = "folder"
+        elif glob.has_magic(item):
+            found = sorted(glob.glob(item), key=_natural)
+            where = "pattern"
+        else:
+            files.append(item)
+            continue
+        if not found:
+            raise InputError(f"no GH Archive files ({where} matches no *{SUFFIX})",
+                             file=item, fix="check the path or the pattern (quote it)")
+        files += found
+    seen: set[str] = set()
+    return [f for f in files if not (f in seen or seen.add(f))]
+
+
+def _blocks(path: Path, name: str) -> Iterator[bytes]:
+    """Decompressed blocks of whole lines (multi-member gzip files included); a damaged
+    or truncated file is a user error."""
+    inflate = zlib.decompressobj(wbits=31)
+    rest = b""
+    try:
+        with open(path, "rb") as handle:
+            while True:
+                chunk = handle.read(BLOCK)
+                if not chunk:
+                    break
+                while chunk:
+                    data = inflate.decompress(chunk)
+                    chunk = inflate.unused_data
+                    if chunk:
+                        inflate = zlib.decompressobj(wbits=31)
+                    if data:
+                        cut = data.rfind(b"\n")
+                        if cut < 0:
+                            rest += data
+                            continue
+                        yield rest + data[:cut + 1]
+                        rest = data[cut + 1:]
+        if not inflate.eof:
+            raise InputError("the gzip file is truncated", file=name,
+                             fix="download the hour again")
+    except zlib.error as exc:
+        raise InputError(f"not a valid gzip file ({exc})", file=name,
+                         fix="download the hour again") from exc
+    if rest.strip():
+        yield rest + b"\n"
+
+
+def scan_file(path: str | Path, pattern: re.Pattern[bytes], tally: Tally,
+              progress: Callable[[int], None] | None = None) -> Iterator[Record]:
+    """The issues opened (and, flagged, the pull requests opened) in the repositories of
+    ``pattern`` in one GH Archive file. ``tally.records`` counts every event of the file;
+    events of other repositories or types are counted under ``skipped`` without being
+    parsed."""
+    path = Path(path)
+    name = path.name
+    if not path.is_file():
+        raise InputError("GH Archive file not found", file=str(path), fix="check the path")
+    tally.fmt, tally.container = "gharchive", "gzip JSON lines"
+    lines_before = 0
+    other = 0
+    for block in _blocks(path, name):
+        events = block.count(b"\n")
+        kept = 0
+        last = -1
+        cursor, line = 0, lines_before + 1  # the line number at ``cursor``, moved forward
+        for hit in pattern.finditer(block):
+            start = block.rfind(b"\n", 0, hit.start()) + 1
+            if start <= last:
+                continue  # a second name on a line already read
+            end = block.find(b"\n", hit.end())
+            last = end
+            line += block.count(b"\n", cursor, start)
+            cursor = start
+            record = _event_record(block[start:end], name, line, tally)
+            if record is not None:
+                kept += 1
+                yield record
+        other += events - kept
+        tally.records += events
+        lines_before += events
+        if progress is not None:
+            progress(events)
+    if other:
+        tally.skipped["other_events"] += other
+
+
+def _event_record(raw: bytes, name: str, line: int, tally: Tally) -> Record | None:
+    """The issue (or pull request) an event line opens, or None for any other event."""
+    if b'"IssuesEvent"' not in raw and b'"PullRequestEvent"' not in raw:
+        return None
+    try:
+        event = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise InputError(f"not valid JSON ({exc})", file=name, line=line,
+                         fix="download the hour again") from exc
+    kind = event.get("type")
+    payload = event.get("payload") or {}
+    if kind not in ("IssuesEvent", "PullRequestEvent") or payload.get("action") != OPENED:
+        return None
+    item = payload.get("issue" if kind == "IssuesEvent" else "pull_request") or {}
+    url = item.get("html_url")
+    created = item.get("created_at") or event.get("created_at")
+    if not isinstance(url, str) or not url.startswith(("https://", "http://")):
+        tally.skip("missing_url", line)
+        return None
+    if not isinstance(created, str) or not DATE_RE.match(created):
+        tally.skip("missing_created_at", line)
+        return None
+    title, body = item.get("title"), item.get("body")
+    marker = item.get("pull_request")
+    pull = kind == "PullRequestEvent" or (isinstance(marker, dict)
+                                          and bool(marker.get("html_url")))
+    return Record(line, url, title if isinstance(title, str) else None,
+                  body if isinstance(body, str) else None, created, pull)
