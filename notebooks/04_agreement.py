@@ -4,13 +4,16 @@
 # The paper's Fleiss' kappas per issue type (Section III.B), then what it leaves out:
 # Krippendorff's alpha and Gwet's AC1, analytic and bootstrap intervals, agreement per
 # theme, project and year, Cohen's kappa between annotators, the most frequent confusions,
-# the chance term behind each kappa, and an audit of how the label columns behave.
+# the chance term behind each kappa, an audit of how the label columns behave, and how much
+# the kappas depend on each column. Fleiss' kappa is given by two estimators: on complete
+# rows and Gwet's generalised one (every issue with two or more ratings).
 
 # %% tags=["parameters"]
 root = "."  # the project root: every path below derives from it (analysis.core.paths)
 bootstrap_resamples = 1000
 seed = 20250613
 confidence_level = 0.95
+ac1_categories = "taxonomy"
 
 # %%
 from pathlib import Path
@@ -29,7 +32,7 @@ paths = Paths(Path(root).resolve())
 result = agreement.compute(load_issues(paths.clean.issues_parquet),
                            load_taxonomy(paths.taxonomy_file),
                            Projects.load(paths.projects_file), load_claims(paths.claims_file),
-                           bootstrap_resamples, seed, confidence_level)
+                           bootstrap_resamples, seed, confidence_level, ac1_categories)
 write_outputs(paths.agreement, outputs.build(result))
 
 # %% [markdown]
@@ -52,3 +55,12 @@ result.analysis.dissent.round(1)
 
 # %%
 result.analysis.dissent_tests.set_index("model").round(4).T
+
+# %% [markdown]
+# ## Sensitivity: Fleiss' kappa per type with each label column left out
+
+# %%
+result.analysis.leave_one_out.round(4)
+
+# %%
+result.analysis.sensitivity.round(4)

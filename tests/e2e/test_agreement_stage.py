@@ -61,13 +61,19 @@ def test_mirror_reproduces_the_paper_and_matches_the_libraries(taxonomy, project
     assert fk["se"] == pytest.approx(irr.fleiss()["est"]["se"], abs=1e-9)
     fast = ag.fleiss_by_group(codes, np.zeros(len(codes), dtype=int), 1, a.ratings.n_categories)
     assert fast["kappa"][0] == pytest.approx(fk["value"], abs=1e-12)
+    # no rating is missing: Gwet's generalised estimator is Fleiss' kappa, per type too
+    for grouping, group in [("all", "all issues"), *(("type", t) for t in issues["type"].unique())]:
+        gen = agreement.stat(a, grouping, group, "fleiss_kappa_generalised")
+        full = agreement.stat(a, grouping, group, "fleiss_kappa")
+        assert gen["value"] == pytest.approx(full["value"], abs=1e-12)
+        assert gen["issues_used"] == full["issues_used"]
 
 
-def stage_root(tmp_path, taxonomy, projects):
-    """A project root holding the stage's inputs: the cleaned small dump and the curated
-    YAML files."""
+def stage_root(tmp_path, taxonomy, projects, missing: float = 0.0):
+    """A project root holding the stage's inputs: the cleaned small dump (``missing``: the
+    share of its ratings left empty) and the curated YAML files."""
     root = tmp_path / "root"
-    small_dump(tmp_path / "dump")
+    small_dump(tmp_path / "dump", missing)
     paths = Paths(root)
     artifacts.write_parquet(paths.clean.issues_parquet,
                             clean_dump(tmp_path / "dump", taxonomy, projects).issues)
@@ -80,10 +86,15 @@ def stage_root(tmp_path, taxonomy, projects):
 
 
 @pytest.mark.slow
-def test_notebook_runs_on_a_synthetic_dump(tmp_path, taxonomy, projects):
+def test_notebook_runs_on_a_synthetic_dump_with_missing_ratings(tmp_path, taxonomy, projects):
+    """The notebook on a dump with a tenth of its ratings missing: every output is written,
+    both Fleiss' kappa estimators are reported with the issues each uses, the generalised
+    one equals irrCAC's, and the website's kappas say which estimator they are."""
+    from irrCAC.raw import CAC
+
     from analysis.tools.nbrun import run
 
-    paths = stage_root(tmp_path, taxonomy, projects)
+    paths = stage_root(tmp_path, taxonomy, projects, missing=0.1)
     code = run(PATHS.agreement.notebook_source, paths.agreement.notebook,
                {"root": str(paths.root), "bootstrap_resamples": 40, "seed": 3,
                 "confidence_level": 0.95})
@@ -104,3 +115,14 @@ def test_notebook_runs_on_a_synthetic_dump(tmp_path, taxonomy, projects):
     assert all(f"fig_{name}_caption" in website for name in AgreementPaths.FIGURES)
     stats = pd.read_csv(paths.agreement.table("statistics.csv"))
     assert set(stats["grouping"]) == {"all", "type", "project", "year"}
+    head = pd.read_csv(paths.agreement.table("headline.csv")).set_index("group")
+    assert (head["issues_kappa"] < head["issues_kappa_gen"]).all()
+    issues = pd.read_parquet(paths.clean.issues_parquet)
+    codes = ag.encode_ratings(issues, taxonomy.codes)
+    irr = CAC(pd.DataFrame(np.where(codes.codes >= 0, codes.codes, np.nan)), digits=15)
+    assert head.loc["all issues", "kappa_gen"] == pytest.approx(
+        irr.fleiss()["est"]["coefficient_value"], abs=1e-9)
+    assert website["kappa_estimator"].startswith("complete-rows Fleiss' kappa")
+    assert "generalised estimator" in website["kappa_bug_stated"]
+    assert metrics["fleiss_kappa_generalised"]["all"]["value"] == pytest.approx(
+        head.loc["all issues", "kappa_gen"], abs=1e-6)

@@ -21,6 +21,7 @@ class Project:
     name: str
     years: dict[int, int]  # year -> number of issues
     annotators: int = 7
+    missing: float = 0.0  # share of annotator labels left empty (a missing rating)
     host: str = "github.com"
     repo: str = ""
     rows: list[list[str]] = field(default_factory=list)
@@ -45,6 +46,8 @@ def make_rows(project: Project, seed: int) -> list[tuple[int, list[str]]]:
             keep = project.annotators // 2 + 1
             labels[:keep] = [final] * keep
             rng.shuffle(labels)
+            if project.missing:  # no extra draws otherwise: the other dumps stay the same
+                labels = ["" if rng.random() < project.missing else x for x in labels]
             rows.append((year, [f"{project.url_prefix}{1000 + n}", *labels, final]))
     return rows
 
@@ -76,14 +79,17 @@ def write_dump(root: Path, projects: list[Project], seed: int = 0,
     return written
 
 
-def small_dump(root: Path) -> dict[str, list]:
+def small_dump(root: Path, missing: float = 0.0) -> dict[str, list]:
     """Three projects, two of them in data/projects.yaml, years 2023-2025, 7 annotators,
-    plus the study's other released files (interviews...)."""
+    plus the study's other released files (interviews...); ``missing``: the share of
+    annotator labels left empty."""
     return write_dump(root, [
-        Project("pytorch", {2023: 12, 2024: 9, 2025: 4}, repo="pytorch/pytorch"),
-        Project("vllm", {2023: 5, 2024: 14, 2025: 6}, repo="vllm-project/vllm"),
+        Project("pytorch", {2023: 12, 2024: 9, 2025: 4}, repo="pytorch/pytorch",
+                missing=missing),
+        Project("vllm", {2023: 5, 2024: 14, 2025: 6}, repo="vllm-project/vllm",
+                missing=missing),
         Project("MindSpeed", {2023: 0, 2024: 6, 2025: 2}, host="gitee.com",
-                repo="ascend/MindSpeed"),
+                repo="ascend/MindSpeed", missing=missing),
     ])
 
 

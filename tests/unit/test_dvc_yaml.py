@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from analysis.core.paths import ROOT
+from analysis.core.paths import ROOT, Paths
 
 SRC = ROOT / "src" / "analysis"
 STAGES = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]
@@ -77,7 +77,9 @@ def stage_entry_modules(stage: dict) -> tuple[set[str], Path | None]:
     mods = set(re.findall(r"-m analysis\.([\w.]+)", cmd))
     mods = {f"{m}.__main__" if module_file(f"{m}.__main__") else m for m in mods}
     nb = re.search(r"(notebooks/\S+\.py)", cmd)
-    notebook = ROOT / nb.group(1) if nb else None
+    runs = re.search(r"-m analysis\.tools\.nbrun (\w+)", cmd)  # nbrun <stage>: its notebook
+    notebook = ROOT / nb.group(1) if nb else \
+        Paths(ROOT).stage(runs.group(1)).notebook_source if runs else None
     if notebook:
         mods |= imported_modules(notebook)
     return mods, notebook

@@ -20,6 +20,7 @@ from analysis.agreement import audit as au
 from analysis.agreement import stats as ag
 from analysis.core.claims import judge
 from analysis.core.errors import InputError
+from analysis.core.paths import PATHS
 from analysis.core.projects import Projects
 from analysis.core.taxonomy import Taxonomy
 
@@ -45,6 +46,9 @@ class Analysis:
     co_dissent: pd.DataFrame
     targets: pd.DataFrame
     spread: pd.DataFrame
+    leave_one_out: pd.DataFrame
+    always_final: pd.DataFrame
+    sensitivity: pd.DataFrame
     facts: dict
 
 
@@ -68,18 +72,44 @@ def make_scale(categories: tuple[str, ...], taxonomy: Taxonomy) -> ag.Scale:
     return ag.Scale(categories, index, types)
 
 
+AC1_DEFAULT = "taxonomy"
+
+
+def ac1_category_count(setting: object, ratings: ag.Ratings) -> int:
+    """The number of categories Gwet's AC1 assumes (params.yaml ``agreement.ac1_categories``).
+
+    ``taxonomy`` (the default): the rating scale, i.e. the taxonomy's theme codes plus any
+    label outside it that the data holds. An integer: that many, which must cover every
+    category the annotators used (AC1's chance term divides by ``q - 1``, so the choice
+    moves AC1; the method note states it)."""
+    if setting is None or setting == AC1_DEFAULT:
+        return ratings.n_categories
+    used = int(np.unique(ratings.codes[ratings.codes >= 0]).size)
+    if isinstance(setting, bool) or not isinstance(setting, int) or setting < max(used, 2):
+        raise InputError(f"agreement.ac1_categories is {setting!r}: it must be "
+                         f"'{AC1_DEFAULT}' or a whole number of at least {max(used, 2)} "
+                         "(the categories the annotators used)", file=PATHS.params.name,
+                         column="agreement.ac1_categories",
+                         fix=f"set agreement.ac1_categories to '{AC1_DEFAULT}' or a larger "
+                             "number")
+    return setting
+
+
 def analyse(issues: pd.DataFrame, taxonomy: Taxonomy, projects_order: Sequence[str],
-            resamples: int, seed: int, level: float = 0.95) -> Analysis:
+            resamples: int, seed: int, level: float = 0.95,
+            ac1_categories: object = AC1_DEFAULT) -> Analysis:
     """All agreement statistics and the annotation audit for the processed issues.
 
     ``projects_order`` is the display order of the projects (Table I's); the bootstrap
     draws ``resamples`` resamples of the issues with ``seed``; every interval is at
-    ``level``.
+    ``level``; ``ac1_categories`` is the number of categories AC1 assumes
+    (:func:`ac1_category_count`).
     """
     if len(issues) == 0:
         raise InputError("the processed issues table has no rows",
                          fix="check the clean stage's quality report")
     ratings = ag.encode_ratings(issues, taxonomy.codes)
+    q = ac1_category_count(ac1_categories, ratings)
     final = ag.encode_reference(issues["final_label"], ratings.categories)
     scale = make_scale(ratings.categories, taxonomy)
     names = dict(zip(taxonomy.themes["code"], taxonomy.themes["name"], strict=True))
@@ -87,7 +117,7 @@ def analyse(issues: pd.DataFrame, taxonomy: Taxonomy, projects_order: Sequence[s
     groupings = {"type": issues["type"], "project": issues["project"], "year": issues["year"]}
     orders = {"type": list(scale.types), "project": list(projects_order)}
     statistics, categories = ag.agreement_tables(ratings.codes, scale, groupings, resamples,
-                                                 seed, level, orders, names)
+                                                 seed, level, orders, names, q)
     grouping = ag.grouping_candidates(ratings, scale, issues["type"], types)
     strata = issues["project"]
     dissent = au.dissent_distribution(ratings.codes, final, strata)
@@ -95,13 +125,19 @@ def analyse(issues: pd.DataFrame, taxonomy: Taxonomy, projects_order: Sequence[s
     targets = pd.DataFrame(matrix, index=pd.Index(ratings.categories, name="final_label"),
                            columns=list(ratings.categories)).reset_index()
     spread = au.dissent_spread(matrix, scale, names)
+    final_by_project = au.agreement_with_final(ratings, final, strata, projects_order)
+    always = au.always_final(final_by_project)
+    type_groups, type_names = ag.group_index(issues["type"], scale.types)
     complete = int((ratings.codes >= 0).all(axis=1).sum())
+    rated = (ratings.codes >= 0).sum(axis=1)
     facts = {
         "issues": len(issues), "annotators": ratings.n_raters,
         "categories": ratings.n_categories,
         "unknown_labels": [c for c in ratings.categories if c not in set(taxonomy.codes)],
         "ratings_missing": int((ratings.codes < 0).sum()),
         "issues_complete": complete, "issues_incomplete": len(issues) - complete,
+        "issues_two_ratings": int((rated >= 2).sum()),
+        "ac1_categories": q, "ac1_categories_setting": str(ac1_categories),
         "type_disagreement": au.type_disagreement(ratings.codes, scale.type_index),
         "final_is_majority": _final_is_majority(ratings.codes, final),
         "spread": au.spread_summary(spread),
@@ -114,10 +150,14 @@ def analyse(issues: pd.DataFrame, taxonomy: Taxonomy, projects_order: Sequence[s
         pairwise=ag.pairwise_cohen(ratings, level),
         versus_final=ag.versus_reference(ratings, final, level),
         confusions=ag.confusions(ratings.codes, scale),
-        final_by_project=au.agreement_with_final(ratings, final, strata, projects_order),
+        final_by_project=final_by_project,
         dissent=dissent, dissent_tests=au.dissent_tests(dissent),
         co_dissent=au.co_dissent(ratings, final, strata),
-        targets=targets, spread=spread, facts=facts,
+        targets=targets, spread=spread,
+        leave_one_out=au.leave_one_out(ratings, type_groups, type_names),
+        always_final=always,
+        sensitivity=au.column_sensitivity(ratings, strata, type_groups, type_names, always),
+        facts=facts,
     )
 
 
@@ -143,17 +183,23 @@ def stat(a: Analysis, grouping: str, group: str, statistic: str) -> pd.Series | 
 
 
 def headline(a: Analysis, claims: pd.DataFrame) -> pd.DataFrame:
-    """Per issue type and overall: the paper's kappa next to ours, with intervals, alpha
-    and AC1 (one row per group)."""
+    """Per issue type and overall: the paper's kappa next to ours (both estimators: the
+    complete-rows Fleiss' kappa and Gwet's generalised one, with the issues each uses),
+    with intervals, alpha and AC1 (one row per group)."""
     paper = paper_kappas(claims)
     groups = [("type", t) for t in a.scale.types if stat(a, "type", t, "fleiss_kappa")
               is not None] + [("all", "all issues")]
     rows = []
     for grouping, group in groups:
-        row = {"group": group, "issues": int(stat(a, grouping, group, "fleiss_kappa")["issues"]),
-               "paper_kappa": paper.get(group.lower(), "")}
-        for name, short in (("fleiss_kappa", "kappa"), ("krippendorff_alpha", "alpha"),
-                            ("gwet_ac1", "ac1"), ("fleiss_kappa_type", "type_kappa")):
+        fk = stat(a, grouping, group, "fleiss_kappa")
+        gen = stat(a, grouping, group, "fleiss_kappa_generalised")
+        row = {"group": group, "issues": int(fk["issues"]),
+               "paper_kappa": paper.get(group.lower(), ""),
+               "issues_kappa": int(fk["issues_used"]),
+               "issues_kappa_gen": int(gen["issues_used"])}
+        for name, short in (("fleiss_kappa", "kappa"), ("fleiss_kappa_generalised", "kappa_gen"),
+                            ("krippendorff_alpha", "alpha"), ("gwet_ac1", "ac1"),
+                            ("fleiss_kappa_type", "type_kappa")):
             r = stat(a, grouping, group, name)
             row[short] = r["value"]
             row[f"{short}_boot_low"], row[f"{short}_boot_high"] = r["boot_low"], r["boot_high"]
@@ -179,11 +225,12 @@ def grouping_versus_paper(grouping: pd.DataFrame, claims: pd.DataFrame) -> pd.Da
 
 def compute(issues: pd.DataFrame, taxonomy: Taxonomy, projects: Projects,
             claims: pd.DataFrame, resamples: int, seed: int,
-            level: float = 0.95) -> Agreement:
+            level: float = 0.95, ac1_categories: object = AC1_DEFAULT) -> Agreement:
     """The whole stage from the processed issues: :func:`analyse` with the projects in
     Table I's order, then the headline and grouping tables beside the paper's kappas."""
     keys = [str(p) for p in pd.unique(issues["project"])]
-    a = analyse(issues, taxonomy, projects.order(keys), resamples, seed, level)
+    a = analyse(issues, taxonomy, projects.order(keys), resamples, seed, level,
+                ac1_categories)
     return Agreement(analysis=a, headline=headline(a, claims),
                      grouping=grouping_versus_paper(a.grouping, claims),
                      paper_kappas=paper_kappas(claims), project_names=projects.names(keys))

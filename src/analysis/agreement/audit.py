@@ -12,7 +12,16 @@ without drawing conclusions:
   the variances (dissent concentrating on some issues shows as a ratio above 1);
 - how often two annotators dissent on the same issue, against independence;
 - where dissenting labels go: concentrated on a few neighbouring themes, as genuine
-  confusions are, or spread evenly over the alternatives (:func:`dissent_spread`).
+  confusions are, or spread evenly over the alternatives (:func:`dissent_spread`);
+- how much the per-type kappas depend on each label column: Fleiss' kappa with each
+  column left out (:func:`leave_one_out`), and without a column wherever it equals the
+  final label on every report of a project (:func:`always_final`,
+  :func:`column_sensitivity`).
+
+The independence models are listed with the fair one first: the final label is a strict
+majority of the ratings, so at most ``(m - 1) // 2`` of ``m`` annotators can dissent on
+an issue, and only the model conditioned on that (``expected_by_project_majority``) can
+fit; the unconditional ones follow for comparison.
 
 "Dissent" here means a rating that differs from the final label; missing ratings are
 neither agreement nor dissent.
@@ -26,7 +35,15 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from analysis.agreement.stats import Ratings, Scale, group_index, type_columns, type_range
+from analysis.agreement.stats import (
+    MISSING,
+    Ratings,
+    Scale,
+    group_index,
+    kappas_by_group,
+    type_columns,
+    type_range,
+)
 
 
 def dissent_matrix(codes: np.ndarray, final: np.ndarray) -> np.ndarray:
@@ -136,11 +153,21 @@ def expected_dissent(codes: np.ndarray, final: np.ndarray, strata: np.ndarray,
     return expected
 
 
+# The independence models, the one that can fit first (see the module docstring):
+# expected-count column -> the model in words.
+MODELS = {
+    "expected_by_project_majority": "independent errors, rates per project, final label a "
+                                    "majority",
+    "expected_by_project": "independent errors, rates per project",
+    "expected_pooled": "independent errors, pooled rates",
+}
+
+
 def dissent_distribution(codes: np.ndarray, final: np.ndarray,
                          strata: pd.Series) -> pd.DataFrame:
-    """Observed issues per number of dissenters next to three independence models:
-    pooled rates, per-stratum rates, and per-stratum rates given the final label is the
-    majority."""
+    """Observed issues per number of dissenters next to three independence models (in the
+    order of :data:`MODELS`): per-stratum rates given the final label is the majority,
+    per-stratum rates, and pooled rates."""
     r = codes.shape[1]
     k = dissent_matrix(codes, final).sum(axis=1)
     labels, _ = group_index(strata)  # integer strata: no string work per issue
@@ -148,10 +175,10 @@ def dissent_distribution(codes: np.ndarray, final: np.ndarray,
     return pd.DataFrame({
         "dissenters": np.arange(r + 1),
         "observed": np.bincount(k, minlength=r + 1)[: r + 1],
-        "expected_pooled": expected_dissent(codes, final, one),
-        "expected_by_project": expected_dissent(codes, final, labels),
         "expected_by_project_majority": expected_dissent(codes, final, labels,
                                                          given_majority=True),
+        "expected_by_project": expected_dissent(codes, final, labels),
+        "expected_pooled": expected_dissent(codes, final, one),
     })
 
 
@@ -195,15 +222,13 @@ def dispersion(counts: np.ndarray) -> tuple[float, float]:
 
 
 def dissent_tests(dist: pd.DataFrame) -> pd.DataFrame:
-    """One row per independence model: chi-square test, variance ratio, zero-dissent share."""
+    """One row per independence model (in the order of :data:`MODELS`, the one that can fit
+    first): chi-square test, variance ratio, zero-dissent share."""
     obs = dist["observed"].to_numpy()
     _, var_obs = dispersion(obs)
     top = int(np.flatnonzero(obs).max()) if obs.any() else 0
     rows = []
-    for col, model in (("expected_pooled", "independent errors, pooled rates"),
-                       ("expected_by_project", "independent errors, rates per project"),
-                       ("expected_by_project_majority",
-                        "independent errors, rates per project, final label a majority")):
+    for col, model in MODELS.items():
         exp = dist[col].to_numpy()
         mean_exp, var_exp = dispersion(exp)
         fit = goodness_of_fit(obs, exp)
@@ -306,13 +331,19 @@ def dissent_spread(matrix: np.ndarray, scale: Scale,
 
 
 def spread_summary(spread: pd.DataFrame, min_labels: int = 100) -> dict:
-    """Dissent-weighted evenness and how many themes reject "evenly spread" at 5 %,
-    over the themes with at least ``min_labels`` dissenting labels within their type."""
-    sel = spread[(spread["within_type"] >= min_labels) & spread["p_value"].notna()]
+    """Dissent-weighted evenness and how many themes reject "evenly spread" at 5 %, over
+    the themes with at least ``min_labels`` dissenting labels within their type (the test
+    is approximate for fewer); also the same count over every theme the table gives a
+    p-value, so that a text can name both."""
+    tested = spread[spread["p_value"].notna()]
+    sel = tested[tested["within_type"] >= min_labels]
+    out = {"min_labels": min_labels, "themes_with_p": int(len(tested)),
+           "themes_with_p_uneven_5pct": int((tested["p_value"] < 0.05).sum())}
     if sel.empty:
-        return {"themes_tested": 0, "evenness_weighted": None, "themes_uneven_5pct": 0}
+        return {**out, "themes_tested": 0, "evenness_weighted": None, "themes_uneven_5pct": 0}
     w = sel["within_type"].to_numpy(float)
     return {
+        **out,
         "themes_tested": int(len(sel)),
         "evenness_weighted": float((sel["evenness"].to_numpy(float) * w).sum() / w.sum()),
         "themes_uneven_5pct": int((sel["p_value"] < 0.05).sum()),
@@ -325,3 +356,107 @@ def type_disagreement(codes: np.ndarray, type_index: np.ndarray) -> int:
     """Issues on which the annotators do not all give the same issue type."""
     lo, hi = type_range(type_columns(codes, type_index))
     return int(((hi >= 0) & (lo != hi)).sum())
+
+
+# --------------------------------------------------------------------------- sensitivity
+
+
+def always_final(final_by_project: pd.DataFrame) -> pd.DataFrame:
+    """(project, column) pairs where the column's label equals the final label on every
+    report of the project it rated (from :func:`agreement_with_final`), with the number
+    of reports."""
+    f = final_by_project
+    sel = f[(f["stratum"] != "all") & (f["rated"] > 0) & (f["equal"] == f["rated"])]
+    return pd.DataFrame({"project": sel["stratum"].astype(str).to_numpy(),
+                         "annotator": sel["annotator"].astype(str).to_numpy(),
+                         "issues": sel["rated"].astype(int).to_numpy()})
+
+
+def mask_cells(codes: np.ndarray, strata: pd.Series, annotators: Sequence[str],
+               pairs: pd.DataFrame) -> np.ndarray:
+    """A copy of ``codes`` with the ratings of each (project, annotator) pair of ``pairs``
+    set missing."""
+    out = np.array(codes, copy=True)
+    col = {a: j for j, a in enumerate(annotators)}
+    values = pd.Series(strata).astype(str).to_numpy()
+    for project, annotator in zip(pairs["project"], pairs["annotator"], strict=True):
+        out[values == project, col[annotator]] = MISSING
+    return out
+
+
+def _kappa_rows(codes: np.ndarray, groups: np.ndarray, names: Sequence[str],
+                n_categories: int) -> list[dict]:
+    """Both Fleiss' kappa estimators per group and over all issues, one row each."""
+    per = kappas_by_group(codes, groups, len(names), n_categories)
+    every = kappas_by_group(codes, np.zeros(len(groups), dtype=np.int64), 1, n_categories)
+    rows = []
+    for i, name in [*enumerate(names), (None, "all issues")]:
+        full = per["complete"].iloc[i] if i is not None else every["complete"].iloc[0]
+        gen = per["generalised"].iloc[i] if i is not None else every["generalised"].iloc[0]
+        rows.append({"type": name, "issues": int(full["n"]), "kappa": _finite(full["kappa"]),
+                     "issues_generalised": int(gen["n"]),
+                     "kappa_generalised": _finite(gen["kappa"])})
+    return rows
+
+
+def _finite(x: float) -> float | None:
+    return None if x is None or not np.isfinite(x) else float(x)
+
+
+def leave_one_out(ratings: Ratings, groups: np.ndarray, names: Sequence[str]) -> pd.DataFrame:
+    """Fleiss' kappa per group (the issue type of the final label) and over all issues,
+    with all label columns and with each column left out in turn: how much each kappa
+    depends on each column. Both estimators (complete rows and Gwet's generalised one);
+    ``change`` is a kappa minus its value with all columns."""
+    k = ratings.n_categories
+    base = {r["type"]: r for r in _kappa_rows(ratings.codes, groups, names, k)}
+    rows = []
+    for j, left in [(None, "none"), *enumerate(ratings.annotators)]:
+        codes = ratings.codes if j is None else np.delete(ratings.codes, j, axis=1)
+        for row in _kappa_rows(codes, groups, names, k):
+            ref = base[row["type"]]
+            rows.append({"left_out": left, "annotators": codes.shape[1], **row,
+                         "change": _diff(row["kappa"], ref["kappa"]),
+                         "change_generalised": _diff(row["kappa_generalised"],
+                                                     ref["kappa_generalised"])})
+    return pd.DataFrame(rows)
+
+
+def column_sensitivity(ratings: Ratings, strata: pd.Series, groups: np.ndarray,
+                       names: Sequence[str], pairs: pd.DataFrame) -> pd.DataFrame:
+    """Fleiss' kappa per group without the label columns that equal the final label on
+    every report of a project (``pairs``, from :func:`always_final`), two ways:
+
+    - ``all columns``: as computed (the reference);
+    - ``without in those projects``: the column's ratings set missing in those projects
+      only (their issues then have one rating fewer, so the generalised estimator uses
+      them and the complete-rows one drops them);
+    - ``without everywhere``: the column(s) dropped from every project.
+
+    Empty when no column equals the final label on every report of a project."""
+    if pairs.empty:
+        return pd.DataFrame(columns=["scenario", "columns", "type", "issues", "kappa",
+                                     "issues_generalised", "kappa_generalised", "change",
+                                     "change_generalised"])
+    k = ratings.n_categories
+    flagged = sorted(set(pairs["annotator"]), key=list(ratings.annotators).index)
+    keep = [j for j, a in enumerate(ratings.annotators) if a not in set(flagged)]
+    scenarios = [("all columns", "", ratings.codes),
+                 ("without in those projects", ", ".join(flagged),
+                  mask_cells(ratings.codes, strata, ratings.annotators, pairs)),
+                 ("without everywhere", ", ".join(flagged), ratings.codes[:, keep])]
+    base = {}
+    rows = []
+    for scenario, columns, codes in scenarios:
+        for row in _kappa_rows(codes, groups, names, k):
+            if scenario == "all columns":
+                base[row["type"]] = (row["kappa"], row["kappa_generalised"])
+            ref = base[row["type"]]
+            rows.append({"scenario": scenario, "columns": columns, **row,
+                         "change": _diff(row["kappa"], ref[0]),
+                         "change_generalised": _diff(row["kappa_generalised"], ref[1])})
+    return pd.DataFrame(rows)
+
+
+def _diff(a: float | None, b: float | None) -> float | None:
+    return None if a is None or b is None else a - b

@@ -11,7 +11,7 @@ from analysis.core.figures import PAGE_WIDTH_IN, PALETTE, TYPE_COLOURS, apply_st
 from analysis.core.textsafe import visible
 
 STAT_STYLE = {  # statistic -> (label, colour, marker)
-    "fleiss_kappa": ("Fleiss' κ", PALETTE[0], "o"),
+    "fleiss_kappa": ("Fleiss' κ (complete rows)", PALETTE[0], "o"),
     "krippendorff_alpha": ("Krippendorff's α", PALETTE[1], "s"),
     "gwet_ac1": ("Gwet's AC1", PALETTE[2], "^"),
 }
@@ -152,7 +152,7 @@ def groups_figure(statistics: pd.DataFrame, names: dict[str, str]) -> plt.Figure
         ax.invert_yaxis()
         ax.grid(axis="x", color="0.9")
         ax.set_title(title, loc="left")
-        ax.set_xlabel("Fleiss' κ, all themes")
+        ax.set_xlabel("Fleiss' κ, all themes, complete rows")
     fig.suptitle("Agreement per project and per year (issues in brackets)", x=0.01,
                  ha="left", fontsize=11)
     fig.tight_layout()

@@ -28,15 +28,19 @@ def interval(low: object, high: object, digits: int = 3) -> str:
 
 
 def headline_markdown(head: pd.DataFrame, level: float) -> str:
-    """The headline table as Markdown (values with bootstrap intervals)."""
+    """The headline table as Markdown (values with bootstrap intervals; both Fleiss' kappa
+    estimators with the issues each uses)."""
     pct = f"{level:.0%}"
-    lines = [f"| Group | Issues | Paper κ | Fleiss' κ ({pct} bootstrap) | Krippendorff's α | "
-             "Gwet's AC1 | κ on type only |",
-             "|:--|--:|--:|--:|--:|--:|--:|"]
+    lines = [f"| Group | Issues | Paper κ | Fleiss' κ, complete rows ({pct} bootstrap) | "
+             f"Issues used | Generalised Fleiss' κ ({pct} bootstrap) | Issues used | "
+             "Krippendorff's α | Gwet's AC1 | κ on type only |",
+             "|:--|--:|--:|--:|--:|--:|--:|--:|--:|--:|"]
     for r in head.itertuples(index=False):
         lines.append(
             f"| {r.group} | {r.issues:,} | {r.paper_kappa or '—'} | {fmt(r.kappa)} "
-            f"({interval(r.kappa_boot_low, r.kappa_boot_high)}) | {fmt(r.alpha)} "
+            f"({interval(r.kappa_boot_low, r.kappa_boot_high)}) | {r.issues_kappa:,} | "
+            f"{fmt(r.kappa_gen)} ({interval(r.kappa_gen_boot_low, r.kappa_gen_boot_high)}) | "
+            f"{r.issues_kappa_gen:,} | {fmt(r.alpha)} "
             f"({interval(r.alpha_boot_low, r.alpha_boot_high)}) | {fmt(r.ac1)} "
             f"({interval(r.ac1_boot_low, r.ac1_boot_high)}) | {fmt(r.type_kappa)} |")
     return "\n".join(lines) + "\n"
@@ -52,7 +56,8 @@ def tables(result: Agreement) -> dict[str, pd.DataFrame | str]:
         "confusions.csv": a.confusions, "audit_final_by_project.csv": a.final_by_project,
         "audit_dissent.csv": a.dissent, "audit_tests.csv": a.dissent_tests,
         "audit_co_dissent.csv": a.co_dissent, "audit_targets.csv": a.targets,
-        "audit_spread.csv": a.spread,
+        "audit_spread.csv": a.spread, "audit_leave_one_out.csv": a.leave_one_out,
+        "audit_always_final.csv": a.always_final, "audit_sensitivity.csv": a.sensitivity,
         "headline.md": headline_markdown(result.headline, a.facts["level"]),
         "method.md": method_note(a) + "\n",
     }
@@ -79,7 +84,9 @@ def figures(result: Agreement) -> dict:
 
 
 def claim_values(result: Agreement) -> dict[str, dict]:
-    """Reproduced values of the agreement claims (``agreement.kappa.<type>``)."""
+    """Reproduced values of the agreement claims (``agreement.kappa.<type>``): the
+    complete-rows Fleiss' kappa, the estimator the paper's data allow (every issue has
+    every rating); where ratings are missing the note gives Gwet's generalised value."""
     a = result.analysis
     out = {}
     for key in result.paper_kappas:
@@ -92,7 +99,11 @@ def claim_values(result: Agreement) -> dict[str, dict]:
         note = (f"Fleiss' kappa over {a.facts['categories']} theme codes, "
                 f"{int(r['issues_used']):,} issues whose final label is a {group} theme")
         if r["issues_left_out"]:
-            note += f"; {int(r['issues_left_out'])} issues with a missing rating left out"
+            gen = stat(a, "type", group, "fleiss_kappa_generalised")
+            note += (f" and that every annotator rated (complete rows); "
+                     f"{int(r['issues_left_out'])} issues with a missing rating left out; "
+                     f"Gwet's generalised Fleiss' kappa over the {int(gen['issues_used']):,} "
+                     f"issues with two or more ratings: {fmt(gen['value'])}")
         out[cid] = {"value": r["value"], "note": note if r["value"] is not None else r["note"]}
     return out
 
@@ -106,6 +117,8 @@ def metrics(result: Agreement) -> dict:
     a = result.analysis
     out: dict = {"issues": a.facts["issues"], "annotators": a.facts["annotators"],
                  "issues_left_out_fleiss": a.facts["issues_incomplete"],
+                 "issues_two_ratings": a.facts["issues_two_ratings"],
+                 "ac1_categories": a.facts["ac1_categories"],
                  "bootstrap_resamples": a.facts["resamples"]}
     s = a.statistics[a.statistics["grouping"].isin(["all", "type"])]
     for r in s.itertuples(index=False):
@@ -119,13 +132,14 @@ def metrics(result: Agreement) -> dict:
 
 # Figure name -> (caption, alt text): templates filled by website_vars.
 FIGURES = {
-    "kappas": ("Agreement per issue type and overall: Fleiss' kappa, Krippendorff's alpha "
-               "and Gwet's AC1 with {pct} bootstrap intervals; diamonds mark the paper's "
-               "kappas.",
+    "kappas": ("Agreement per issue type and overall: Fleiss' kappa (complete rows), "
+               "Krippendorff's alpha and Gwet's AC1 with {pct} bootstrap intervals; diamonds "
+               "mark the paper's kappas.",
                "Dot plot of three agreement coefficients for Bug, Requirement, Question and "
-               "all issues. Fleiss' kappa is {kappa_bug} for Bug, {kappa_requirement} for "
-               "Requirement and {kappa_question} for Question, matching the paper's values; "
-               "all coefficients lie between {low} and {high}."),
+               "all issues. Fleiss' kappa (complete rows) is {kappa_bug} for Bug, "
+               "{kappa_requirement} for Requirement and {kappa_question} for Question, where "
+               "the paper prints {paper_bug}, {paper_requirement} and {paper_question}; all "
+               "coefficients lie between {low} and {high}."),
     "pairwise": ("Cohen's kappa between every pair of annotators, and between each "
                  "annotator and the final label (last column).",
                  "Heatmap of Cohen's kappa for the {annotators} annotators; pairwise values "
@@ -135,8 +149,8 @@ FIGURES = {
                    "intervals, coloured by issue type.",
                    "Dot plot of per-theme kappa for {n_themes} themes, from {cat_min} "
                    "({cat_min_code}) to {cat_max} ({cat_max_code})."),
-    "groups": ("Fleiss' kappa over all themes per project and per year, with {pct} "
-               "bootstrap intervals.",
+    "groups": ("Fleiss' kappa (complete rows) over all themes per project and per year, "
+               "with {pct} bootstrap intervals.",
                "Two dot plots: per-project kappa from {proj_min} to {proj_max}; per-year "
                "kappa from {year_min} to {year_max}."),
     "audit_final": ("How often each annotator's label equals the final label, per project.",
@@ -174,15 +188,27 @@ def website_vars(result: Agreement) -> dict:
                "ratings_missing": f["ratings_missing"],
                "type_disagreement_issues": f["type_disagreement"],
                "final_is_majority_issues": f["final_is_majority"]}
+    v["ac1_categories"] = f["ac1_categories"]
+    v["issues_two_ratings"] = f["issues_two_ratings"]
+    v["kappa_estimator"] = estimator_phrase(f)
+    boot, analytic = f"{pct} bootstrap interval", f"{pct} analytic interval"
     for r in head.itertuples(index=False):
         key = "all" if r.group == "all issues" else r.group.lower()
         v[f"kappa_{key}"] = fmt(r.kappa)
-        v[f"kappa_{key}_boot"] = interval(r.kappa_boot_low, r.kappa_boot_high)
-        v[f"kappa_{key}_ci"] = interval(r.kappa_ci_low, r.kappa_ci_high)
+        v[f"kappa_{key}_boot"] = f"{boot} {interval(r.kappa_boot_low, r.kappa_boot_high)}"
+        v[f"kappa_{key}_ci"] = f"{analytic} {interval(r.kappa_ci_low, r.kappa_ci_high)}"
+        v[f"kappa_{key}_issues"] = r.issues_kappa
+        v[f"kappa_{key}_gen"] = fmt(r.kappa_gen)
+        v[f"kappa_{key}_gen_boot"] = (f"{boot} "
+                                      f"{interval(r.kappa_gen_boot_low, r.kappa_gen_boot_high)}")
+        v[f"kappa_{key}_gen_ci"] = (f"{analytic} "
+                                    f"{interval(r.kappa_gen_ci_low, r.kappa_gen_ci_high)}")
+        v[f"kappa_{key}_gen_issues"] = r.issues_kappa_gen
+        v[f"kappa_{key}_stated"] = kappa_stated(r, f, analytic)
         v[f"alpha_{key}"] = fmt(r.alpha)
-        v[f"alpha_{key}_boot"] = interval(r.alpha_boot_low, r.alpha_boot_high)
+        v[f"alpha_{key}_boot"] = f"{boot} {interval(r.alpha_boot_low, r.alpha_boot_high)}"
         v[f"ac1_{key}"] = fmt(r.ac1)
-        v[f"ac1_{key}_boot"] = interval(r.ac1_boot_low, r.ac1_boot_high)
+        v[f"ac1_{key}_boot"] = f"{boot} {interval(r.ac1_boot_low, r.ac1_boot_high)}"
         v[f"chance_{key}"] = fmt(r.chance)
         v[f"observed_{key}"] = fmt(r.observed)
         v[f"type_kappa_{key}"] = fmt(r.type_kappa)
@@ -209,6 +235,8 @@ def website_vars(result: Agreement) -> dict:
         "kappa_requirement": v.get("kappa_requirement", "—"),
         "kappa_question": v.get("kappa_question", "—"),
         "low": fmt(np.nanmin(values)), "high": fmt(np.nanmax(values)),
+        **{f"paper_{t}": result.paper_kappas.get(t) or "—"
+           for t in ("bug", "requirement", "question")},
         "annotators": f["annotators"],
         "pair_min": fmt(pair.min()) if len(pair) else "—",
         "pair_max": fmt(pair.max()) if len(pair) else "—",
@@ -257,6 +285,8 @@ def website_vars(result: Agreement) -> dict:
     v["dissent_within_type_share"] = fmt(spread.get("within_type_share"))
     v["dissent_themes_tested"] = spread.get("themes_tested", 0)
     v["dissent_themes_uneven"] = spread.get("themes_uneven_5pct", 0)
+    v["dissent_spread_text"] = spread_sentence(spread)
+    v.update(sensitivity_vars(a))
     cod = a.co_dissent["ratio_majority"].dropna()
     v["co_dissent_ratio_min"] = fmt(cod.min(), 2) if len(cod) else "—"
     v["co_dissent_ratio_max"] = fmt(cod.max(), 2) if len(cod) else "—"
@@ -269,6 +299,83 @@ def website_vars(result: Agreement) -> dict:
     return v
 
 
+def estimator_phrase(facts: dict) -> str:
+    """Which Fleiss' kappa estimator the pages' kappas are, in a few words: the
+    complete-rows one, and whether that left issues out (then the generalised one differs)."""
+    if not facts["issues_incomplete"]:
+        return (f"Fleiss' kappa; every report has all {facts['annotators']} ratings, so the "
+                "complete-rows and Gwet's generalised estimator give the same value")
+    return (f"complete-rows Fleiss' kappa: the {facts['issues_complete']:,} of "
+            f"{facts['issues']:,} reports rated by all {facts['annotators']} annotators; "
+            "Gwet's generalised estimator, over every report with two or more ratings, is "
+            "given beside it")
+
+
+def kappa_stated(r: object, facts: dict, analytic: str) -> str:
+    """A kappa of the headline table as a page states it in prose: its value and analytic
+    interval, and where ratings are missing which estimator it is, with the generalised
+    estimator's value beside it (the same wording on every page)."""
+    main = f"{fmt(r.kappa)} ({analytic} {interval(r.kappa_ci_low, r.kappa_ci_high)})"
+    if not facts["issues_incomplete"]:
+        return main
+    return (f"{fmt(r.kappa)} with the complete-rows estimator over {r.issues_kappa:,} "
+            f"reports ({analytic} {interval(r.kappa_ci_low, r.kappa_ci_high)}) and "
+            f"{fmt(r.kappa_gen)} with Gwet's generalised estimator over {r.issues_kappa_gen:,} "
+            f"reports ({analytic} {interval(r.kappa_gen_ci_low, r.kappa_gen_ci_high)})")
+
+
+def spread_sentence(spread: dict) -> str:
+    """The chi-square tests of "dissent spreads evenly", counted as the spread table
+    shows them: over every theme with a p-value, and over those with enough dissenting
+    labels for the test's approximation."""
+    with_p, uneven = spread.get("themes_with_p", 0), spread.get("themes_with_p_uneven_5pct", 0)
+    tested, uneven_big = spread.get("themes_tested", 0), spread.get("themes_uneven_5pct", 0)
+    return (f"The table gives a chi-square test of an exactly even spread for {with_p} "
+            f"themes (those with dissenting labels on two or more other themes of their "
+            f"type); it rejects an even spread at 5% for {uneven} of them. Of the {tested} "
+            f"themes with at least {spread.get('min_labels', 100)} dissenting labels within "
+            f"their type, where the test's approximation holds well, it rejects for "
+            f"{uneven_big}; the evenness above weighs those {tested} themes by their "
+            "dissenting labels.")
+
+
+def sensitivity_vars(a: Analysis) -> dict:
+    """Numbers and texts of the sensitivity analysis: leave-one-annotator-out ranges per
+    type, and the kappas without a column that equals the final label on every report of
+    a project."""
+    loo = a.leave_one_out
+    out: dict = {}
+    left = loo[loo["left_out"] != "none"]
+    for t, rows in left.groupby("type", sort=False):
+        key = "all" if t == "all issues" else str(t).lower()
+        kappas = rows["kappa"].dropna()
+        out[f"loo_{key}_min"] = fmt(kappas.min()) if len(kappas) else "—"
+        out[f"loo_{key}_max"] = fmt(kappas.max()) if len(kappas) else "—"
+    pairs = a.always_final
+    out["always_final_columns"] = int(pairs["annotator"].nunique()) if len(pairs) else 0
+    sens = a.sensitivity
+    if sens.empty:
+        out["sensitivity_text"] = ("No label column equals the final label on every report "
+                                   "of a project, so there is nothing to leave out.")
+        return out
+    parts = []
+    for scenario, words in (("without in those projects", "Setting those ratings missing "
+                             "in those projects only"),
+                            ("without everywhere", "Leaving the column(s) out everywhere")):
+        rows = sens[(sens["scenario"] == scenario) & (sens["type"] != "all issues")]
+        parts.append(words + ": " + "; ".join(
+            f"{t} {fmt(k)} over {n:,} reports (complete rows), {fmt(g)} over {ng:,} "
+            f"(generalised)" for t, k, n, g, ng in zip(
+                rows["type"], rows["kappa"], rows["issues"], rows["kappa_generalised"],
+                rows["issues_generalised"], strict=True)) + ".")
+    by_col = pairs.groupby("annotator", sort=False)["project"].apply(list)
+    where = "; ".join(f"{c.replace('annotator_', 'column ')} in {', '.join(p)}"
+                      for c, p in by_col.items())
+    out["sensitivity_text"] = (f"Equal to the final label on every report of a project: "
+                               f"{where}. " + " ".join(parts))
+    return out
+
+
 def _p(p: object) -> str:
     if p is None or (isinstance(p, float) and np.isnan(p)):
         return "—"
@@ -279,11 +386,20 @@ def method_note(a: Analysis) -> str:
     """The short method note (plain text) shown next to the agreement tables."""
     f = a.facts
     left = f["issues_incomplete"]
-    missing = (f"{left:,} issues lack at least one rating: Fleiss' kappa leaves them out, "
-               "alpha and AC1 use every rating." if left else
-               "No rating is missing, so every coefficient uses every issue.")
+    missing = (f"{left:,} issues lack at least one rating: the complete-rows Fleiss' kappa "
+               f"leaves them out (it uses the {f['issues_complete']:,} issues rated by every "
+               "annotator), Gwet's generalised Fleiss' kappa, alpha and AC1 use every rating."
+               if left else
+               "No rating is missing, so every coefficient uses every issue and the two "
+               "Fleiss' kappa estimators give the same value.")
     unknown = (f" Labels outside the taxonomy ({', '.join(f['unknown_labels'])}) are "
                "categories of their own." if f["unknown_labels"] else "")
+    q = f["ac1_categories"]
+    ac1 = (f"Gwet's AC1 assumes {q} categories (params.yaml agreement.ac1_categories: "
+           + ("the rating scale, i.e. the taxonomy's theme codes and any label outside it)"
+              if f["ac1_categories_setting"] == "taxonomy" else "set explicitly)")
+           + "; its chance term divides by the number of categories less one, so another "
+           "number gives another AC1.")
     return (
         f"Each of the {f['issues']:,} issues carries {f['annotators']} annotators' labels on a "
         f"scale of {f['categories']} theme codes.{unknown} {missing} The paper's three kappas "
@@ -293,16 +409,26 @@ def method_note(a: Analysis) -> str:
         f"(on {f['final_is_majority']:,} of {f['issues']:,} issues), so an issue on whose "
         f"type annotators disagreed ({f['type_disagreement']:,} issues) is placed in the "
         "group its majority chose, and each group's chance agreement is computed from that "
-        "group's own theme prevalence. Krippendorff's alpha is nominal; Gwet's AC1 uses "
-        f"the whole scale of {f['categories']} categories. Analytic intervals are Gwet's "
+        "group's own theme prevalence. Fleiss' kappa comes in two estimators: the classic "
+        "one needs the same number of ratings on every issue and uses only the issues rated "
+        "by every annotator (complete rows); Gwet's generalised Fleiss' kappa (Handbook of "
+        "Inter-Rater Reliability, chapter 2, as the irrCAC package computes it) averages "
+        f"observed agreement over the issues with two or more ratings ({f['issues_two_ratings']:,}"
+        " here) and takes the theme shares from every issue with a rating. Krippendorff's "
+        f"alpha is nominal. {ac1} Analytic intervals are Gwet's "
         "linearised standard errors with a Student t interval (as in irrCAC); bootstrap "
         f"intervals are percentile intervals over {f['resamples']:,} resamples of the issues "
         f"(seed {f['seed']}) of all issues, shared by every group, so a group's size varies "
-        "from resample to resample. Pairwise Cohen's kappas and their "
+        "from resample to resample; every interval shown says which of the two it is, and "
+        "the pages' prose quotes the analytic one. Pairwise Cohen's kappas and their "
         "intervals come from statsmodels. A dissenting label is an annotator's label that "
         "differs from the final label; the expected numbers of dissenters assume annotators "
         "err independently at their observed rate in each project (a Poisson-binomial "
-        "distribution per issue)."
+        "distribution per issue), first given that the final label is a strict majority of "
+        "the issue's ratings (at most half the annotators, less one, can then dissent), "
+        "then without that condition. The sensitivity analysis recomputes the per-type "
+        "kappas with each label column left out, and without a column wherever it equals "
+        "the final label on every report of a project."
     )
 
 

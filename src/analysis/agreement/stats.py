@@ -43,9 +43,10 @@ MISSING = -1
 ANNOTATOR_RE = re.compile(r"^annotator_(\d+)$")
 # 1 - chance agreement below this counts as zero: the coefficient is not defined.
 _EPS = 1e-12
-STATISTICS = ("fleiss_kappa", "krippendorff_alpha", "gwet_ac1")
+STATISTICS = ("fleiss_kappa", "fleiss_kappa_generalised", "krippendorff_alpha", "gwet_ac1")
 STATISTIC_NAMES = {
-    "fleiss_kappa": "Fleiss' kappa",
+    "fleiss_kappa": "Fleiss' kappa (complete rows)",
+    "fleiss_kappa_generalised": "Fleiss' kappa, Gwet's generalised estimator",
     "krippendorff_alpha": "Krippendorff's alpha (nominal)",
     "gwet_ac1": "Gwet's AC1",
     "fleiss_kappa_type": "Fleiss' kappa on the issue type alone",
@@ -367,8 +368,11 @@ def ac1_columns(f: Features) -> np.ndarray:
     return np.column_stack([one, one[:, None] * shares, two, two * pa])
 
 
-def ac1_from_sums(S: np.ndarray, q: int) -> dict[str, np.ndarray]:
-    n1, pis, n2, pas = S[:, 0], S[:, 1:q + 1], S[:, q + 1], S[:, q + 2]
+def ac1_from_sums(S: np.ndarray, k: int, q: int | None = None) -> dict[str, np.ndarray]:
+    """AC1 from the sums of :func:`ac1_columns` over ``k`` coded categories, assuming a
+    scale of ``q`` categories (default ``k``)."""
+    q = k if q is None else q
+    n1, pis, n2, pas = S[:, 0], S[:, 1:k + 1], S[:, k + 1], S[:, k + 2]
     pi = _ratio(pis, n1[:, None])
     pa = _ratio(pas, n2)
     pe = (pi * (1 - pi)).sum(axis=1) / (q - 1) if q > 1 else np.ones_like(n1)
@@ -377,51 +381,84 @@ def ac1_from_sums(S: np.ndarray, q: int) -> dict[str, np.ndarray]:
     return {"value": value, "observed": pa, "chance": pe, "n": n1}
 
 
-def ac1_arrays(W: np.ndarray, f: Features) -> dict[str, np.ndarray]:
-    """Gwet's AC1 over a scale of ``f.n_categories`` categories (missing ratings allowed).
+def ac1_arrays(W: np.ndarray, f: Features, q: int | None = None) -> dict[str, np.ndarray]:
+    """Gwet's AC1 over a scale of ``q`` categories (default ``f.n_categories``; missing
+    ratings allowed). ``q`` may exceed the categories rated: unused ones add nothing to the
+    shares, but AC1's chance term divides by ``q - 1``, so AC1 depends on it.
 
     ``pa`` averages pairwise agreement over issues with two or more ratings;
     ``pi_k`` averages each issue's share of category ``k`` over issues with a rating;
     chance agreement is ``sum_k pi_k (1 - pi_k) / (q - 1)``.
     """
-    return ac1_from_sums(_as_weights(W) @ ac1_columns(f), f.n_categories)
+    q = f.n_categories if q is None else int(q)
+    return ac1_from_sums(_as_weights(W) @ ac1_columns(f), f.n_categories, q)
 
 
-ARRAYS = {"fleiss_kappa": fleiss_arrays, "krippendorff_alpha": alpha_arrays,
-          "gwet_ac1": ac1_arrays}
+def generalised_from_sums(S: np.ndarray, q: int) -> dict[str, np.ndarray]:
+    """Gwet's generalised Fleiss' kappa from the sums of :func:`ac1_columns` (the same
+    sums as AC1: only the chance term differs)."""
+    n1, pis, n2, pas = S[:, 0], S[:, 1:q + 1], S[:, q + 1], S[:, q + 2]
+    pi = _ratio(pis, n1[:, None])
+    pa = _ratio(pas, n2)
+    pe = (pi ** 2).sum(axis=1)
+    value = _ratio(pa - pe, 1 - pe)
+    value[(n2 < 2) | (1 - pe < _EPS)] = np.nan
+    return {"value": value, "observed": pa, "chance": pe, "n": n2, "rated": n1}
+
+
+def generalised_fleiss_arrays(W: np.ndarray, f: Features) -> dict[str, np.ndarray]:
+    """Gwet's generalised Fleiss' kappa (Handbook of Inter-Rater Reliability, ch. 2; what
+    irrCAC's ``fleiss()`` computes), for data with missing ratings.
+
+    Observed agreement ``pa`` averages each issue's pairwise agreement over the issues
+    with two or more ratings (``n`` in the result); the category shares ``pi_k`` average
+    each issue's share of category ``k`` over every issue with a rating (``rated``);
+    chance agreement is ``sum_k pi_k^2``. On complete data it equals Fleiss' kappa.
+    """
+    return generalised_from_sums(_as_weights(W) @ ac1_columns(f), f.n_categories)
+
+
+ARRAYS = {"fleiss_kappa": fleiss_arrays, "fleiss_kappa_generalised": generalised_fleiss_arrays,
+          "krippendorff_alpha": alpha_arrays, "gwet_ac1": ac1_arrays}
 
 
 class HeadlineSums:
-    """All headline coefficients of a group from one matrix product per set of weights."""
+    """All headline coefficients of a group from one matrix product per set of weights.
 
-    def __init__(self, f: Features, ft: Features) -> None:
+    ``q`` is the number of categories AC1 assumes (default: the coded scale)."""
+
+    def __init__(self, f: Features, ft: Features, q: int | None = None) -> None:
         blocks = [fleiss_columns(f), alpha_columns(f), ac1_columns(f), fleiss_columns(ft)]
         self.columns = np.column_stack(blocks)
         self.edges = np.cumsum([0] + [b.shape[1] for b in blocks])
-        self.r, self.q = f.n_raters, f.n_categories
+        self.r, self.k = f.n_raters, f.n_categories
+        self.q = self.k if q is None else int(q)
 
     def __call__(self, W: np.ndarray) -> dict[str, np.ndarray]:
         S = _as_weights(W) @ self.columns
         part = [S[:, a:b] for a, b in zip(self.edges[:-1], self.edges[1:], strict=True)]
         return {"fleiss_kappa": fleiss_from_sums(part[0], self.r)["value"],
+                "fleiss_kappa_generalised": generalised_from_sums(part[2], self.k)["value"],
                 "krippendorff_alpha": alpha_from_sums(part[1])["value"],
-                "gwet_ac1": ac1_from_sums(part[2], self.q)["value"],
+                "gwet_ac1": ac1_from_sums(part[2], self.k, self.q)["value"],
                 "fleiss_kappa_type": fleiss_from_sums(part[3], self.r)["value"]}
 
 
-def why_undefined(statistic: str, f: Features, w: np.ndarray) -> str:
-    """A reader's reason why a coefficient is not defined for these patterns."""
-    if statistic.startswith("fleiss"):
+def why_undefined(statistic: str, f: Features, w: np.ndarray, q: int | None = None) -> str:
+    """A reader's reason why a coefficient is not defined for these patterns (``q``: the
+    categories AC1 assumes)."""
+    if statistic in ("fleiss_kappa", "fleiss_kappa_type"):
         used = w[f.m == f.n_raters].sum()
         if f.n_raters < 2:
             return "not defined: fewer than two annotators"
         if used < 2:
             return (f"not defined: {int(used)} issue(s) rated by all {f.n_raters} annotators "
                     "(needs two or more)")
-    elif statistic == "krippendorff_alpha" and w[f.m >= 2].sum() < 2:
+    elif statistic in ("krippendorff_alpha", "fleiss_kappa_generalised") \
+            and w[f.m >= 2].sum() < 2:
         return "not defined: fewer than two issues with two or more ratings"
     elif statistic == "gwet_ac1":
-        if f.n_categories < 2:
+        if (f.n_categories if q is None else q) < 2:
             return "not defined: the rating scale has a single category"
         if w[f.m >= 2].sum() < 2:
             return "not defined: fewer than two issues with two or more ratings"
@@ -449,19 +486,33 @@ def fleiss_se(f: Features, w: np.ndarray, kappa: float, pe: float) -> float:
     return float(np.sqrt(w @ (x - kappa) ** 2 / (n * (n - 1))))
 
 
-def ac1_se(f: Features, w: np.ndarray, ac1: float, pe: float) -> float:
-    """Gwet's linearised standard error of AC1 (irrCAC's formula, missing ratings allowed)."""
+def _linearised_se(f: Features, w: np.ndarray, value: float, pe: float,
+                   pe_of: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> float:
+    """Gwet's linearised standard error shared by AC1 and the generalised Fleiss' kappa
+    (irrCAC's formula; missing ratings allowed): ``pe_of(pi)`` gives each issue's chance
+    term from its category counts (``counts``) and the category shares ``pi``."""
     one = f.m >= 1
     w, counts, m, sumsq = w[one], f.counts[one], f.m[one], f.sumsq[one]
-    q = f.n_categories
     n, n2 = w.sum(), w[m >= 2].sum()
     pi = (w @ (counts / m[:, None])) / n
     den = m * (m - 1)
     pa_i = (sumsq - m) / np.where(den > 0, den, -1)
-    ac1_i = (n / n2) * (pa_i - pe * (m >= 2)) / (1 - pe)
-    pe_i = (counts @ (1 - pi)) / m / (q - 1)
-    x = ac1_i - 2 * (1 - ac1) * (pe_i - pe) / (1 - pe)
-    return float(np.sqrt(w @ (x - ac1) ** 2 / (n * (n - 1))))
+    coef_i = (n / n2) * (pa_i - pe * (m >= 2)) / (1 - pe)
+    pe_i = pe_of(counts, pi) / m
+    x = coef_i - 2 * (1 - value) * (pe_i - pe) / (1 - pe)
+    return float(np.sqrt(w @ (x - value) ** 2 / (n * (n - 1))))
+
+
+def ac1_se(f: Features, w: np.ndarray, ac1: float, pe: float, q: int | None = None) -> float:
+    """Gwet's linearised standard error of AC1 on a scale of ``q`` categories."""
+    q = f.n_categories if q is None else q
+    return _linearised_se(f, w, ac1, pe, lambda counts, pi: counts @ (1 - pi) / (q - 1))
+
+
+def generalised_fleiss_se(f: Features, w: np.ndarray, kappa: float, pe: float) -> float:
+    """Gwet's linearised standard error of the generalised Fleiss' kappa (irrCAC's
+    ``fleiss()`` variance, identity weights, no finite-population correction)."""
+    return _linearised_se(f, w, kappa, pe, lambda counts, pi: counts @ pi)
 
 
 def alpha_se(f: Features, w: np.ndarray) -> float:
@@ -483,20 +534,30 @@ def alpha_se(f: Features, w: np.ndarray) -> float:
     return float(np.sqrt(w @ (x - alpha_prime) ** 2 / (n * (n - 1))))
 
 
-def estimate(statistic: str, f: Features, w: np.ndarray, level: float = 0.95) -> Estimate:
-    """One coefficient with its analytic (Gwet) standard error and t interval."""
-    arrays = ARRAYS[statistic](w, f)
+def estimate(statistic: str, f: Features, w: np.ndarray, level: float = 0.95,
+             q: int | None = None) -> Estimate:
+    """One coefficient with its analytic (Gwet) standard error and t interval (``q``: the
+    number of categories AC1 assumes, default the coded scale).
+
+    The interval is irrCAC's: Student t with ``rated - 1`` degrees of freedom, where
+    ``rated`` counts the issues with a rating (for the generalised Fleiss' kappa ``n`` counts
+    the issues with two or more ratings, whose agreement it averages)."""
+    arrays = ac1_arrays(w, f, q) if statistic == "gwet_ac1" else ARRAYS[statistic](w, f)
     value, po, pe, n = (float(arrays[k][0]) for k in ("value", "observed", "chance", "n"))
+    rated = float(arrays["rated"][0]) if "rated" in arrays else n
     clean = lambda x: None if np.isnan(x) else x  # noqa: E731
     if np.isnan(value):
-        return Estimate(None, clean(po), clean(pe), int(round(n)), why_undefined(statistic, f, w))
+        return Estimate(None, clean(po), clean(pe), int(round(n)),
+                        why_undefined(statistic, f, w, q))
     if statistic == "fleiss_kappa":
         se = fleiss_se(f, w, value, pe)
+    elif statistic == "fleiss_kappa_generalised":
+        se = generalised_fleiss_se(f, w, value, pe)
     elif statistic == "gwet_ac1":
-        se = ac1_se(f, w, value, pe)
+        se = ac1_se(f, w, value, pe, q)
     else:
         se = alpha_se(f, w)
-    low, high = _t_interval(value, se, n, level)
+    low, high = _t_interval(value, se, rated, level)
     return Estimate(value, po, pe, int(round(n)), "", se, clean(low), clean(high))
 
 
@@ -520,48 +581,115 @@ def krippendorff_alpha(codes: np.ndarray, n_categories: int | None = None,
 
 
 def gwet_ac1(codes: np.ndarray, n_categories: int | None = None,
-             level: float = 0.95) -> Estimate:
-    """Gwet's AC1 of integer-coded ratings on a scale of ``n_categories`` categories."""
-    return estimate("gwet_ac1", *_features_of(codes, n_categories), level=level)
+             level: float = 0.95, assumed_categories: int | None = None) -> Estimate:
+    """Gwet's AC1 of integer-coded ratings on a scale of ``n_categories`` categories,
+    assuming ``assumed_categories`` (default ``n_categories``) in its chance term."""
+    return estimate("gwet_ac1", *_features_of(codes, n_categories), level=level,
+                    q=assumed_categories)
+
+
+def generalised_fleiss_kappa(codes: np.ndarray, n_categories: int | None = None,
+                             level: float = 0.95) -> Estimate:
+    """Gwet's generalised Fleiss' kappa of integer-coded ratings: every issue with two or
+    more ratings (see :func:`generalised_fleiss_arrays`)."""
+    return estimate("fleiss_kappa_generalised", *_features_of(codes, n_categories),
+                    level=level)
 
 
 # --------------------------------------------------------------------------- fast headline
 
 
-def fleiss_by_group(codes: np.ndarray, groups: np.ndarray, n_groups: int,
-                    n_categories: int) -> pd.DataFrame:
-    """Fleiss' kappa per group straight from the codes, without an issue x category table.
+def missing_counts(cols: np.ndarray) -> np.ndarray:
+    """Per issue, how many ratings are missing (``cols``: annotators x issues), in a small
+    integer type: the headline path allocates as little as it can on millions of issues."""
+    gaps = np.zeros(cols.shape[1], dtype=np.int16)
+    for col in cols:
+        gaps += col < 0
+    return gaps
 
-    The sum of squared counts of a row is ``r + 2 * (agreeing rater pairs)``; the
-    category totals of each group are one ``bincount`` per annotator. Rows with a missing
-    rating are left out (Fleiss' kappa needs the same number of ratings on every issue).
+
+def agreeing_pairs(cols: np.ndarray, gaps: np.ndarray | None = None) -> np.ndarray:
+    """Per issue, the pairs of annotators who both rated it and gave the same label
+    (``cols``: annotators x issues; ``gaps``: :func:`missing_counts`, if known). With ``m``
+    ratings, the sum of squared category counts is ``m + 2 * pairs``. Two missing ratings
+    compare equal (-1 == -1), so the pairs of missing ratings are subtracted afterwards
+    rather than masked in every comparison."""
+    r, n = cols.shape
+    pairs = np.zeros(n, dtype=np.int16 if r * (r - 1) // 2 < 2 ** 15 else np.int64)
+    for a in range(r):
+        for b in range(a + 1, r):
+            pairs += cols[a] == cols[b]
+    gaps = missing_counts(cols) if gaps is None else gaps
+    if gaps.any():
+        pairs -= (gaps * (gaps - 1) // 2).astype(pairs.dtype)
+    return pairs
+
+
+def kappas_by_group(codes: np.ndarray, groups: np.ndarray, n_groups: int,
+                    n_categories: int, with_total: bool = False) -> dict[str, pd.DataFrame]:
+    """Fleiss' kappa per group, both estimators, straight from the codes (no issue x
+    category table): ``complete`` uses the issues rated by every annotator (Fleiss' kappa
+    needs the same number of ratings on every issue), ``generalised`` is Gwet's
+    generalised estimator (:func:`generalised_fleiss_arrays`) over the issues with two or
+    more ratings. Each frame: n (issues whose agreement it averages), observed, chance,
+    kappa; the generalised one also ``rated`` (issues with a rating, which enter the
+    category shares).
+
+    Both come from the same sums, taken per (number of ratings m, group): one ``bincount``
+    per annotator of the category totals, one of the issues and one of the agreeing
+    pairs. The complete rows are the slice m = annotators; the generalised estimator weighs
+    each slice's category totals by 1 / m and its pairs by 2 / (m (m - 1)). With
+    ``with_total`` a last row gives all the issues together, from the same sums.
     """
     cols = np.ascontiguousarray(np.asarray(codes).T)  # one contiguous array per annotator
     groups = np.asarray(groups, dtype=np.int64)
     r, n = cols.shape
-    k = n_categories
-    complete = (cols >= 0).all(axis=0)
-    pairs = np.zeros(n, dtype=np.int16)
+    k, g_n = n_categories, n_groups
+    gaps = missing_counts(cols)
+    pairs = agreeing_pairs(cols, gaps)
+    cell = (r - gaps).astype(np.int64)  # (m, group) of each issue: m * g_n + group
+    cell *= g_n
+    cell += groups
+    size = (r + 1) * g_n
+    issues = np.bincount(cell, minlength=size).reshape(r + 1, g_n).astype(float)
+    agree = np.bincount(cell, weights=pairs, minlength=size).reshape(r + 1, g_n)
+    cell *= k + 1  # slot 0 of each cell takes the missing ratings (-1)
+    cell += 1
+    key = np.empty_like(cell)
+    totals = np.zeros(size * (k + 1))
     for a in range(r):
-        for b in range(a + 1, r):
-            pairs += cols[a] == cols[b]
-    # incomplete rows go to group n_groups + 1: their missing codes (-1) then land in the
-    # unused group n_groups, never in a real group's last category
-    g = groups if complete.all() else np.where(complete, groups, n_groups + 1)
-    size = np.bincount(g, minlength=n_groups + 2)[:n_groups].astype(float)
-    agree = np.bincount(g, weights=pairs, minlength=n_groups + 2)[:n_groups]
-    base = g * k
-    totals = np.zeros((n_groups + 2) * k)
-    for a in range(r):
-        totals += np.bincount(base + cols[a], minlength=(n_groups + 2) * k)
-    totals = totals[: n_groups * k].reshape(n_groups, k)
-    po = _ratio(2 * agree, size * r * (r - 1))
-    p = _ratio(totals, (size * r)[:, None])
-    pe = (p ** 2).sum(axis=1)
+        np.add(cell, cols[a], out=key)
+        totals += np.bincount(key, minlength=size * (k + 1))
+    totals = totals.reshape(r + 1, g_n, k + 1)[:, :, 1:]
+    if with_total:  # sums are additive over groups
+        issues, agree, totals = (np.concatenate([x, x.sum(axis=1, keepdims=True)], axis=1)
+                                 for x in (issues, agree, totals))
+    out = {}
+    n_full = issues[r]
+    po = _ratio(2 * agree[r], n_full * r * (r - 1))
+    pe = (_ratio(totals[r], (n_full * r)[:, None]) ** 2).sum(axis=1)
     kappa = _ratio(po - pe, 1 - pe)
-    kappa[(1 - pe < _EPS) | (size < 2)] = np.nan
-    return pd.DataFrame({"n": size.astype(np.int64), "observed": po, "chance": pe,
-                         "kappa": kappa})
+    kappa[(1 - pe < _EPS) | (n_full < 2) | (r < 2)] = np.nan
+    out["complete"] = pd.DataFrame({"n": n_full.astype(np.int64), "observed": po,
+                                    "chance": pe, "kappa": kappa})
+    ms = np.arange(r + 1, dtype=float)
+    n_two, n_one = issues[2:].sum(axis=0), issues[1:].sum(axis=0)
+    pa = _ratio((agree[2:] * (2 / (ms[2:] * (ms[2:] - 1)))[:, None]).sum(axis=0), n_two)
+    shares = (totals[1:] / ms[1:, None, None]).sum(axis=0)
+    pe = (_ratio(shares, n_one[:, None]) ** 2).sum(axis=1)
+    kappa = _ratio(pa - pe, 1 - pe)
+    kappa[(1 - pe < _EPS) | (n_two < 2)] = np.nan
+    out["generalised"] = pd.DataFrame({"n": n_two.astype(np.int64),
+                                       "rated": n_one.astype(np.int64), "observed": pa,
+                                       "chance": pe, "kappa": kappa})
+    return out
+
+
+def fleiss_by_group(codes: np.ndarray, groups: np.ndarray, n_groups: int,
+                    n_categories: int) -> pd.DataFrame:
+    """Fleiss' kappa per group on the issues rated by every annotator (the complete-rows
+    estimator of :func:`kappas_by_group`)."""
+    return kappas_by_group(codes, groups, n_groups, n_categories)["complete"]
 
 
 def group_index(labels: pd.Series, order: Sequence[str] = ()) -> tuple[np.ndarray, list[str]]:
@@ -664,17 +792,23 @@ def _none(x: float) -> float | None:
 
 
 def group_rows(f: Features, ft: Features, w: np.ndarray, draws: dict[str, np.ndarray],
-               grouping: str, group: str, resamples: int, level: float) -> list[dict]:
+               grouping: str, group: str, resamples: int, level: float,
+               q: int | None = None) -> list[dict]:
     """Rows of the statistics table for one group of issues: every coefficient, its
-    analytic interval and its bootstrap interval."""
+    analytic interval and its bootstrap interval (``q``: the categories AC1 assumes).
+
+    ``issues_used`` counts the issues a coefficient averages agreement over: for Fleiss'
+    kappa those rated by every annotator, for the generalised Fleiss' kappa, alpha and
+    AC1's observed agreement those with two or more ratings (AC1: with a rating)."""
     n_total = int(w.sum())
     complete = int(w[f.m == f.n_raters].sum())
     rows = []
     for name in (*STATISTICS, "fleiss_kappa_type"):
         est = estimate("fleiss_kappa", ft, w, level) if name == "fleiss_kappa_type" \
-            else estimate(name, f, w, level)
+            else estimate(name, f, w, level, q)
         low, high, undefined = percentile_interval(draws.get(name, np.empty(0)), level)
-        left_out = n_total - complete if name.startswith("fleiss") else n_total - est.n
+        left_out = n_total - complete if name in ("fleiss_kappa", "fleiss_kappa_type") \
+            else n_total - est.n
         note = est.note
         if est.defined and undefined:
             note = f"{undefined} of {resamples} bootstrap resamples not defined"
@@ -694,9 +828,11 @@ def group_rows(f: Features, ft: Features, w: np.ndarray, draws: dict[str, np.nda
 def agreement_tables(codes: np.ndarray, scale: Scale, groupings: dict[str, pd.Series],
                      resamples: int, seed: int, level: float = 0.95,
                      orders: dict[str, Sequence[str]] | None = None,
-                     names: dict[str, str] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+                     names: dict[str, str] | None = None,
+                     ac1_categories: int | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Every coefficient for all issues and for each group of each grouping, and the
     agreement per theme; all bootstrap intervals come from the same resamples of issues.
+    ``ac1_categories`` is the number of categories AC1 assumes (default: the scale's).
 
     ``groupings`` maps a grouping name (``type``, ``project``, ``year``) to one group
     label per issue; ``orders`` gives the display order of a grouping's groups. Returns
@@ -716,7 +852,7 @@ def agreement_tables(codes: np.ndarray, scale: Scale, groupings: dict[str, pd.Se
     for (grouping, order), part in zip(group_names, parts, strict=True):
         selections += [(grouping, g, np.flatnonzero(part == i)) for i, g in enumerate(order)]
     sub = {(g, n): (f.take(idx), ft.take(idx)) for g, n, idx in selections}
-    sums = {key: HeadlineSums(*pair) for key, pair in sub.items()}
+    sums = {key: HeadlineSums(*pair, ac1_categories) for key, pair in sub.items()}
     cat_columns = category_columns(f)
     draws: dict[tuple[str, str], dict[str, list[np.ndarray]]] = {}
     cat_draws: list[np.ndarray] = []
@@ -731,7 +867,7 @@ def agreement_tables(codes: np.ndarray, scale: Scale, groupings: dict[str, pd.Se
     for grouping, group, idx in selections:
         d = {n: np.concatenate(v) for n, v in draws.get((grouping, group), {}).items()}
         rows += group_rows(*sub[(grouping, group)], w[idx], d, grouping, group, resamples,
-                           level)
+                           level, ac1_categories)
     statistics = pd.DataFrame(rows, columns=STAT_COLUMNS)
     cats = np.concatenate(cat_draws) if cat_draws else np.empty((0, k))
     return statistics, category_table(f, w, scale, cats, level, names)
@@ -895,12 +1031,14 @@ def grouping_candidates(ratings: Ratings, scale: Scale, final_type: pd.Series,
     rows = []
     k = ratings.n_categories
     for name, (rule, idx) in candidates.items():
-        res = fleiss_by_group(codes, np.where(idx >= 0, idx, len(scale.types)),
-                              len(scale.types) + 1, k)
+        both = kappas_by_group(codes, np.where(idx >= 0, idx, len(scale.types)),
+                               len(scale.types) + 1, k)
         for t in types:
-            row = res.iloc[type_pos[t]]
-            kappa = None if np.isnan(row["kappa"]) else float(row["kappa"])
+            row = both["complete"].iloc[type_pos[t]]
+            gen = both["generalised"].iloc[type_pos[t]]
             rows.append({"grouping": name, "rule": rule, "type": t, "issues": int(row["n"]),
                          "observed": float(row["observed"]), "chance": float(row["chance"]),
-                         "kappa": kappa})
+                         "kappa": _none(row["kappa"]),
+                         "issues_generalised": int(gen["n"]),
+                         "kappa_generalised": _none(gen["kappa"])})
     return pd.DataFrame(rows)

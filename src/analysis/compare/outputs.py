@@ -105,7 +105,8 @@ def website_vars(result: Comparison) -> dict[str, object]:
             "Horizontal bar chart of issues per project, two bars per project (baseline and "
             f"current). {summary} {names}"),
         "compare.fig_kappa_caption": (
-            "Fleiss' kappa per issue type with 95% intervals, baseline and current run."),
+            "Fleiss' kappa per issue type with 95% analytic intervals (Gwet's linearised "
+            "standard error), baseline and current run."),
     }
     alt = []
     for r in result.kappa.itertuples():

@@ -164,7 +164,8 @@ class AgreementPaths(StagePaths):
               "categories.csv", "grouping.csv", "pairwise.csv", "annotator_final.csv",
               "confusions.csv", "audit_final_by_project.csv", "audit_dissent.csv",
               "audit_tests.csv", "audit_co_dissent.csv", "audit_targets.csv",
-              "audit_spread.csv")
+              "audit_spread.csv", "audit_leave_one_out.csv", "audit_always_final.csv",
+              "audit_sensitivity.csv")
     FIGURES = ("kappas", "pairwise", "categories", "groups", "audit_final", "audit_dissent",
                "audit_targets")
 

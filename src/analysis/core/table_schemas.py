@@ -682,12 +682,23 @@ def agreement_headline_csv() -> pa.DataFrameSchema:
                      "paper_kappa": decimal("the kappa the paper prints for this group "
                                             "(data/claims.yaml), as printed; empty when it "
                                             "prints none"),
+                     "issues_kappa": count("issues the complete-rows Fleiss' kappa uses: "
+                                           "those rated by every annotator"),
+                     "issues_kappa_gen": count("issues the generalised Fleiss' kappa "
+                                               "averages agreement over: those with two or "
+                                               "more ratings"),
                      **_coefficient_columns("kappa", "Fleiss' kappa", "over all theme "
-                                            "codes (issues with a missing rating left out)"),
+                                            "codes, complete rows (issues with a missing "
+                                            "rating left out)"),
+                     **_coefficient_columns("kappa_gen", "Gwet's generalised Fleiss' kappa",
+                                            "over all theme codes (every issue with two or "
+                                            "more ratings; the theme shares from every issue "
+                                            "with a rating; as irrCAC's fleiss())"),
                      **_coefficient_columns("alpha", "Krippendorff's alpha", "(nominal; every "
                                             "rating used)"),
-                     **_coefficient_columns("ac1", "Gwet's AC1", "over the whole scale of "
-                                            "rating categories (every rating used)"),
+                     **_coefficient_columns("ac1", "Gwet's AC1", "assuming "
+                                            "agreement.ac1_categories categories (params.yaml; "
+                                            "every rating used)"),
                      **_coefficient_columns("type_kappa", "Fleiss' kappa on the issue type "
                                             "alone", "(each label replaced by its type: how "
                                             "far annotators agree on Question, Requirement "
@@ -714,11 +725,15 @@ def agreement_statistics_csv() -> pa.DataFrameSchema:
                                       words=("all", "type", "project", "year")),
                      "group": text("the group: `all issues`, an issue type, a project's "
                                    "folder name or a year"),
-                     "statistic": text("the coefficient: `fleiss_kappa`, "
+                     "statistic": text("the coefficient: `fleiss_kappa` (complete rows), "
+                                       "`fleiss_kappa_generalised` (Gwet's generalised "
+                                       "estimator, every issue with two or more ratings), "
                                        "`krippendorff_alpha` (nominal), `gwet_ac1`, or "
                                        "`fleiss_kappa_type` (Fleiss' kappa on the issue type "
-                                       "alone)", words=("fleiss_kappa", "krippendorff_alpha",
-                                                        "gwet_ac1", "fleiss_kappa_type")),
+                                       "alone, complete rows)",
+                                       words=("fleiss_kappa", "fleiss_kappa_generalised",
+                                              "krippendorff_alpha", "gwet_ac1",
+                                              "fleiss_kappa_type")),
                      "level": text("the scale it is computed on: `theme` (theme codes) or "
                                    "`type` (issue types)", words=("theme", "type")),
                      "value": decimal(f"the coefficient's value; {EMPTY_UNDEFINED}"),
@@ -730,7 +745,8 @@ def agreement_statistics_csv() -> pa.DataFrameSchema:
                      "se": decimal("analytic standard error (Gwet's linearised variance, as "
                                    "the irrCAC package computes it); empty when not defined"),
                      "ci_low": decimal("lower end of the analytic interval: Student t with "
-                                       "issues_used - 1 degrees of freedom around the value "
+                                       "n - 1 degrees of freedom around the value, n the "
+                                       "issues with a rating (issues_used for Fleiss' kappa) "
                                        f"({LEVEL}); empty when not defined"),
                      "ci_high": decimal("upper end of the same analytic interval, capped at "
                                         "1; empty when not defined"),
@@ -739,9 +755,9 @@ def agreement_statistics_csv() -> pa.DataFrameSchema:
                                           "when not defined"),
                      "issues": count("issues in the group"),
                      "issues_used": count("issues the coefficient uses: for Fleiss' kappa "
-                                          "those rated by every annotator, for alpha those "
-                                          "with two or more ratings, for AC1 those with at "
-                                          "least one"),
+                                          "those rated by every annotator, for the "
+                                          "generalised Fleiss' kappa and alpha those with two "
+                                          "or more ratings, for AC1 those with at least one"),
                      "issues_left_out": count("issues of the group the coefficient leaves "
                                               "out"),
                      "note": text("why the coefficient is not defined, or how many bootstrap "
@@ -795,8 +811,14 @@ def agreement_grouping_csv() -> pa.DataFrameSchema:
                                          "there are no issues"),
                      "chance": decimal("chance agreement: the sum of the squared shares of "
                                        "the theme codes; empty when there are no issues"),
-                     "kappa": decimal("Fleiss' kappa over all theme codes for these issues; "
-                                      "empty when not defined"),
+                     "kappa": decimal("Fleiss' kappa over all theme codes for these issues "
+                                      "(complete rows); empty when not defined"),
+                     "issues_generalised": count("issues the rule gives this type that have "
+                                                 "two or more ratings (the generalised "
+                                                 "estimator averages over those)"),
+                     "kappa_generalised": decimal("Gwet's generalised Fleiss' kappa over all "
+                                                  "theme codes for the issues of this type; "
+                                                  "empty when not defined"),
                      "paper_kappa": decimal("the kappa the paper prints for this type "
                                             "(data/claims.yaml); empty when it prints none"),
                      "matches_paper": yes_no("whether this kappa equals the paper's at the "
@@ -965,6 +987,69 @@ def agreement_audit_co_dissent_csv() -> pa.DataFrameSchema:
                                                   "ratings", nullable=False, low=0.0),
                      "ratio_majority": decimal("both_dissent / expected_majority; empty when "
                                                "expected_majority is 0", low=0.0),
+                 })
+
+
+def _kappa_pair_columns(what: str) -> dict[str, pa.Column]:
+    """Both Fleiss' kappa estimators of a sensitivity table, with the issues each uses and
+    the change against all columns."""
+    return {
+        "type": text("the issue type of the final label, or `all issues`"),
+        "issues": count(f"issues rated by every remaining annotator ({what}; the "
+                        "complete-rows kappa uses those)"),
+        "kappa": decimal("Fleiss' kappa over all theme codes, complete rows; empty when not "
+                         "defined"),
+        "issues_generalised": count("issues with two or more remaining ratings (the "
+                                    "generalised kappa averages over those)"),
+        "kappa_generalised": decimal("Gwet's generalised Fleiss' kappa; empty when not "
+                                     "defined"),
+        "change": decimal("kappa minus the complete-rows kappa with all columns; empty when "
+                          "either is not defined"),
+        "change_generalised": decimal("kappa_generalised minus the generalised kappa with "
+                                      "all columns; empty when either is not defined"),
+    }
+
+
+def agreement_audit_leave_one_out_csv() -> pa.DataFrameSchema:
+    """``report/tables/agreement/audit_leave_one_out.csv``: each column left out."""
+    return table(rel(P.agreement.table("audit_leave_one_out.csv")),
+                 "Fleiss' kappa per issue type "
+                 "and over all issues with every label column, then with each column left "
+                 "out in turn: how much each kappa depends on each column.", {
+                     "left_out": text(f"the label column left out ({ANNOTATOR}), or `none`"),
+                     "annotators": count("label columns used"),
+                     **_kappa_pair_columns("after leaving the column out"),
+                 })
+
+
+def agreement_audit_always_final_csv() -> pa.DataFrameSchema:
+    """``report/tables/agreement/audit_always_final.csv``: columns always equal to final."""
+    return table(rel(P.agreement.table("audit_always_final.csv")),
+                 "Label columns whose label "
+                 "equals the final label on every report of a project they rated: one row per "
+                 "project and column (no row when there is none).", {
+                     "project": text("the project's folder name"),
+                     "annotator": text(f"the label column: {ANNOTATOR}"),
+                     "issues": count("reports of the project the column rated (all equal to "
+                                     "the final label)", low=1),
+                 })
+
+
+def agreement_audit_sensitivity_csv() -> pa.DataFrameSchema:
+    """``report/tables/agreement/audit_sensitivity.csv``: kappas without those columns."""
+    return table(rel(P.agreement.table("audit_sensitivity.csv")),
+                 "Fleiss' kappa per issue type "
+                 "without the label columns that equal the final label on every report of a "
+                 "project (audit_always_final.csv): with all columns, with those ratings set "
+                 "missing in those projects only, and with the columns left out everywhere; "
+                 "empty when no column does.", {
+                     "scenario": text("`all columns`, `without in those projects` or "
+                                      "`without everywhere`",
+                                      words=("all columns", "without in those projects",
+                                             "without everywhere")),
+                     "columns": text("the label columns left out (comma-separated); empty "
+                                     "for `all columns`", nullable=True),
+                     **_kappa_pair_columns("in the scenario"),
                  })
 
 
@@ -1601,6 +1686,9 @@ TABLE_SCHEMAS: dict[str, Callable[[], pa.DataFrameSchema]] = {
     rel(P.agreement.table("audit_co_dissent.csv")): agreement_audit_co_dissent_csv,
     rel(P.agreement.table("audit_targets.csv")): agreement_audit_targets_csv,
     rel(P.agreement.table("audit_spread.csv")): agreement_audit_spread_csv,
+    rel(P.agreement.table("audit_leave_one_out.csv")): agreement_audit_leave_one_out_csv,
+    rel(P.agreement.table("audit_always_final.csv")): agreement_audit_always_final_csv,
+    rel(P.agreement.table("audit_sensitivity.csv")): agreement_audit_sensitivity_csv,
     rel(P.compare.table("projects.csv")): compare_projects_csv,
     rel(P.compare.table("years.csv")): compare_years_csv,
     rel(P.compare.table("types.csv")): compare_types_csv,

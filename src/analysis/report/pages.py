@@ -428,21 +428,43 @@ def taxonomy_anomalies(i: Inputs) -> str:
 
 # -- Agreement ----------------------------------------------------------------------------
 
+def _intervals(frame: pd.DataFrame, prefix: str, kind: str) -> list[str]:
+    """``kind`` ("ci": analytic, "boot": bootstrap) intervals of the coefficient ``prefix``."""
+    return [interval(a, b) for a, b in zip(frame[f"{prefix}_{kind}_low"],
+                                           frame[f"{prefix}_{kind}_high"], strict=True)]
+
+
 def agreement_headline(i: Inputs) -> str:
+    """Fleiss' kappa per group by both estimators, each with the issues it uses and its
+    analytic and bootstrap intervals, named as such."""
     h = i.csv(AG("headline.csv"))
     shown = pd.DataFrame({
         "group (type of the final label)": h["group"], "issues": h["issues"].map(count),
         "paper's κ": h["paper_kappa"].map(dec),
-        "Fleiss' κ": h["kappa"].map(dec),
-        "bootstrap interval": [interval(a, b) for a, b in zip(h["kappa_boot_low"],
-                                                         h["kappa_boot_high"], strict=True)],
-        "analytic interval": [interval(a, b) for a, b in zip(h["kappa_ci_low"], h["kappa_ci_high"],
-                                                        strict=True)],
+        "Fleiss' κ, complete rows": h["kappa"].map(dec),
+        "issues it uses": h["issues_kappa"].map(count),
+        "analytic interval": _intervals(h, "kappa", "ci"),
+        "bootstrap interval": _intervals(h, "kappa", "boot"),
+        "Fleiss' κ, Gwet's generalised": h["kappa_gen"].map(dec),
+        "issues it uses ": h["issues_kappa_gen"].map(count),
+        "analytic interval ": _intervals(h, "kappa_gen", "ci"),
+        "bootstrap interval ": _intervals(h, "kappa_gen", "boot")})
+    return table(shown, numeric=list(shown.columns[1:]), classes="table compact")
+
+
+def agreement_coefficients(i: Inputs) -> str:
+    """The other coefficients per group, with their bootstrap intervals, and the observed
+    and chance agreement behind the complete-rows Fleiss' kappa."""
+    h = i.csv(AG("headline.csv"))
+    shown = pd.DataFrame({
+        "group (type of the final label)": h["group"],
         "Krippendorff's α": h["alpha"].map(dec),
+        "α bootstrap interval": _intervals(h, "alpha", "boot"),
         "Gwet's AC1": h["ac1"].map(dec),
+        "AC1 bootstrap interval": _intervals(h, "ac1", "boot"),
         "observed agreement": h["observed"].map(dec),
         "chance agreement": h["chance"].map(dec),
-        "κ on the type only": h["type_kappa"].map(dec)})
+        "κ on the type only (complete rows)": h["type_kappa"].map(dec)})
     return table(shown, numeric=list(shown.columns[1:]), classes="table compact")
 
 
@@ -452,7 +474,9 @@ def agreement_grouping(i: Inputs) -> str:
         "issues grouped by": g["grouping"], "type": g["type"],
         "issues": g["issues"].map(count),
         "observed": g["observed"].map(dec), "chance": g["chance"].map(dec),
-        "Fleiss' κ": g["kappa"].map(dec),
+        "Fleiss' κ, complete rows": g["kappa"].map(dec),
+        "Fleiss' κ, Gwet's generalised": g["kappa_generalised"].map(dec),
+        "its issues": g["issues_generalised"].map(count),
         "paper's κ": g["paper_kappa"].map(dec),
         "same as the paper's": [
             f"{STATUS_MARK['exact']} yes" if yes_no(x) == "yes" else f"{STATUS_MARK['differs']} no"
@@ -460,7 +484,8 @@ def agreement_grouping(i: Inputs) -> str:
     rules = g.drop_duplicates("grouping")[["grouping", "rule"]]
     legend = "".join(f"<li><strong>{esc(a)}</strong>: {esc(b)}</li>"
                      for a, b in zip(rules["grouping"], rules["rule"], strict=True))
-    return (table(shown, numeric=["issues", "observed", "chance", "Fleiss' κ", "paper's κ"],
+    return (table(shown, numeric=["issues", "observed", "chance", "Fleiss' κ, complete rows",
+                                  "Fleiss' κ, Gwet's generalised", "its issues", "paper's κ"],
                   classes="table compact")
             + raw_html_block(f'<ul class="legend">{legend}</ul>'))
 
@@ -470,28 +495,84 @@ def agreement_categories(i: Inputs) -> str:
     shown = pd.DataFrame({
         "code": c["code"], "theme": c["name"], "type": c["type"],
         "ratings": c["ratings"].map(count),
-        "κ for the theme": c["kappa"].map(dec),
+        "κ for the theme (complete rows)": c["kappa"].map(dec),
         "bootstrap interval": [interval(a, b) for a, b in zip(c["boot_low"], c["boot_high"],
                                                          strict=True)],
         "specific agreement": c["specific_agreement"].map(dec),
         "note": c["note"].fillna("").astype(str)})
-    return table(shown, numeric=["ratings", "κ for the theme", "bootstrap interval",
+    return table(shown, numeric=["ratings", "κ for the theme (complete rows)",
+                                 "bootstrap interval",
                                  "specific agreement"])
 
 
 def agreement_groups(i: Inputs) -> str:
+    """Fleiss' kappa per project and per year, by both estimators with their issues."""
     s = i.csv(AG("statistics.csv"))
-    s = s[s["grouping"].isin(["project", "year"]) & (s["statistic"] == "fleiss_kappa")]
+    keys = ["grouping", "group"]
+    by = s[s["grouping"].isin(["project", "year"])]
+    full = by[by["statistic"] == "fleiss_kappa"]
+    gen = by[by["statistic"] == "fleiss_kappa_generalised"][
+        [*keys, "value", "issues_used", "ci_low", "ci_high"]]
+    s = full.merge(gen, on=keys, how="left", suffixes=("", "_gen"), sort=False)
     shown = pd.DataFrame({
         "by": s["grouping"], "group": s["group"].astype(str),
         "issues": s["issues"].map(count),
-        "Fleiss' κ": s["value"].map(dec),
+        "Fleiss' κ, complete rows": s["value"].map(dec),
+        "issues it uses": s["issues_used"].map(count),
         "bootstrap interval": [interval(a, b) for a, b in zip(s["boot_low"], s["boot_high"],
                                                          strict=True)],
+        "Fleiss' κ, Gwet's generalised": s["value_gen"].map(dec),
+        "issues it uses ": s["issues_used_gen"].map(count),
+        "analytic interval": [interval(a, b) for a, b in zip(s["ci_low_gen"], s["ci_high_gen"],
+                                                        strict=True)],
         "observed": s["observed"].map(dec), "chance": s["chance"].map(dec),
         "note": s["note"].fillna("").astype(str)})
-    return table(shown, numeric=["issues", "Fleiss' κ", "bootstrap interval", "observed",
-                                 "chance"])
+    return table(shown, numeric=[c for c in shown.columns if c not in ("by", "group", "note")])
+
+
+def agreement_leave_one_out(i: Inputs) -> str:
+    """One row per label column left out, one column per issue type: the complete-rows
+    Fleiss' kappa and its change against all columns (the generalised one where ratings
+    are missing is in the CSV)."""
+    t = i.csv(AG("audit_leave_one_out.csv"))
+    types = list(dict.fromkeys(t["type"].astype(str)))
+    rows = []
+    for left, part in t.groupby("left_out", sort=False):
+        row = {"label column left out": "none (all columns)" if left == "none"
+               else _annotator(left)}
+        cells = dict(zip(part["type"].astype(str), zip(part["kappa"], part["change"],
+                                                          strict=True), strict=True))
+        for ty in types:
+            kappa, change = cells.get(ty, (None, None))
+            row[ty] = dec(kappa) if left == "none" or _isnan(change) \
+                else f"{dec(kappa)} ({float(change):+.3f})"
+        rows.append(row)
+    shown = pd.DataFrame(rows)
+    return table(shown, numeric=types, classes="table compact")
+
+
+SCENARIOS = {"all columns": "all label columns",
+             "without in those projects": "without the column(s) in those projects only",
+             "without everywhere": "without the column(s) in every project"}
+
+
+def agreement_sensitivity(i: Inputs) -> str:
+    """The per-type kappas without the columns that always equal the final label in a
+    project: both estimators, with the issues each uses."""
+    t = i.csv(AG("audit_sensitivity.csv"))
+    if t.empty:
+        return "No label column equals the final label on every report of a project.\n"
+    shown = pd.DataFrame({
+        "label columns": t["scenario"].map(lambda x: SCENARIOS.get(str(x), str(x))),
+        "type": t["type"].astype(str),
+        "Fleiss' κ, complete rows": t["kappa"].map(dec),
+        "issues it uses": t["issues"].map(count),
+        "change": t["change"].map(lambda x: "–" if _isnan(x) else f"{float(x):+.3f}"),
+        "Fleiss' κ, Gwet's generalised": t["kappa_generalised"].map(dec),
+        "issues it uses ": t["issues_generalised"].map(count),
+        "change ": t["change_generalised"].map(
+            lambda x: "–" if _isnan(x) else f"{float(x):+.3f}")})
+    return table(shown, numeric=list(shown.columns[2:]), classes="table compact")
 
 
 def _annotator(name: object) -> str:
@@ -504,7 +585,7 @@ def agreement_versus_final(i: Inputs) -> str:
         "label column": a["annotator"].map(_annotator), "issues": a["n"].map(count),
         "equal to the final label": a["agreement"].map(lambda x: pct(x, fraction=True)),
         "Cohen's κ with the final label": a["kappa"].map(dec),
-        "interval": [interval(x, y) for x, y in zip(a["ci_low"], a["ci_high"],
+        "asymptotic interval": [interval(x, y) for x, y in zip(a["ci_low"], a["ci_high"],
                                                         strict=True)]})
     return table(shown, numeric=list(shown.columns[1:]), classes="table compact")
 
@@ -559,12 +640,12 @@ def agreement_audit_dissent(i: Inputs) -> str:
     shown = pd.DataFrame({
         "annotators dissenting": d["dissenters"].map(count),
         "issues observed": d["observed"].map(count),
-        "expected, one rate per annotator": d["expected_pooled"].map(
-            lambda x: f"{float(x):,.1f}"),
+        "expected, rates per project, final label a majority":
+            d["expected_by_project_majority"].map(lambda x: f"{float(x):,.1f}"),
         "expected, rates per project": d["expected_by_project"].map(
             lambda x: f"{float(x):,.1f}"),
-        "expected, rates per project, final label a majority":
-            d["expected_by_project_majority"].map(lambda x: f"{float(x):,.1f}")})
+        "expected, one rate per annotator": d["expected_pooled"].map(
+            lambda x: f"{float(x):,.1f}")})
     return table(shown, numeric=list(shown.columns), classes="table compact")
 
 
@@ -818,10 +899,10 @@ def compare_kappa(i: Inputs) -> str:
     shown = pd.DataFrame({
         "type": k["type"],
         "baseline κ": k["baseline"].map(dec),
-        "baseline interval": [interval(a, b) for a, b in zip(k["baseline_ci_low"],
+        "baseline analytic interval": [interval(a, b) for a, b in zip(k["baseline_ci_low"],
                                                         k["baseline_ci_high"], strict=True)],
         "current κ": k["current"].map(dec),
-        "current interval": [interval(a, b) for a, b in zip(k["current_ci_low"],
+        "current analytic interval": [interval(a, b) for a, b in zip(k["current_ci_low"],
                                                        k["current_ci_high"], strict=True)],
         "change": k["change"].map(lambda x: "–" if _isnan(x) else f"{float(x):+.3f}"),
         "intervals overlap": k["intervals_overlap"].map(
@@ -1072,6 +1153,11 @@ INCLUDES: tuple[Include, ...] = (
     Include("taxonomy/anomalies.md", (QT,), taxonomy_anomalies),
     Include("agreement/claims.md", (SCORECARD,), _claims(("agreement.",))),
     Include("agreement/headline.md", (AG("headline.csv"),), agreement_headline),
+    Include("agreement/coefficients.md", (AG("headline.csv"),), agreement_coefficients),
+    Include("agreement/leave_one_out.md", (AG("audit_leave_one_out.csv"),),
+            agreement_leave_one_out),
+    Include("agreement/sensitivity.md", (AG("audit_sensitivity.csv"),),
+            agreement_sensitivity),
     Include("agreement/grouping.md", (AG("grouping.csv"),), agreement_grouping),
     Include("agreement/categories.md", (AG("categories.csv"),),
             agreement_categories),

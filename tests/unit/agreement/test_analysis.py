@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -77,3 +78,27 @@ def test_compute_orders_and_names_the_projects(issues, taxonomy, projects):
                                   agreement.grouping_versus_paper(a.grouping, claims))
     assert set(result.paper_kappas) == {"bug", "requirement", "question"}
     assert a.facts["resamples"] == 20 and a.facts["seed"] == 1 and a.facts["level"] == 0.95
+
+
+def test_ac1_category_count_is_the_scale_or_a_checked_number():
+    codes = np.array([[0, 1], [2, 2], [1, 1]], dtype=np.int8)
+    ratings = ag.Ratings(codes, tuple("abcdef"), ("annotator_1", "annotator_2"))
+    assert agreement.ac1_category_count("taxonomy", ratings) == 6
+    assert agreement.ac1_category_count(None, ratings) == 6
+    assert agreement.ac1_category_count(10, ratings) == 10
+    for bad in (2, True, "ten", 2.5):
+        with pytest.raises(InputError, match="agreement.ac1_categories"):
+            agreement.ac1_category_count(bad, ratings)
+
+
+def test_ac1_categories_reach_the_statistics(issues, taxonomy, projects):
+    default = agreement.analyse(issues, taxonomy, [], 0, 1)
+    wider = agreement.analyse(issues, taxonomy, [], 0, 1, ac1_categories=40)
+    assert default.facts["ac1_categories"] == default.ratings.n_categories
+    assert wider.facts["ac1_categories"] == 40
+    ac1 = [agreement.stat(a, "all", "all issues", "gwet_ac1")["value"]
+           for a in (default, wider)]
+    assert ac1[1] > ac1[0]
+    kappa = [agreement.stat(a, "all", "all issues", "fleiss_kappa")["value"]
+             for a in (default, wider)]
+    assert kappa[0] == kappa[1]

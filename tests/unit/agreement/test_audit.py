@@ -96,3 +96,80 @@ def test_dissent_targets_and_type_disagreement():
 def test_merge_small_bins():
     obs, exp = au.merge_small_bins(np.array([50, 30, 4, 1, 0]), np.array([48, 31, 4, 1.5, 0.5]))
     assert obs.tolist() == [50, 30, 5] and exp.tolist() == [48, 31, 6]
+
+
+def test_the_model_that_can_fit_comes_first():
+    codes, final = independent(2000, [0.2] * 5, 4, 5)
+    dist = au.dissent_distribution(codes, final, pd.Series(["p"] * len(final)))
+    assert list(dist.columns[2:]) == list(au.MODELS)
+    assert list(dist.columns[2:])[0] == "expected_by_project_majority"
+    tests = au.dissent_tests(dist)
+    assert tests["column"].tolist() == list(au.MODELS)
+    assert tests["model"].tolist() == list(au.MODELS.values())
+
+
+def test_spread_summary_counts_every_p_value_and_the_well_tested_ones():
+    spread = pd.DataFrame({"within_type": [500, 150, 20, 0],
+                           "dissenting_labels": [600, 150, 25, 3],
+                           "evenness": [0.9, 0.8, 0.5, None],
+                           "p_value": [0.01, 0.5, 0.03, None]})
+    s = au.spread_summary(spread, min_labels=100)
+    assert s["themes_with_p"] == 3 and s["themes_with_p_uneven_5pct"] == 2
+    assert s["themes_tested"] == 2 and s["themes_uneven_5pct"] == 1
+    assert s["evenness_weighted"] == pytest.approx((0.9 * 500 + 0.8 * 150) / 650)
+
+
+def always_final_ratings() -> tuple[ag.Ratings, np.ndarray, pd.Series]:
+    """Project p: column 1 always equals the final label; project q: it does not."""
+    codes, final = independent(600, [0.2, 0.25, 0.3, 0.2, 0.25], 5, 9)
+    project = pd.Series(np.where(np.arange(600) < 300, "p", "q"))
+    codes[:300, 0] = final[:300]
+    codes[300, 0] = (final[300] + 1) % 5
+    ratings = ag.Ratings(codes, tuple("abcde"), tuple(f"annotator_{i}" for i in range(1, 6)))
+    return ratings, final, project
+
+
+def test_always_final_finds_the_column_and_masks_it_in_its_project():
+    ratings, final, project = always_final_ratings()
+    table = au.agreement_with_final(ratings, final, project, ["p", "q"])
+    pairs = au.always_final(table)
+    assert pairs.to_dict("records") == [{"project": "p", "annotator": "annotator_1",
+                                         "issues": 300}]
+    masked = au.mask_cells(ratings.codes, project, ratings.annotators, pairs)
+    assert (masked[:300, 0] == ag.MISSING).all()
+    assert np.array_equal(masked[300:], ratings.codes[300:])
+    assert np.array_equal(masked[:, 1:], ratings.codes[:, 1:])
+
+
+def test_leave_one_out_recomputes_each_kappa_without_the_column():
+    ratings, _, _ = always_final_ratings()
+    groups = np.arange(600) % 2
+    loo = au.leave_one_out(ratings, groups, ["g1", "g2"])
+    assert len(loo) == (1 + ratings.n_raters) * 3
+    row = loo[(loo["left_out"] == "annotator_2") & (loo["type"] == "g2")].iloc[0]
+    sub = np.delete(ratings.codes, 1, axis=1)[groups == 1]
+    assert row["kappa"] == pytest.approx(ag.fleiss_kappa(sub, 5).value, abs=1e-12)
+    assert row["annotators"] == 4 and row["issues"] == 300
+    base = loo[(loo["left_out"] == "none") & (loo["type"] == "g2")].iloc[0]
+    assert row["change"] == pytest.approx(row["kappa"] - base["kappa"])
+    assert (loo.loc[loo["left_out"] == "none", "change"] == 0).all()
+
+
+def test_column_sensitivity_two_ways():
+    ratings, final, project = always_final_ratings()
+    pairs = au.always_final(au.agreement_with_final(ratings, final, project))
+    groups = np.zeros(600, dtype=int)
+    sens = au.column_sensitivity(ratings, project, groups, ["all"], pairs).set_index(
+        ["scenario", "type"])
+    masked = au.mask_cells(ratings.codes, project, ratings.annotators, pairs)
+    local = sens.loc[("without in those projects", "all")]
+    assert local["issues"] == 300 and local["issues_generalised"] == 600
+    assert local["kappa_generalised"] == pytest.approx(
+        ag.generalised_fleiss_kappa(masked, 5).value, abs=1e-12)
+    everywhere = sens.loc[("without everywhere", "all")]
+    assert everywhere["kappa"] == pytest.approx(
+        ag.fleiss_kappa(ratings.codes[:, 1:], 5).value, abs=1e-12)
+    assert sens.loc[("all columns", "all"), "change"] == 0
+    assert everywhere["columns"] == "annotator_1"
+    none = au.column_sensitivity(ratings, project, groups, ["all"], pairs.iloc[:0])
+    assert none.empty and "change_generalised" in none.columns

@@ -3,6 +3,8 @@ metrics, checked on the result of a small synthetic dump."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -10,14 +12,24 @@ import pytest
 
 from analysis.agreement import analysis as agreement
 from analysis.agreement import outputs
+from analysis.clean.issues import clean_dump
 from analysis.core.claims import load_claims
-from analysis.core.paths import AgreementPaths, Paths
+from analysis.core.paths import PATHS, AgreementPaths, Paths
+from analysis.core.projects import Projects
 from analysis.core.stage import StageOutputs, write_outputs
+from analysis.core.taxonomy import load_taxonomy
+from tests.support.dumps import small_dump
 
 
-@pytest.fixture
-def result(issues, taxonomy, projects) -> agreement.Agreement:
-    return agreement.compute(issues, taxonomy, projects, load_claims(), 50, 1)
+@pytest.fixture(scope="module")
+def result(tmp_path_factory) -> agreement.Agreement:
+    """The stage's result on the small synthetic dump, computed once for the module (the
+    tests only read it)."""
+    folder = tmp_path_factory.mktemp("dump")
+    small_dump(folder)
+    projects = Projects.load(PATHS.projects_file)
+    issues = clean_dump(folder, load_taxonomy(), projects).issues
+    return agreement.compute(issues, load_taxonomy(), projects, load_claims(), 50, 1)
 
 
 def test_tables_are_the_listed_files(result):
@@ -28,7 +40,8 @@ def test_tables_are_the_listed_files(result):
     assert t["grouping.csv"] is result.grouping and t["audit_spread.csv"] is a.spread
     assert t["method.md"] == outputs.method_note(a) + "\n"
     md = t["headline.md"].splitlines()
-    assert md[0].startswith("| Group | Issues | Paper κ | Fleiss' κ (95% bootstrap)")
+    assert md[0].startswith("| Group | Issues | Paper κ | Fleiss' κ, complete rows (95% "
+                            "bootstrap) | Issues used | Generalised Fleiss' κ (95% bootstrap)")
     assert len(md) == 2 + len(result.headline) and md[-1].startswith("| all issues |")
 
 
@@ -80,7 +93,7 @@ def test_claim_values(result):
 
 
 def test_claim_of_a_type_without_issues(result):
-    result.paper_kappas["other"] = "0.5"
+    result = replace(result, paper_kappas={**result.paper_kappas, "other": "0.5"})
     entry = outputs.claim_values(result)["agreement.kappa.other"]
     assert entry == {"value": None, "note": "no Other issues in this dump"}
 
@@ -115,12 +128,16 @@ def test_method_note_names_missing_ratings_and_unknown_labels(issues, taxonomy, 
 
 def test_headline_markdown_marks_missing_paper_values():
     head = pd.DataFrame([{"group": "all issues", "issues": 1234, "paper_kappa": "",
+                          "issues_kappa": 1000, "issues_kappa_gen": 1200,
                           **{k: 0.5 for k in ("kappa", "kappa_boot_low", "kappa_boot_high",
+                                              "kappa_gen", "kappa_gen_boot_low",
+                                              "kappa_gen_boot_high",
                                               "alpha", "alpha_boot_low", "alpha_boot_high",
                                               "ac1", "ac1_boot_low", "ac1_boot_high",
                                               "type_kappa")}}])
     line = outputs.headline_markdown(head, 0.9).splitlines()[-1]
-    assert line.startswith("| all issues | 1,234 | — | 0.500 (0.500–0.500)")
+    assert line.startswith("| all issues | 1,234 | — | 0.500 (0.500–0.500) | 1,000 | "
+                           "0.500 (0.500–0.500) | 1,200 |")
     assert "(90% bootstrap)" in outputs.headline_markdown(head, 0.9)
 
 
@@ -137,3 +154,46 @@ def test_claim_note_counts_issues_left_out(issues, taxonomy, projects):
         assert (f"; {n} issues with a missing rating left out" in note) == bool(n)
         left_out += n
     assert left_out == 5
+
+
+def test_every_interval_says_which_it_is(result):
+    v = outputs.website_vars(result)
+    keys = [k for k in v if k.endswith(("_boot", "_ci"))]
+    assert {"kappa_bug_boot", "kappa_bug_ci", "kappa_bug_gen_ci", "alpha_all_boot"} <= set(keys)
+    for k in keys:
+        kind = "bootstrap" if k.endswith("_boot") else "analytic"
+        assert v[k].startswith(f"95% {kind} interval "), (k, v[k])
+    # the prose form every page quotes: the analytic interval
+    assert v["kappa_bug_stated"] == f"{v['kappa_bug']} ({v['kappa_bug_ci']})"
+    assert "give the same value" in v["kappa_estimator"]
+    assert v["ac1_categories"] == result.analysis.ratings.n_categories
+
+
+def test_with_missing_ratings_every_kappa_names_its_estimator(issues, taxonomy, projects):
+    issues = issues.copy()
+    issues["annotator_3"] = issues["annotator_3"].astype(object)
+    issues.loc[:9, "annotator_3"] = None
+    result = agreement.compute(issues, taxonomy, projects, load_claims(), 20, 1)
+    v = outputs.website_vars(result)
+    assert v["kappa_estimator"].startswith("complete-rows Fleiss' kappa")
+    for key in ("bug", "requirement", "question", "all"):
+        stated = v[f"kappa_{key}_stated"]
+        assert "complete-rows estimator" in stated and "generalised estimator" in stated
+        assert v[f"kappa_{key}_gen_ci"] in stated
+    head = outputs.headline_markdown(result.headline, 0.95)
+    assert "Generalised Fleiss' κ" in head
+    assert (result.headline["issues_kappa"] < result.headline["issues_kappa_gen"]).any()
+    notes = outputs.claim_values(result)
+    assert any("Gwet's generalised Fleiss' kappa" in e["note"] for e in notes.values())
+
+
+def test_sensitivity_and_spread_texts(result):
+    v = outputs.website_vars(result)
+    spread = result.analysis.facts["spread"]
+    assert f"for {spread['themes_with_p']} themes" in v["dissent_spread_text"]
+    assert {"loo_bug_min", "loo_bug_max", "loo_all_min"} <= set(v)
+    assert float(v["loo_bug_min"]) <= float(v["loo_bug_max"])
+    if result.analysis.always_final.empty:
+        assert v["sensitivity_text"].startswith("No label column")
+    else:
+        assert "Leaving the column(s) out everywhere" in v["sensitivity_text"]

@@ -283,3 +283,127 @@ def test_no_annotator_columns_is_a_user_error():
 
     with pytest.raises(InputError, match="no annotator"):
         ag.annotator_columns(["project", "final_label"], file="issues.parquet")
+
+
+# --------------------------------------------------------------------------- missing ratings
+
+
+def coded(frame: pd.DataFrame) -> tuple[np.ndarray, list]:
+    """A library frame (NaN or None for a missing rating) as codes on its sorted values."""
+    cells = frame.to_numpy(dtype=object)
+    present = pd.notna(cells) & (cells != "")
+    categories = sorted({v for v in cells[present]})
+    codes = np.full(cells.shape, ag.MISSING, dtype=np.int8)
+    for k, value in enumerate(categories):
+        codes[present & (cells == value)] = k
+    return codes, categories
+
+
+# irrCAC's example datasets with the generalised Fleiss' kappa irrCAC gives (issue text)
+# and the complete-rows kappa (None: no two complete rows).
+IRRCAC_DATASETS = [("raw_4raters", 0.761169, 0.6415), ("raw_g1g2", 0.657245, 0.5071),
+                   ("raw_5observers", 0.457622, None), ("raw_ben_gerry", 0.649351, 0.6489)]
+
+
+@pytest.mark.parametrize(("name", "generalised", "complete"), IRRCAC_DATASETS)
+def test_generalised_fleiss_matches_irrcac_on_its_datasets(name, generalised, complete):
+    from irrCAC import datasets
+    from irrCAC.raw import CAC
+
+    frame = getattr(datasets, name)()
+    codes, categories = coded(frame)
+    est = ag.generalised_fleiss_kappa(codes, len(categories))
+    ref = CAC(frame, digits=15).fleiss()["est"]
+    assert est.value == pytest.approx(ref["coefficient_value"], abs=1e-9)
+    assert est.value == pytest.approx(generalised, abs=5e-7)
+    assert est.se == pytest.approx(ref["se"], abs=1e-9)
+    assert (est.low, est.high) == pytest.approx(ref["confidence_interval"], abs=1e-9)
+    assert (est.observed, est.chance) == pytest.approx((ref["pa"], ref["pe"]), abs=1e-9)
+    assert est.n == int(((codes >= 0).sum(axis=1) >= 2).sum())
+    fast = ag.kappas_by_group(codes, np.zeros(len(codes), dtype=int), 1, len(categories))
+    assert fast["generalised"]["kappa"][0] == pytest.approx(est.value, abs=1e-12)
+    full = ag.fleiss_kappa(codes, len(categories))
+    if complete is None:
+        assert full.value is None and full.note.startswith("not defined")
+    else:
+        assert full.value == pytest.approx(complete, abs=5e-5)
+        assert full.n == int((codes >= 0).all(axis=1).sum()) < len(codes)
+
+
+@pytest.mark.parametrize("missing", [0.0, 0.3])
+def test_generalised_fleiss_matches_irrcac_and_equals_fleiss_on_complete_data(missing):
+    from irrCAC.raw import CAC
+
+    codes = random_codes(400, 6, 5, 21, missing)
+    est = ag.generalised_fleiss_kappa(codes, 5)
+    ref = CAC(library_frame(codes), digits=15).fleiss()["est"]
+    assert est.value == pytest.approx(ref["coefficient_value"], abs=1e-9)
+    assert est.se == pytest.approx(ref["se"], abs=1e-9)
+    if not missing:
+        full = ag.fleiss_kappa(codes, 5)
+        assert est.value == pytest.approx(full.value, abs=1e-12)
+        assert est.se == pytest.approx(full.se, abs=1e-12)
+
+
+@pytest.mark.parametrize(("q", "expected"), [(5, 0.7754), (10, 0.8014)])
+def test_ac1_depends_on_the_categories_assumed(q, expected):
+    from irrCAC.datasets import raw_4raters
+    from irrCAC.raw import CAC
+
+    frame = raw_4raters()
+    codes, categories = coded(frame)
+    est = ag.gwet_ac1(codes, len(categories), assumed_categories=q)
+    ref = CAC(frame, categories=[float(c) for c in range(1, q + 1)], digits=15).gwet()["est"]
+    assert est.value == pytest.approx(ref["coefficient_value"], abs=1e-9)
+    assert est.se == pytest.approx(ref["se"], abs=1e-9)
+    assert round(est.value, 4) == expected
+
+
+def test_fast_path_gives_both_estimators_per_group_with_missing_ratings():
+    codes = random_codes(1200, 7, 8, 13, missing=0.1)
+    codes[:3] = ag.MISSING  # issues without any rating
+    codes[3:6, 1:] = ag.MISSING  # issues with a single rating
+    groups = np.arange(1200) % 3
+    fast = ag.kappas_by_group(codes, groups, 3, 8)
+    for g in range(3):
+        sub = codes[groups == g]
+        full, gen = ag.fleiss_kappa(sub, 8), ag.generalised_fleiss_kappa(sub, 8)
+        assert fast["complete"]["kappa"][g] == pytest.approx(full.value, abs=1e-12)
+        assert fast["complete"]["n"][g] == full.n
+        assert fast["generalised"]["kappa"][g] == pytest.approx(gen.value, abs=1e-12)
+        assert fast["generalised"]["n"][g] == gen.n
+        assert fast["generalised"]["rated"][g] == int(((sub >= 0).sum(axis=1) >= 1).sum())
+    assert ag.fleiss_by_group(codes, groups, 3, 8).equals(fast["complete"])
+
+
+def test_generalised_fleiss_is_not_defined_without_two_pairable_issues():
+    est = ag.generalised_fleiss_kappa(np.array([[0, 1, ag.MISSING], [1, ag.MISSING,
+                                                                     ag.MISSING]]), 2)
+    assert est.value is None and "two or more ratings" in est.note
+
+
+def test_tables_carry_both_estimators_and_the_ac1_categories():
+    codes = random_codes(300, 4, 5, 2, missing=0.2)
+    scale = ag.Scale(tuple("abcde"), np.array([0, 0, 1, 1, 1]), ("X", "Y"))
+    groups = {"type": pd.Series(np.where(np.arange(300) < 150, "g1", "g2"))}
+    s, _ = ag.agreement_tables(codes, scale, groups, 50, 7, ac1_categories=9)
+    row = s[(s["group"] == "all issues")].set_index("statistic")
+    gen = ag.generalised_fleiss_kappa(codes, 5)
+    assert row.loc["fleiss_kappa_generalised", "value"] == pytest.approx(gen.value, abs=1e-12)
+    assert row.loc["fleiss_kappa_generalised", "issues_used"] == gen.n
+    assert row.loc["fleiss_kappa", "issues_used"] == int((codes >= 0).all(axis=1).sum())
+    assert row.loc["gwet_ac1", "value"] == pytest.approx(
+        ag.gwet_ac1(codes, 5, assumed_categories=9).value, abs=1e-12)
+    low, high = row.loc["fleiss_kappa_generalised", ["boot_low", "boot_high"]]
+    assert low < gen.value < high
+
+
+def test_fast_path_total_row_is_all_issues():
+    codes = random_codes(600, 5, 6, 17, missing=0.15)
+    groups = np.arange(600) % 4
+    both = ag.kappas_by_group(codes, groups, 4, 6, with_total=True)
+    every = ag.kappas_by_group(codes, np.zeros(600, dtype=int), 1, 6)
+    for est in ("complete", "generalised"):
+        assert len(both[est]) == 5
+        pd.testing.assert_series_equal(both[est].iloc[-1], every[est].iloc[0],
+                                       check_names=False, rtol=1e-12)

@@ -88,12 +88,20 @@ def test_missing_inputs_give_a_note_and_present_ones_a_table(tmp_path):
     write(tmp_path / "report/tables/agreement/headline.csv", pd.DataFrame([{
         "group": "Bug", "issues": 10, "paper_kappa": 0.512, "kappa": 0.51245,
         "kappa_boot_low": 0.7, "kappa_boot_high": 0.73, "kappa_ci_low": 0.69,
-        "kappa_ci_high": 0.74, "alpha": 0.5125, "ac1": 0.744, "type_kappa": -0.007,
-        "observed": 0.55, "chance": 0.14}]))
+        "kappa_ci_high": 0.74, "issues_kappa": 8, "kappa_gen": 0.5301,
+        "kappa_gen_boot_low": 0.71, "kappa_gen_boot_high": 0.75, "kappa_gen_ci_low": 0.6,
+        "kappa_gen_ci_high": 0.8, "issues_kappa_gen": 9, "alpha": 0.5125,
+        "alpha_boot_low": 0.4, "alpha_boot_high": 0.6, "ac1": 0.744, "ac1_boot_low": 0.7,
+        "ac1_boot_high": 0.8, "type_kappa": -0.007, "observed": 0.55, "chance": 0.14}]))
     out = pages.write_all(tmp_path)
     assert set(out) == {inc.name for inc in pages.INCLUDES}
     head = out["agreement/headline.md"]
     assert "0.512" in head and "0.700–0.730" in head and "0.51245" not in head
+    # both estimators, each with the issues it uses and intervals named as such
+    assert "complete rows" in head and "generalised" in head and "0.530" in head
+    assert "analytic interval" in head and "bootstrap interval" in head
+    assert "0.600–0.800" in head and ">9<" in head
+    assert "0.400–0.600" in out["agreement/coefficients.md"]
     assert "Not available in this build" in out["taxonomy/themes.md"]
     assert "`report/tables/taxonomy/themes.csv`" in out["taxonomy/themes.md"]
 

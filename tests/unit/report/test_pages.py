@@ -240,3 +240,31 @@ def test_repository_url_is_one_value():
     cff = yaml.safe_load((ROOT / "CITATION.cff").read_text())
     assert config["website"]["repo-url"] == cff["repository-code"]
     assert cff["repository-code"].startswith("https://")
+
+
+# A Fleiss' kappa value a page prints bare (not the agreement stage's `_stated` form, which
+# names its estimator and interval itself).
+BARE_KAPPA_RE = re.compile(r"\{\{<\s*var\s+(agreement\.kappa_(?:bug|requirement|question|all)"
+                           r"|compare\.kappa_\w+_(?:baseline|current))\s*>\}\}")
+ESTIMATOR_VAR = "agreement.kappa_estimator"
+
+
+def bare_kappas_without_estimator(text: str) -> list[str]:
+    """The bare kappa variables of a page's paragraphs (or list items) that do not also say
+    which estimator the kappa is (``agreement.kappa_estimator``)."""
+    blocks = re.split(r"\n\s*\n|\n(?=- )", text)
+    return [m.group(1) for block in blocks if ESTIMATOR_VAR not in block
+            for m in BARE_KAPPA_RE.finditer(block)]
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_every_kappa_a_page_prints_says_which_estimator(page):
+    """On a dump with missing ratings the two Fleiss' kappa estimators differ: wherever a
+    page prints a kappa, it names the estimator (README, "Inter-annotator agreement")."""
+    assert not bare_kappas_without_estimator(page.read_text(encoding="utf-8")), page.name
+
+
+def test_estimator_check_can_fail():
+    assert bare_kappas_without_estimator(
+        "Kappa is {{< var agreement.kappa_bug >}}.\n\n- bugs {{< var agreement.kappa_all >}} "
+        f"({{{{< var {ESTIMATOR_VAR} >}}}})\n") == ["agreement.kappa_bug"]
