@@ -296,7 +296,28 @@ def website_vars(result: Agreement) -> dict:
         f"{top['label_a'].iloc[0]} and {top['label_b'].iloc[0]}." if len(top) else
         "No two annotators gave different themes to the same report.")
     v["method_note_text"] = method_note(a)
-    return v
+    return with_every_type(v)
+
+
+TYPE_KEYS = ("bug", "requirement", "question", "all")
+
+
+def with_every_type(v: dict) -> dict:
+    """``v`` with every per-type key for every issue type: a dump without, say, Question
+    issues has no row for them, but the pages name ``kappa_question`` and its kin. A
+    missing count is 0, a missing value "not defined (no ... issues)"."""
+    out = dict(v)
+    for key in v:
+        parts = key.split("_")
+        for i, part in enumerate(parts):
+            if part not in TYPE_KEYS:
+                continue
+            for other in TYPE_KEYS:
+                twin = "_".join([*parts[:i], other, *parts[i + 1:]])
+                if twin not in out:
+                    out[twin] = (0 if isinstance(v[key], int) and not isinstance(
+                        v[key], bool) else f"not defined (no {other} issues)")
+    return out
 
 
 def estimator_phrase(facts: dict) -> str:

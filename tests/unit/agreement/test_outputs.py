@@ -197,3 +197,11 @@ def test_sensitivity_and_spread_texts(result):
         assert v["sensitivity_text"].startswith("No label column")
     else:
         assert "Leaving the column(s) out everywhere" in v["sensitivity_text"]
+
+
+def test_every_type_has_its_keys_when_a_dump_lacks_one():
+    v = outputs.with_every_type({"kappa_bug": "0.7", "kappa_bug_issues": 12, "loo_all_min": "0.6",
+                         "issues": 30, "fig_x_caption": "c"})
+    assert v["kappa_question"] == "not defined (no question issues)"
+    assert v["kappa_requirement_issues"] == 0 and v["loo_bug_min"].startswith("not defined")
+    assert v["kappa_bug"] == "0.7" and v["issues"] == 30 and "fig_x_question" not in v
