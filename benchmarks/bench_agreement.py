@@ -56,7 +56,8 @@ def done(**kw):
     print(json.dumps(kw))
 """
 
-HEADLINE = PRELUDE + """
+# the three kappas per type and over all issues, both estimators, timed
+HEADLINE_CORE = """
 import numpy as np
 from analysis.agreement import stats as ag
 from analysis.core.taxonomy import load_taxonomy
@@ -67,21 +68,14 @@ groups, names = ag.group_index(issues["type"])
 both = ag.kappas_by_group(ratings.codes, groups, len(names), ratings.n_categories,
                          with_total=True)  # per type, then all issues (the last row)
 seconds = time.perf_counter() - t
+"""
+
+HEADLINE = PRELUDE + HEADLINE_CORE + """
 kappas = dict(zip([*map(str, names), "all"], both["complete"]["kappa"].tolist()))
 done(seconds=round(seconds, 3), kappas=kappas)
 """
 
-HEADLINE_MISSING = PRELUDE + """
-import numpy as np
-from analysis.agreement import stats as ag
-from analysis.core.taxonomy import load_taxonomy
-taxonomy = load_taxonomy()
-t = time.perf_counter()
-ratings = ag.encode_ratings(issues, taxonomy.codes)
-groups, names = ag.group_index(issues["type"])
-both = ag.kappas_by_group(ratings.codes, groups, len(names), ratings.n_categories,
-                         with_total=True)  # per type, then all issues (the last row)
-seconds = time.perf_counter() - t
+HEADLINE_MISSING = PRELUDE + HEADLINE_CORE + """
 kappas, used = {}, {}
 for est in ("complete", "generalised"):
     kappas[est] = dict(zip([*map(str, names), "all"], both[est]["kappa"].tolist()))

@@ -34,8 +34,8 @@ import yaml
 
 from analysis.core.paths import ROOT as PROJECT_ROOT
 from analysis.core.paths import Paths
+from analysis.core.textsafe import FORMULA_START, NUMBER_RE
 from analysis.report import build, render
-from analysis.report.downloads import FORMULA_START, NUMBER_RE
 from analysis.report.quarto import find_quarto
 from analysis.report.site import RENDER_INCLUDES
 from analysis.report.variables import lookup, referenced_vars

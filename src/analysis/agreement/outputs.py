@@ -24,7 +24,9 @@ def fmt(x: object, digits: int = 3) -> str:
 
 
 def interval(low: object, high: object, digits: int = 3) -> str:
-    return f"{fmt(low, digits)}–{fmt(high, digits)}"
+    """``low–high``; '—' when either end is not defined (half an interval says nothing)."""
+    ends = fmt(low, digits), fmt(high, digits)
+    return "—" if "—" in ends else "–".join(ends)
 
 
 def headline_markdown(head: pd.DataFrame, level: float) -> str:

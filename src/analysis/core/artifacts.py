@@ -16,10 +16,12 @@ from __future__ import annotations
 import contextlib
 import errno
 import glob
+import hashlib
 import json
 import math
 import os
 import re
+import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -149,3 +151,50 @@ def flat_vars(variables: dict[str, object]) -> dict[str, object]:
         name = key.split(".", 1)[1] if "." in key else key
         out[re.sub(r"[^A-Za-z0-9_-]", "_", name)] = value
     return out
+
+
+def publishable(folder: Path) -> None:
+    """Files a reader may read: 0644 (a temporary file is made private, 0600), folders
+    0755, so that a copied site is readable by a web server."""
+    folder.chmod(0o755)
+    for path in folder.rglob("*"):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+
+
+@contextlib.contextmanager
+def atomic_folder(dest: Path) -> Iterator[Path]:
+    """A temporary folder beside ``dest`` to fill; when the block ends without an error it
+    is made :func:`publishable` and replaces ``dest`` whole, else it is removed and
+    ``dest`` stays as it was: no reader sees a half-built folder."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}-", dir=dest.parent))
+    try:
+        yield tmp
+        publishable(tmp)
+        if dest.exists():
+            shutil.rmtree(dest)
+        tmp.replace(dest)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+HASH_CHUNK = 1 << 20
+
+
+def sha256_stream(fh) -> str:
+    """SHA-256 hex digest of what is left to read in a binary file object, read in chunks."""
+    digest = hashlib.sha256()
+    for chunk in iter(lambda: fh.read(HASH_CHUNK), b""):
+        digest.update(chunk)
+    return digest.hexdigest()
+
+
+def sha256_file(path: Path) -> str:
+    """SHA-256 hex digest of a file, read in chunks; an unreadable file is one message."""
+    try:
+        with path.open("rb") as fh:
+            return sha256_stream(fh)
+    except OSError as exc:
+        raise InputError(f"cannot read file ({exc.strerror})", file=str(path),
+                         fix="check that the file exists and is readable") from exc

@@ -23,6 +23,10 @@ def load_yaml(path: str | os.PathLike[str]) -> Any:
         text = p.read_text(encoding="utf-8")
     except FileNotFoundError as exc:
         raise InputError("file not found", file=str(p), fix="check the path") from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        why = getattr(exc, "strerror", None) or exc
+        raise InputError(f"cannot read it as UTF-8 text ({why})", file=str(p),
+                         fix="give a readable YAML file") from exc
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError as exc:

@@ -203,37 +203,46 @@ def parse_header(header: list[str], rel: str) -> tuple[str, str, dict[str, int],
     return lowered["issue_url"], lowered["final_label"], annotators, quirks
 
 
+def csv_records(lines: list[str], rel: str, fix: str,
+                **fmt) -> list[tuple[int, int, list[str]]]:
+    """Every CSV record of ``lines`` (a text split at ``"\n"``) as (first line, last line,
+    fields): a quoted field may span lines, and a message should name where the record
+    starts (the csv module's ``line_num`` is where it ends). ``fmt``: csv reader options.
+    Broken quoting is refused in one line."""
+    reader = csv.reader((line + "\n" for line in lines), **fmt)
+    records: list[tuple[int, int, list[str]]] = []
+    prev = 0
+    try:
+        for fields in reader:
+            records.append((prev + 1, reader.line_num, fields))
+            prev = reader.line_num
+    except csv.Error as exc:
+        raise InputError(f"not valid CSV ({exc})", file=rel, line=prev + 1, fix=fix) from exc
+    if records and lines and lines[-1] == "" and records[-1] == (len(lines), len(lines), []):
+        records.pop()  # what follows the text's last newline is not a record
+    return records
+
+
 def parse_label_file(text: str, rel: str) -> LabelFile:
     """Parse a label file into records with physical line numbers (header = line 1)."""
     quirks: list[Quirk] = []
     lines = text.split("\n")
-    reader = csv.reader(line + "\n" for line in lines)
     rows: list[dict] = []
     header: list[str] | None = None
-    prev_line = 0
-    try:
-        for fields in reader:
-            start = prev_line + 1
-            prev_line = reader.line_num
-            raw = "\n".join(lines[start - 1: reader.line_num])
-            if header is None:
-                if not fields or all(not f.strip() for f in fields):
-                    continue
-                header = fields
-                header_line = start
+    for start, end, fields in csv_records(lines, rel, fix="fix the quoting on that line"):
+        raw = "\n".join(lines[start - 1: end])
+        if header is None:
+            if not fields or all(not f.strip() for f in fields):
                 continue
-            rows.append({"line": start, "fields": fields, "raw": raw})
-    except csv.Error as exc:
-        raise InputError(f"not valid CSV ({exc})", file=rel, line=reader.line_num,
-                         fix="fix the quoting on that line") from exc
+            header = fields
+            header_line = start
+            continue
+        rows.append({"line": start, "fields": fields, "raw": raw})
     if header is None:
         return LabelFile(rel, _records(rows), "", "", {}, [], quirks)
     if header_line != 1:
         quirks.append(Quirk("leading_blank_lines", rel, "blank lines before the header"))
     url_col, final_col, annotators, header_quirks = parse_header(header, rel)
-    # The last element after the final newline is not a row.
-    if rows and rows[-1]["raw"] == "" and rows[-1]["fields"] == []:
-        rows.pop()
     return LabelFile(rel, _records(rows), url_col, final_col, annotators,
                      [h.strip() for h in header], quirks + header_quirks)
 
@@ -266,26 +275,17 @@ def parse_excluded_file(text: str, rel: str) -> pd.DataFrame:
     validated by the clean stage.
     """
     lines = text.split("\n")
-    reader = csv.reader(line + "\n" for line in lines)
     header: list[str] | None = None
     rows: list[dict] = []
-    prev = 0
-    try:
-        for fields in reader:
-            start, prev = prev + 1, reader.line_num
-            if header is None:
-                header = [h.strip().casefold() for h in fields]
-                continue
-            raw = "\n".join(lines[start - 1: reader.line_num])
-            rows.append({"line": start, "raw": raw, "fields": fields})
-    except csv.Error as exc:
-        raise InputError(f"not valid CSV ({exc})", file=rel, line=reader.line_num,
-                         fix="fix the quoting on that line") from exc
+    for start, end, fields in csv_records(lines, rel, fix="fix the quoting on that line"):
+        if header is None:
+            header = [h.strip().casefold() for h in fields]
+            continue
+        rows.append({"line": start, "raw": "\n".join(lines[start - 1: end]),
+                     "fields": fields})
     if not header or "issue_url" not in header:
         raise InputError("the header has no Issue_URL column", file=rel, line=1,
                          fix="the excluded-candidates file's header is Issue_URL,Created_At")
-    if rows and rows[-1]["raw"] == "" and rows[-1]["fields"] == []:
-        rows.pop()
     url_i = header.index("issue_url")
     created_i = header.index("created_at") if "created_at" in header else None
 

@@ -63,3 +63,11 @@ class InputError(Exception):
 
     def __str__(self) -> str:
         return self.message
+
+
+def os_problem(exc: OSError) -> InputError:
+    """An operating-system error on a file the user named (unreadable, a folder where a
+    file was expected, a folder that cannot be made) as one message naming the file."""
+    return InputError(f"cannot read or write it ({exc.strerror or exc})",
+                      file=exc.filename and str(exc.filename),
+                      fix="check the path, its permissions and the free space")

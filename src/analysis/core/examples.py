@@ -27,9 +27,9 @@ HOSTS = ("github.com", "gitee.com")
 # issues, pull requests and discussions in one sequence per repository
 KINDS = ("issues", "pull", "pulls", "discussions")
 _URL_RE = re.compile(
-    r"https://(?P<host>github\.com|gitee\.com)/(?P<owner>[A-Za-z0-9][A-Za-z0-9._-]*)/"
-    r"(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)/(?P<kind>issues|pulls?|discussions)/"
-    r"(?P<number>[A-Za-z0-9]+)/?")
+    rf"https://(?P<host>{'|'.join(map(re.escape, HOSTS))})/"
+    r"(?P<owner>[A-Za-z0-9][A-Za-z0-9._-]*)/(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)/"
+    rf"(?P<kind>{'|'.join(KINDS)})/(?P<number>[A-Za-z0-9]+)/?")
 _SUBTHEME_RE = re.compile(r"[ABC]\.\d+\.[ivx]+")
 _THEME_RE = re.compile(r"[ABC]\.\d+")
 
@@ -69,8 +69,33 @@ def theme_of(subtheme: str) -> str:
     return subtheme.rsplit(".", 1)[0]
 
 
-def _fail(path: Path, what: str, row: int, fix: str) -> InputError:
+def _fail(path: Path, what: str, row: int | None, fix: str) -> InputError:
     return InputError(what, file=str(path), row=row, fix=fix)
+
+
+def _section(data: object, key: str, path: Path) -> list:
+    """``data[key]``: a list of entries (none when the key is absent)."""
+    if not isinstance(data, dict):
+        raise _fail(path, "the file must be a mapping with examples, findings and rankings",
+                    None, "see the file's header for its layout")
+    entries = data.get(key) or []
+    if not isinstance(entries, list):
+        raise _fail(path, f"{key} must be a list", None, f"write {key}: as a list of entries")
+    return entries
+
+
+def _whole(value: object, path: Path, what: str, row: int) -> int:
+    """A whole number written in the file (a reference, a finding, a count)."""
+    try:
+        return int(str(value))
+    except ValueError:
+        raise _fail(path, f"{what}: {value!r} is not a whole number", row,
+                    "write the number in digits") from None
+
+
+def _codes(value: object) -> list[str]:
+    """A list of codes; a bare string is one code (not its characters)."""
+    return [str(value)] if isinstance(value, str) else [str(v) for v in value or []]
 
 
 def load_examples(path: Path) -> pd.DataFrame:
@@ -81,7 +106,7 @@ def load_examples(path: Path) -> pd.DataFrame:
             "number"]
     data = (load_yaml(path) or {}) if path.is_file() else {}
     rows = []
-    for i, entry in enumerate(data.get("examples") or [], 1):
+    for i, entry in enumerate(_section(data, "examples", path), 1):
         if not isinstance(entry, dict) or "ref" not in entry or "url" not in entry:
             raise _fail(path, f"example #{i} needs a ref and a url", i,
                         "write {ref: 44, url: ..., subthemes: [A.1.i], source: ...}")
@@ -90,13 +115,14 @@ def load_examples(path: Path) -> pd.DataFrame:
             raise _fail(path, f"example [{entry['ref']}]: {entry['url']!r} is not a GitHub "
                         "or Gitee issue, pull-request or discussion URL", i,
                         "write https://github.com/<owner>/<name>/issues/<number>")
-        subs = [str(s) for s in entry.get("subthemes") or []]
+        number = _whole(entry["ref"], path, f"example #{i} ref", i)
+        subs = _codes(entry.get("subthemes"))
         bad = [s for s in subs if not _SUBTHEME_RE.fullmatch(s)]
         themes = sorted({theme_of(s) for s in subs})
         if not subs or bad or len(themes) != 1:
             raise _fail(path, f"example [{entry['ref']}]: subthemes must be sub-theme codes "
                         f"of one theme, got {subs}", i, "write e.g. [C.1.i, C.1.ii]")
-        rows.append({"ref": int(entry["ref"]), "url": str(entry["url"]).strip(),
+        rows.append({"ref": number, "url": str(entry["url"]).strip(),
                      "subthemes": ", ".join(subs), "theme": themes[0],
                      "source": str(entry.get("source", "")), "host": ref.host,
                      "repository": ref.repository, "kind": ref.kind, "number": ref.number})
@@ -109,7 +135,7 @@ def load_examples(path: Path) -> pd.DataFrame:
 
 
 def _theme_list(values: object, path: Path, what: str, row: int) -> list[str]:
-    items = [str(v) for v in (values or [])]
+    items = _codes(values)
     if not items or not all(_THEME_RE.fullmatch(v) for v in items):
         raise _fail(path, f"{what}: themes must be theme codes such as A.1, got {items}", row,
                     "fix the theme codes")
@@ -122,18 +148,26 @@ def load_statements(path: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     per ranked theme, rank 1 first; themes of one tier share a rank)."""
     data = (load_yaml(path) or {}) if path.is_file() else {}
     findings = []
-    for i, f in enumerate(data.get("findings") or [], 1):
-        findings.append({"id": str(f.get("id", i)), "finding": int(f.get("finding", 0)),
+    for i, f in enumerate(_section(data, "findings", path), 1):
+        if not isinstance(f, dict):
+            raise _fail(path, f"finding entry #{i} is not a mapping", i,
+                        "write {id: ..., finding: 1, themes: [A.1], text: ...}")
+        findings.append({"id": str(f.get("id", i)),
+                         "finding": _whole(f.get("finding", 0), path, f"finding #{i}", i),
                          "source": str(f.get("source", "")),
                          "themes": ", ".join(_theme_list(f.get("themes"), path,
                                                          f"finding {f.get('id', i)}", i)),
                          "text": str(f.get("text", ""))})
     ranks = []
-    for i, r in enumerate(data.get("rankings") or [], 1):
+    for i, r in enumerate(_section(data, "rankings", path), 1):
+        if not isinstance(r, dict) or not isinstance(r.get("tiers") or [], list):
+            raise _fail(path, f"ranking entry #{i} needs a list of tiers", i,
+                        "write tiers: [[A.3], [A.1, A.2]] (one list of themes a rank)")
+        of = _whole(r.get("of", 0), path, f"ranking #{i} of", i)
         for rank, tier in enumerate(r.get("tiers") or [], 1):
             for theme in _theme_list(tier, path, f"ranking {r.get('id', i)}", i):
                 ranks.append({"id": str(r.get("id", i)), "who": str(r.get("who", "")),
-                              "source": str(r.get("source", "")), "of": int(r.get("of", 0)),
+                              "source": str(r.get("source", "")), "of": of,
                               "theme": theme, "rank": rank})
     return (pd.DataFrame(findings, columns=["id", "finding", "source", "themes", "text"]),
             pd.DataFrame(ranks, columns=["id", "who", "source", "of", "theme", "rank"]))

@@ -1573,8 +1573,12 @@ def taxonomy_examples_csv() -> pa.DataFrameSchema:
                      "release_url": text("the matching report's URL in the release; empty "
                                          "when not in it", nullable=True),
                      "match_note": text("how it matched (a former repository name, another "
-                                        "kind of link) or why it is absent; empty when the "
-                                        "URL matched as printed", nullable=True),
+                                        "kind of link, several rows) or why it is absent; "
+                                        "empty when nothing needs saying", nullable=True),
+                     "matched_as_printed": yes_no("in the release under the repository and "
+                                                  "kind of link as printed (not through a "
+                                                  "former name or another kind of link)",
+                                                  nullable=True),
                      "project": text("the release's project folder; empty when not in it",
                                      nullable=True),
                      "year": count("the report's year in the release; empty when not in it",

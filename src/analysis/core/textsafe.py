@@ -6,11 +6,20 @@ displayed rather than adding to it: C0/C1 controls, bidirectional overrides and 
 a figure label or a page such a character reverses or hides the rest of the line. The
 functions here replace each one by a visible marker ``⟨U+202E⟩``, so that the text reads
 as what it is, in figures, pages and messages alike.
+
+A cell of a CSV that a spreadsheet program opens is data text too: one that starts like
+a formula (``=HYPERLINK(...)``) would run. :func:`neutralise_cell` keeps it text (the
+OWASP rule for CSV injection), for the site's downloads and the labelling sheets alike.
 """
 
 from __future__ import annotations
 
+import re
 import unicodedata
+
+# What a spreadsheet takes as the start of a formula; a plain number is still a number.
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+NUMBER_RE = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
 
 # Unicode general categories that are not printed text: controls, format characters
 # (bidi controls, zero-width joiners, the byte-order mark), line/paragraph separators,
@@ -41,3 +50,10 @@ def has_hidden(text: object, keep: str = "") -> bool:
     """True when :func:`visible` would change ``text``."""
     s = "" if text is None else str(text)
     return any(c not in keep and is_hidden(c) for c in s)
+
+
+def neutralise_cell(cell: str) -> str:
+    """A cell a spreadsheet shows as text: an apostrophe before a would-be formula."""
+    if cell.startswith(FORMULA_START) and not NUMBER_RE.fullmatch(cell):
+        return "'" + cell
+    return cell

@@ -43,7 +43,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from analysis.core.artifacts import disk_error
+from analysis.core.artifacts import disk_error, sha256_file, sha256_stream
 from analysis.core.errors import InputError
 from analysis.core.paths import PATHS, ROOT, project_path
 from analysis.core.textsafe import has_hidden, visible
@@ -278,27 +278,10 @@ def source_kind(source: str, root: Path = ROOT) -> str:
     )
 
 
-def sha256_stream(fh) -> str:
-    """SHA-256 hex digest of what is left to read in a binary file object, read in chunks."""
-    digest = hashlib.sha256()
-    for chunk in iter(lambda: fh.read(CHUNK), b""):
-        digest.update(chunk)
-    return digest.hexdigest()
-
-
 def unreadable(exc: OSError, path: Path) -> InputError:
     """The message for a file that cannot be opened or read."""
     return InputError(f"cannot read file ({exc.strerror})", file=str(path),
                       fix="check that the file exists and is readable")
-
-
-def sha256_file(path: Path) -> str:
-    """SHA-256 hex digest of a file, read in chunks."""
-    try:
-        with path.open("rb") as fh:
-            return sha256_stream(fh)
-    except OSError as exc:
-        raise unreadable(exc, path) from exc
 
 
 @dataclass(frozen=True)

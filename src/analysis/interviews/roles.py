@@ -11,7 +11,7 @@ assignment of participants to categories their role matches, so that a page can 
 readings, if any, give the paper's count.
 
 :func:`session_minutes` reads the planned length of a session from the interview guideline
-("30–40 minutes per session").
+(a range such as "20–30 minutes per session").
 """
 
 from __future__ import annotations
@@ -93,7 +93,8 @@ def role_mappings(roles: pd.DataFrame, keys: list[str],
 
 
 def session_minutes(text: str) -> tuple[int, int, int] | None:
-    """(shortest, longest, line) of the first "30–40 minutes" in the guideline, or None."""
+    """(shortest, longest, line) of the first range of minutes ("N–M minutes") in the
+    guideline, or None."""
     for number, line in enumerate(text.splitlines(), 1):
         m = _MINUTES_RE.search(line)
         if m:

@@ -125,6 +125,9 @@ def read_keyword_file(path: str | Path) -> list[KeywordList]:
                          fix="point --keywords at upstream's filter_keywords") from exc
     except UnicodeDecodeError as exc:
         raise InputError("not UTF-8", file=str(p), fix="re-save the file as UTF-8") from exc
+    except OSError as exc:
+        raise InputError(f"cannot read the keyword file ({exc.strerror})", file=str(p),
+                         fix="point --keywords at upstream's filter_keywords") from exc
     return parse_keyword_file(text, str(p.name))
 
 

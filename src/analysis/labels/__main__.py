@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis.core.errors import InputError
-from analysis.core.paths import PATHS
+from analysis.core.errors import InputError, os_problem
+from analysis.core.paths import PATHS, SheetPaths
 from analysis.core.taxonomy import load_taxonomy
 from analysis.labels.merge import SheetProblems, merge_sheets
 from analysis.labels.sheets import write_blank_sheets
@@ -29,9 +29,19 @@ def read_candidates(path: Path) -> pd.DataFrame:
     """A candidates CSV as text, one clear message when it cannot be read."""
     try:
         return pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError, pd.errors.ParserError) as exc:
+    except (OSError, UnicodeDecodeError, pd.errors.ParserError,
+            pd.errors.EmptyDataError) as exc:
         raise InputError(f"cannot read the candidates ({exc})", file=str(path),
                          fix="give the candidates CSV select wrote (UTF-8)") from exc
+
+
+def check_no_sheets(out: Path, force: bool) -> None:
+    """Sheets already in ``<out>/sheets/`` may hold an annotator's labels: they are
+    replaced only with ``force``."""
+    folder = SheetPaths(out).folder
+    if folder.is_dir() and any(folder.iterdir()) and not force:
+        raise InputError("the folder already holds sheets (they may hold labels)",
+                         file=str(folder), fix="choose another --out, or pass --force")
 
 
 def summary_line(record: dict, out: str) -> str:
@@ -53,6 +63,8 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("candidates", help="CSV with project, url, created_at, title")
     s.add_argument("--annotators", type=int, required=True, help="one sheet each")
     s.add_argument("--out", required=True, help="folder; the sheets go into <out>/sheets/")
+    s.add_argument("--force", action="store_true",
+                   help="replace sheets already in <out>/sheets/ (they may hold labels)")
     m = sub.add_parser("merge", help="filled sheets -> a dump in the upstream layout")
     m.add_argument("sheets", nargs="+", help="the filled sheets, annotator 1 first")
     m.add_argument("--out", required=True, help="folder to write the dump into")
@@ -64,6 +76,7 @@ def main(argv: list[str] | None = None) -> int:
         taxonomy = load_taxonomy(args.taxonomy if args.command == "merge"
                                  else PATHS.taxonomy_file)
         if args.command == "sheets":
+            check_no_sheets(Path(args.out), args.force)
             written = write_blank_sheets(Path(args.out), read_candidates(Path(args.candidates)),
                                          args.annotators, taxonomy)
             print(f"sheets: wrote {len(written)} sheet(s) into {written[0].parent}")
@@ -72,6 +85,9 @@ def main(argv: list[str] | None = None) -> int:
                               set(taxonomy.codes), force=args.force, names=args.sheets)
     except InputError as exc:
         print(f"{args.command}: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"{args.command}: {os_problem(exc)}", file=sys.stderr)
         return 1
     except SheetProblems as exc:
         for problem in exc.problems:

@@ -40,18 +40,16 @@ from __future__ import annotations
 import codecs
 import csv
 import io
-import os
-import shutil
-import tempfile
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
-from analysis.core.artifacts import to_json_text
+from analysis.core.artifacts import atomic_folder, to_json_text
 from analysis.core.errors import InputError
 from analysis.core.paths import DumpLayout
+from analysis.core.textsafe import neutralise_cell
 from analysis.labels.checks import (
     check_sheets,
     created_at_by_url,
@@ -59,7 +57,6 @@ from analysis.labels.checks import (
     sheet_selection,
 )
 from analysis.labels.sheets import Sheet, read_sheet
-from analysis.report.downloads import neutralise_cell
 
 NO_MAJORITY = "no majority"
 EXCLUSION_SPLIT = "disagreement on exclusion"
@@ -212,14 +209,26 @@ def dump_files(result: MergeResult) -> dict[Path, bytes]:
     return files
 
 
+# What a merge writes into --out (the dump's top-level folders): all that --force replaces.
+MERGE_FOLDERS = (DumpLayout(Path()).issue_reports.name, DumpLayout(Path()).labels.name)
+
+
 def check_out(out: Path, force: bool) -> None:
-    """Refuse an ``--out`` that is a file, or a folder with files unless ``force``."""
+    """Refuse an ``--out`` that is a file or holds other files than a merge writes; an
+    earlier merge is replaced only with ``force``."""
     if out.exists() and not out.is_dir():
         raise InputError("--out is a file, not a folder", file=str(out),
                          fix="give a folder for the merged dump")
-    if out.is_dir() and any(out.iterdir()) and not force:
-        raise InputError("the folder is not empty (it may hold an earlier merge)",
-                         file=str(out), fix="choose another --out, or pass --force")
+    if not (out.is_dir() and any(out.iterdir())):
+        return
+    others = sorted(p.name for p in out.iterdir() if p.name not in MERGE_FOLDERS)
+    if others:  # --force replaces an earlier merge, never the annotators' or other files
+        raise InputError(f"the folder holds files a merge did not write "
+                         f"({', '.join(others[:5])})", file=str(out),
+                         fix="choose a new or empty folder for the merged dump")
+    if not force:
+        raise InputError("the folder holds an earlier merge", file=str(out),
+                         fix="choose another --out, or pass --force to replace it")
 
 
 def write_dump(files: dict[Path, bytes], out: Path, force: bool = False) -> None:
@@ -228,22 +237,15 @@ def write_dump(files: dict[Path, bytes], out: Path, force: bool = False) -> None
     refused unless ``force``; then it is replaced."""
     out = Path(out)
     check_out(out, force)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=f".{out.name}.merge-", dir=out.parent))
     try:
-        staged = work / "dump"
-        for rel, data in files.items():
-            target = staged / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
-        if out.is_dir():
-            os.replace(out, work / "previous")
-        os.replace(staged, out)
+        with atomic_folder(out) as staged:
+            for rel, data in files.items():
+                target = staged / rel
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(data)
     except OSError as exc:
         raise InputError(f"cannot write the dump ({exc.strerror})", file=str(out),
                          fix="check the free space and the folder's permissions") from exc
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
 
 
 def read_sheets(paths: list[Path], names: list[str] | None = None

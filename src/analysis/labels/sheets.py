@@ -41,10 +41,11 @@ from pathlib import Path
 import pandas as pd
 
 from analysis.core.artifacts import atomic_path
+from analysis.core.dump import csv_records
 from analysis.core.errors import InputError
 from analysis.core.paths import PATHS, SheetPaths
 from analysis.core.taxonomy import Taxonomy, load_taxonomy
-from analysis.report.downloads import neutralise_cell
+from analysis.core.textsafe import neutralise_cell
 
 SHEET_COLUMNS = ["project", "url", "created_at", "title", "label", "excluded", "comment",
                  "selection"]
@@ -164,7 +165,10 @@ def decode_sheet(raw: bytes) -> tuple[str, str]:
         except UnicodeDecodeError:
             return raw.decode("latin-1"), LATIN1_NOTE
     if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        return raw.decode("utf-16"), "utf-16 with BOM"
+        try:
+            return raw.decode("utf-16"), "utf-16 with BOM"
+        except UnicodeDecodeError:
+            return raw.decode("latin-1"), LATIN1_NOTE
     head = raw[:4096]
     if b"\x00" in head and len(raw) % 2 == 0:
         odd = head[1::2].count(0) > head[0::2].count(0)
@@ -223,25 +227,19 @@ def read_sheet(path: Path, name: str | None = None) -> Sheet:
                          file=name, line=1,
                          fix="give the sheet written by select (or analysis.labels sheets), "
                              "saved as CSV")
-    reader = csv.reader(io.StringIO(text.lstrip("\ufeff"), newline=""), delimiter=delim,
-                        strict=True)
     header: list[str] | None = None
     records: list[dict] = []
     blank = 0
-    prev = 0
-    try:
-        for fields in reader:
-            start, prev = prev + 1, reader.line_num
-            if header is None:
-                header = [h.strip().casefold() for h in fields]
-                continue
-            if not any(f.strip() for f in fields):
-                blank += 1
-                continue
-            records.append({"line": start, "fields": fields})
-    except csv.Error as exc:
-        raise InputError(f"not valid CSV ({exc})", file=name, line=prev + 1,
-                         fix="fix the quoting on that line, or save the sheet again") from exc
+    for start, _, fields in csv_records(
+            text.lstrip("\ufeff").split("\n"), name, delimiter=delim, strict=True,
+            fix="fix the quoting on that line, or save the sheet again"):
+        if header is None:
+            header = [h.strip().casefold() for h in fields]
+            continue
+        if not any(f.strip() for f in fields):
+            blank += 1
+            continue
+        records.append({"line": start, "fields": fields})
     header = header or []
     missing = [c for c in REQUIRED_COLUMNS if c not in header]
     if missing:

@@ -14,21 +14,18 @@ pandera schemas of :mod:`analysis.core.table_schemas`.
 from __future__ import annotations
 
 import csv
-import hashlib
 import io
-import re
 import shutil
-import tempfile
 from pathlib import Path
 
 import pandas as pd
 
+from analysis.core.artifacts import atomic_folder, sha256_file
 from analysis.core.paths import Paths
 from analysis.core.table_schemas import data_dictionary, schema_for
+from analysis.core.textsafe import neutralise_cell
 from analysis.report.htmlsafe import esc, html_table, raw_html_block
 
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-NUMBER_RE = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
 
 def processed_downloads(paths: Paths) -> list[tuple[Path, str, str]]:
     """(source, name under downloads/, what it holds) of the processed data and the
@@ -46,13 +43,6 @@ def processed_downloads(paths: Paths) -> list[tuple[Path, str, str]]:
     ]
 
 
-def neutralise_cell(cell: str) -> str:
-    """A cell a spreadsheet shows as text: an apostrophe before a would-be formula."""
-    if cell.startswith(FORMULA_START) and not NUMBER_RE.fullmatch(cell):
-        return "'" + cell
-    return cell
-
-
 def neutralise_csv(src: Path, dest: Path) -> int:
     """Copy a CSV with every cell neutralised; return the number of cells changed."""
     changed = 0
@@ -64,14 +54,6 @@ def neutralise_csv(src: Path, dest: Path) -> int:
             changed += sum(a != b for a, b in zip(row, out, strict=True))
             writer.writerow(out)
     return changed
-
-
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def downloadable(paths: Paths) -> list[tuple[str, str, str]]:
@@ -101,10 +83,8 @@ def dictionary_html(paths: Paths, source: str) -> str:
 
 def write_downloads(paths: Paths, dest: Path) -> str:
     """Fill ``dest`` (replaced whole) and return the Data page's include listing it."""
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=".downloads-", dir=dest.parent))
     rows, dictionaries, neutralised = [], [], 0
-    try:
+    with atomic_folder(dest) as tmp:
         for source, name, what in downloadable(paths):
             target = tmp / name
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -119,15 +99,6 @@ def write_downloads(paths: Paths, dest: Path) -> str:
                          "what it holds": esc(what),
                          "bytes": f"{target.stat().st_size:,}",
                          "SHA-256": f'<code class="hash">{sha256_file(target)}</code>'})
-        tmp.chmod(0o755)
-        for path in tmp.rglob("*"):
-            path.chmod(0o755 if path.is_dir() else 0o644)
-        if dest.exists():
-            shutil.rmtree(dest)
-        tmp.replace(dest)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     return downloads_include(rows, dictionaries, neutralised)
 
 

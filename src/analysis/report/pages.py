@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis.core.claims import paper_statement
+from analysis.core.claims import judge, paper_statement
 from analysis.core.config import load_yaml
 from analysis.core.examples import safe_issue_url
 from analysis.core.paths import Paths
@@ -1066,11 +1066,15 @@ def role_claim_mappings(mappings: pd.DataFrame, card: pd.DataFrame) -> pd.DataFr
     for cid, keys in ROLE_CLAIMS.items():
         if cid not in claims.index:
             continue
-        paper = int(str(claims.loc[cid, "paper_value"]).replace(",", ""))
+        printed = str(claims.loc[cid, "paper_value"])
+        relation = str(claims.loc[cid, "relation"] or "=")
         got = totals.reindex(columns=list(keys), fill_value=0).sum(axis=1)
-        hits = [m for m in got.index if int(got[m]) == paper]
+        # a reading gives the paper's count when the claim's own verdict would be exact
+        hits = [m for m in got.index
+                if judge(printed, float(got[m]), relation, "count") == "exact"]
         rows.append({
-            "claim": cid, "paper": paper, "ours": int(got.get(0, 0)),
+            "claim": cid, "paper": paper_statement(printed, relation),
+            "ours": int(got.get(0, 0)),
             "possible": ", ".join(str(v) for v in sorted(set(int(x) for x in got))),
             "readings": ("the one used" if 0 in hits else "; ".join(
                 desc[m] for m in hits) if hits else "none")})

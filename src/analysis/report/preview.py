@@ -24,12 +24,12 @@ from __future__ import annotations
 
 import re
 import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
 
+from analysis.core.artifacts import atomic_folder
 from analysis.core.errors import InputError
 from analysis.report.htmlsafe import esc
 from analysis.report.markdown import markdown_inline, pandoc, pandoc_version
@@ -302,10 +302,7 @@ def render_site(project: Path, out: Path, variables: dict) -> list[str]:
     after = [after] if isinstance(after, str) else list(after)
     after_body = "\n".join((project / a).read_text(encoding="utf-8") for a in after)
 
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=".site-", dir=out.parent))
-    tmp.chmod(0o755)  # mkdtemp makes it private; a site is meant to be read
-    try:
+    with atomic_folder(out) as tmp:
         copied: set[str] = set()
         for page in pages:
             prefix = "../" * page.output.count("/")
@@ -332,12 +329,6 @@ def render_site(project: Path, out: Path, variables: dict) -> list[str]:
             dest = tmp / rel
             dest.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(project / rel, dest)
-        if out.exists():
-            shutil.rmtree(out)
-        tmp.replace(out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     return [p.output for p in pages]
 
 

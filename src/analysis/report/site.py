@@ -19,14 +19,12 @@ lock.
 
 from __future__ import annotations
 
-import hashlib
 import importlib.metadata as md
 import json
 import re
 import shutil
 import subprocess
 import sys
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -34,7 +32,7 @@ import pandas as pd
 import yaml
 
 from analysis.core import runlog
-from analysis.core.artifacts import write_text
+from analysis.core.artifacts import atomic_folder, publishable, write_text
 from analysis.core.config import load_yaml
 from analysis.core.errors import InputError
 from analysis.core.figures import save_figure
@@ -118,14 +116,6 @@ def find_seeds(params: dict, prefix: str = "") -> dict[str, object]:
     return out
 
 
-def sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 # -- step 1: generate -------------------------------------------------------------------
 
 def check_inputs(paths: Paths) -> None:
@@ -181,8 +171,7 @@ def generate(paths: Paths | None = None) -> list[str]:
     files.update(notebook_includes(paths.notebooks))
 
     mermaid, how, stages, edges = pipeline_graph(paths.root)
-    tmp = Path(tempfile.mkdtemp(prefix=".generated-", dir=paths.site_src))
-    try:
+    with atomic_folder(paths.generated) as tmp:
         figure = None
         if stages:
             save_figure(dag_figure(stages, edges), tmp / "figures" / "report_dag")
@@ -194,22 +183,7 @@ def generate(paths: Paths | None = None) -> list[str]:
             files[name] = blocks.unavailable(name)
         for name, text in files.items():
             write_text(tmp / name, text if text.endswith("\n") else text + "\n")
-        _publishable(tmp)
-        if paths.generated.exists():
-            shutil.rmtree(paths.generated)
-        tmp.replace(paths.generated)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     return sorted(files)
-
-
-def _publishable(folder: Path) -> None:
-    """Files a reader may read: 0644 (a temporary file is made private, 0600), folders
-    0755, so that a copied site is readable by a web server."""
-    folder.chmod(0o755)
-    for path in folder.rglob("*"):
-        path.chmod(0o755 if path.is_dir() else 0o644)
 
 
 # -- step 2: render ---------------------------------------------------------------------
@@ -317,7 +291,7 @@ def render(paths: Paths | None = None, renderer: str = "auto",
             pages = render_site(staging, staging / "_site", staged_vars)
         out = staging / "_site"
         write_build_info(out, build_info(paths, label, git))
-        _publishable(out)
+        publishable(out)
         _replace(out, paths.site)
     finally:
         shutil.rmtree(staging, ignore_errors=True)

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from analysis.core.errors import InputError
+from analysis.core.errors import InputError, os_problem
 from analysis.core.paths import PATHS
 from analysis.core.projects import Projects
 from analysis.keywords.lists import read_keyword_file
@@ -106,6 +106,9 @@ def main(argv: list[str] | None = None) -> int:
         record, name = run(args, sys.stderr.isatty())
     except InputError as exc:
         print(f"select: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"select: {os_problem(exc)}", file=sys.stderr)
         return 1
     formats = ", ".join(record["formats"])
     skipped = ", ".join(f"{n:,} {k.replace('_', ' ')}" for k, n in record["skipped"].items())

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis.core.artifacts import to_json_text
+from analysis.core.artifacts import write_csv, write_json
 from analysis.core.errors import InputError
 from analysis.labels.sheets import write_blank_sheets
 from analysis.select import gharchive
@@ -319,11 +319,9 @@ def run_dask(inputs: list[str], spec: Spec, client, progress: Progress) -> list[
 
 def write_outputs(folder: Path, sel: Selection, annotators: int) -> dict:
     """Write the candidates, the summary and the blank sheets into ``folder``."""
-    (folder / SELECTION_DIR).mkdir(parents=True, exist_ok=True)
-    sel.candidates.to_csv(folder / SELECTION_DIR / CANDIDATES_FILE, index=False,
-                          lineterminator="\n", encoding="utf-8")
+    write_csv(folder / SELECTION_DIR / CANDIDATES_FILE, sel.candidates)
     record = summary(sel, annotators)
-    (folder / SELECTION_DIR / SUMMARY_FILE).write_text(to_json_text(record), encoding="utf-8")
+    write_json(folder / SELECTION_DIR / SUMMARY_FILE, record)
     write_blank_sheets(folder, sel.candidates, annotators)
     return record
 

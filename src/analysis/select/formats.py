@@ -318,8 +318,12 @@ def read_records(path: str | Path, tally: Tally) -> Iterator[Record]:
     name = path.name
     if not path.is_file():
         raise InputError("export file not found", file=str(path), fix="check the path")
-    with open(path, "rb") as handle:
-        head = handle.read(4096)
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(4096)
+    except OSError as exc:
+        raise InputError(f"cannot read the export ({exc.strerror})", file=str(path),
+                         fix="check that the file is readable") from exc
     if head.startswith(GZIP_MAGIC):
         raise InputError("a gzip file that is not GH Archive's", file=name,
                          fix="decompress it, or pass GH Archive hourly files (.json.gz)")

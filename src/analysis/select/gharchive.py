@@ -47,11 +47,6 @@ def _natural(path: str) -> tuple:
     return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", path))
 
 
-def is_gharchive_path(path: str) -> bool:
-    """Whether an input names GH Archive files: a ``.json.gz`` file, a folder, or a glob."""
-    return path.endswith(SUFFIX) or Path(path).is_dir() or glob.has_magic(path)
-
-
 def expand(inputs: list[str]) -> list[str]:
     """Input files in order: folders give their ``*.json.gz`` files, globs their matches
     (each sorted naturally); a folder or glob without any is a user error."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import date
 
 from analysis.core.errors import InputError
 from analysis.core.projects import Projects
@@ -59,10 +60,19 @@ class Spec:
         return not ((self.since and day < self.since) or (self.until and day > self.until))
 
 
+def _is_date(value: str) -> bool:
+    """True for a date of the calendar (2025-02-30 is not one)."""
+    try:
+        date.fromisoformat(value)
+    except ValueError:
+        return False
+    return True
+
+
 def check_window(since: str | None, until: str | None) -> None:
     """``--since``/``--until`` must be YYYY-MM-DD, in order."""
     for value, flag in ((since, "--since"), (until, "--until")):
-        if value and not DATE_ARG_RE.fullmatch(value):
+        if value and not (DATE_ARG_RE.fullmatch(value) and _is_date(value)):
             raise InputError(f"{flag} {value!r} is not a date", column=flag,
                              fix="write dates as YYYY-MM-DD")
     if since and until and since > until:

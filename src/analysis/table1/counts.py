@@ -25,8 +25,6 @@ from analysis.core.projects import Projects
 TABLE1_TYPE_ORDER = ["Question", "Bug", "Requirement"]
 SUM_ROW = "Sum"
 COMPUTED, REPORTED, NONE = "computed", "reported", "none"
-FP_COLUMNS = ["project", "name", "excluded", "candidates", "false_positive_percent",
-              "source"]
 
 
 def type_columns(types: list[str]) -> list[str]:

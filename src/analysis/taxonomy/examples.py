@@ -25,7 +25,8 @@ IN_RELEASE = "in_release"
 NO_REPOSITORY = "repository_not_in_release"
 NO_ISSUE = "issue_not_in_release"
 EXAMPLE_COLUMNS = ["ref", "url", "subthemes", "theme", "source", "repository", "kind",
-                   "number", "status", "release_url", "match_note", "project", "year",
+                   "number", "status", "release_url", "match_note", "matched_as_printed",
+                   "project", "year",
                    "final_label", "theme_matches", "annotator_labels",
                    "annotators_citing_theme", "annotators"]
 EMPTY_COLUMNS = ["code", "name", "type", "label_choices", "issues_chosen", "most_on_one_issue",
@@ -94,6 +95,7 @@ def match_examples(examples: pd.DataFrame, issues: pd.DataFrame,
             rows.append(row)
             continue
         first = hit.iloc[0]
+        row["matched_as_printed"] = not notes and first["kind"] == ex.kind
         if first["kind"] != ex.kind:
             notes.append(f"cited as {ex.kind}/{ex.number}, listed in the release as "
                          f"{first['kind']}/{first['number']}")
@@ -119,7 +121,7 @@ def example_summary(matched: pd.DataFrame) -> dict[str, int]:
     same = inside["theme_matches"].astype(bool)
     return {
         "cited": len(matched), "in_release": len(inside),
-        "matched_with_note": int((inside["match_note"] != "").sum()),
+        "matched_with_note": int((~inside["matched_as_printed"].astype(bool)).sum()),
         "theme_matches": int(same.sum()), "theme_differs": int((~same).sum()),
         "repository_not_in_release": int((matched["status"] == NO_REPOSITORY).sum()),
         "issue_not_in_release": int((matched["status"] == NO_ISSUE).sum()),

@@ -109,7 +109,8 @@ def test_build_writes_every_listed_output(result, tmp_path):
 def test_number_texts():
     assert outputs.fmt(None) == outputs.fmt(np.nan) == "—"
     assert outputs.fmt(0.12345) == "0.123" and outputs.fmt(2, 1) == "2.0"
-    assert outputs.interval(0.1, None) == "0.100–—"
+    assert outputs.interval(0.1, None) == outputs.interval(np.nan, 0.2) == "—"
+    assert outputs.interval(0.1, 0.25) == "0.100–0.250"
     assert outputs._p(0.0001) == "< 0.001" and outputs._p(0.25) == "0.250"
     assert outputs._p(None) == "—"
 

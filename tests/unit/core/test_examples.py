@@ -65,3 +65,25 @@ def test_examples_become_label_claims():
     row = claims.set_index("claim_id").loc["examples.ref73"]
     assert (row["paper_value"], row["kind"], row["relation"]) == ("C.1", "label", "=")
     assert len(claims) == 68 and claims["claim_id"].is_unique
+
+
+@pytest.mark.parametrize("text,what", [
+    ("- a list, not a mapping\n", "must be a mapping"),
+    ("examples:\n  - {ref: abc, url: 'https://github.com/o/r/issues/1', subthemes: [A.1.i]}\n",
+     "'abc' is not a whole number"),
+    ("examples:\n  - {ref: 1, url: 'https://github.com/o/r/issues/1', subthemes: A.1.i}\n",
+     None),
+    ("findings:\n  - just a string\n", "finding entry #1 is not a mapping"),
+    ("findings:\n  - {finding: one, themes: [A.1]}\n", "'one' is not a whole number"),
+    ("rankings:\n  - {of: four, tiers: [[A.1]]}\n", "'four' is not a whole number"),
+    ("rankings:\n  - {of: 4, tiers: A.1}\n", "needs a list of tiers"),
+])
+def test_a_malformed_examples_file_is_one_message(tmp_path, text, what):
+    f = tmp_path / "examples.yaml"
+    f.write_text(text, encoding="utf-8")
+    if what is None:  # a bare string is one sub-theme, not its characters
+        assert load_examples(f)["subthemes"].tolist() == ["A.1.i"]
+        return
+    with pytest.raises(InputError, match=what):
+        load_examples(f)
+        load_statements(f)

@@ -149,14 +149,33 @@ def test_the_command_line(filled, tmp_path, capsys):
            "2 excluded by all annotators, 4 for adjudication" in said
     assert main(["merge", *map(str, filled), "--out", str(out)]) == 1
     err = capsys.readouterr().err.splitlines()
-    assert err[0].endswith("the folder is not empty (it may hold an earlier merge) -> "
-                           "choose another --out, or pass --force")
+    assert err[0].endswith("the folder holds an earlier merge -> "
+                           "choose another --out, or pass --force to replace it")
     assert err[-1] == "merge: 1 problem(s); nothing written"
     assert main(["merge", *map(str, filled), "--out", str(out), "--force"]) == 0
     cand = tmp_path / "candidates.csv"
     CANDIDATES.to_csv(cand, index=False)
     assert main(["sheets", str(cand), "--annotators", "2", "--out", str(tmp_path / "s")]) == 0
     assert len(read_rows(tmp_path / "s" / "sheets" / "annotator_2.csv")) == 8
+    capsys.readouterr()
+    # sheets already written may hold labels: replaced only with --force
+    assert main(["sheets", str(cand), "--annotators", "2", "--out", str(tmp_path / "s")]) == 1
+    assert "already holds sheets" in capsys.readouterr().err
+    assert main(["sheets", str(cand), "--annotators", "2", "--out", str(tmp_path / "s"),
+                 "--force"]) == 0
     assert main(["sheets", str(tmp_path / "nope.csv"), "--annotators", "2", "--out",
-                 str(tmp_path / "s")]) == 1
+                 str(tmp_path / "t")]) == 1
     assert "cannot read the candidates" in capsys.readouterr().err
+    (tmp_path / "empty.csv").write_bytes(b"")
+    assert main(["sheets", str(tmp_path / "empty.csv"), "--annotators", "2", "--out",
+                 str(tmp_path / "t")]) == 1
+    assert "cannot read the candidates" in capsys.readouterr().err
+
+
+def test_force_never_replaces_files_a_merge_did_not_write(filled, tmp_path, capsys):
+    out = tmp_path / "work"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine", encoding="utf-8")
+    assert main(["merge", *map(str, filled), "--out", str(out), "--force"]) == 1
+    assert "holds files a merge did not write (notes.txt)" in capsys.readouterr().err
+    assert [p.name for p in out.iterdir()] == ["notes.txt"]

@@ -82,16 +82,20 @@ def test_a_filled_sheet_survives_a_spreadsheet_round_trip(tmp_path, taxonomy, en
     assert sheet.notes == ([f"read as {read_as}"] if read_as == sheets.LATIN1_NOTE else [])
 
 
-def test_sheets_that_are_not_sheets_are_refused_in_one_line(tmp_path):
-    cases = {"header.csv": b"a,b\n1,2\n",
-             "columns.csv": b"project,url,label\nx,y,z\n",
-             "quoting.csv": b"project,url,created_at,label,excluded,selection\n"
-                            b'x,"y\n'}
-    for name, data in cases.items():
-        (tmp_path / name).write_bytes(data)
-        with pytest.raises(InputError) as err:
-            sheets.read_sheet(tmp_path / name, name)
-        assert "\n" not in str(err.value) and str(err.value).startswith(name)
+@pytest.mark.parametrize("name,data,what", [
+    ("header.csv", b"a,b\n1,2\n", "not a sheet header"),
+    ("columns.csv", b"project,url,label\nx,y,z\n", "column"),
+    ("quoting.csv", b'project,url,created_at,label,excluded,selection\nx,"y\n',
+     "not valid CSV"),
+])
+def test_sheets_that_are_not_sheets_are_refused_in_one_line(tmp_path, name, data, what):
+    (tmp_path / name).write_bytes(data)
+    with pytest.raises(InputError, match=what) as err:
+        sheets.read_sheet(tmp_path / name, name)
+    assert "\n" not in str(err.value) and str(err.value).startswith(name)
+
+
+def test_a_missing_sheet_is_refused(tmp_path):
     with pytest.raises(InputError, match="cannot read"):
         sheets.read_sheet(tmp_path / "missing.csv")
 

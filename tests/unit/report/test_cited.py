@@ -74,8 +74,10 @@ def test_role_claims_say_which_readings_give_the_paper_count():
                       "participants": [2, 0, 1, 1]})
     card = pd.DataFrame({"claim_id": ["interviews.developers.deployment.count",
                                       "interviews.developers.inference.count"],
-                         "paper_value": ["1", "2"]})
+                         "paper_value": ["1", "1"], "relation": ["=", ">"]})
     r = role_claim_mappings(m, card).set_index("claim")
+    # "over one" inference developer: the reading used gives 2, the other 1
+    assert r.loc["interviews.developers.inference.count", "paper"] == ">1"
     assert r.loc["interviews.developers.deployment.count", "readings"] == "X: 1 deployment"
     assert r.loc["interviews.developers.deployment.count", "possible"] == "0, 1"
     assert r.loc["interviews.developers.inference.count", "readings"] == "the one used"

@@ -63,6 +63,8 @@ def test_a_filter_without_a_keyword_file_and_bad_dates_are_refused(tmp_path):
         build_spec(projects, None)
     with pytest.raises(InputError, match="is not a date"):
         build_spec(projects, LISTS, since="2024/01/01")
+    with pytest.raises(InputError, match="'2025-02-30' is not a date"):
+        build_spec(projects, LISTS, until="2025-02-30")
     with pytest.raises(InputError, match="after --until"):
         build_spec(projects, LISTS, since="2025-01-01", until="2024-01-01")
     with pytest.raises(InputError, match="--match"):
