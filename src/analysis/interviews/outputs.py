@@ -157,7 +157,7 @@ def claim_values(result: Interviews) -> dict[str, dict]:
         "value": len(eng), "note": "roles: " + "; ".join(sorted(set(eng["role_title"])))}
     out["interviews.users.engineers.min_years"] = {
         "value": _min(eng), "note": f"years of the professional engineers: {years_text(eng)} "
-        "(the smallest must be over three)"}
+        "(the claim bounds the smallest)"}
     out["interviews.users.students.count"] = {
         "value": len(stu), "note": "the sheet does not say which subject they study"}
     out["interviews.users.students.mean_years"] = {
