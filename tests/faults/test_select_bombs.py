@@ -184,6 +184,7 @@ def test_exports_hold_lines_and_whole_documents_to_the_line_limit(tmp_path, name
     assert "\n" not in str(info.value)
 
 
+@pytest.mark.slow  # starts a Dask cluster
 def test_the_dask_engine_refuses_a_bomb_alike(tmp_path, keywords, capfd):
     bomb = zeros_bomb(tmp_path / "hours" / "2024-01-01-4.json.gz", 16 * MiB)
     write_events(tmp_path / "hours" / "2024-01-01-5.json.gz",
