@@ -16,10 +16,10 @@ def candidates_frame(rows: list[tuple[str, str, str, str]]) -> pd.DataFrame:
 
 def read_rows(path: Path) -> list[list[str]]:
     """A sheet's rows (header first), whatever its encoding and delimiter."""
-    from analysis.labels.sheets import decode_sheet, sniff_delimiter
+    from analysis.labels.sheets import decode_sheet, sheet_lines, sniff_delimiter
 
     text, _ = decode_sheet(path.read_bytes())
-    delim = sniff_delimiter(text.split("\n", 1)[0].rstrip("\r")) or ","
+    delim = sniff_delimiter(sheet_lines(text)[0]) or ","
     return list(csv.reader(io.StringIO(text, newline=""), delimiter=delim))
 
 
@@ -34,9 +34,17 @@ def fill(path: Path, decisions: dict[str, tuple[str, str]], *, delimiter: str = 
     for row in rows[1:]:
         if row and row[u] in decisions:
             row[lab], row[exc] = decisions[row[u]]
+    text = "".join(csv_line(row, delimiter) + line_end for row in rows)
+    path.write_bytes(text.encode(encoding, errors="replace"))
+
+
+def csv_line(row: list[str], delimiter: str) -> str:
+    """One row as a spreadsheet program writes it: a cell holding the delimiter, a quote or
+    a line break of any kind quoted (the csv module quotes only the characters of its own
+    line terminator)."""
     out = io.StringIO()
-    csv.writer(out, delimiter=delimiter, lineterminator=line_end).writerows(rows)
-    path.write_bytes(out.getvalue().encode(encoding, errors="replace"))
+    csv.writer(out, delimiter=delimiter, lineterminator="\r\n").writerow(row)
+    return out.getvalue().removesuffix("\r\n")
 
 
 def gh_cli_export(path: Path, repo: str, issues: list[tuple[int, str, str, str]]) -> Path:

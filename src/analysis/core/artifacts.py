@@ -8,7 +8,9 @@ with them the bytes of a table and the hash DVC records in ``dvc.lock``. Twelve 
 are far more than any comparison the scorecard makes (the paper prints at most five).
 Every file is written to a temporary name in the same folder and moved into place only
 when complete, so an interrupted run never leaves a half-written artifact that a later
-stage (or DVC) could mistake for a valid one.
+stage (or DVC) could mistake for a valid one. Files and folders get the modes the umask
+gives (0644 and 0755 under 022), as any program's outputs do; a website is made readable
+by all (:func:`publishable`).
 """
 
 from __future__ import annotations
@@ -21,8 +23,8 @@ import json
 import math
 import os
 import re
+import secrets
 import shutil
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -30,6 +32,30 @@ from typing import Any
 import pandas as pd
 
 from analysis.core.errors import InputError
+
+TEMPORARY_TRIES = 100
+
+
+def make_temporary(parent: Path, prefix: str, suffix: str = "", folder: bool = False) -> Path:
+    """A new, empty file (or folder) of a unique name in ``parent``, created with the modes
+    the umask gives (0644 and 0755 under 022, 0600 and 0700 under 077).
+
+    Why not :mod:`tempfile`: it makes files 0600 and folders 0700 whatever the umask, and
+    a file moved into place keeps the mode it was made with: the other annotators of a
+    shared machine could not open their sheets.
+    """
+    for _ in range(TEMPORARY_TRIES):
+        path = Path(parent) / f"{prefix}{secrets.token_hex(4)}{suffix}"
+        try:
+            if folder:
+                path.mkdir(mode=0o777)
+            else:
+                os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC,
+                                 0o666))
+        except FileExistsError:
+            continue
+        return path
+    raise FileExistsError(errno.EEXIST, "no unused temporary name", str(parent))
 
 
 @contextlib.contextmanager
@@ -43,9 +69,7 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     target.parent.mkdir(parents=True, exist_ok=True)
     for stale in target.parent.glob(f".{glob.escape(target.name)}.*.tmp"):
         stale.unlink(missing_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    os.close(fd)
-    tmp_path = Path(tmp)
+    tmp_path = make_temporary(target.parent, f".{target.name}.", ".tmp")
     try:
         yield tmp_path
         os.replace(tmp_path, target)
@@ -162,15 +186,17 @@ def publishable(folder: Path) -> None:
 
 
 @contextlib.contextmanager
-def atomic_folder(dest: Path) -> Iterator[Path]:
+def atomic_folder(dest: Path, public: bool = True) -> Iterator[Path]:
     """A temporary folder beside ``dest`` to fill; when the block ends without an error it
-    is made :func:`publishable` and replaces ``dest`` whole, else it is removed and
-    ``dest`` stays as it was: no reader sees a half-built folder."""
+    replaces ``dest`` whole, else it is removed and ``dest`` stays as it was: no reader
+    sees a half-built folder. ``public``: made :func:`publishable` (a website); otherwise
+    its modes are the umask's, like every other output."""
     dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}-", dir=dest.parent))
+    tmp = make_temporary(dest.parent, f".{dest.name}-", folder=True)
     try:
         yield tmp
-        publishable(tmp)
+        if public:
+            publishable(tmp)
         if dest.exists():
             shutil.rmtree(dest)
         tmp.replace(dest)

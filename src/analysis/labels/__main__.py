@@ -66,7 +66,8 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--force", action="store_true",
                    help="replace sheets already in <out>/sheets/ (they may hold labels)")
     m = sub.add_parser("merge", help="filled sheets -> a dump in the upstream layout")
-    m.add_argument("sheets", nargs="+", help="the filled sheets, annotator 1 first")
+    m.add_argument("sheets", nargs="+",
+                   help="the filled sheets (CSV or .xlsx), annotator 1 first")
     m.add_argument("--out", required=True, help="folder to write the dump into")
     m.add_argument("--force", action="store_true", help="replace a non-empty --out")
     m.add_argument("--taxonomy", default=str(PATHS.taxonomy_file),

@@ -238,7 +238,7 @@ def write_dump(files: dict[Path, bytes], out: Path, force: bool = False) -> None
     out = Path(out)
     check_out(out, force)
     try:
-        with atomic_folder(out) as staged:
+        with atomic_folder(out, public=False) as staged:
             for rel, data in files.items():
                 target = staged / rel
                 target.parent.mkdir(parents=True, exist_ok=True)

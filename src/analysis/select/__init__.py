@@ -3,6 +3,7 @@
     python -m analysis.select INPUT [INPUT ...] --out DIR [--project KEY ...]
         [--since YYYY-MM-DD] [--until YYYY-MM-DD] [--match word|plural] [--annotators N]
         [--workers N | --scheduler tcp://HOST:8786] [--force]
+        [--max-line-bytes SIZE] [--max-file-bytes SIZE]
 
 Inputs are raw issue exports (:mod:`analysis.select.formats`) and GH Archive hourly files
 (:mod:`analysis.select.gharchive`; a file, a folder or a quoted glob). The collection
@@ -17,4 +18,8 @@ and line; ordered by project, creation date, URL), ``selection/selection.json`` 
 found; per input and per project: records read, pull requests skipped, out of the window,
 duplicates, candidates) and ``sheets/annotator_<k>.csv``, one blank labelling sheet per
 annotator.
+
+Memory stays bounded whatever the input: a line longer than ``--max-line-bytes`` (default
+128MiB) or a gzip file that decompresses to more than ``--max-file-bytes`` (default 8GiB)
+is refused in one line (:class:`analysis.select.formats.Limits`).
 """

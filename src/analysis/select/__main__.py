@@ -9,10 +9,20 @@ from pathlib import Path
 from analysis.core.errors import InputError, os_problem
 from analysis.core.paths import PATHS
 from analysis.core.projects import Projects
+from analysis.core.sizes import parse_size, size_text
 from analysis.keywords.lists import read_keyword_file
 from analysis.select import engine, gharchive
+from analysis.select.formats import FILE_OPTION, LINE_OPTION, MAX_FILE, MAX_LINE, Limits
 from analysis.select.matching import MATCH_MODES
 from analysis.select.spec import Spec, build_spec
+
+
+def size_argument(text: str) -> int:
+    """A size option's value in bytes (``128MiB``, ``8GiB``, a number of bytes)."""
+    try:
+        return parse_size(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
 
 
 def parser() -> argparse.ArgumentParser:
@@ -41,9 +51,19 @@ def parser() -> argparse.ArgumentParser:
                    help="blank sheets to write, one per annotator (default: %(default)s)")
     engines = p.add_mutually_exclusive_group()
     engines.add_argument("--workers", type=int,
-                         help="run on a local Dask cluster of N worker processes")
+                         help="run on a local Dask cluster of N worker processes (at most "
+                              "one per core: more are reduced to the cores, with a note)")
     engines.add_argument("--scheduler", metavar="ADDRESS",
                          help="run on the Dask cluster at ADDRESS (tcp://host:8786)")
+    p.add_argument(LINE_OPTION, type=size_argument, default=MAX_LINE, metavar="SIZE",
+                   help="refuse a file with a line (an event, an issue, a CSV record) longer "
+                        "than SIZE, and an export read whole (a JSON array, UTF-16 text) "
+                        f"bigger than SIZE; memory stays bounded by it (default: "
+                        f"{size_text(MAX_LINE).replace(' ', '')})")
+    p.add_argument(FILE_OPTION, type=size_argument, default=MAX_FILE, metavar="SIZE",
+                   help="refuse a gzip file (a GH Archive hour) that decompresses to more "
+                        "than SIZE (default: "
+                        f"{size_text(MAX_FILE).replace(' ', '')}; real hours are 0.1-2 GB)")
     p.add_argument("--force", action="store_true",
                    help="replace an earlier selection in --out")
     return p
@@ -76,17 +96,23 @@ def run(args: argparse.Namespace, progress_enabled: bool) -> tuple[dict, str]:
     for path in inputs:
         if not Path(path).is_file():
             raise InputError("input file not found", file=path, fix="check the path")
+    limits = Limits(line=args.max_line_bytes, file=args.max_file_bytes)
+    workers = args.workers
+    if workers:
+        workers, note = engine.local_workers(workers, engine.available_cores())
+        if note:
+            print(f"select: {note}", file=sys.stderr)
     progress = engine.Progress(len(inputs), progress_enabled)
     client = None
     try:
-        if args.workers or args.scheduler:
-            client = engine.dask_client(args.workers, args.scheduler)
-            workers = len(client.scheduler_info().get("workers", {}))
-            name = f"Dask ({workers} workers at {client.scheduler.address})"
-            parts = engine.run_dask(inputs, spec, client, progress)
+        if workers or args.scheduler:
+            client = engine.dask_client(workers, args.scheduler)
+            started = len(client.scheduler_info().get("workers", {}))
+            name = f"Dask ({started} workers at {client.scheduler.address})"
+            parts = engine.run_dask(inputs, spec, client, progress, limits)
         else:
             name = "streaming"
-            parts = engine.run_streaming(inputs, spec, progress)
+            parts = engine.run_streaming(inputs, spec, progress, limits)
     finally:
         progress.close()
         if client is not None:

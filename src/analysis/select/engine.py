@@ -31,7 +31,15 @@ from analysis.core.artifacts import write_csv, write_json
 from analysis.core.errors import InputError
 from analysis.labels.sheets import write_blank_sheets
 from analysis.select import gharchive
-from analysis.select.formats import FORMATS, Record, Tally, read_records, repository_of
+from analysis.select.formats import (
+    DEFAULT_LIMITS,
+    FORMATS,
+    Limits,
+    Record,
+    Tally,
+    read_records,
+    repository_of,
+)
 from analysis.select.matching import Matcher
 from analysis.select.spec import Spec
 
@@ -122,8 +130,9 @@ def matchers_for(spec: Spec) -> dict[int, Matcher]:
 
 
 def scan_input(path: str, spec: Spec, progress: Callable[[int], None] | None = None,
-               batch_size: int = BATCH) -> PartResult:
-    """The per-file function both engines run: read one input, select its candidates."""
+               batch_size: int = BATCH, limits: Limits = DEFAULT_LIMITS) -> PartResult:
+    """The per-file function both engines run: read one input, select its candidates
+    (holding no line and decompressing no file past ``limits``)."""
     result = PartResult(path)
     tally = Tally()
     name = Path(path).name
@@ -132,9 +141,10 @@ def scan_input(path: str, spec: Spec, progress: Callable[[int], None] | None = N
         if not names:
             raise InputError("GH Archive records GitHub only, and no project of the spec is "
                              "on GitHub", file=path, fix="select Gitee projects from exports")
-        records = gharchive.scan_file(path, gharchive.repo_pattern(names), tally, progress)
+        records = gharchive.scan_file(path, gharchive.repo_pattern(names), tally, progress,
+                                      limits)
     else:
-        records = read_records(path, tally)
+        records = read_records(path, tally, limits)
     matchers = matchers_for(spec)
     batch: list[Record] = []
     for rec in records:
@@ -265,16 +275,36 @@ class Progress:
             self.bar.close()
 
 
-def run_streaming(inputs: list[str], spec: Spec, progress: Progress) -> list[PartResult]:
+def run_streaming(inputs: list[str], spec: Spec, progress: Progress,
+                  limits: Limits = DEFAULT_LIMITS) -> list[PartResult]:
     """The default engine: every file in this process, one after the other."""
     parts = []
     for path in inputs:
-        parts.append(scan_input(path, spec, progress.events_done))
+        parts.append(scan_input(path, spec, progress.events_done, limits=limits))
         progress.file_done()
     return parts
 
 
 NANNY_TRIM = "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_"
+
+
+def available_cores() -> int:
+    """The cores this process may run on (its CPU affinity, else the machine's)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def local_workers(requested: int, cores: int) -> tuple[int, str | None]:
+    """The worker processes to start for ``--workers requested`` on ``cores`` cores, and
+    a note when fewer: each worker scans one file at a time on one core, so workers past
+    the cores only wait for one, and each costs a process start and its memory (64
+    workers on 2 cores took 85 s where streaming took 3 s)."""
+    if requested <= cores:
+        return requested, None
+    return cores, (f"--workers {requested} is more than the {cores} cores here: "
+                   f"running {cores} workers (more would only wait for a core)")
 
 
 def dask_client(workers: int | None = None, scheduler: str | None = None):
@@ -301,12 +331,13 @@ def dask_client(workers: int | None = None, scheduler: str | None = None):
     return Client(cluster)
 
 
-def run_dask(inputs: list[str], spec: Spec, client, progress: Progress) -> list[PartResult]:
+def run_dask(inputs: list[str], spec: Spec, client, progress: Progress,
+             limits: Limits = DEFAULT_LIMITS) -> list[PartResult]:
     """The Dask engine: one task a file (the same :func:`scan_input`), gathered in input
     order. A user error on a worker ends the run like one in this process."""
     from distributed import as_completed
 
-    futures = client.map(scan_input, inputs, spec=spec, pure=False)
+    futures = client.map(scan_input, inputs, spec=spec, limits=limits, pure=False)
     for future in as_completed(futures):
         if future.status == "error":
             break

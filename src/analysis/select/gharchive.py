@@ -14,6 +14,12 @@ string cannot hold an unescaped quote, so text inside titles and bodies never ma
 only those lines are parsed. Everything else is counted (a newline count) and skipped
 without being parsed, which keeps a worker at hundreds of thousands of events a second and
 its memory flat (one block at a time).
+
+Memory stays bounded whatever the file holds: zlib is asked for at most one output block
+at a time (a gzip bomb, 1 GiB of zeros in 1 MB, never comes out whole), the line begun in
+one block and not ended is held only up to the line limit, and the decompressed bytes are
+counted against the file limit (:class:`~analysis.select.formats.Limits`), both checked
+once a block.
 """
 
 from __future__ import annotations
@@ -27,10 +33,21 @@ from pathlib import Path
 import orjson
 
 from analysis.core.errors import InputError
-from analysis.select.formats import DATE_RE, Record, Tally
+from analysis.core.sizes import MiB, size_text
+from analysis.select.formats import (
+    DATE_RE,
+    DEFAULT_LIMITS,
+    FILE_OPTION,
+    GHARCHIVE_SUFFIX,
+    Limits,
+    Record,
+    Tally,
+    line_too_long,
+)
 
 BLOCK = 1 << 20          # compressed bytes read at a time
-SUFFIX = ".json.gz"
+OUT_BLOCK = 16 * MiB     # the most decompressed bytes asked of zlib at a time
+SUFFIX = GHARCHIVE_SUFFIX
 OPENED = "opened"
 
 
@@ -69,45 +86,83 @@ def expand(inputs: list[str]) -> list[str]:
     return [f for f in files if not (f in seen or seen.add(f))]
 
 
-def _blocks(path: Path, name: str) -> Iterator[bytes]:
+class LineTooLong(Exception):
+    """A line of the file is longer than the line limit (its number is the reader's)."""
+
+
+def too_big(name: str, limits: Limits) -> InputError:
+    """The one-line refusal of a file that decompresses to more than ``limits.file``."""
+    return InputError(f"decompresses to more than the limit of {size_text(limits.file)} "
+                      f"({FILE_OPTION})", file=name,
+                      fix=f"a GH Archive hour is far smaller, so the file is damaged or not "
+                          f"an hour: download it again (raise {FILE_OPTION} only for a "
+                          f"genuine file that big)")
+
+
+def _blocks(path: Path, name: str, limits: Limits = DEFAULT_LIMITS) -> Iterator[bytes]:
     """Decompressed blocks of whole lines (multi-member gzip files included); a damaged
-    or truncated file is a user error."""
+    or truncated file is a user error. At most ``limits.file`` bytes are decompressed and
+    a line longer than ``limits.line`` raises :class:`LineTooLong`: zlib gives at most
+    one output block at a time, no bigger than the line limit, so every line inside a
+    block is shorter than it and only the line carried from block to block is measured."""
+    out_block = min(OUT_BLOCK, limits.line)
     inflate = zlib.decompressobj(wbits=31)
-    rest = b""
+    held: list[bytes] = []   # the line begun and not yet ended
+    held_bytes = 0
+    total = 0
     try:
         with open(path, "rb") as handle:
-            while True:
-                chunk = handle.read(BLOCK)
-                if not chunk:
-                    break
-                while chunk:
-                    data = inflate.decompress(chunk)
-                    chunk = inflate.unused_data
-                    if chunk:
-                        inflate = zlib.decompressobj(wbits=31)
+            while chunk := handle.read(BLOCK):
+                while True:
+                    data = inflate.decompress(chunk, out_block)
                     if data:
+                        total += len(data)
+                        if total > limits.file:
+                            raise too_big(name, limits)
                         cut = data.rfind(b"\n")
                         if cut < 0:
-                            rest += data
-                            continue
-                        yield rest + data[:cut + 1]
-                        rest = data[cut + 1:]
+                            held_bytes += len(data)
+                            if held_bytes > limits.line:
+                                raise LineTooLong
+                            held.append(data)
+                        else:
+                            if held:
+                                if held_bytes + data.find(b"\n") > limits.line:
+                                    raise LineTooLong
+                                held.append(data[:cut + 1])
+                                yield b"".join(held)
+                            else:
+                                yield data[:cut + 1]
+                            held = [data[cut + 1:]] if cut + 1 < len(data) else []
+                            held_bytes = len(data) - cut - 1
+                    if inflate.eof:  # the end of a gzip member; another may follow
+                        chunk = inflate.unused_data
+                        if not chunk:
+                            break
+                        inflate = zlib.decompressobj(wbits=31)
+                        continue
+                    chunk = inflate.unconsumed_tail
+                    if not chunk and len(data) < out_block:
+                        break  # zlib wants more input
         if not inflate.eof:
             raise InputError("the gzip file is truncated", file=name,
                              fix="download the hour again")
     except zlib.error as exc:
         raise InputError(f"not a valid gzip file ({exc})", file=name,
                          fix="download the hour again") from exc
+    rest = b"".join(held)
     if rest.strip():
         yield rest + b"\n"
 
 
 def scan_file(path: str | Path, pattern: re.Pattern[bytes], tally: Tally,
-              progress: Callable[[int], None] | None = None) -> Iterator[Record]:
+              progress: Callable[[int], None] | None = None,
+              limits: Limits = DEFAULT_LIMITS) -> Iterator[Record]:
     """The issues opened (and, flagged, the pull requests opened) in the repositories of
     ``pattern`` in one GH Archive file. ``tally.records`` counts every event of the file;
     events of other repositories or types are counted under ``skipped`` without being
-    parsed."""
+    parsed. A line longer than ``limits.line`` or more than ``limits.file`` bytes
+    decompressed end the scan with one message."""
     path = Path(path)
     name = path.name
     if not path.is_file():
@@ -115,7 +170,14 @@ def scan_file(path: str | Path, pattern: re.Pattern[bytes], tally: Tally,
     tally.fmt, tally.container = "gharchive", "gzip JSON lines"
     lines_before = 0
     other = 0
-    for block in _blocks(path, name):
+    blocks = _blocks(path, name, limits)
+    while True:
+        try:
+            block = next(blocks)
+        except StopIteration:
+            break
+        except LineTooLong:
+            raise line_too_long(name, lines_before + 1, limits) from None
         events = block.count(b"\n")
         kept = 0
         last = -1
