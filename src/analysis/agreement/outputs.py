@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.agreement import figures as figs
-from analysis.agreement.analysis import CLAIM_PREFIX, Agreement, Analysis, stat
+from analysis.agreement.compute import CLAIM_PREFIX, Agreement, Analysis, stat
 from analysis.core.stage import StageOutputs
 
 
