@@ -20,7 +20,6 @@ import hashlib
 import json
 import math
 import os
-import re
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -138,19 +137,6 @@ def write_parquet(path: str | os.PathLike[str], frame: pd.DataFrame) -> Path:
     with atomic_path(path) as tmp:
         frame.to_parquet(tmp, index=False, engine="pyarrow", compression="zstd")
     return Path(path)
-
-
-def flat_vars(variables: dict[str, object]) -> dict[str, object]:
-    """Website variables as plain names: ``compare.kappa.bug.change`` -> ``kappa_bug_change``.
-
-    The report stage reads ``report/vars/<stage>.json`` as ``<stage>.<name>``; the stage
-    prefix is dropped here and the remaining dots become underscores.
-    """
-    out = {}
-    for key, value in variables.items():
-        name = key.split(".", 1)[1] if "." in key else key
-        out[re.sub(r"[^A-Za-z0-9_-]", "_", name)] = value
-    return out
 
 
 def publishable(folder: Path) -> None:
