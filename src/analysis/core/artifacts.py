@@ -164,19 +164,6 @@ def write_parquet(path: str | os.PathLike[str], frame: pd.DataFrame) -> Path:
     return Path(path)
 
 
-def flat_vars(variables: dict[str, object]) -> dict[str, object]:
-    """Website variables as plain names: ``compare.kappa.bug.change`` -> ``kappa_bug_change``.
-
-    The report stage reads ``report/vars/<stage>.json`` as ``<stage>.<name>``; the stage
-    prefix is dropped here and the remaining dots become underscores.
-    """
-    out = {}
-    for key, value in variables.items():
-        name = key.split(".", 1)[1] if "." in key else key
-        out[re.sub(r"[^A-Za-z0-9_-]", "_", name)] = value
-    return out
-
-
 def publishable(folder: Path) -> None:
     """Files a reader may read: 0644 (a temporary file is made private, 0600), folders
     0755, so that a copied site is readable by a web server."""

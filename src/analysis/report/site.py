@@ -1,11 +1,11 @@
 """Build the website in two steps: generate its sources, then render them.
 
 **Generate** (:func:`generate`, the ``report`` DVC stage's outputs): from the pipeline's
-outputs only, ``report/_variables.yml``, the includes in ``report/_generated/`` (escaped
-HTML tables, figure blocks, data-text paragraphs, the notebook pages' bodies, the DAG
-figure) and the downloads in ``report/downloads/``. Nothing here depends on the machine,
-the renderer or the commit, so these files, and the ``dvc.lock`` that records them, are
-the same on every machine.
+outputs only, ``report/_variables.yml``, the includes in ``report/_generated/`` (the
+pages' includes of :mod:`.pages`, figure blocks, data-text paragraphs, the notebook
+pages' bodies, the DAG figure) and the downloads in ``report/downloads/``. Nothing here
+depends on the machine, the renderer or the commit, so these files, and the ``dvc.lock``
+that records them, are the same on every machine.
 
 **Render** (:func:`render`): copies the Quarto project into a staging folder
 (``build/site-render/``), adds what belongs to this build only (the commit and renderer
@@ -33,11 +33,9 @@ import yaml
 
 from analysis.core import runlog
 from analysis.core.artifacts import atomic_folder, publishable, write_text
-from analysis.core.config import load_yaml
 from analysis.core.errors import InputError
 from analysis.core.figures import save_figure
 from analysis.core.paths import Paths
-from analysis.core.projects import Projects
 from analysis.report import blocks
 from analysis.report import generated as gen
 from analysis.report.dag import dag_figure, pipeline_graph
@@ -105,17 +103,6 @@ def pins_table(paths: Paths) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["package", "pinned", "installed", "matches"])
 
 
-def find_seeds(params: dict, prefix: str = "") -> dict[str, object]:
-    out = {}
-    for key, value in (params or {}).items():
-        path = f"{prefix}{key}"
-        if isinstance(value, dict):
-            out.update(find_seeds(value, path + "."))
-        elif "seed" in str(key).lower():
-            out[path] = value
-    return out
-
-
 # -- step 1: generate -------------------------------------------------------------------
 
 def check_inputs(paths: Paths) -> None:
@@ -131,41 +118,11 @@ def generate(paths: Paths | None = None) -> list[str]:
     paths = paths or Paths()
     check_inputs(paths)
     write_vars(paths.variables_yml, build_vars(paths))
-    card = pd.read_csv(paths.findings.scorecard, dtype=str, keep_default_na=False)
-    quality = gen.load_json(paths.clean.quality)
-    prov = gen.load_json(paths.provenance)
-    params_text = paths.params.read_text(encoding="utf-8")
-    projects = Projects.load(paths.projects_file)
     texts = stage_texts(paths.vars_dir)
 
-    files: dict[str, str] = {
-        "scorecard_summary.md": gen.scorecard_summary(card),
-        "scorecard_full.md": gen.scorecard_full(card),
-        "scorecard_differs.md": gen.scorecard_differs(card),
-        "quality_accounting.md": gen.quality_accounting(quality),
-        "quality_anomalies.md": gen.quality_anomalies(quality),
-        "quality_rules.md": gen.quality_rules(quality),
-        "provenance_source.md": gen.provenance_source(prov),
-        "provenance_files.md": gen.provenance_files(prov),
-        "params.md": gen.params_block(params_text, find_seeds(load_yaml(paths.params) or {})),
-        "notebooks_index.md": gen.notebooks_index(
-            notebook_entries(paths.notebooks, paths.dvc_yaml, paths.root)),
-        "links.md": gen.study_links(gen.citation(paths.citation), prov),
-        "cite.md": gen.how_to_cite(gen.citation(paths.citation)),
-        "licence.md": gen.licence_block(paths.licence),
-    }
-    table1_csv = paths.table1.table("counts.csv")
-    if table1_csv.is_file():
-        table1 = pd.read_csv(table1_csv, keep_default_na=False)
-        fp_csv = paths.table1.table("false_positives.csv")
-        fp = (pd.read_csv(fp_csv, keep_default_na=False, dtype={"project": str})
-              if fp_csv.is_file() else None)
-        files["table1_compare.md"] = gen.table1_compare(table1, card, projects, fp)
-        files["type_by_project.md"] = gen.type_by_project(table1)
-    for stage in paths.stages():
-        for csv in sorted(stage.tables.glob("*.csv")) if stage.tables.is_dir() else []:
-            files[f"tables/{stage.name}/{csv.stem}.md"] = gen.csv_table(csv)
-    files.update(write_pages(paths.root))
+    files: dict[str, str] = write_pages(paths.root)
+    files["notebooks_index.md"] = gen.notebooks_index(
+        notebook_entries(paths.notebooks, paths.dvc_yaml, paths.root))
     files.update(blocks.figure_includes(paths, texts))
     files.update(blocks.text_includes(texts))
     files.update(notebook_includes(paths.notebooks))
