@@ -22,7 +22,6 @@ import hashlib
 import json
 import math
 import os
-import re
 import secrets
 import shutil
 from collections.abc import Iterator
