@@ -6,9 +6,12 @@ significant digits (:func:`fixed_float`). Full ``repr`` digits are not stable: t
 digits of a sum or a product differ between CPUs, BLAS builds and numpy versions, and
 with them the bytes of a table and the hash DVC records in ``dvc.lock``. Twelve digits
 are far more than any comparison the scorecard makes (the paper prints at most five).
-Every file is written to a temporary name in the same folder and moved into place only
-when complete, so an interrupted run never leaves a half-written artifact that a later
-stage (or DVC) could mistake for a valid one.
+Every file is written to a temporary name and moved into place only when complete, so an
+interrupted run never leaves a half-written artifact that a later stage (or DVC) could
+mistake for a valid one. Inside the project the temporary name is in ``build/tmp/``
+(:func:`scratch_folder`), never in the folder of the artifact: that folder is a DVC output
+or dependency, and a file left there by a killed run would change its hash, or be read
+as an artifact, on every later run.
 """
 
 from __future__ import annotations
@@ -30,21 +33,70 @@ from typing import Any
 import pandas as pd
 
 from analysis.core.errors import InputError
+from analysis.core.paths import Paths
+
+
+def project_root_of(folder: Path) -> Path | None:
+    """The nearest folder at or above ``folder`` that holds a ``dvc.yaml`` (the project
+    whose outputs may be written there), or None."""
+    for candidate in (folder, *folder.parents):
+        if Paths(candidate).dvc_yaml.is_file():
+            return candidate
+    return None
+
+
+def scratch_folder(folder: Path) -> Path:
+    """The folder to build a file or folder in before it is moved into the existing
+    ``folder``.
+
+    Inside a project it is ``build/tmp/`` followed by ``folder``'s path in the project
+    (outside git and every folder DVC tracks, so a run killed half-way leaves no file in
+    an output or a dependency; one folder per target folder, so leftovers are found by
+    name), when that is on the same file system (the final move is then a rename, atomic).
+    Elsewhere, and for folders already under ``build/``, it is ``folder`` itself.
+    """
+    folder = folder.absolute()
+    root = project_root_of(folder)
+    if root is None or folder.is_relative_to(Paths(root).build):
+        return folder
+    scratch = Paths(root).scratch / folder.relative_to(root)
+    scratch.mkdir(parents=True, exist_ok=True)
+    if scratch.stat().st_dev != folder.stat().st_dev:
+        return folder
+    return scratch
+
+
+def remove_stale(folder: Path, pattern: str) -> None:
+    """Remove what an earlier, killed run left in ``folder`` under names matching the glob
+    ``pattern`` (files or folders)."""
+    for stale in folder.glob(pattern):
+        if stale.is_dir() and not stale.is_symlink():
+            shutil.rmtree(stale, ignore_errors=True)
+        else:
+            stale.unlink(missing_ok=True)
 
 
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
-    """Yield a temporary path next to ``path``; move it onto ``path`` only on success.
+    """Yield a temporary path (in the :func:`scratch_folder` of ``path``'s folder); move it
+    onto ``path`` only on success.
 
-    Temporary files left behind by an earlier run that was killed are removed first.
-    Running out of disk space is a user-fixable problem and becomes one clear message.
+    Temporary files left behind by an earlier run that was killed are removed first (also
+    those an older version left beside ``path``). Running out of disk space or a folder
+    that cannot be written is a user-fixable problem and becomes one clear message, at
+    whichever step it happens.
     """
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    for stale in target.parent.glob(f".{glob.escape(target.name)}.*.tmp"):
-        stale.unlink(missing_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    os.close(fd)
+    stale = f".{glob.escape(target.name)}.*.tmp"
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        scratch = scratch_folder(target.parent)
+        remove_stale(target.parent, stale)
+        remove_stale(scratch, stale)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=scratch)
+        os.close(fd)
+    except OSError as exc:
+        raise disk_error(exc, target) from exc
     tmp_path = Path(tmp)
     try:
         yield tmp_path
@@ -58,13 +110,21 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
 
 
 def disk_error(exc: OSError, target: Path) -> Exception:
-    """One clear message for a full disk or a target that cannot be written; else ``exc``."""
+    """One clear message for a full disk or a target that cannot be written; else ``exc``.
+
+    The message names ``target`` and, for a permission problem, the folder to fix: the
+    folder of the one path the system refused (a folder that could not be made, a file
+    that could not be created), else, for a rename, ``target``'s.
+    """
     if exc.errno == errno.ENOSPC:
         return InputError("no space left on the device while writing", file=str(target),
                           fix="free disk space and run `dvc repro` again")
     if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        one = exc.filename2 is None and isinstance(exc.filename, str | os.PathLike)
+        folder = Path(exc.filename if one else target).parent
         return InputError(f"cannot write ({exc.strerror})", file=str(target),
-                          fix="check the folder's permissions")
+                          fix=f"make the folder {folder} writable (its permissions, or a "
+                          "read-only file system)")
     return exc
 
 
@@ -161,19 +221,57 @@ def publishable(folder: Path) -> None:
         path.chmod(0o755 if path.is_dir() else 0o644)
 
 
+def replace_folder(new: Path, target: Path, aside: Path) -> None:
+    """Put the folder ``new`` in the place of ``target`` so that a failure leaves ``target``
+    as it was: the old folder is renamed to ``aside`` (on the same file system, so no copy),
+    then ``new`` is renamed into place; should that fail, the old folder is renamed back.
+    The caller removes ``aside``."""
+    had_old = target.exists() or target.is_symlink()
+    try:
+        if had_old:
+            os.replace(target, aside)
+        try:
+            os.replace(new, target)
+        except BaseException:
+            if had_old:
+                os.replace(aside, target)
+            raise
+    except OSError as exc:
+        error = disk_error(exc, target)
+        if error is exc:
+            raise
+        raise error from exc
+
+
+def publish_folder(new: Path, dest: Path) -> None:
+    """Move the finished folder ``new`` (on ``dest``'s file system) onto ``dest`` with
+    :func:`replace_folder`, the old folder set aside next to ``new`` and removed after."""
+    aside = new.with_name(new.name + ".previous")
+    try:
+        replace_folder(new, dest, aside)
+    finally:
+        shutil.rmtree(aside, ignore_errors=True)
+
+
 @contextlib.contextmanager
 def atomic_folder(dest: Path) -> Iterator[Path]:
-    """A temporary folder beside ``dest`` to fill; when the block ends without an error it
-    is made :func:`publishable` and replaces ``dest`` whole, else it is removed and
-    ``dest`` stays as it was: no reader sees a half-built folder."""
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}-", dir=dest.parent))
+    """A temporary folder (in the :func:`scratch_folder` of ``dest``'s parent) to fill; when
+    the block ends without an error it is made :func:`publishable` and replaces ``dest``
+    whole, else it is removed and ``dest`` stays as it was: no reader sees a half-built
+    folder. Folders left in the scratch folder by an earlier, killed run are removed first.
+    """
+    try:
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        scratch = scratch_folder(dest.parent)
+        if scratch != dest.parent.absolute():  # only there are all such names the package's
+            remove_stale(scratch, f".{glob.escape(dest.name)}-*")
+        tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}-", dir=scratch))
+    except OSError as exc:
+        raise disk_error(exc, dest) from exc
     try:
         yield tmp
         publishable(tmp)
-        if dest.exists():
-            shutil.rmtree(dest)
-        tmp.replace(dest)
+        publish_folder(tmp, dest)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
