@@ -45,6 +45,30 @@ def project_root_of(folder: Path) -> Path | None:
     return None
 
 
+MOUNTINFO = Path("/proc/self/mountinfo")
+
+
+def mount_point(path: Path, mountinfo: Path = MOUNTINFO) -> str | None:
+    """The mount point ``path`` lies under (Linux's ``/proc/self/mountinfo``), or None where
+    that cannot be read. Two folders under different mount points cannot exchange a file by
+    renaming it, even on one file system (a bind mount: the same device number)."""
+    try:
+        lines = mountinfo.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return None
+    real = os.path.realpath(path)
+    points = [re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), line.split()[4])
+              for line in lines if len(line.split()) > 4]
+    under = [p for p in points if real == p or real.startswith(p.rstrip("/") + "/")]
+    return max(under, key=len, default=None)
+
+
+def same_mount(a: Path, b: Path) -> bool:
+    """True when the existing folders ``a`` and ``b`` can exchange files by renaming: the
+    same file system, under the same mount point."""
+    return a.stat().st_dev == b.stat().st_dev and mount_point(a) == mount_point(b)
+
+
 def scratch_folder(folder: Path) -> Path:
     """The folder to build a file or folder in before it is moved into the existing
     ``folder``.
@@ -52,8 +76,9 @@ def scratch_folder(folder: Path) -> Path:
     Inside a project it is ``build/tmp/`` followed by ``folder``'s path in the project
     (outside git and every folder DVC tracks, so a run killed half-way leaves no file in
     an output or a dependency; one folder per target folder, so leftovers are found by
-    name), when that is on the same file system (the final move is then a rename, atomic).
-    Elsewhere, and for folders already under ``build/``, it is ``folder`` itself.
+    name), when that is on the same file system and under the same mount point (the final
+    move is then a rename, atomic). Elsewhere, and for folders already under ``build/``, it
+    is ``folder`` itself.
     """
     folder = folder.absolute()
     root = project_root_of(folder)
@@ -61,9 +86,7 @@ def scratch_folder(folder: Path) -> Path:
         return folder
     scratch = Paths(root).scratch / folder.relative_to(root)
     scratch.mkdir(parents=True, exist_ok=True)
-    if scratch.stat().st_dev != folder.stat().st_dev:
-        return folder
-    return scratch
+    return scratch if same_mount(scratch, folder) else folder
 
 
 def remove_stale(folder: Path, pattern: str) -> None:
@@ -100,13 +123,32 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     tmp_path = Path(tmp)
     try:
         yield tmp_path
-        os.replace(tmp_path, target)
+        move_file(tmp_path, target)
     except OSError as exc:
         tmp_path.unlink(missing_ok=True)
         raise disk_error(exc, target) from exc
     except BaseException:
         tmp_path.unlink(missing_ok=True)
         raise
+
+
+def move_file(src: Path, dest: Path) -> None:
+    """Move the file ``src`` to ``dest`` atomically, across file systems too (through a
+    ``.part`` copy next to ``dest``)."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.replace(src, dest)
+        return
+    except OSError as exc:
+        if exc.errno != errno.EXDEV:
+            raise
+    part = dest.with_name(dest.name + ".part")
+    try:
+        shutil.copyfile(src, part)
+        os.replace(part, dest)
+    finally:
+        part.unlink(missing_ok=True)
+    src.unlink(missing_ok=True)
 
 
 def disk_error(exc: OSError, target: Path) -> Exception:
@@ -244,11 +286,30 @@ def replace_folder(new: Path, target: Path, aside: Path) -> None:
 
 
 def publish_folder(new: Path, dest: Path) -> None:
-    """Move the finished folder ``new`` (on ``dest``'s file system) onto ``dest`` with
-    :func:`replace_folder`, the old folder set aside next to ``new`` and removed after."""
+    """Move the finished folder ``new`` onto ``dest`` with :func:`replace_folder`, the old
+    folder set aside next to ``new`` and removed after. When ``new`` cannot be renamed to
+    ``dest`` (another file system or mount point), it is first copied into a new folder in
+    the :func:`scratch_folder` of ``dest``'s parent; a copy that cannot be made is one
+    message naming ``dest``."""
+    if not same_mount(new.parent, dest.parent):
+        try:
+            near = Path(tempfile.mkdtemp(prefix=f".{dest.name}-",
+                                         dir=scratch_folder(dest.parent)))
+        except OSError as exc:
+            raise disk_error(exc, dest) from exc
+        try:
+            shutil.copytree(new, near, dirs_exist_ok=True)
+        except OSError as exc:
+            shutil.rmtree(near, ignore_errors=True)
+            raise disk_error(exc, dest) from exc
+        shutil.rmtree(new, ignore_errors=True)
+        new = near
     aside = new.with_name(new.name + ".previous")
     try:
         replace_folder(new, dest, aside)
+    except BaseException:
+        shutil.rmtree(new, ignore_errors=True)
+        raise
     finally:
         shutil.rmtree(aside, ignore_errors=True)
 

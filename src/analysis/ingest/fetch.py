@@ -31,7 +31,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from analysis.core.artifacts import disk_error, replace_folder
+from analysis.core.artifacts import disk_error, move_file, replace_folder
 from analysis.core.config import load_params
 from analysis.core.errors import InputError
 from analysis.core.paths import PATHS, Paths, project_path
@@ -46,7 +46,6 @@ from analysis.ingest.ingest import (
     download,
     dump_root,
     extract_archive,
-    move_file,
     name_limits,
     parse_manifest,
     positive_int_param,

@@ -713,24 +713,6 @@ def download(
     return dest
 
 
-def move_file(src: Path, dest: Path) -> None:
-    """Move the file ``src`` to ``dest`` atomically, across file systems too (through a
-    ``.part`` copy next to ``dest``)."""
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        os.replace(src, dest)
-        return
-    except OSError as exc:
-        if exc.errno != errno.EXDEV:
-            raise
-    part = dest.with_name(dest.name + ".part")
-    try:
-        shutil.copyfile(src, part)
-        os.replace(part, dest)
-    finally:
-        part.unlink(missing_ok=True)
-
-
 def list_folder(folder: Path, limit: int, rel: str) -> list[os.DirEntry]:
     """At most ``limit`` entries of ``folder`` (``rel`` in the dump), sorted by name.
 

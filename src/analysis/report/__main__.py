@@ -14,13 +14,17 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import sys
 from pathlib import Path
 
-from analysis.core.errors import InputError
+from analysis.core.errors import InputError, os_problem
 from analysis.core.paths import Paths
 from analysis.report.quarto import setup
 from analysis.report.site import build, generate, needs_render, render
+
+# Operating-system errors a user can fix (permissions, a read-only or full disk): one line.
+USER_ERRNOS = (errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -58,6 +62,11 @@ def main(argv: list[str] | None = None) -> int:
             build(paths, renderer=args.renderer)
     except InputError as exc:
         print(f"report: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:  # an output of the pipeline that cannot be read, say
+        if exc.errno not in USER_ERRNOS:
+            raise
+        print(f"report: {os_problem(exc)}", file=sys.stderr)
         return 1
     return 0
 

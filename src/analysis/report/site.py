@@ -221,7 +221,13 @@ def stage(paths: Paths, staging: Path, versions: dict[str, str], git: dict,
     rels = source_files(paths)
     for rel in rels:
         (staging / rel).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(paths.site_src / rel, staging / rel)
+        try:
+            shutil.copyfile(paths.site_src / rel, staging / rel)
+        except OSError as exc:
+            if exc.filename != str(paths.site_src / rel):
+                raise
+            raise InputError(f"cannot read it ({exc.strerror})", file=exc.filename,
+                             fix="check that it is readable (its permissions)") from exc
     hashes = hash_files(staging, rels)
     variables = load_yaml(staging / "_variables.yml") or {}
     write_vars(staging / "_variables.yml", {**variables, **render_vars(git, renderer)})
@@ -308,8 +314,9 @@ def render(paths: Paths | None = None, renderer: str = "auto",
         write_record(out, make_record(label, hashes, code_digest()))
         publishable(out)
         publish_folder(out, paths.site)
-    except OSError as exc:
-        error = disk_error(exc, paths.site)
+    except OSError as exc:  # writing in the staging folder: a full or read-only disk
+        one = exc.filename2 is None and isinstance(exc.filename, str)
+        error = disk_error(exc, Path(exc.filename) if one else staging)
         if error is exc:
             raise
         raise error from exc

@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import errno
+import os
 import stat
 import tempfile
 from pathlib import Path
 
 import pytest
 
+from analysis.core import artifacts
 from analysis.core.artifacts import (
     atomic_folder,
     atomic_path,
     disk_error,
+    mount_point,
     project_root_of,
+    publish_folder,
     scratch_folder,
     write_text,
 )
@@ -126,3 +130,66 @@ def test_disk_error_names_the_folder_to_fix():
         disk_error(mkdir, Path("/p/report/tables/x/t.csv")))
     other = OSError(errno.EIO, "Input/output error")
     assert disk_error(other, target) is other
+
+
+def test_mount_point_is_the_longest_mount_above_a_path(tmp_path):
+    info = tmp_path / "mountinfo"
+    info.write_text("22 1 8:1 / / rw - ext4 /dev/sda1 rw\n"
+                    "23 22 8:1 /srv/data /work/my\\040project/report rw - ext4 /dev/sda1 rw\n")
+    assert mount_point(Path("/work/my project/report/tables"), info) == (
+        "/work/my project/report")
+    assert mount_point(Path("/work/my project/build"), info) == "/"
+    assert mount_point(Path("/x"), tmp_path / "none") is None
+
+
+def test_scratch_folder_of_a_folder_mounted_apart_is_the_folder_itself(project, monkeypatch):
+    """A bind mount (a folder of the same file system mounted at report/, as a container
+    does) has the same device number, but a rename out of build/ into it fails."""
+    report = (project / "report").absolute()
+    monkeypatch.setattr(artifacts, "mount_point",
+                        lambda path: str(report) if Path(path).is_relative_to(report) else "/")
+    assert scratch_folder(report / "tables" / "x") == report / "tables" / "x"
+
+
+def test_atomic_path_moves_across_file_systems(project, monkeypatch):
+    real_replace = os.replace
+    moves = []
+
+    def replace(src, dst):
+        moves.append(Path(src).name)
+        if Path(src).parent != Path(dst).parent:
+            raise OSError(errno.EXDEV, "Invalid cross-device link", str(src), None, str(dst))
+        return real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", replace)
+    folder = project / "report" / "tables" / "x"
+    write_text(folder / "t.csv", "a\n")
+    assert (folder / "t.csv").read_text() == "a\n"
+    assert [p.name for p in folder.iterdir()] == ["t.csv"]
+    assert moves[-1] == "t.csv.part"
+    assert list((project / "build" / "tmp" / "report" / "tables" / "x").iterdir()) == []
+
+
+def test_a_folder_is_published_across_mount_points(project, monkeypatch):
+    """A site built under build/ reaches a report/ mounted apart: copied beside it first,
+    then renamed into place, the old one removed."""
+    report = (project / "report").absolute()
+    monkeypatch.setattr(artifacts, "mount_point",
+                        lambda path: str(report) if Path(path).is_relative_to(report) else "/")
+    real_replace = os.replace
+
+    def replace(src, dst):
+        if Path(src).is_relative_to(report) != Path(dst).is_relative_to(report):
+            raise OSError(errno.EXDEV, "Invalid cross-device link", str(src), None, str(dst))
+        return real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", replace)
+    (report / "_site").mkdir()
+    (report / "_site" / "old.html").write_text("old")
+    new = project / "build" / "site-render" / "_site"
+    new.mkdir(parents=True)
+    (new / "index.html").write_text("new")
+    publish_folder(new, report / "_site")
+    assert [p.name for p in (report / "_site").iterdir()] == ["index.html"]
+    assert sorted(p.name for p in report.iterdir()) == ["_site", "tables"]
+    assert not new.exists()
