@@ -4,8 +4,9 @@ The kill lands where the test says: just before the stage moves its executed not
 place (:func:`tests.support.faults.held_run`), so every other output of the stage is
 written and the notebook's temporary file is complete. Then, as a user would, a plain
 ``dvc repro``: it must recover, with the same ``dvc.lock`` as before, whether DVC runs the
-stage again or restores it from its run cache; nothing the kill left may sit in a folder
-DVC tracks, where it would change that folder's hash or be read as an output.
+stage again or restores its outputs from its cache without running it; nothing the kill
+left may sit in a folder DVC tracks, where it would change that folder's hash or be read
+as an output.
 """
 
 from __future__ import annotations
@@ -60,12 +61,13 @@ def test_a_notebook_that_is_not_json_is_one_message(tmp_path):
 
 
 @pytest.mark.slow
-def test_a_stage_killed_then_restored_from_the_run_cache_recovers(small_run, tmp_path):
-    """The issue's case: a forced rerun of the findings stage is killed; the next plain
-    ``dvc repro`` restores that stage from DVC's run cache (its inputs did not change), so
-    nothing of the stage runs to clean up after the kill. Nothing may be left where DVC or
-    the report would see it: the report stage does not even run, and the lock is the one
-    of before the kill, byte for byte."""
+@pytest.mark.parametrize("options", [[], ["--no-run-cache"]])
+def test_a_stage_killed_then_restored_from_the_cache_recovers(small_run, tmp_path, options):
+    """A forced rerun of the findings stage is killed; the next ``dvc repro`` restores that
+    stage's outputs from DVC's cache (its inputs still match ``dvc.lock``; so even with
+    ``--no-run-cache``, as the README says), so nothing of the stage runs to clean up after
+    the kill. Nothing may be left where DVC or the report would see it: the report stage
+    does not even run, and the lock is the one of before the kill, byte for byte."""
     work = copy_run(small_run.project, tmp_path / "project")
     lock = (work / "dvc.lock").read_bytes()
     findings = Paths(work).findings
@@ -77,7 +79,7 @@ def test_a_stage_killed_then_restored_from_the_run_cache_recovers(small_run, tmp
     assert hidden_files(work) == []
     assert "findings:" in dvc(work, "status").stdout
 
-    rerun = dvc(work, "repro").stdout
+    rerun = dvc(work, "repro", *options).stdout
     assert "Stage 'findings' is cached - skipping run, checking out outputs" in rerun
     assert "Stage 'report' didn't change, skipping" in rerun
     assert (work / "dvc.lock").read_bytes() == lock
