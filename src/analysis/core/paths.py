@@ -438,6 +438,13 @@ class Paths:
         return self.build / "site-render"
 
     @property
+    def scratch(self) -> Path:
+        """Where files and folders are built before they are moved into place
+        (:func:`analysis.core.artifacts.scratch_folder`): outside every folder DVC tracks,
+        so a run killed half-way leaves nothing in an output or a dependency."""
+        return self.build / "tmp"
+
+    @property
     def bench_results(self) -> Path:
         return self.root / "bench" / "results"
 

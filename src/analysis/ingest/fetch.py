@@ -31,7 +31,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from analysis.core.artifacts import disk_error
+from analysis.core.artifacts import disk_error, move_file, replace_folder
 from analysis.core.config import load_params
 from analysis.core.errors import InputError
 from analysis.core.paths import PATHS, Paths, project_path
@@ -46,11 +46,9 @@ from analysis.ingest.ingest import (
     download,
     dump_root,
     extract_archive,
-    move_file,
     name_limits,
     parse_manifest,
     positive_int_param,
-    replace_folder,
     sha256_dump_file,
     sha256_file,
     source_kind,
@@ -145,7 +143,7 @@ def stage_release(folder: Path, staged: Path, final: Path, entries: dict[str, st
         files, _junk = collect_files(folder, max_files=max_files,
                                      limits=name_limits(staged.parent, staged, final))
         staged.mkdir()
-        hashes = {rel: copy_dump_file(rel, files[rel], staged / rel)
+        hashes = {rel: copy_dump_file(rel, files[rel], staged / rel, final=final / rel)
                   for rel in sorted(entries) if rel in files}
     except InputError as exc:
         raise InputError(f"{exc.problem} (in the {origin})", file=exc.file, fix=exc.fix) from exc

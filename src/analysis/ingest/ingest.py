@@ -12,8 +12,11 @@ naming the file: links (symbolic, and hard links of a folder source, which could
 a file from outside the dump), special files (FIFOs, sockets, devices: never opened, so
 none can hang the run), names with control or formatting characters or too long for the
 file system, two entries that would land on the same path, and more than
-``ingest.max_files`` files and folders. A refused or failed run leaves ``data/raw/`` as it
-was and no temporary folder behind.
+``ingest.max_files`` files and folders. Each file is then opened once, without following
+links or waiting, and only if it is still the file that was checked; it is copied and
+hashed in one pass, and the manifest is checked against (and the provenance records) the
+hashes of the bytes copied. A refused or failed run leaves ``data/raw/`` as it was and no
+temporary folder behind.
 
 ``python -m analysis.ingest fetch`` (:mod:`analysis.ingest.fetch`) first makes
 ``data/release/`` hold the pinned release, the default source. Run as
@@ -43,7 +46,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from analysis.core.artifacts import disk_error, sha256_file, sha256_stream
+from analysis.core.artifacts import (
+    disk_error,
+    remove_stale,
+    replace_folder,
+    scratch_folder,
+    sha256_file,
+    sha256_stream,
+)
 from analysis.core.errors import InputError
 from analysis.core.paths import PATHS, ROOT, project_path
 from analysis.core.textsafe import has_hidden, visible
@@ -55,6 +65,7 @@ COMMIT_RE = re.compile(r"(?<![0-9a-f])([0-9a-f]{40})(?![0-9a-f])")
 DEFAULT_MAX_BYTES = 1 << 30  # 1 GiB unpacked: far above the real dump (5 MB)
 DEFAULT_MAX_FILES = 10_000  # files and folders: far above the real dump (51 files, 12 folders)
 CHUNK = 1 << 20
+STAGING_PREFIX = ".ingest-"
 # Used when the file system does not state its limits (os.pathconf): Linux's values.
 FALLBACK_NAME_MAX = 255
 FALLBACK_PATH_MAX = 4096
@@ -293,31 +304,66 @@ class DumpFile:
     inode: int
 
 
+# How a file of a dump is opened: never through a symbolic link (O_NOFOLLOW: a link put in
+# its place since the check is refused by the system itself), and without waiting (a FIFO
+# put in its place opens at once instead of blocking until a writer comes).
+OPEN_FLAGS = (os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+              | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+              | getattr(os, "O_BINARY", 0))
+
+
+def before_open(rel: str, item: DumpFile) -> None:
+    """Called between the check of a dump file (:func:`collect_files`) and its one opening
+    (:func:`open_dump_file`); does nothing.
+
+    It marks the moment in which someone else could replace the file, and is the hook the
+    fault tests replace to do exactly that (a link to a file outside the dump, a FIFO, a
+    device, another file) without depending on timing.
+    """
+
+
+def replaced(rel: str) -> InputError:
+    """The refusal of a dump file that is no longer the file that was checked."""
+    return InputError(
+        "source file was replaced while ingest was reading the dump",
+        file=visible(rel),
+        fix="run ingest again on a dump nobody is changing",
+    )
+
+
 @contextmanager
 def open_dump_file(rel: str, item: DumpFile) -> Iterator:
-    """Open a file found by :func:`collect_files` for reading, refusing it if it was replaced
-    since.
+    """Open a file found by :func:`collect_files` for reading, once, refusing it if it was
+    replaced since.
 
-    The walk checked the file without opening it; comparing the opened file with what the
-    walk saw makes sure the bytes read are that same single-named plain file, not a link
-    or another file put in its place in the meantime.
+    The walk checked the file without opening it. The one opening follows no symbolic link
+    and does not block (:data:`OPEN_FLAGS`); the opened file must then be that same
+    single-named regular file (the device and inode the walk saw), so the bytes read are
+    the dump's, not those of a link, a FIFO, a device or another file put in its place.
+    :func:`before_open` runs just before the opening.
     """
+    before_open(rel, item)
     try:
-        fh = item.path.open("rb")
+        fd = os.open(item.path, OPEN_FLAGS)
     except OSError as exc:
+        if exc.errno == errno.ELOOP:  # O_NOFOLLOW met a symbolic link
+            raise replaced(rel) from exc
         raise unreadable(exc, item.path) from exc
-    with fh:
-        try:
-            info = os.fstat(fh.fileno())
-        except OSError as exc:
-            raise unreadable(exc, item.path) from exc
+    try:
+        info = os.fstat(fd)
         if ((info.st_dev, info.st_ino) != (item.device, item.inode)
                 or not stat.S_ISREG(info.st_mode) or info.st_nlink > 1):
-            raise InputError(
-                "source file was replaced while ingest was reading the dump",
-                file=visible(rel),
-                fix="run ingest again on a dump nobody is changing",
-            )
+            raise replaced(rel)
+        if OPEN_FLAGS & getattr(os, "O_NONBLOCK", 0):
+            os.set_blocking(fd, True)
+        fh = os.fdopen(fd, "rb")
+    except OSError as exc:
+        os.close(fd)
+        raise unreadable(exc, item.path) from exc
+    except BaseException:
+        os.close(fd)
+        raise
+    with fh:
         yield fh
 
 
@@ -330,28 +376,48 @@ def sha256_dump_file(rel: str, item: DumpFile) -> str:
             raise unreadable(exc, item.path) from exc
 
 
-def copy_dump_file(rel: str, item: DumpFile, target: Path) -> str:
+def copy_error(exc: OSError, source: Path, final: Path) -> Exception:
+    """One message for a copy that could not be written: it names the source file and
+    where the copy was going (``final``, not the staging folder, which is gone by the time
+    the message is read); else ``exc``."""
+    error = disk_error(exc, final)
+    if not isinstance(error, InputError):
+        return exc
+    return InputError(f"{error.problem} the copy of {source}", file=str(final), fix=error.fix)
+
+
+def copy_dump_file(rel: str, item: DumpFile, target: Path, final: Path | None = None) -> str:
     """Copy a file found by :func:`collect_files` to the new file ``target`` (see
-    :func:`open_dump_file`) and return the SHA-256 of the bytes written."""
+    :func:`open_dump_file`: the file is opened once, and only if it is still the file that
+    was checked) and return the SHA-256 of the bytes written, hashed as they are copied.
+
+    ``final`` is where ``target`` will end up (``target`` itself by default); a full disk
+    or an unwritable folder is one message naming the source file and ``final``.
+    """
+    final = final or target
     digest = hashlib.sha256()
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        out = target.open("xb")
     except OSError as exc:
-        raise disk_error(exc, target) from exc
-    with open_dump_file(rel, item) as src, out:
-        while True:
-            try:
-                chunk = src.read(CHUNK)
-            except OSError as exc:
-                raise unreadable(exc, item.path) from exc
-            if not chunk:
-                return digest.hexdigest()
-            digest.update(chunk)
-            try:
-                out.write(chunk)
-            except OSError as exc:
-                raise disk_error(exc, target) from exc
+        raise copy_error(exc, item.path, final) from exc
+    with open_dump_file(rel, item) as src:
+        try:
+            out = target.open("xb")
+        except OSError as exc:
+            raise copy_error(exc, item.path, final) from exc
+        with out:
+            while True:
+                try:
+                    chunk = src.read(CHUNK)
+                except OSError as exc:
+                    raise unreadable(exc, item.path) from exc
+                if not chunk:
+                    return digest.hexdigest()
+                digest.update(chunk)
+                try:
+                    out.write(chunk)
+                except OSError as exc:
+                    raise copy_error(exc, item.path, final) from exc
 
 
 def parse_manifest(text: str, name: str = "manifest") -> dict[str, str]:
@@ -647,24 +713,6 @@ def download(
     return dest
 
 
-def move_file(src: Path, dest: Path) -> None:
-    """Move the file ``src`` to ``dest`` atomically, across file systems too (through a
-    ``.part`` copy next to ``dest``)."""
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        os.replace(src, dest)
-        return
-    except OSError as exc:
-        if exc.errno != errno.EXDEV:
-            raise
-    part = dest.with_name(dest.name + ".part")
-    try:
-        shutil.copyfile(src, part)
-        os.replace(part, dest)
-    finally:
-        part.unlink(missing_ok=True)
-
-
 def list_folder(folder: Path, limit: int, rel: str) -> list[os.DirEntry]:
     """At most ``limit`` entries of ``folder`` (``rel`` in the dump), sorted by name.
 
@@ -774,27 +822,6 @@ def detect_commit(*candidates: str | None) -> str | None:
     return None
 
 
-def replace_folder(new: Path, target: Path, aside: Path) -> None:
-    """Put the folder ``new`` in the place of ``target`` so that a failure leaves ``target``
-    as it was: the old folder is renamed to ``aside`` (in the same parent, so no copy), then
-    ``new`` is renamed into place; should that fail, the old folder is renamed back."""
-    had_old = target.exists() or target.is_symlink()
-    try:
-        if had_old:
-            os.replace(target, aside)
-        try:
-            os.replace(new, target)
-        except BaseException:
-            if had_old:
-                os.replace(aside, target)
-            raise
-    except OSError as exc:
-        error = disk_error(exc, target)
-        if error is exc:
-            raise
-        raise error from exc
-
-
 def positive_int_param(cfg: dict, key: str, default: int, params_file: str) -> int:
     """``ingest.<key>`` as a whole number of at least 1; ``default`` when it is unset."""
     value = cfg.get(key)
@@ -807,6 +834,20 @@ def positive_int_param(cfg: dict, key: str, default: int, params_file: str) -> i
             fix=f"set ingest.{key} to a number such as {default}, or remove it for the default",
         )
     return value
+
+
+def staging_folder(dest: Path) -> Path:
+    """A new, empty folder to stage ``dest`` in, in the :func:`scratch_folder` of its
+    parent (where what a killed ingest left is removed first); an unwritable or full disk
+    is one message naming ``dest``."""
+    try:
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        scratch = scratch_folder(dest.parent)
+        if scratch != dest.parent.absolute():
+            remove_stale(scratch, f"{STAGING_PREFIX}*")
+        return Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=scratch))
+    except OSError as exc:
+        raise disk_error(exc, dest) from exc
 
 
 def ingest(
@@ -822,13 +863,15 @@ def ingest(
 ) -> IngestResult:
     """Materialise ``source`` as ``dest`` (replacing it), verified and with provenance.
 
-    Everything is staged in a temporary folder next to ``dest`` and moved into place only
-    when complete; any failure removes that folder and leaves ``dest`` as it was.
+    Everything is staged in a temporary folder (the :func:`scratch_folder` of ``dest``'s
+    parent: ``build/tmp/`` in the project) and moved into place only when complete; any
+    failure removes that folder and leaves ``dest`` as it was. Each file of the dump is
+    opened once, copied and hashed in one pass (:func:`copy_dump_file`); the manifest is
+    checked against, and the provenance records, the hashes of the bytes copied.
     """
     kind = source_kind(source)
     dest = Path(dest)
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=".ingest-", dir=dest.parent))
+    work = staging_folder(dest)
     try:
         staged = work / "raw"
         top_name = None
@@ -861,7 +904,6 @@ def ingest(
                                        limits=name_limits(work, staged, dest))
         if not files:
             raise InputError("source holds no files", file=source, fix="check ingest.source")
-        hashes = {rel: sha256_dump_file(rel, item) for rel, item in files.items()}
         manifest_info = None
         unlisted: list[str] = []
         if manifest:
@@ -871,19 +913,16 @@ def ingest(
                     "manifest not found", file=manifest, fix="fix ingest.manifest or set it to null"
                 )
             entries = parse_manifest(mpath.read_text(encoding="utf-8"), manifest)
-            unlisted = verify_against_manifest(hashes, entries, manifest)
             manifest_info = {
                 "path": manifest,
                 "sha256": sha256_file(mpath),
                 "files_listed": len(entries),
             }
-        for rel, item in files.items():
-            target = staged / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            try:
-                shutil.copyfile(item.path, target)
-            except OSError as exc:
-                raise disk_error(exc, target) from exc
+        hashes = {rel: copy_dump_file(rel, files[rel], staged / rel, final=dest / rel)
+                  for rel in sorted(files)}
+        if manifest_info:
+            unlisted = verify_against_manifest(hashes, entries, manifest)
+        sizes = {rel: (staged / rel).stat().st_size for rel in hashes}
         replace_folder(staged, dest, aside=work / "previous")
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -901,7 +940,7 @@ def ingest(
         "files": {
             rel: {
                 "sha256": hashes[rel],
-                "bytes": (dest / rel).stat().st_size,
+                "bytes": sizes[rel],
                 "in_manifest": (rel not in unlisted) if manifest_info else None,
             }
             for rel in sorted(hashes)

@@ -95,21 +95,34 @@ def run_cli(tmp_path: Path, source: Path, out: Path, extra: str = "") -> tuple[s
 
 
 def watch_opens(monkeypatch) -> list[str]:
-    """From now on, record the names of the files ingest opens (to hash) or copies."""
+    """From now on, record the names of the files ingest opens (``os.open``, which ingest
+    reads the dump with, and ``Path.open``) or copies."""
     names: list[str] = []
-    real_open, real_copy = Path.open, ing.shutil.copyfile
+    real_open, real_os_open, real_copy = Path.open, os.open, ing.shutil.copyfile
 
     def recording_open(self, *args, **kwargs):
         names.append(self.name)
         return real_open(self, *args, **kwargs)
+
+    def recording_os_open(path, *args, **kwargs):
+        if "dir_fd" not in kwargs and not os.path.isdir(path):  # not shutil.rmtree's walk
+            names.append(Path(path).name)
+        return real_os_open(path, *args, **kwargs)
 
     def recording_copy(src, dst, *args, **kwargs):
         names.append(Path(src).name)
         return real_copy(src, dst, *args, **kwargs)
 
     monkeypatch.setattr(Path, "open", recording_open)
+    monkeypatch.setattr(os, "open", recording_os_open)
     monkeypatch.setattr(ing.shutil, "copyfile", recording_copy)
     return names
+
+
+def test_watch_opens_sees_the_files_ingest_reads(tmp_path, out, monkeypatch):
+    opened = watch_opens(monkeypatch)
+    ing.ingest(str(plain_dump(tmp_path / "src")), out / "raw")
+    assert sorted(set(opened) & {"p.csv", "CodeBook.csv"}) == ["CodeBook.csv", "p.csv"]
 
 
 def zip_dump(path: Path, names: list[str]) -> Path:
