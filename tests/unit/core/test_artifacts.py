@@ -5,7 +5,6 @@ from __future__ import annotations
 import errno
 import os
 import stat
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -111,7 +110,7 @@ def test_a_temporary_file_that_cannot_be_made_is_one_message(project, monkeypatc
         raise PermissionError(errno.EACCES, "Permission denied",
                               str(project / "build" / "tmp" / "report" / ".t.csv.x.tmp"))
 
-    monkeypatch.setattr(tempfile, "mkstemp", refuse)
+    monkeypatch.setattr(artifacts, "make_temporary", refuse)
     with pytest.raises(InputError) as info:
         write_text(project / "report" / "t.csv", "a\n")
     assert str(info.value) == (
