@@ -1,0 +1,1 @@
+"""Fault tests: hostile inputs, spreadsheet programs, the umask."""
