@@ -4,9 +4,14 @@ or not), extend (what it says), and one line for each user error."""
 
 from __future__ import annotations
 
+import shlex
+
 import pytest
 
+from analysis.core.paths import ROOT
 from analysis.labels.__main__ import find_selection, main
+from analysis.labels.__main__ import parser as labels_parser
+from analysis.select.__main__ import parser as select_parser
 from tests.support.dumps import Project, write_dump
 from tests.support.sheets import blank_sheets, fill, issues_of, read_rows
 
@@ -117,3 +122,25 @@ def test_extend_says_what_it_wrote_and_how_to_run_it(filled, tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.startswith("extend: ") and "holds an earlier extend" in err
     assert err.count("\n") == 1
+
+
+def readme_commands(module: str) -> list[list[str]]:
+    """The README's commands of ``module`` (``.venv/bin/python -m analysis.<module> ...``),
+    continuation lines joined, as argument lists."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8").replace("\\\n", " ")
+    prefix = f".venv/bin/python -m analysis.{module} "
+    return [shlex.split(line.split(prefix, 1)[1].split("#")[0])
+            for line in text.splitlines() if line.startswith(prefix)]
+
+
+def test_the_readme_commands_are_commands_of_this_version():
+    shown = {"select": readme_commands("select"), "labels": readme_commands("labels")}
+    assert len(shown["select"]) == 2 and [c[0] for c in shown["labels"]] == [
+        "sheets", "merge", "merge", "extend"]
+    for command in shown["select"]:
+        select_parser().parse_args(command)
+    for command in shown["labels"]:
+        labels_parser().parse_args(command)
+    # one folder name in all the examples: the selection's
+    assert {c[c.index("--out") + 1] for c in shown["select"]} == {"update"}
+    assert shown["labels"][0][-1] == "update"
