@@ -74,8 +74,8 @@ def summary_line(record: dict, out: str) -> str:
             f"({majority:,} by a majority, {record['labelled'] - majority:,} by decision), "
             f"{record['excluded']:,} excluded ({by_all:,} by all annotators, "
             f"{record['excluded'] - by_all:,} by decision), {record['undecided']:,} "
-            f"undecided (left out of the batch); {record['adjudication']:,} on "
-            f"labels/adjudication.csv; wrote {out}")
+            f"undecided{' (left out of the batch)' if record['undecided'] else ''}; "
+            f"{record['adjudication']:,} on labels/adjudication.csv; wrote {out}")
 
 
 def undecided_lines(result: MergeResult, args: argparse.Namespace) -> list[str]:

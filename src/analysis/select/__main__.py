@@ -180,8 +180,10 @@ def summary_line(record: dict, name: str, out: str) -> str:
     skipped = ", ".join(f"{n:,} {k.replace('_', ' ')}" for k, n in record["skipped"].items())
     projects = "; ".join(
         f"{key} {p['candidates']:,} of {p['records']:,}"
-        + (f" ({p['pull_requests']:,} pull requests skipped)" if p["pull_requests"] else "")
-        + (f" ({p['known']:,} already in the study left out)" if p["known"] else "")
+        + (f" ({', '.join(notes)})" if (notes := [
+            f"{p[k]:,} {what}" for k, what in (("pull_requests", "pull requests skipped"),
+                                               ("known", "already in the study left out"))
+            if p[k]]) else "")
         for key, p in record["projects"].items() if p["records"])
     return (f"select: found {formats}; {record['records']:,} records"
             + (f" ({skipped} skipped)" if skipped else "")
