@@ -1,7 +1,8 @@
 """The update loop's outputs get the modes the umask gives, whatever it is: under 022 the
 other annotators of a shared machine can open their sheets (0644), under 077 nobody else
 can (0600), under 002 the group may edit them (0664). Checked on every file and folder that
-``select``, ``labels sheets`` and ``labels merge`` write, first runs and ``--force`` runs."""
+``select``, ``labels sheets``, ``labels merge`` and ``labels extend`` write, first runs and
+``--force`` runs."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import pytest
 from analysis.core import artifacts
 from analysis.labels.__main__ import main as labels
 from analysis.select.__main__ import main as select
+from tests.support.dumps import Project, write_dump
 from tests.support.gharchive import opened_issues, write_events
 from tests.support.sheets import fill, read_rows
 
@@ -53,7 +55,8 @@ def test_select_sheets_and_merge_follow_the_umask(tmp_path, umask, capsys):
     kw = tmp_path / "in" / "filter_keywords"
     kw.write_text(KEYWORDS, encoding="utf-8")
     sel = tmp_path / "sel"
-    args = [str(hour), "--out", str(sel), "--keywords", str(kw), "--project", "pytorch"]
+    args = [str(hour), "--out", str(sel), "--keywords", str(kw), "--project", "pytorch",
+            "--known", "none"]
     assert select(args) == 0
     assert_umask(umask, sel)
     assert select([*args, "--force"]) == 0
@@ -65,6 +68,7 @@ def test_select_sheets_and_merge_follow_the_umask(tmp_path, umask, capsys):
     assert labels(["sheets", str(candidates), "--annotators", "2", "--out", str(again),
                    "--force"]) == 0
     assert_umask(umask, again)
+    assert labels(["sheets", str(candidates), "--annotators", "2", "--out", str(sel)]) == 0
 
     sheets = [sel / "sheets" / f"annotator_{k}.csv" for k in (1, 2)]
     urls = [row[1] for row in read_rows(sheets[0])[1:]]
@@ -75,6 +79,13 @@ def test_select_sheets_and_merge_follow_the_umask(tmp_path, umask, capsys):
     assert_umask(umask, dump)
     assert labels(["merge", *map(str, sheets), "--out", str(dump), "--force"]) == 0
     assert_umask(umask, dump)
+    base = tmp_path / "base"
+    write_dump(base, [Project("vllm", {2023: 2}, repo="vllm-project/vllm")])
+    study = tmp_path / "study"
+    for force in ((), ("--force",)):
+        assert labels(["extend", "--base", str(base), "--batch", str(dump), "--out",
+                       str(study), *force]) == 0
+        assert_umask(umask, study)
     capsys.readouterr()
 
 
