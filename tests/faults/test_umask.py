@@ -2,7 +2,8 @@
 other annotators of a shared machine can open their sheets (0644), under 077 nobody else
 can (0600), under 002 the group may edit them (0664). Checked on every file and folder that
 ``select``, ``labels sheets``, ``labels merge`` and ``labels extend`` write, first runs and
-``--force`` runs."""
+``--force`` runs, and on the release and the dump that ``ingest fetch`` and ``ingest``
+copy in."""
 
 from __future__ import annotations
 
@@ -13,6 +14,9 @@ from pathlib import Path
 import pytest
 
 from analysis.core import artifacts
+from analysis.core.paths import Paths
+from analysis.ingest.fetch import fetch
+from analysis.ingest.ingest import ingest
 from analysis.labels.__main__ import main as labels
 from analysis.select.__main__ import main as select
 from tests.support.dumps import Project, write_dump
@@ -100,3 +104,23 @@ def test_atomic_writers_follow_the_umask_and_a_site_stays_public(tmp_path, umask
     assert modes(tmp_path / "site") == {str(tmp_path / "site"): 0o755,
                                         str(tmp_path / "site" / "index.html"): 0o644}
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a", "dump", "site"]
+
+
+def test_ingest_and_fetch_follow_the_umask(tmp_path, umask):
+    mirror = tmp_path / "mirror"
+    write_dump(mirror, [Project("vllm", {2023: 2}, repo="vllm-project/vllm")])
+    paths = Paths(tmp_path / "project")
+    paths.release_manifest.parent.mkdir(parents=True)
+    paths.release_manifest.write_text("".join(
+        f"{artifacts.sha256_file(p)}  ./{p.relative_to(mirror).as_posix()}\n"
+        for p in sorted(mirror.rglob("*")) if p.is_file()), encoding="utf-8")
+    cfg = {"source": "data/release", "manifest": "data/release.sha256", "mirror": str(mirror)}
+    for _ in range(2):  # a new release, then one replacing a copy that does not verify
+        assert "copied from the mirror" in fetch(cfg, paths)
+        assert_umask(umask, paths.release)
+        next(paths.release.rglob("*.csv")).write_text("edited\n")
+    for _ in range(2):  # a new dump, then one replacing it
+        ingest(str(paths.release), paths.raw)
+        assert_umask(umask, paths.raw)
+    assert sorted(p.name for p in paths.raw.parent.iterdir()) == [
+        "raw", "release", "release.sha256"]

@@ -274,81 +274,88 @@ def publishable(folder: Path) -> None:
         path.chmod(0o755 if path.is_dir() else 0o644)
 
 
-def replace_folder(new: Path, target: Path, aside: Path) -> None:
-    """Put the folder ``new`` in the place of ``target`` so that a failure leaves ``target``
-    as it was: the old folder is renamed to ``aside`` (on the same file system, so no copy),
-    then ``new`` is renamed into place; should that fail, the old folder is renamed back.
-    The caller removes ``aside``."""
-    had_old = target.exists() or target.is_symlink()
+def publish_folder(new: Path, dest: Path) -> None:
+    """Put the finished folder ``new`` in the place of ``dest``, so that a failure leaves
+    ``dest`` as it was and ``new`` removed: the old folder is renamed aside (next to
+    ``new``, on the same file system: no copy), ``new`` is renamed into place (the old
+    folder renamed back should that fail), then the old folder is removed.
+
+    When ``new`` cannot be renamed to ``dest`` (another file system or mount point), it is
+    first copied into a new folder in the :func:`scratch_folder` of ``dest``'s parent. A
+    full disk or a folder that cannot be written, at any step, is one message naming
+    ``dest``. ``dest``'s parent must exist.
+    """
     try:
-        if had_old:
-            os.replace(target, aside)
+        if not same_mount(new.parent, dest.parent):
+            near = make_temporary(scratch_folder(dest.parent), f".{dest.name}-", folder=True)
+            try:
+                shutil.copytree(new, near, dirs_exist_ok=True)
+            except BaseException:
+                shutil.rmtree(near, ignore_errors=True)
+                raise
+            shutil.rmtree(new, ignore_errors=True)
+            new = near
+        aside = new.with_name(new.name + ".previous")
+        had_old = dest.exists() or dest.is_symlink()
         try:
-            os.replace(new, target)
-        except BaseException:
             if had_old:
-                os.replace(aside, target)
-            raise
+                os.replace(dest, aside)
+            try:
+                os.replace(new, dest)
+            except BaseException:
+                if had_old:
+                    os.replace(aside, dest)
+                raise
+        finally:
+            shutil.rmtree(aside, ignore_errors=True)
     except OSError as exc:
-        error = disk_error(exc, target)
+        shutil.rmtree(new, ignore_errors=True)
+        error = disk_error(exc, dest)
         if error is exc:
             raise
         raise error from exc
-
-
-def publish_folder(new: Path, dest: Path) -> None:
-    """Move the finished folder ``new`` onto ``dest`` with :func:`replace_folder`, the old
-    folder set aside next to ``new`` and removed after. When ``new`` cannot be renamed to
-    ``dest`` (another file system or mount point), it is first copied into a new folder in
-    the :func:`scratch_folder` of ``dest``'s parent; a copy that cannot be made is one
-    message naming ``dest``."""
-    if not same_mount(new.parent, dest.parent):
-        try:
-            near = make_temporary(scratch_folder(dest.parent), f".{dest.name}-",
-                                  folder=True)
-        except OSError as exc:
-            raise disk_error(exc, dest) from exc
-        try:
-            shutil.copytree(new, near, dirs_exist_ok=True)
-        except OSError as exc:
-            shutil.rmtree(near, ignore_errors=True)
-            raise disk_error(exc, dest) from exc
-        shutil.rmtree(new, ignore_errors=True)
-        new = near
-    aside = new.with_name(new.name + ".previous")
-    try:
-        replace_folder(new, dest, aside)
     except BaseException:
         shutil.rmtree(new, ignore_errors=True)
         raise
-    finally:
-        shutil.rmtree(aside, ignore_errors=True)
 
 
 @contextlib.contextmanager
-def atomic_folder(dest: Path, public: bool = True) -> Iterator[Path]:
-    """A temporary folder (in the :func:`scratch_folder` of ``dest``'s parent) to fill; when
-    the block ends without an error it replaces ``dest`` whole, else it is removed and
-    ``dest`` stays as it was: no reader sees a half-built folder. ``public``: made
-    :func:`publishable` (a website); otherwise its modes are the umask's, like every other
-    output. Folders left in the scratch folder by an earlier, killed run are removed first.
+def temporary_folder(dest: Path, prefix: str) -> Iterator[Path]:
+    """A new, empty folder to work in while ``dest`` is written (``prefix`` and a random
+    part, in the :func:`scratch_folder` of ``dest``'s parent, with the umask's modes:
+    :func:`make_temporary`), removed on leaving, whatever happened.
+
+    Folders an earlier, killed run left there under ``prefix`` are removed first (only in
+    the project's ``build/tmp/``: elsewhere a name that starts so may be someone's). A
+    folder that cannot be made is one message naming ``dest``.
     """
     try:
         dest.parent.mkdir(parents=True, exist_ok=True)
         scratch = scratch_folder(dest.parent)
-        if scratch != dest.parent.absolute():  # only there are all such names the package's
-            remove_stale(scratch, f".{glob.escape(dest.name)}-*")
-        tmp = make_temporary(scratch, f".{dest.name}-", folder=True)
+        if scratch != dest.parent.absolute():
+            remove_stale(scratch, f"{glob.escape(prefix)}*")
+        tmp = make_temporary(scratch, prefix, folder=True)
     except OSError as exc:
         raise disk_error(exc, dest) from exc
     try:
         yield tmp
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def atomic_folder(dest: Path, public: bool = True) -> Iterator[Path]:
+    """A new, empty folder to fill (a :func:`temporary_folder`); when the block ends
+    without an error it replaces ``dest`` whole (:func:`publish_folder`), else it is
+    removed and ``dest`` stays as it was: no reader sees a half-built folder, and a
+    failure keeps the previous one. ``public``: made :func:`publishable` (a website);
+    otherwise its modes are the umask's, like every other output.
+    """
+    with temporary_folder(dest, f".{dest.name}-") as tmp:
+        yield tmp
         if public:
             publishable(tmp)
         publish_folder(tmp, dest)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
 
 
 HASH_CHUNK = 1 << 20

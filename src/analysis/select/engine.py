@@ -25,9 +25,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-import shutil
 import sys
-import tempfile
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -35,7 +33,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis.core.artifacts import sha256_file, write_csv, write_json
+from analysis.core.artifacts import atomic_folder, sha256_file, write_csv, write_json
 from analysis.core.errors import InputError
 from analysis.select import gharchive
 from analysis.select.formats import (
@@ -447,18 +445,12 @@ def run_dask(inputs: list[str], spec: Spec, client, progress: Progress,
 
 
 def write_outputs(folder: Path, sel: Selection) -> dict:
-    """Write the candidates and the summary into ``folder``; return the summary."""
-    write_csv(folder / SELECTION_DIR / CANDIDATES_FILE, sel.candidates)
+    """Write the candidates and the summary into ``folder`` (the selection folder);
+    return the summary."""
+    write_csv(folder / CANDIDATES_FILE, sel.candidates)
     record = summary(sel)
-    write_json(folder / SELECTION_DIR / SUMMARY_FILE, record)
+    write_json(folder / SUMMARY_FILE, record)
     return record
-
-
-def _existing_ancestor(path: Path) -> Path:
-    path = path.absolute()
-    while not path.exists():
-        path = path.parent
-    return path
 
 
 # What select writes into --out (all that --force replaces), and what it leaves there:
@@ -484,16 +476,8 @@ def check_out(out: Path, force: bool) -> None:
 
 
 def publish(out: Path, build: Callable[[Path], dict]) -> dict:
-    """Build the outputs in a temporary folder beside ``out`` and move them into place
-    only on success: a failed run leaves nothing behind."""
-    work = Path(tempfile.mkdtemp(prefix=".select-", dir=_existing_ancestor(out.parent)))
-    try:
-        record = build(work)
-        out.mkdir(parents=True, exist_ok=True)
-        for name in OUR_FOLDERS:
-            if (out / name).exists():
-                shutil.rmtree(out / name)
-            os.replace(work / name, out / name)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    return record
+    """Build the selection folder of ``out`` aside (``build`` fills the folder it is
+    given) and move it into place only on success (:func:`atomic_folder`): a failed run
+    leaves an earlier selection as it was and no temporary folder behind."""
+    with atomic_folder(out / SELECTION_DIR, public=False) as folder:
+        return build(folder)

@@ -18,6 +18,7 @@ from analysis.core.artifacts import (
     project_root_of,
     publish_folder,
     scratch_folder,
+    temporary_folder,
     write_text,
 )
 from analysis.core.errors import InputError
@@ -44,6 +45,40 @@ def test_a_failed_build_leaves_the_old_folder_and_no_temporary_one(tmp_path):
         raise RuntimeError("stop")
     assert [p.name for p in dest.iterdir()] == ["kept.html"]
     assert [p.name for p in tmp_path.iterdir()] == ["site"]
+
+
+def test_a_failed_swap_puts_the_old_folder_back_and_names_the_target(tmp_path, monkeypatch):
+    dest = tmp_path / "raw"
+    dest.mkdir()
+    (dest / "kept.csv").write_text("old", encoding="utf-8")
+    real_replace = os.replace
+
+    def full_disk(src, dst):
+        if Path(dst) == dest and not Path(src).name.endswith(".previous"):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", full_disk)
+    with pytest.raises(InputError) as info, atomic_folder(dest, public=False) as tmp:
+        (tmp / "new.csv").write_text("new", encoding="utf-8")
+    assert str(info.value) == (f"{dest}: no space left on the device while writing -> free "
+                               "disk space and run `dvc repro` again")
+    assert [p.name for p in dest.iterdir()] == ["kept.csv"]
+    assert [p.name for p in tmp_path.iterdir()] == ["raw"]
+
+
+def test_a_temporary_folder_follows_the_umask_and_is_removed_whatever_happens(tmp_path):
+    old = os.umask(0o027)
+    try:
+        with temporary_folder(tmp_path / "raw", ".work-") as work:
+            assert work.parent == tmp_path and work.name.startswith(".work-")
+            assert stat.S_IMODE(work.stat().st_mode) == 0o750
+            (work / "unpacked").mkdir()
+    finally:
+        os.umask(old)
+    with pytest.raises(RuntimeError), temporary_folder(tmp_path / "raw", ".work-") as work:
+        raise RuntimeError("stop")
+    assert list(tmp_path.iterdir()) == []
 
 
 # -- where temporary files go -------------------------------------------------------------
@@ -103,6 +138,16 @@ def test_atomic_folder_in_a_project_builds_under_build(project):
     assert [p.name for p in dest.iterdir()] == ["a.md"]
     assert not stale.exists()
     assert sorted(p.name for p in (project / "report").iterdir()) == ["_generated", "tables"]
+
+
+def test_a_temporary_folder_in_a_project_removes_what_a_killed_run_left(project):
+    scratch = project / "build" / "tmp" / "data"
+    (scratch / ".work-killed" / "unpacked").mkdir(parents=True)
+    (scratch / ".raw-other").mkdir()
+    with temporary_folder(project / "data" / "raw", ".work-") as work:
+        assert work.parent == scratch
+        assert sorted(p.name for p in scratch.iterdir()) == [".raw-other", work.name]
+    assert [p.name for p in scratch.iterdir()] == [".raw-other"]
 
 
 def test_a_temporary_file_that_cannot_be_made_is_one_message(project, monkeypatch):

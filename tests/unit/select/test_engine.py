@@ -148,3 +148,29 @@ def test_out_may_hold_sheets_and_an_earlier_selection_only_with_force(tmp_path):
         engine.check_out(out, True)
     with pytest.raises(InputError, match="is a file"):
         engine.check_out(out / "notes.txt", True)
+
+
+def test_publish_replaces_the_selection_only_when_it_is_complete(tmp_path):
+    out = tmp_path / "out"
+    (out / "sheets").mkdir(parents=True)
+    (out / "sheets" / "annotator_1.csv").write_text("sheet\n")
+    (out / engine.SELECTION_DIR).mkdir()
+    (out / engine.SELECTION_DIR / "candidates.csv").write_text("earlier\n")
+
+    def failing(folder: Path) -> dict:
+        (folder / "candidates.csv").write_text("half\n")
+        raise RuntimeError("stop")
+
+    with pytest.raises(RuntimeError):
+        engine.publish(out, failing)
+    assert (out / engine.SELECTION_DIR / "candidates.csv").read_text() == "earlier\n"
+    assert sorted(p.name for p in out.iterdir()) == [engine.SELECTION_DIR, "sheets"]
+
+    def complete(folder: Path) -> dict:
+        (folder / "candidates.csv").write_text("new\n")
+        return {"records": 1}
+
+    assert engine.publish(out, complete) == {"records": 1}
+    assert [p.name for p in (out / engine.SELECTION_DIR).iterdir()] == ["candidates.csv"]
+    assert (out / engine.SELECTION_DIR / "candidates.csv").read_text() == "new\n"
+    assert (out / "sheets" / "annotator_1.csv").read_text() == "sheet\n"

@@ -216,7 +216,7 @@ def test_unusable_exports_are_refused_in_one_line_and_leave_nothing(tmp_path, co
     assert code == 1 and what in err and "->" in err, err
     assert "Traceback" not in err and err.count("\n") == 1
     assert not out.exists()
-    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".select-")] == []
+    assert [p.name for p in tmp_path.rglob(".select*")] == []
 
 
 def test_a_second_run_replaces_a_selection_only_with_force_and_never_the_sheets(tmp_path):
