@@ -354,6 +354,7 @@ def clean_project(
     dup_mask = usable & rows["url"].duplicated(keep=False) & rows["url"].notna()
     first_seen = usable & ~rows.loc[usable, "url"].duplicated(keep="first").reindex(
         rows.index, fill_value=True)
+    rows_per_url = rows["url"].map(rows["url"].value_counts())  # counted once, not per row
     for i in rows.index[dup_mask]:
         later = not bool(first_seen.get(i, False))
         setaside = duplicates == "first" and later
@@ -362,7 +363,7 @@ def clean_project(
             rows.at[i, "reason"] = "duplicate_url"
         anomalies.append(make_anomaly(
             RULES, "duplicate_url", rel,
-            f"{rows.at[i, 'url']} is on {int((rows['url'] == rows.at[i, 'url']).sum())} rows",
+            f"{rows.at[i, 'url']} is on {int(rows_per_url.at[i])} rows",
             int(rows.at[i, "line"]), value=rows.at[i, "url"],
             action=SET_ASIDE if setaside else KEPT))
 
@@ -378,7 +379,7 @@ def clean_project(
                                           value=rows.at[i, "url"]))
 
     # Year-file line accounting: every line is used (paired with a kept row) or set aside.
-    row_reason = rows["reason"]
+    row_reason = rows["reason"].to_dict()  # one look-up per year line, in a dict
     line_reason = []
     for i, blank, is_url, file, line, url in zip(lines.index, lines["blank"], lines["is_url"],
                                                  lines["file"], lines["line"], lines["url"],
@@ -391,7 +392,7 @@ def clean_project(
             continue
         st = status.get(i, "unlabelled_year_url")
         if st.startswith("paired:"):
-            paired = row_reason.at[int(st.split(":", 1)[1])]
+            paired = row_reason[int(st.split(":", 1)[1])]
             line_reason.append(None if pd.isna(paired) else "label_row_set_aside")
         else:
             line_reason.append(st)
