@@ -13,15 +13,14 @@ same rows to keep and set aside, in memory that a check keeps small.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
 
+from analysis.clean.keys import KeyGroups
 from analysis.clean.rules import RULES, label_rows, quirk_anomaly, repo_of
 from analysis.core import schemas
 from analysis.core.dump import (
@@ -74,34 +73,6 @@ def _compact_keys(keys: pd.Series) -> pd.Series:
     return keys.astype("string[pyarrow]")
 
 
-def factorize_keys(*keys: pd.Series) -> tuple[list[np.ndarray], pa.Array]:
-    """Integer codes of several key columns (Python or Arrow strings) over one shared set
-    of values (-1: missing), and the values, as Arrow strings: no Python object a value."""
-    chunks: list[pa.Array] = []
-    for key in keys:
-        array = pa.array(key, type=pa.large_string(), from_pandas=True)
-        chunks += array.chunks if isinstance(array, pa.ChunkedArray) else [array]
-    encoded = pc.dictionary_encode(pa.chunked_array(chunks, type=pa.large_string()))
-    codes = np.concatenate([np.zeros(0, dtype=np.int64)] + [
-        pc.fill_null(chunk.indices, -1).to_numpy().astype(np.int64)
-        for chunk in encoded.chunks])
-    values = (encoded.chunk(0).dictionary if encoded.num_chunks
-              else pa.array([], type=pa.large_string()))
-    bounds = np.cumsum([0, *map(len, keys)])
-    return [codes[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)], values
-
-
-def _text(values: pa.Array, code: int) -> str:
-    """The value of a code of :func:`factorize_keys`."""
-    return values[int(code)].as_py()
-
-
-def _texts(values: pa.Array, batch: int = 65_536) -> Iterator[str]:
-    """Every value of :func:`factorize_keys`, in code order, a batch at a time."""
-    for start in range(0, len(values), batch):
-        yield from values.slice(start, batch).to_pylist()
-
-
 def _groups(codes: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """For codes >= 0: the positions sorted by code (stable), where each code starts in
     that order (``size + 1`` offsets), and each position's rank among its code's."""
@@ -134,13 +105,13 @@ def pair_years(rc: np.ndarray, lc: np.ndarray, size: int, line_years: pd.Series,
     """Give every label row with an issue URL a year from the year files (multiset
     matching).
 
-    ``rc``: the codes of the rows' issue URLs (:func:`factorize_keys`, -1 when a row has
-    none), in file order; the year-file lines of one project by ``lc``, the codes of their
-    URLs (-1 when a line is not one), year and line number (one year file per year);
-    ``size``: the number of codes. The i-th row of a URL takes the i-th
-    listing of that URL in the year files (by year, then line); rows beyond the listings
-    reuse the last one. A listing is paired with the row of its rank, unlabelled when its
-    URL has no row, surplus when it has fewer rows than listings.
+    ``rc``: the codes of the rows' issue URLs (:class:`~analysis.clean.keys.KeyGroups`, -1
+    when a row has none), in file order; the year-file lines of one project by ``lc``, the
+    codes of their URLs (-1 when a line is not one, or has no row), year and line number
+    (one year file per year); ``size``: the number of codes. The i-th row of a URL takes
+    the i-th listing of that URL in the year files (by year, then line); rows beyond the
+    listings reuse the last one. A listing is paired with the row of its rank, unlabelled
+    when its URL has no row, surplus when it has fewer rows than listings.
     """
     years = line_years.to_numpy(dtype=np.int64)
     listing = np.lexsort((line_numbers.to_numpy(dtype=np.int64), years))
@@ -191,35 +162,44 @@ def _flag(rows: pd.DataFrame, positions: np.ndarray, flag: str) -> None:
         rows.at[int(i), "flags"] = rows.at[int(i), "flags"] + [flag]
 
 
-def keep_rows(rows: pd.DataFrame, compact: bool) -> pd.DataFrame:
-    """Label rows as :func:`label_rows` gives them, with their ``key`` (issue URL) added;
-    compact: line, key and reason only."""
+def keep_rows(rows: pd.DataFrame, compact: bool, aside: Counter, rel: str) -> pd.DataFrame:
+    """Label rows as :func:`label_rows` gives them, with their ``key`` (issue URL) added.
+    Compact: line, key and reason of the rows with an issue URL; the others, set aside
+    whatever the rules across rows say, are only counted in ``aside[rel]``."""
     if rows.empty:
         rows = pd.DataFrame(columns=["line", "raw", "reason", "flags", "url", "final_label"])
     rows["key"] = issue_urls(rows["url"])
     if not compact:
         return rows
-    return pd.DataFrame({"line": rows["line"].astype("int64"),
-                         "key": _compact_keys(rows["key"]),
-                         "reason": rows["reason"].astype(object)})
+    keyed = rows["key"].notna().to_numpy()
+    aside[rel] += int((~keyed).sum())
+    return pd.DataFrame({"line": rows["line"].to_numpy(dtype=np.int64)[keyed],
+                         "key": _compact_keys(rows["key"][keyed]).array,
+                         "reason": rows["reason"].to_numpy(dtype=object)[keyed]})
 
 
-def keep_lines(lines: pd.DataFrame, compact: bool) -> pd.DataFrame:
-    """Year-file lines with ``blank`` and ``is_url`` (see
-    :func:`analysis.core.schemas.year_line_status`) and their ``key`` (the URL, when the line
-    is one); compact: without the raw text."""
-    lines["key"] = lines["url"].where(lines["is_url"].astype(bool))
+def keep_lines(lines: pd.DataFrame, compact: bool, aside: Counter) -> pd.DataFrame:
+    """Year-file lines (see :func:`analysis.core.schemas.year_line_status`) with their
+    ``key`` (the URL, when the line is one) and their ``reason`` when they are blank or not
+    a URL. Compact: line, key, year and file of the lines that are URLs; the others are
+    only counted in ``aside`` (by file)."""
+    is_url = lines["is_url"].to_numpy(dtype=bool)
+    lines["key"] = lines["url"].where(is_url)
+    lines["reason"] = np.where(lines["blank"].to_numpy(dtype=bool), "year_blank_line",
+                               np.where(is_url, None, "year_line_not_url"))
     if not compact:
         return lines
-    return pd.DataFrame({"line": lines["line"].astype("int64"),
-                         "key": _compact_keys(lines["key"]),
-                         "year": lines["year"].astype("int64"), "file": lines["file"],
-                         "blank": lines["blank"].astype(bool),
-                         "is_url": lines["is_url"].astype(bool)})
+    aside.update(lines.loc[~is_url, "file"])
+    return pd.DataFrame({"line": lines["line"].to_numpy(dtype=np.int64)[is_url],
+                         "key": _compact_keys(lines["key"][is_url]).array,
+                         "year": lines["year"].to_numpy(dtype=np.int16)[is_url],
+                         "file": lines["file"].to_numpy()[is_url],
+                         "reason": lines["reason"].to_numpy()[is_url]})
 
 
 def read_label_rows(project: ProjectFiles, raw_dir: Path, taxonomy: Taxonomy,
-                    anomalies: list, reading: Reading) -> tuple[pd.DataFrame, dict[str, int]]:
+                    anomalies: list, reading: Reading,
+                    aside: Counter) -> tuple[pd.DataFrame, dict[str, int]]:
     """Read and judge a project's label file, ``reading.chunk_rows`` rows at a time: the
     rows (see :func:`keep_rows`) and the annotator columns; anomalies go to
     ``anomalies``."""
@@ -231,7 +211,7 @@ def read_label_rows(project: ProjectFiles, raw_dir: Path, taxonomy: Taxonomy,
                                  reader.final_column, reader.annotator_columns, taxonomy,
                                  lines.rel)
         anomalies.extend(found)
-        parts.append(keep_rows(rows, reading.compact))
+        parts.append(keep_rows(rows, reading.compact, aside, lines.rel))
     anomalies.extend(quirk_anomaly(q) for q in lines.quirks + reader.quirks)
     if reader.header and reader.count == 0:
         anomalies.append(make_anomaly(RULES, "header_only", lines.rel, "no data rows"))
@@ -239,12 +219,18 @@ def read_label_rows(project: ProjectFiles, raw_dir: Path, taxonomy: Taxonomy,
     return rows, reader.annotator_columns
 
 
-def read_year_lines(project: ProjectFiles, raw_dir: Path, anomalies: list,
-                    reading: Reading) -> pd.DataFrame:
+LOOKUP_LINES = 1_000_000  # year-file lines looked up among the rows' URLs at a time
+
+
+def read_year_lines(project: ProjectFiles, raw_dir: Path, urls: KeyGroups, anomalies: list,
+                    reading: Reading, aside: Counter) -> pd.DataFrame:
     """Read and judge a project's year files (in year order), ``reading.chunk_rows`` lines
-    at a time: every line (see :func:`keep_lines`); blank lines and lines that are not URLs
-    go to ``anomalies``."""
-    parts = []
+    at a time: every line (see :func:`keep_lines`) with ``url_code``, its URL's code among
+    ``urls`` (the rows' URLs; -1 when it is not a URL or has no row). Blank lines, lines
+    that are not URLs and URLs without a row are set aside (a compact reading counts them
+    in ``aside`` and keeps them no further); they go to ``anomalies``."""
+    parts: list[pd.DataFrame] = []
+    pending: list[pd.DataFrame] = []
     for year, path in project.year_files.items():
         lines = open_lines(path, raw_dir, reading.max_line)
         for chunk in year_file_chunks(lines, lines.rel, year, reading.chunk_rows):
@@ -255,22 +241,52 @@ def read_year_lines(project: ProjectFiles, raw_dir: Path, anomalies: list,
             for r in chunk[~chunk["blank"] & ~chunk["is_url"].astype(bool)].itertuples():
                 anomalies.append(make_anomaly(RULES, "year_line_not_url", r.file,
                                               "not a URL", r.line, value=r.url))
-            parts.append(keep_lines(chunk, reading.compact))
+            pending.append(keep_lines(chunk, reading.compact, aside))
+            if sum(map(len, pending)) >= LOOKUP_LINES:
+                parts.append(_unlabelled(pending, urls, anomalies, reading.compact, aside))
+                pending = []
         anomalies.extend(quirk_anomaly(q) for q in lines.quirks)
-    if not parts:
-        empty = pd.DataFrame(columns=["line", "raw", "url", "is_url", "blank", "year", "file"])
-        return keep_lines(empty, reading.compact)
-    return pd.concat(parts, ignore_index=True)
+    if pending or not parts:
+        if not pending:
+            pending = [keep_lines(pd.DataFrame(columns=[
+                "line", "raw", "url", "is_url", "blank", "year", "file"]), reading.compact,
+                aside)]
+        parts.append(_unlabelled(pending, urls, anomalies, reading.compact, aside))
+    return parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True)
 
 
-def judge_project(rows: pd.DataFrame, lines: pd.DataFrame, rel: str, duplicates: str,
-                  anomalies: list) -> None:
+def _unlabelled(parts: list[pd.DataFrame], urls: KeyGroups, anomalies: list, compact: bool,
+                aside: Counter) -> pd.DataFrame:
+    """Year-file lines with their ``url_code`` among ``urls`` instead of their URL; a URL
+    that no label row has is set aside (``unlabelled_year_url``; compact: counted in
+    ``aside`` and left out)."""
+    lines = parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True)
+    codes = urls.find(lines["key"])
+    reason = lines["reason"].to_numpy(dtype=object)
+    files, numbers = lines["file"].to_numpy(), lines["line"].to_numpy()
+    for i in np.flatnonzero(lines["key"].notna().to_numpy() & (codes < 0)):
+        reason[i] = "unlabelled_year_url"
+        url = str(lines["key"].iat[i])
+        anomalies.append(make_anomaly(RULES, "unlabelled_year_url", files[i], url,
+                                      int(numbers[i]), value=url))
+    lines["reason"] = pd.Series(reason, index=lines.index, dtype=object)
+    lines["url_code"] = codes
+    lines = lines.drop(columns="key")
+    if not compact:
+        return lines
+    listed = codes >= 0
+    aside.update(lines.loc[~listed, "file"])
+    return lines[listed].reset_index(drop=True)
+
+
+def judge_project(rows: pd.DataFrame, lines: pd.DataFrame, urls: KeyGroups, rel: str,
+                  duplicates: str, anomalies: list) -> None:
     """The rules across a project's rows: years from the year files (``no_year``), duplicate
-    URLs, foreign repositories, and the reason of every year-file line. Sets ``year`` and
+    URLs, foreign repositories, and the reason of every year-file line with a row. ``urls``:
+    the rows' URLs (their codes, and ``url_code`` of the lines, number them). Sets ``year`` and
     ``reason`` of ``rows`` and ``reason`` of ``lines`` (and flags, when the rows have them);
     anomalies go to ``anomalies``."""
-    (codes, line_codes), urls = factorize_keys(rows["key"], lines["key"])
-    lines.drop(columns="key", inplace=True)  # the codes say it all now
+    codes, line_codes = urls.codes, lines["url_code"].to_numpy()
     pairing = pair_years(codes, line_codes, len(urls), lines["year"], lines["line"])
     _years(rows, pairing, codes, urls, rel, anomalies)
     _duplicates(rows, codes, urls, rel, duplicates, anomalies)
@@ -279,7 +295,7 @@ def judge_project(rows: pd.DataFrame, lines: pd.DataFrame, rel: str, duplicates:
                   anomalies)
 
 
-def _years(rows: pd.DataFrame, pairing: YearPairing, codes: np.ndarray, urls: pa.Array,
+def _years(rows: pd.DataFrame, pairing: YearPairing, codes: np.ndarray, urls: KeyGroups,
            rel: str, anomalies: list) -> None:
     """Each row's year and year flags; a usable row without a year is set aside
     (``no_year``)."""
@@ -290,17 +306,17 @@ def _years(rows: pd.DataFrame, pairing: YearPairing, codes: np.ndarray, urls: pa
         positions = np.flatnonzero(mask)
         _flag(rows, positions, flag)
         for i in positions:
-            url = _text(urls, codes[i])
+            url = urls.text(codes[i])
             anomalies.append(make_anomaly(RULES, flag, rel, url, int(lines[i]), value=url))
     no_year = rows["reason"].isna().to_numpy() & rows["year"].isna().to_numpy()
     rows.loc[no_year, "reason"] = "no_year"
     for i in np.flatnonzero(no_year):
-        url = None if codes[i] < 0 else _text(urls, codes[i])
+        url = None if codes[i] < 0 else urls.text(codes[i])
         anomalies.append(make_anomaly(RULES, "no_year", rel, "URL in no year file",
                                       int(lines[i]), value=url))
 
 
-def _duplicates(rows: pd.DataFrame, codes: np.ndarray, urls: pa.Array, rel: str,
+def _duplicates(rows: pd.DataFrame, codes: np.ndarray, urls: KeyGroups, rel: str,
                 duplicates: str, anomalies: list) -> None:
     """Flag the usable rows whose URL is on other rows too (of any reason); with
     ``duplicates="first"``, set aside all but the first usable one."""
@@ -316,14 +332,14 @@ def _duplicates(rows: pd.DataFrame, codes: np.ndarray, urls: pa.Array, rel: str,
         _flag(rows, np.array([i]), "duplicate_url")
         if setaside:
             rows.at[int(i), "reason"] = "duplicate_url"
-        url = _text(urls, codes[i])
+        url = urls.text(codes[i])
         anomalies.append(make_anomaly(RULES, "duplicate_url", rel,
                                       f"{url} is on {int(per_url[codes[i]])} rows",
                                       int(lines[i]), value=url,
                                       action=SET_ASIDE if setaside else KEPT))
 
 
-def _foreign_repos(rows: pd.DataFrame, codes: np.ndarray, urls: pa.Array, rel: str,
+def _foreign_repos(rows: pd.DataFrame, codes: np.ndarray, urls: KeyGroups, rel: str,
                    anomalies: list) -> None:
     """Flag the kept rows whose repository (:func:`~analysis.clean.rules.repo_of`) is not
     the project's own: the most common among kept rows (the first by name on a tie)."""
@@ -335,7 +351,7 @@ def _foreign_repos(rows: pd.DataFrame, codes: np.ndarray, urls: pa.Array, rel: s
     repo_ids: dict[str, int] = {}
     repo_of_url = np.fromiter(
         (repo_ids.setdefault(repo_of(url), len(repo_ids)) if wanted else -1
-         for url, wanted in zip(_texts(urls), used, strict=True)),
+         for url, wanted in zip(urls.texts(), used, strict=True)),
         dtype=np.int64, count=len(urls))
     row_repo = repo_of_url[codes[kept]]
     counts = np.bincount(row_repo, minlength=len(repo_ids))
@@ -347,58 +363,74 @@ def _foreign_repos(rows: pd.DataFrame, codes: np.ndarray, urls: pa.Array, rel: s
     for i in foreign:
         anomalies.append(make_anomaly(RULES, "foreign_repo_url", rel,
                                       f"{names[repo_of_url[codes[i]]]} is not {home}",
-                                      int(lines[i]), value=_text(urls, codes[i])))
+                                      int(lines[i]), value=urls.text(codes[i])))
 
 
 def _line_reasons(lines: pd.DataFrame, row_set_aside: np.ndarray, pairing: YearPairing,
-                  line_codes: np.ndarray, urls: pa.Array, anomalies: list) -> None:
-    """Every year-file line is used (paired with a kept row) or set aside with its
-    reason: blank, not a URL, its row set aside, no row, or more lines than rows."""
-    reason = np.full(len(lines), None, dtype=object)
-    is_url = lines["is_url"].to_numpy(dtype=bool)
-    reason[~is_url] = "year_line_not_url"
-    reason[lines["blank"].to_numpy(dtype=bool)] = "year_blank_line"
-    paired = is_url & (pairing.status == PAIRED)
+                  line_codes: np.ndarray, urls: KeyGroups, anomalies: list) -> None:
+    """Every year-file line with a row is used (paired with a kept row) or set aside: its
+    row set aside, or more lines than rows for its URL."""
+    reason = lines["reason"].to_numpy(dtype=object)
+    listed = line_codes >= 0
+    paired = listed & (pairing.status == PAIRED)
     reason[paired] = np.where(row_set_aside[pairing.paired_row[paired]],
                               "label_row_set_aside", None)
     files, numbers = lines["file"].to_numpy(), lines["line"].to_numpy()
-    for status, name in ((UNLABELLED, "unlabelled_year_url"), (SURPLUS, "surplus_year_line")):
-        for i in np.flatnonzero(is_url & (pairing.status == status)):
-            reason[i] = name
-            url = _text(urls, line_codes[i])
-            anomalies.append(make_anomaly(RULES, name, files[i], url, int(numbers[i]),
-                                          value=url))
+    for i in np.flatnonzero(listed & (pairing.status == SURPLUS)):
+        reason[i] = "surplus_year_line"
+        url = urls.text(line_codes[i])
+        anomalies.append(make_anomaly(RULES, "surplus_year_line", files[i], url,
+                                      int(numbers[i]), value=url))
     lines["reason"] = pd.Series(reason, index=lines.index, dtype=object)
 
 
 def file_accounting(project: ProjectFiles, raw_dir: Path, rel: str, rows: pd.DataFrame,
-                    lines: pd.DataFrame) -> list[dict]:
-    """Input = kept + set aside, for the label file and each year file of a project."""
-    files = [{"file": rel, "role": "labels", "input": len(rows),
+                    lines: pd.DataFrame, aside: Counter) -> list[dict]:
+    """Input = kept + set aside, for the label file and each year file of a project; a
+    compact reading adds what it set aside without keeping (``aside``, by file)."""
+    files = [{"file": rel, "role": "labels", "input": len(rows) + aside[rel],
               "kept": int(rows["reason"].isna().sum()),
-              "set_aside": int(rows["reason"].notna().sum())}]
+              "set_aside": int(rows["reason"].notna().sum()) + aside[rel]}]
     for path in project.year_files.values():
         yrel = path.relative_to(raw_dir).as_posix()
         sel = lines.loc[lines["file"] == yrel, "reason"]
-        files.append({"file": yrel, "role": "years", "input": len(sel),
-                      "kept": int(sel.isna().sum()), "set_aside": int(sel.notna().sum())})
+        files.append({"file": yrel, "role": "years", "input": len(sel) + aside[yrel],
+                      "kept": int(sel.isna().sum()),
+                      "set_aside": int(sel.notna().sum()) + aside[yrel]})
     return files
+
+
+@dataclass
+class ProjectScan:
+    """One project read and judged (see :func:`clean_project`)."""
+
+    rows: pd.DataFrame  # label rows: line, key, reason, year (all columns unless compact)
+    urls: KeyGroups  # the rows' distinct issue URLs
+    files: list[dict]  # input = kept + set aside, per file
+    annotators: dict[str, int]  # header name -> annotator number
+    rejected: pd.DataFrame | None  # the rows and lines set aside (None: compact)
+
+    @property
+    def label_rows(self) -> int:
+        """The label file's rows, whether kept or not."""
+        return self.files[0]["input"]
 
 
 def clean_project(
     project: ProjectFiles, raw_dir: Path, taxonomy: Taxonomy, duplicates: str,
     anomalies: list, reading: Reading = Reading(),
-) -> tuple[pd.DataFrame, pd.DataFrame | None, list[dict], dict[str, int]]:
-    """Clean one project: label rows with years and flags, the rows set aside (None for a
-    compact reading), the accounting and the annotator columns; anomalies go to
-    ``anomalies``."""
+) -> ProjectScan:
+    """Clean one project: label rows with years and flags, their URLs, the accounting, the
+    annotator columns and the rows set aside; anomalies go to ``anomalies``."""
     rel = project.label_file.relative_to(raw_dir).as_posix()
-    rows, annotators = read_label_rows(project, raw_dir, taxonomy, anomalies, reading)
-    lines = read_year_lines(project, raw_dir, anomalies, reading)
-    judge_project(rows, lines, rel, duplicates, anomalies)
-    files = file_accounting(project, raw_dir, rel, rows, lines)
+    aside: Counter[str] = Counter()  # by file: set aside, and not kept by a compact reading
+    rows, annotators = read_label_rows(project, raw_dir, taxonomy, anomalies, reading, aside)
+    urls = KeyGroups.of(rows["key"])
+    lines = read_year_lines(project, raw_dir, urls, anomalies, reading, aside)
+    judge_project(rows, lines, urls, rel, duplicates, anomalies)
+    files = file_accounting(project, raw_dir, rel, rows, lines, aside)
     if reading.compact:
-        return rows, None, files, annotators
+        return ProjectScan(rows, urls, files, annotators, None)
     aside = rows["reason"].notna()
     set_aside = lines["reason"].notna()
     rejected = pd.concat([
@@ -410,11 +442,11 @@ def clean_project(
                       "raw": lines.loc[set_aside, "raw"]}),
     ], ignore_index=True)
     rows["source_file"] = rel
-    return rows, rejected, files, annotators
+    return ProjectScan(rows, urls, files, annotators, rejected)
 
 
 def clean_excluded(
-    project: ProjectFiles, raw_dir: Path, labelled: pd.Series, anomalies: list,
+    project: ProjectFiles, raw_dir: Path, labelled: KeyGroups, anomalies: list,
     reading: Reading = Reading(),
 ) -> tuple[pd.DataFrame | None, pd.DataFrame | None, dict]:
     """Read a project's excluded candidates: the rows counted as excluded and the rows set
@@ -428,6 +460,7 @@ def clean_excluded(
     lines = open_lines(project.excluded_file, raw_dir, reading.max_line)
     rel = lines.rel
     parts = []
+    aside: Counter[str] = Counter()  # set aside, and not kept by a compact reading
     for chunk in excluded_file_chunks(lines, rel, reading.chunk_rows, reading.max_line):
         blank = (chunk["raw"].str.strip() == "").to_numpy(dtype=bool)
         key = issue_urls(chunk["url"]).where(~blank)
@@ -440,21 +473,24 @@ def clean_excluded(
         chunk["reason"] = np.where(blank, "excluded_blank_row",
                                    np.where(invalid, "excluded_invalid_url", None))
         chunk["key"] = key
-        parts.append(chunk[["line", "reason"]].assign(key=_compact_keys(key))
-                     if reading.compact else chunk)
+        if reading.compact:  # keep only what the rules across rows read
+            aside[rel] += int((blank | invalid).sum())
+            chunk = chunk.loc[~(blank | invalid), ["line", "reason", "key"]].assign(
+                key=lambda c: _compact_keys(c["key"]))
+        parts.append(chunk)
     anomalies.extend(quirk_anomaly(q) for q in lines.quirks)
     rows = pd.concat(parts, ignore_index=True)
-    (lab, codes), uniques = factorize_keys(labelled, rows["key"])
-    is_labelled = np.zeros(len(uniques), dtype=bool)
-    is_labelled[lab[lab >= 0]] = True
+    is_labelled = labelled.find(rows["key"]) >= 0
+    listed = KeyGroups.of(rows["key"])
+    codes = listed.codes
     ok = rows["reason"].isna().to_numpy() & (codes >= 0)
     rank = np.zeros(len(codes), dtype=np.int64)
-    rank[ok] = _groups(codes[ok], len(uniques))[2]  # > 0: the URL is listed again
+    rank[ok] = _groups(codes[ok], len(listed))[2]  # > 0: the URL is listed again
     reason = rows["reason"].to_numpy(dtype=object)
     numbers = rows["line"].to_numpy()
     for i in np.flatnonzero(ok):
-        url = _text(uniques, codes[i])
-        if is_labelled[codes[i]]:
+        url = listed.text(codes[i])
+        if is_labelled[i]:
             reason[i], message = "excluded_also_labelled", f"{url} has a label row"
         elif rank[i] > 0:
             reason[i], message = "excluded_duplicate_url", f"{url} is listed again"
@@ -464,9 +500,9 @@ def clean_excluded(
                                       "Issue_URL", url))
     rows["reason"] = pd.Series(reason, index=rows.index, dtype=object)
     kept = rows[rows["reason"].isna()]
-    aside = rows[rows["reason"].notna()]
-    files = {"file": rel, "role": "excluded", "input": len(rows), "kept": len(kept),
-             "set_aside": len(aside)}
+    set_aside = rows[rows["reason"].notna()]
+    files = {"file": rel, "role": "excluded", "input": len(rows) + aside[rel],
+             "kept": len(kept), "set_aside": len(set_aside) + aside[rel]}
     if reading.compact:
         return None, None, files
     created = kept["created_at"].astype(str)
@@ -476,8 +512,8 @@ def clean_excluded(
                              "created_at": created, "year": years, "source_file": rel,
                              "source_line": kept["line"].astype("int64")},
                             columns=EXCLUDED_COLUMNS)
-    rejected = pd.DataFrame({"source_file": rel, "source_line": aside["line"],
-                             "reason": aside["reason"], "raw": aside["raw"]})
+    rejected = pd.DataFrame({"source_file": rel, "source_line": set_aside["line"],
+                             "reason": set_aside["reason"], "raw": set_aside["raw"]})
     return excluded.reset_index(drop=True), rejected, files
 
 
@@ -502,15 +538,15 @@ def cross_project_duplicates(rows: pd.DataFrame, anomalies: list) -> None:
     project, names = pd.factorize(rows["project"].iloc[kept])
     if len(names) < 2:
         return
-    (codes,), uniques = factorize_keys(rows["key"])
-    codes = codes[kept]
+    urls = KeyGroups.of(rows["key"])
+    codes = urls.codes[kept]
     pairs = np.unique(codes * len(names) + project)
-    multi = np.bincount(pairs // len(names), minlength=len(uniques)) > 1
+    multi = np.bincount(pairs // len(names), minlength=len(urls)) > 1
     hits = kept[multi[codes]]
     _flag(rows, hits, "cross_project_duplicate")
     files, numbers = rows["source_file"].to_numpy(), rows["line"].to_numpy()
     for i in hits:
-        url = str(rows["key"].iat[i])
+        url = urls.text(urls.codes[i])
         anomalies.append(make_anomaly(RULES, "cross_project_duplicate", files[i], url,
                                       int(numbers[i]), value=url))
 
@@ -550,11 +586,11 @@ def scan_dump(raw_dir: Path, projects: Projects, taxonomy: Taxonomy, duplicates:
     scan = DumpScan(pd.DataFrame(), [], [], {})
     frames, numbers = [], set()
     for project in found:
-        rows, rejected, files, annotators = clean_project(project, raw_dir, taxonomy,
-                                                          duplicates, anomalies, reading)
+        result = clean_project(project, raw_dir, taxonomy, duplicates, anomalies, reading)
+        rows, rejected, files = result.rows, result.rejected, result.files
         gone = None
         if project.excluded_file is not None:
-            gone, ex_rejected, ex_files = clean_excluded(project, raw_dir, rows["key"],
+            gone, ex_rejected, ex_files = clean_excluded(project, raw_dir, result.urls,
                                                          anomalies, reading)
             scan.excluded.append(gone)
             rejected = None if rejected is None else pd.concat([rejected, ex_rejected],
@@ -574,11 +610,11 @@ def scan_dump(raw_dir: Path, projects: Projects, taxonomy: Taxonomy, duplicates:
             rows = rows.assign(project=project.name, project_name=described.name,
                                kind=described.kind, host=described.host or "unknown",
                                order=described.order)
-        if len(rows):
-            numbers.update(annotators.values())
+        if result.label_rows:  # (a label file without rows adds no annotator column)
+            numbers.update(result.annotators.values())
         frames.append(rows)
         scan.files += files
-        scan.n_annotators[project.name] = len(annotators)
+        scan.n_annotators[project.name] = len(result.annotators)
     if len(set(scan.n_annotators.values())) > 1:
         anomalies.append(make_anomaly(RULES, "annotator_count_differs", "Issue Report",
                                       ", ".join(f"{k}: {v}" for k, v in

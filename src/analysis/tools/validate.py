@@ -19,6 +19,7 @@ are kept (the others are counted), and of each row only what the rules across ro
 from __future__ import annotations
 
 import argparse
+import ctypes
 import sys
 from pathlib import Path
 
@@ -34,6 +35,7 @@ from analysis.core.quality import AnomalySample, quality_report
 from analysis.core.taxonomy import load_taxonomy
 
 CHUNK_ROWS = 50_000  # rows judged at a time
+M_MMAP_THRESHOLD = -3  # glibc's mallopt parameter
 SEVERITIES = ["error", "warning", "info"]
 
 
@@ -48,6 +50,19 @@ def check_dump(dump: Path, duplicates: str = "keep", max_problems: int = 5,
                      Reading(chunk_rows=chunk_rows, max_line=max_line))
     return quality_report(sample.kept(), RULES, scan.files, scan.summary(duplicates),
                           counts=sample.counts)
+
+
+def give_back_freed_memory() -> None:
+    """Have freed memory go back to the system at once, so that the peak of a check is what
+    it holds, not what it once held: Arrow's default allocator keeps what it frees for
+    later (the system allocator does not), and glibc's keeps freed blocks of any size in
+    its heap once a big one has been freed (a fixed threshold of 128 KiB maps every bigger
+    block on its own, given back when freed). Elsewhere than glibc, only the first."""
+    pa.set_memory_pool(pa.system_memory_pool())
+    try:
+        ctypes.CDLL(None).mallopt(M_MMAP_THRESHOLD, 128 * 1024)
+    except (AttributeError, OSError):
+        pass
 
 
 def report_lines(quality: dict, limit: int = 5) -> list[str]:
@@ -97,9 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.max_problems < 1 or args.max_line < 1:
         parser.error("--max-problems and --max-line must be 1 or more")
-    # Arrow's default allocator keeps the memory it frees for later; the system's gives it
-    # back, which keeps a check of a big file small.
-    pa.set_memory_pool(pa.system_memory_pool())
+    give_back_freed_memory()
     try:
         quality = check_dump(Path(args.dump), args.duplicates, args.max_problems,
                              args.max_line)
