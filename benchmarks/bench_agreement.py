@@ -5,7 +5,7 @@ Measured, each in a fresh Python process (so peak memory is the measurement's ow
 - ``mirror_stage``: the agreement notebook on the mirror's issues, with the pipeline's
   parameters (outputs to a temporary folder);
 - ``headline``: the three per-type kappas and the overall one on the large dump, with this
-  package's vectorised core (:func:`analysis.agreement.stats.kappas_by_group`, which gives
+  package's vectorised core (:func:`analysis.agreement.group_kappas.kappas_by_group`, which gives
   both Fleiss' kappa estimators in one pass);
 - ``upstream``: the same kappas the way the authors' ``kappa.py`` computes them, side by
   side: a ``collections.Counter`` per issue builds the rating matrix, then statsmodels'
@@ -13,9 +13,9 @@ Measured, each in a fresh Python process (so peak memory is the measurement's ow
 - ``full``: every statistic of the stage with intervals (2,000 bootstrap resamples) and the
   audit, on the large dump;
 - ``headline_missing``: the headline with both Fleiss' kappa estimators (complete rows and
-  Gwet's generalised one, :func:`analysis.agreement.stats.kappas_by_group`) per type and
+  Gwet's generalised one, :func:`analysis.agreement.group_kappas.kappas_by_group`) per type and
   overall, on the large dump with a tenth of its ratings removed at random; checked (not
-  timed) against the pattern-based core (:func:`analysis.agreement.stats.estimate`).
+  timed) against the pattern-based core (:func:`analysis.agreement.estimators.estimate`).
 
 Targets, on a 2-core machine: headline under 1 s (with and without missing ratings), full
 under 15 s and 2 GB. Times exclude reading the Parquet file, which is reported separately.
@@ -59,14 +59,15 @@ def done(**kw):
 # the three kappas per type and over all issues, both estimators, timed
 HEADLINE_CORE = """
 import numpy as np
-from analysis.agreement import stats as ag
+from analysis.agreement.group_kappas import kappas_by_group
+from analysis.agreement.ratings import encode_ratings, group_index
 from analysis.core.taxonomy import load_taxonomy
 taxonomy = load_taxonomy()
 t = time.perf_counter()
-ratings = ag.encode_ratings(issues, taxonomy.codes)
-groups, names = ag.group_index(issues["type"])
-both = ag.kappas_by_group(ratings.codes, groups, len(names), ratings.n_categories,
-                         with_total=True)  # per type, then all issues (the last row)
+ratings = encode_ratings(issues, taxonomy.codes)
+groups, names = group_index(issues["type"])
+both = kappas_by_group(ratings.codes, groups, len(names), ratings.n_categories,
+                       with_total=True)  # per type, then all issues (the last row)
 seconds = time.perf_counter() - t
 """
 
@@ -81,12 +82,14 @@ for est in ("complete", "generalised"):
     kappas[est] = dict(zip([*map(str, names), "all"], both[est]["kappa"].tolist()))
     used[est] = dict(zip([*map(str, names), "all"], both[est]["n"].tolist()))
 # the same kappas from the pattern-based core, to check the fast path
+from analysis.agreement.estimators import estimate
+from analysis.agreement.ratings import label_patterns
 diff = 0.0
 for g, name in [*enumerate(names), (None, "all")]:
     codes = ratings.codes if g is None else ratings.codes[groups == g]
-    pats, _ = ag.label_patterns(codes, ratings.n_categories)
+    pats, _ = label_patterns(codes, ratings.n_categories)
     for est, stat in (("complete", "fleiss_kappa"), ("generalised", "fleiss_kappa_generalised")):
-        ref = ag.estimate(stat, pats.features, pats.weights).value
+        ref = estimate(stat, pats.features, pats.weights).value
         diff = max(diff, abs(ref - kappas[est][str(name)]))
 done(seconds=round(seconds, 3), kappas=kappas, used=used, max_abs_difference_core=diff,
      ratings_missing=int((ratings.codes < 0).sum()), ratings=int(ratings.codes.size))
@@ -114,7 +117,7 @@ done(seconds=round(time.perf_counter() - t, 3), kappas=kappas)
 """
 
 FULL = PRELUDE + """
-from analysis.agreement.analysis import analyse
+from analysis.agreement.compute import analyse
 from analysis.core.paths import PATHS
 from analysis.core.projects import Projects
 from analysis.core.taxonomy import load_taxonomy

@@ -9,6 +9,23 @@ processes (one thread each) on the machine's 2 cores; worker memory is the peak 
 size of the worker processes (``ru_maxrss`` of each, read on the workers). Targets (2
 cores): 100,000 events/s per core streaming, 1.7x that with 2 workers, worker memory flat
 from 1 to 20 files.
+
+Crossover: the input size (bytes as stored, gzip) where 2 Dask workers overtake the
+streaming engine, as a user meets it: ``python -m analysis.select`` run whole in a fresh
+process on 1, 2, 4, 8 and 16 of the hours, streaming and ``--workers 2`` (the cluster's
+start included). A line ``seconds = fixed + bytes / rate`` is fitted to each engine;
+where they cross is ``crossover_bytes``, next to the constant ``--workers auto`` uses
+(:data:`analysis.select.engine.CROSSOVER_BYTES`, recorded from this measurement). Target:
+at every measured size, the engine ``--workers auto`` picks is within 10% of the faster.
+
+Hostile input: the peak resident size of ``python -m analysis.select`` (a fresh process,
+its ``VmHWM``) on files made to fill the memory, next to the limits that refuse them: a
+gzip bomb of 1 GiB of zeros without a line break (1 MB compressed), an hour whose one line
+is 512 MiB long, and 2 GiB of short lines under a 1 GiB ``--max-file-bytes``; and, for
+comparison, on one ordinary hour and on the worst line the limit lets through (an issue
+whose body is 120 MiB of keywords, parsed and matched everywhere). Target: every refused
+run stays under the ordinary peak plus twice the line limit plus 64 MiB (the line held,
+the line joined, one block), and ends in the one-line refusal.
 """
 
 from __future__ import annotations
@@ -18,6 +35,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -71,12 +89,139 @@ print(json.dumps({"load": os.getloadavg()[0], "seconds": seconds, "cpu_seconds":
 """
 
 
+# The peak is the kernel's high-water mark of this process's memory (VmHWM): ru_maxrss
+# would also count the benchmark's own memory, which Linux carries across fork and exec.
+SELECT_CHILD = r"""
+import json, re, sys
+from pathlib import Path
+from analysis.select.__main__ import main
+code = main(sys.argv[1:])
+hwm = re.search(r"VmHWM:\s+(\d+) kB", Path("/proc/self/status").read_text()).group(1)
+print(json.dumps({"code": code, "peak_rss_mb": int(hwm) / 1024}))
+"""
+BOMB_MARGIN_MB = 64
+ACCEPTED = ("ordinary_hour", "issue_body_of_120mib")  # under the limits: selected
+
+
+def select_peak(args: list[str]) -> dict:
+    """Run select in a fresh process: its exit status, last stderr line, peak RSS, time."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-c", SELECT_CHILD, *args], capture_output=True,
+                          text=True, env=env, cwd=ROOT)
+    seconds = time.perf_counter() - start
+    child = json.loads(proc.stdout.strip().splitlines()[-1])
+    lines = proc.stderr.strip().splitlines()
+    return {"code": child["code"], "peak_rss_mb": round(child["peak_rss_mb"], 1),
+            "seconds": round(seconds, 2), "stderr_lines": len(lines),
+            "message": lines[-1] if lines else ""}
+
+
+def measure_bombs(tmp: Path, keywords: Path, hour: Path) -> dict:
+    """select's peak memory on hostile hours, each beside the limit that refuses it."""
+    import orjson
+
+    from analysis.core.sizes import GiB, MiB
+    from analysis.select.formats import MAX_FILE, MAX_LINE
+    from tests.support.bombs import repeated, write_gzip, zeros_bomb
+    from tests.support.gharchive import opened_issues
+
+    events = b"".join(orjson.dumps(e) + b"\n" for e in opened_issues(
+        "pytorch/pytorch", [(n, "2024-01-01T00:00:00Z", "llm", "body") for n in range(1000)]))
+    head, tail = orjson.dumps(opened_issues("pytorch/pytorch", [
+        (1, "2024-01-01T00:00:00Z", "llm", "BODY")])[0]).split(b"BODY")
+    cases = {
+        "zeros_1gib_no_line_break": (zeros_bomb(tmp / "bombs" / "2024-01-01-0.json.gz", GiB),
+                                     []),
+        "one_line_of_512mib": (write_gzip(tmp / "bombs" / "2024-01-01-1.json.gz",
+                                          [events, *repeated(b"x", 512 * MiB), b"\n",
+                                           events], level=1), []),
+        "short_lines_2gib_file_limit_1gib": (
+            write_gzip(tmp / "bombs" / "2024-01-01-2.json.gz",
+                       repeated(b'{"type":"PushEvent","repo":{"name":"a/b"}}\n', 2 * GiB),
+                       level=1), ["--max-file-bytes", "1GiB"]),
+        "ordinary_hour": (hour, []),
+        "issue_body_of_120mib": (write_gzip(tmp / "bombs" / "2024-01-01-3.json.gz",
+                                            [head, *repeated(b"llm crash in cuda ", 120 * MiB),
+                                             tail, b"\n"], level=1), []),
+    }
+    result: dict = {"bomb_line_limit_mb": MAX_LINE // MiB, "bomb_file_limit_mb": MAX_FILE // MiB}
+    for name, (path, extra) in cases.items():
+        run = select_peak([str(path), "--out", str(tmp / f"bomb-{name}"), "--keywords",
+                           str(keywords), "--project", "pytorch", *extra])
+        result[f"bomb_{name}_gzip_mb"] = round(path.stat().st_size / 1e6, 2)
+        for key in ("peak_rss_mb", "seconds", "code", "message"):
+            result[f"bomb_{name}_{key}"] = run[key]
+        result[f"bomb_{name}_one_line"] = run["stderr_lines"] == 1
+    bound = (result["bomb_ordinary_hour_peak_rss_mb"] + 2 * result["bomb_line_limit_mb"]
+             + BOMB_MARGIN_MB)
+    result["bomb_peak_rss_bound_mb"] = round(bound, 1)
+    result["target_met_bounded_memory"] = all(
+        result[f"bomb_{n}_peak_rss_mb"] <= bound and result[f"bomb_{n}_code"] == 1
+        and result[f"bomb_{n}_one_line"] for n in cases if n not in ACCEPTED)
+    return result
+
+
 def measure(mode: str, keywords: Path, out: Path, files: list[Path]) -> dict:
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     proc = subprocess.run([sys.executable, "-c", CHILD, mode, str(keywords), str(out),
                            *map(str, files)], capture_output=True, text=True, env=env,
                           check=True, cwd=ROOT)
     return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+CROSSOVER_FILES = (1, 2, 4, 8, 16)
+AUTO_TOLERANCE = 1.1
+
+
+def timed_select(files: list[Path], keywords: Path, out: Path, *extra: str) -> float:
+    """Wall seconds of ``python -m analysis.select`` on ``files`` in a fresh process."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "analysis.select", *map(str, files), "--out",
+                    str(out), "--keywords", str(keywords), "--known", "none", "--force",
+                    *extra], check=True, capture_output=True, env=env, cwd=ROOT)
+    return time.perf_counter() - start
+
+
+def fit(points: list[tuple[int, float]]) -> tuple[float, float]:
+    """Least-squares (seconds at 0 bytes, seconds per byte) of (bytes, seconds)."""
+    import numpy as np
+
+    x = np.array([b for b, _ in points], dtype=float)
+    y = np.array([t for _, t in points], dtype=float)
+    slope, fixed = np.polyfit(x, y, 1)
+    return float(fixed), float(slope)
+
+
+def measure_crossover(tmp: Path, keywords: Path, files: list[Path]) -> dict:
+    """Streaming and 2 workers, whole commands, on growing inputs; where they cross."""
+    from analysis.select.engine import CROSSOVER_BYTES, auto_workers
+
+    stream, dask = [], []
+    result: dict = {"crossover_constant_bytes": CROSSOVER_BYTES}
+    auto_ok = True
+    for n in CROSSOVER_FILES:
+        chosen = files[:n]
+        size = sum(f.stat().st_size for f in chosen)
+        s = timed_select(chosen, keywords, tmp / "x-stream")
+        d = timed_select(chosen, keywords, tmp / "x-dask", "--workers", "2")
+        stream.append((size, s))
+        dask.append((size, d))
+        result[f"crossover_{n}_files_mb"] = round(size / 1e6, 1)
+        result[f"crossover_{n}_files_streaming_seconds"] = round(s, 2)
+        result[f"crossover_{n}_files_dask2_seconds"] = round(d, 2)
+        workers, _ = auto_workers(size, 2)
+        picked = d if workers else s
+        auto_ok &= picked <= AUTO_TOLERANCE * min(s, d)
+    (fs, ss), (fd, sd) = fit(stream), fit(dask)
+    result["streaming_fixed_seconds"] = round(fs, 2)
+    result["dask2_fixed_seconds"] = round(fd, 2)
+    result["streaming_mb_per_second_whole_command"] = round(1 / ss / 1e6, 1)
+    result["dask2_mb_per_second_whole_command"] = round(1 / sd / 1e6, 1)
+    result["crossover_bytes"] = (int((fd - fs) / (ss - sd)) if ss > sd else None)
+    result["target_met_auto_picks_the_faster"] = bool(auto_ok)
+    return result
 
 
 def run(results_dir: Path) -> dict:
@@ -120,6 +265,8 @@ def run(results_dir: Path) -> dict:
         twenty = measure("1", keywords, tmp / "o4", files)
         result["worker_peak_rss_mb_1_file"] = round(one["worker_rss_mb"][0], 1)
         result["worker_peak_rss_mb_20_files"] = round(twenty["worker_rss_mb"][0], 1)
+        result.update(measure_crossover(tmp, keywords, files))
+        result.update(measure_bombs(tmp, keywords, files[0]))
     result["worker_memory_ratio_20_vs_1"] = round(result["worker_peak_rss_mb_20_files"]
                                                   / result["worker_peak_rss_mb_1_file"], 2)
     result["target_met_rate"] = result["streaming_events_per_second"] >= TARGET_RATE
@@ -151,7 +298,60 @@ def summary(result: dict) -> list[str]:
         f"{result['worker_peak_rss_mb_20_files']} MB for 20 (ratio "
         f"{result['worker_memory_ratio_20_vs_1']}: "
         f"{'flat' if result['target_met_memory'] else 'not flat'}).",
+        *crossover_summary(result),
+        *bomb_summary(result),
     ]
+
+
+def crossover_summary(result: dict) -> list[str]:
+    """Markdown lines: where 2 workers overtake streaming, and auto's choices."""
+    if "crossover_bytes" not in result:
+        return []
+    cross = result["crossover_bytes"]
+    lines = [f"- Crossover (whole commands, the cluster's start included): streaming "
+             f"{result['streaming_fixed_seconds']} s + "
+             f"{result['streaming_mb_per_second_whole_command']} MB/s, 2 workers "
+             f"{result['dask2_fixed_seconds']} s + "
+             f"{result['dask2_mb_per_second_whole_command']} MB/s of gzip input: 2 workers "
+             + (f"overtake streaming at {cross / 1e6:,.0f} MB" if cross else
+                "never overtake streaming here")
+             + f" (--workers auto uses {result['crossover_constant_bytes'] / 1e6:,.0f} MB; "
+             f"it picked the faster engine, within 10%, at every size: "
+             f"{'met' if result['target_met_auto_picks_the_faster'] else 'not met'})."]
+    for n in CROSSOVER_FILES:
+        lines.append(f"  - {n} hour(s), {result[f'crossover_{n}_files_mb']} MB: streaming "
+                     f"{result[f'crossover_{n}_files_streaming_seconds']} s, 2 workers "
+                     f"{result[f'crossover_{n}_files_dask2_seconds']} s")
+    return lines
+
+
+BOMBS = (("zeros_1gib_no_line_break", "1 GiB of zeros without a line break"),
+         ("one_line_of_512mib", "an hour with one line of 512 MiB"),
+         ("short_lines_2gib_file_limit_1gib", "2 GiB of short lines, --max-file-bytes 1GiB"),
+         ("ordinary_hour", "an ordinary hour"),
+         ("issue_body_of_120mib", "an issue whose body is 120 MiB of keywords (under the "
+                                  "line limit: parsed and matched)"))
+
+
+def bomb_summary(result: dict) -> list[str]:
+    """Markdown lines: select's peak memory on each hostile file, beside the limits."""
+    if "bomb_line_limit_mb" not in result:
+        return []
+    from analysis.core.sizes import MiB, size_text
+
+    lines = [f"- Hostile input (limits: --max-line-bytes "
+             f"{size_text(result['bomb_line_limit_mb'] * MiB)}, --max-file-bytes "
+             f"{size_text(result['bomb_file_limit_mb'] * MiB)}): peak memory of select "
+             f"at most {result['bomb_peak_rss_bound_mb']} MB (the ordinary peak + twice the "
+             f"line limit + {BOMB_MARGIN_MB} MiB): "
+             f"{'met' if result['target_met_bounded_memory'] else 'not met'}."]
+    for key, what in BOMBS:
+        lines.append(f"  - {what} ({result[f'bomb_{key}_gzip_mb']} MB gzip): peak "
+                     f"{result[f'bomb_{key}_peak_rss_mb']} MB in "
+                     f"{result[f'bomb_{key}_seconds']} s; "
+                     + (f"refused: `{result[f'bomb_{key}_message']}`"
+                        if result[f"bomb_{key}_code"] else "selected"))
+    return lines
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ ac1_categories = "taxonomy"
 # %%
 from pathlib import Path
 
-from analysis.agreement import analysis as agreement
+from analysis.agreement import compute as agreement
 from analysis.agreement import outputs
 from analysis.agreement.inputs import load_issues
 from analysis.core.claims import load_claims

@@ -16,10 +16,10 @@ def candidates_frame(rows: list[tuple[str, str, str, str]]) -> pd.DataFrame:
 
 def read_rows(path: Path) -> list[list[str]]:
     """A sheet's rows (header first), whatever its encoding and delimiter."""
-    from analysis.labels.sheets import decode_sheet, sniff_delimiter
+    from analysis.labels.sheets import decode_sheet, sheet_lines, sniff_delimiter
 
     text, _ = decode_sheet(path.read_bytes())
-    delim = sniff_delimiter(text.split("\n", 1)[0].rstrip("\r")) or ","
+    delim = sniff_delimiter(sheet_lines(text)[0]) or ","
     return list(csv.reader(io.StringIO(text, newline=""), delimiter=delim))
 
 
@@ -34,9 +34,17 @@ def fill(path: Path, decisions: dict[str, tuple[str, str]], *, delimiter: str = 
     for row in rows[1:]:
         if row and row[u] in decisions:
             row[lab], row[exc] = decisions[row[u]]
+    text = "".join(csv_line(row, delimiter) + line_end for row in rows)
+    path.write_bytes(text.encode(encoding, errors="replace"))
+
+
+def csv_line(row: list[str], delimiter: str) -> str:
+    """One row as a spreadsheet program writes it: a cell holding the delimiter, a quote or
+    a line break of any kind quoted (the csv module quotes only the characters of its own
+    line terminator)."""
     out = io.StringIO()
-    csv.writer(out, delimiter=delimiter, lineterminator=line_end).writerows(rows)
-    path.write_bytes(out.getvalue().encode(encoding, errors="replace"))
+    csv.writer(out, delimiter=delimiter, lineterminator="\r\n").writerow(row)
+    return out.getvalue().removesuffix("\r\n")
 
 
 def gh_cli_export(path: Path, repo: str, issues: list[tuple[int, str, str, str]]) -> Path:
@@ -49,3 +57,23 @@ def gh_cli_export(path: Path, repo: str, issues: list[tuple[int, str, str, str]]
          "createdAt": created} for n, created, title, body in issues], indent=1),
         encoding="utf-8")
     return path
+
+
+def blank_sheets(folder: Path, candidates: pd.DataFrame, annotators: int, taxonomy=None,
+                 fmt: str = "csv") -> list[Path]:
+    """What select and ``labels sheets`` leave in ``folder``: the selection's candidates
+    (``selection/candidates.csv``, which the merge checks the sheets against) and the
+    blank sheets."""
+    from analysis.labels.sheets import write_blank_sheets
+
+    (folder / "selection").mkdir(parents=True, exist_ok=True)
+    candidates.to_csv(folder / "selection" / "candidates.csv", index=False)
+    return write_blank_sheets(folder, candidates, annotators, taxonomy, fmt)
+
+
+def issues_of(repo: str, count: int, year: int = 2025) -> tuple[list[str], pd.DataFrame]:
+    """``count`` candidates of one project (named by the repository's name): their URLs,
+    and the frame select gives (creation dates month by month, titles "issue N")."""
+    urls = [f"https://github.com/{repo}/issues/{i}" for i in range(1, count + 1)]
+    return urls, candidates_frame([(repo.split("/")[1], u, f"{year}-{i:02d}-01T00:00:00Z",
+                                    f"issue {i}") for i, u in enumerate(urls, 1)])

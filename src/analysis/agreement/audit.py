@@ -16,7 +16,8 @@ without drawing conclusions:
 - how much the per-type kappas depend on each label column: Fleiss' kappa with each
   column left out (:func:`leave_one_out`), and without a column wherever it equals the
   final label on every report of a project (:func:`always_final`,
-  :func:`column_sensitivity`).
+  :func:`column_sensitivity`); both compare with the kappas of all the columns, computed
+  once (:func:`kappa_rows`).
 
 The independence models are listed with the fair one first: the final label is a strict
 majority of the ratings, so at most ``(m - 1) // 2`` of ``m`` annotators can dissent on
@@ -35,12 +36,13 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from analysis.agreement.stats import (
+from analysis.agreement.estimators import finite_or_none
+from analysis.agreement.group_kappas import kappas_by_group
+from analysis.agreement.ratings import (
     MISSING,
     Ratings,
     Scale,
     group_index,
-    kappas_by_group,
     type_columns,
     type_range,
 )
@@ -73,22 +75,25 @@ def column_sums(matrix: np.ndarray, strata: np.ndarray, n_strata: int) -> np.nda
 def agreement_with_final(ratings: Ratings, final: np.ndarray, strata: pd.Series,
                          order: Sequence[str] = ()) -> pd.DataFrame:
     """Share of each annotator's labels that equal the final label, overall and per stratum
-    (e.g. per project). Long format: stratum, annotator, rated, equal, share."""
+    (e.g. per project). Long format: stratum, annotator, rated, equal, share, and the
+    stratum's issues with at least one rating (``issues``)."""
     codes = ratings.codes
     rated = codes >= 0
     equal = rated & (codes == np.asarray(final)[:, None])
     index, names = group_index(strata, order)
     n_rated = column_sums(rated, index, len(names))
     n_equal = column_sums(equal, index, len(names))
+    n_issues = column_sums(rated.any(axis=1)[:, None], index, len(names))[:, 0]
     n_rated = np.vstack([n_rated.sum(axis=0), n_rated])
     n_equal = np.vstack([n_equal.sum(axis=0), n_equal])
+    n_issues = np.concatenate([[n_issues.sum()], n_issues])
     rows = []
     for i, g in enumerate(["all", *names]):
         for a, name in enumerate(ratings.annotators):
             rows.append({"stratum": g, "annotator": name, "rated": int(n_rated[i, a]),
                          "equal": int(n_equal[i, a]),
                          "share": float(n_equal[i, a] / n_rated[i, a]) if n_rated[i, a]
-                         else None})
+                         else None, "issues": int(n_issues[i])})
     return pd.DataFrame(rows)
 
 
@@ -384,36 +389,39 @@ def mask_cells(codes: np.ndarray, strata: pd.Series, annotators: Sequence[str],
     return out
 
 
-def _kappa_rows(codes: np.ndarray, groups: np.ndarray, names: Sequence[str],
-                n_categories: int) -> list[dict]:
-    """Both Fleiss' kappa estimators per group and over all issues, one row each."""
-    per = kappas_by_group(codes, groups, len(names), n_categories)
-    every = kappas_by_group(codes, np.zeros(len(groups), dtype=np.int64), 1, n_categories)
+def kappa_rows(codes: np.ndarray, groups: np.ndarray, names: Sequence[str],
+               n_categories: int) -> list[dict]:
+    """Both Fleiss' kappa estimators per group (``groups``: index into ``names``) and over
+    all issues, one row each: type, issues, kappa, issues_generalised, kappa_generalised.
+
+    On all the label columns these are the baseline that :func:`leave_one_out` and
+    :func:`column_sensitivity` compare with: the stage computes them once and passes them
+    to both."""
+    both = kappas_by_group(codes, groups, len(names), n_categories, with_total=True)
     rows = []
-    for i, name in [*enumerate(names), (None, "all issues")]:
-        full = per["complete"].iloc[i] if i is not None else every["complete"].iloc[0]
-        gen = per["generalised"].iloc[i] if i is not None else every["generalised"].iloc[0]
-        rows.append({"type": name, "issues": int(full["n"]), "kappa": _finite(full["kappa"]),
+    for i, name in enumerate([*names, "all issues"]):  # the last row: all issues
+        full, gen = both["complete"].iloc[i], both["generalised"].iloc[i]
+        rows.append({"type": name, "issues": int(full["n"]),
+                     "kappa": finite_or_none(full["kappa"]),
                      "issues_generalised": int(gen["n"]),
-                     "kappa_generalised": _finite(gen["kappa"])})
+                     "kappa_generalised": finite_or_none(gen["kappa"])})
     return rows
 
 
-def _finite(x: float) -> float | None:
-    return None if x is None or not np.isfinite(x) else float(x)
-
-
-def leave_one_out(ratings: Ratings, groups: np.ndarray, names: Sequence[str]) -> pd.DataFrame:
+def leave_one_out(ratings: Ratings, groups: np.ndarray, names: Sequence[str],
+                  baseline: list[dict]) -> pd.DataFrame:
     """Fleiss' kappa per group (the issue type of the final label) and over all issues,
-    with all label columns and with each column left out in turn: how much each kappa
-    depends on each column. Both estimators (complete rows and Gwet's generalised one);
-    ``change`` is a kappa minus its value with all columns."""
+    with all label columns (``baseline``, :func:`kappa_rows` of all the columns) and with
+    each column left out in turn: how much each kappa depends on each column. Both
+    estimators (complete rows and Gwet's generalised one); ``change`` is a kappa minus its
+    value with all columns."""
     k = ratings.n_categories
-    base = {r["type"]: r for r in _kappa_rows(ratings.codes, groups, names, k)}
+    base = {r["type"]: r for r in baseline}
     rows = []
     for j, left in [(None, "none"), *enumerate(ratings.annotators)]:
         codes = ratings.codes if j is None else np.delete(ratings.codes, j, axis=1)
-        for row in _kappa_rows(codes, groups, names, k):
+        kappas = baseline if j is None else kappa_rows(codes, groups, names, k)
+        for row in kappas:
             ref = base[row["type"]]
             rows.append({"left_out": left, "annotators": codes.shape[1], **row,
                          "change": _diff(row["kappa"], ref["kappa"]),
@@ -423,11 +431,12 @@ def leave_one_out(ratings: Ratings, groups: np.ndarray, names: Sequence[str]) ->
 
 
 def column_sensitivity(ratings: Ratings, strata: pd.Series, groups: np.ndarray,
-                       names: Sequence[str], pairs: pd.DataFrame) -> pd.DataFrame:
+                       names: Sequence[str], pairs: pd.DataFrame,
+                       baseline: list[dict]) -> pd.DataFrame:
     """Fleiss' kappa per group without the label columns that equal the final label on
     every report of a project (``pairs``, from :func:`always_final`), two ways:
 
-    - ``all columns``: as computed (the reference);
+    - ``all columns``: ``baseline`` (:func:`kappa_rows` of all the columns), the reference;
     - ``without in those projects``: the column's ratings set missing in those projects
       only (their issues then have one rating fewer, so the generalised estimator uses
       them and the complete-rows one drops them);
@@ -441,22 +450,38 @@ def column_sensitivity(ratings: Ratings, strata: pd.Series, groups: np.ndarray,
     k = ratings.n_categories
     flagged = sorted(set(pairs["annotator"]), key=list(ratings.annotators).index)
     keep = [j for j, a in enumerate(ratings.annotators) if a not in set(flagged)]
-    scenarios = [("all columns", "", ratings.codes),
+    scenarios = [("all columns", "", baseline),
                  ("without in those projects", ", ".join(flagged),
-                  mask_cells(ratings.codes, strata, ratings.annotators, pairs)),
-                 ("without everywhere", ", ".join(flagged), ratings.codes[:, keep])]
-    base = {}
+                  kappa_rows(mask_cells(ratings.codes, strata, ratings.annotators, pairs),
+                             groups, names, k)),
+                 ("without everywhere", ", ".join(flagged),
+                  kappa_rows(ratings.codes[:, keep], groups, names, k))]
+    base = {r["type"]: r for r in baseline}
     rows = []
-    for scenario, columns, codes in scenarios:
-        for row in _kappa_rows(codes, groups, names, k):
-            if scenario == "all columns":
-                base[row["type"]] = (row["kappa"], row["kappa_generalised"])
+    for scenario, columns, kappas in scenarios:
+        for row in kappas:
             ref = base[row["type"]]
             rows.append({"scenario": scenario, "columns": columns, **row,
-                         "change": _diff(row["kappa"], ref[0]),
-                         "change_generalised": _diff(row["kappa_generalised"], ref[1])})
+                         "change": _diff(row["kappa"], ref["kappa"]),
+                         "change_generalised": _diff(row["kappa_generalised"],
+                                                     ref["kappa_generalised"])})
     return pd.DataFrame(rows)
 
 
 def _diff(a: float | None, b: float | None) -> float | None:
     return None if a is None or b is None else a - b
+
+
+def top_confusions(confusions: pd.DataFrame) -> pd.DataFrame:
+    """The pair of themes annotators confused most often (most disagreeing rater pairs,
+    then by label): over all reports (``scope`` ``all``) and, for each issue type, among
+    the pairs of two themes of that type (``scope`` the type). ``confusions`` is the
+    confusion table (:func:`~analysis.agreement.pairwise.confusions`)."""
+    cols = ["label_a", "label_b", "type_a", "type_b", "rater_pairs", "issues"]
+    c = confusions.sort_values(["rater_pairs", "label_a", "label_b"],
+                               ascending=[False, True, True], kind="mergesort")
+    rows = [{"scope": "all", **c.iloc[0][cols].to_dict()}] if len(c) else []
+    same = c[c["type_a"] == c["type_b"]]
+    for kind in sorted(set(same["type_a"].astype(str))):
+        rows.append({"scope": kind, **same[same["type_a"] == kind].iloc[0][cols].to_dict()})
+    return pd.DataFrame(rows, columns=["scope", *cols])

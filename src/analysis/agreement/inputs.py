@@ -2,7 +2,7 @@
 
 Only the columns the stage needs are read, and the label columns come dictionary-encoded
 (categorical), so a dump of millions of issues costs little memory and no string work
-before :func:`analysis.agreement.stats.encode_ratings` turns them into integer codes.
+before :func:`analysis.agreement.ratings.encode_ratings` turns them into integer codes.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 import pyarrow.parquet as pq
 
-from analysis.agreement.stats import annotator_columns
+from analysis.agreement.ratings import annotator_columns
 from analysis.core.errors import InputError
 
 REQUIRED = ("project", "year", "type", "final_label")

@@ -177,6 +177,15 @@ def open_lines(path: Path, root: Path, max_line: int | None = MAX_LINE) -> TextL
     return TextLines(path, path.relative_to(root).as_posix(), max_line)
 
 
+def read_text(path: Path, root: Path) -> tuple[str, list[Quirk]]:
+    """Read and decode a whole file (:class:`TextLines` without a line limit), for the
+    commands that take a study's files whole; unreadable files stop with one clear
+    message."""
+    lines = open_lines(path, root, max_line=None)
+    text = "\n".join(lines)
+    return text, lines.quirks
+
+
 def discover_projects(raw_dir: Path) -> tuple[list[ProjectFiles], list[Quirk]]:
     """Find every project folder under ``Issue Report/`` with its label and year files."""
     issue_dir = raw_dir / ISSUE_DIR
@@ -353,6 +362,28 @@ def read_label_file(lines: Iterable[str], rel: str,
                        quirks + header_quirks, records)
 
 
+@dataclass
+class LabelFile:
+    """A label file read whole: one record per data line, with the header mapping."""
+
+    rel: str
+    records: pd.DataFrame  # line, fields (list[str]), raw, n_fields
+    url_column: str
+    final_column: str
+    annotator_columns: dict[str, int]  # header name -> annotator number
+    header: list[str]
+    quirks: list[Quirk]
+
+
+def parse_label_file(text: str, rel: str) -> LabelFile:
+    """Parse a label file's text whole into records with physical line numbers (header =
+    line 1): :func:`read_label_file` in one chunk, without a record limit."""
+    reader = read_label_file(text.split("\n"), rel, max_record=None)
+    records = next(reader.chunks())
+    return LabelFile(rel, records, reader.url_column, reader.final_column,
+                     reader.annotator_columns, reader.header, reader.quirks)
+
+
 def _records(rows: list[dict]) -> pd.DataFrame:
     frame = pd.DataFrame(rows, columns=["line", "fields", "raw"])
     frame["n_fields"] = frame["fields"].map(len).astype("int64")
@@ -427,3 +458,9 @@ def excluded_file_chunks(lines: Iterable[str], rel: str, size: int | None = None
             "created_at": pd.Series([cell(r[2], created_i) for r in rows], dtype=object),
             "n_fields": pd.Series([len(r[2]) for r in rows], dtype="int64"),
         })
+
+
+def parse_excluded_file(text: str, rel: str) -> pd.DataFrame:
+    """Every data line of an excluded-candidates file's text, in one frame:
+    :func:`excluded_file_chunks` without a record limit."""
+    return next(excluded_file_chunks(text.split("\n"), rel, max_record=None))

@@ -21,12 +21,21 @@ and skipped.
 Text is UTF-8 (a byte-order mark is accepted) or UTF-16 with or without a byte-order mark
 (as spreadsheet programs save it); anything else stops with the file, the line and what to
 do. A CSV record over several lines is reported by its first line.
+
+Memory stays bounded whatever the input (:class:`Limits`): no line, CSV record or
+document read whole (a JSON array, a search response, a UTF-16 file) may be longer than
+``Limits.line`` bytes, and no gzip file (a GH Archive hour) may decompress to more than
+``Limits.file`` bytes. The defaults pass real GH Archive hours (0.1-2 GB decompressed)
+and an issue with a 50 MB body; past either limit the file is refused in one line that
+names it and the limit.
 """
 
 from __future__ import annotations
 
+import codecs
 import csv
 import re
+import zlib
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -35,6 +44,7 @@ from pathlib import Path
 import orjson
 
 from analysis.core.errors import InputError
+from analysis.core.sizes import GiB, MiB, size_text
 
 FORMATS = {
     "rest": "GitHub/Gitee REST API issues",
@@ -51,9 +61,59 @@ REPO_URL_RE = re.compile(r"^https?://(?:www\.)?(github\.com|gitee\.com)/([^/]+)/
                          re.IGNORECASE)
 PLATFORM_OF_HOST = {"github.com": "github", "gitee.com": "gitee"}
 GZIP_MAGIC = b"\x1f\x8b"
+GHARCHIVE_SUFFIX = ".json.gz"
+MAX_LINE = 128 * MiB     # 2.5 times a 50 MB issue body, JSON escapes included
+MAX_FILE = 8 * GiB       # 4 times the largest GH Archive hours
+LINE_OPTION = "--max-line-bytes"
+FILE_OPTION = "--max-file-bytes"
 FIX_FORMATS = ("export GitHub REST API issue JSON (html_url, title, body, created_at), "
                "`gh issue list --json url,title,body,createdAt`, Perceval items, GH Archive "
                "hourly files (.json.gz), or a CSV with url, title, body, created_at")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How much of one input select holds or reads, so that memory stays bounded whatever
+    the input: a gzip bomb (1 GiB of zeros in 1 MB) or a file without a line break.
+
+    ``line``: the most bytes of one line (one event, one JSON-lines record; a CSV record,
+    counted in characters), and of an export read whole (a JSON array, a search response,
+    UTF-16 text). ``file``: the most bytes a gzip file may decompress to.
+    """
+
+    line: int = MAX_LINE
+    file: int = MAX_FILE
+
+
+DEFAULT_LIMITS = Limits()
+
+
+def line_too_long(name: str, line: int, limits: Limits, what: str = "a line") -> InputError:
+    """The one-line refusal of a line (or record) longer than ``limits.line``."""
+    return InputError(f"{what} longer than the limit of {size_text(limits.line)} "
+                      f"({LINE_OPTION})", file=name, line=line,
+                      fix=f"an issue or an event is far smaller, so the file is damaged or "
+                          f"not an export: download or export it again (raise {LINE_OPTION} "
+                          f"only for a genuine line that long)")
+
+
+def too_big_to_read_whole(name: str, what: str, limits: Limits, fix: str) -> InputError:
+    """The one-line refusal of a document read whole that is over ``limits.line``."""
+    return InputError(f"{what} is read whole, and this one is over the limit of "
+                      f"{size_text(limits.line)} ({LINE_OPTION})", file=name,
+                      fix=f"{fix}, or raise {LINE_OPTION}")
+
+
+def bounded_lines(handle, name: str, limits: Limits) -> Iterator[bytes]:
+    """The lines of a binary file (line breaks kept), none longer than ``limits.line``:
+    one that is longer is refused before it is read whole."""
+    limit = limits.line
+    n = 0
+    while line := handle.readline(limit + 1):
+        n += 1
+        if len(line) > limit and not line.endswith(b"\n"):
+            raise line_too_long(name, n, limits)
+        yield line
 
 
 @dataclass(frozen=True)
@@ -108,16 +168,21 @@ def repository_of(url: str) -> tuple[str, str] | None:
 
 
 def sniff_encoding(head: bytes) -> str:
-    """The text encoding of a file from its first bytes: a byte-order mark, or the NUL
-    bytes that UTF-16 puts beside every ASCII character; UTF-8 otherwise."""
-    if head.startswith(b"\xef\xbb\xbf"):
+    """The text encoding of a file from its first bytes: a byte-order mark (``utf-8-sig``,
+    ``utf-16``), or the NUL bytes UTF-16 puts beside every ASCII character (``utf-16-le``
+    when they stand at odd offsets, ``utf-16-be`` at even ones); ``utf-8`` otherwise.
+
+    The one sniffer of the update loop: exports (here), labelling sheets, candidates and
+    decisions files (:mod:`analysis.labels.sheets`) are all read through it.
+    """
+    if head.startswith(codecs.BOM_UTF8):
         return "utf-8-sig"
-    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         return "utf-16"
-    if len(head) >= 2 and head[0] != 0 and head[1] == 0:
-        return "utf-16-le"
-    if len(head) >= 2 and head[0] == 0 and head[1] != 0:
-        return "utf-16-be"
+    if b"\x00" in head:
+        odd, even = head[1::2].count(0), head[0::2].count(0)
+        if odd != even:
+            return "utf-16-le" if odd > even else "utf-16-be"
     return "utf-8"
 
 
@@ -131,13 +196,23 @@ def _decode_error(exc: UnicodeDecodeError, data: bytes, start_line: int, name: s
                       fix="save the export as UTF-8 (in a spreadsheet program: CSV UTF-8)")
 
 
-def text_lines(path: Path, encoding: str, name: str) -> Iterator[str]:
+def read_whole(path: Path, name: str, what: str, limits: Limits, fix: str) -> bytes:
+    """The bytes of a file read whole, refused when over ``limits.line``."""
+    if path.stat().st_size > limits.line:
+        raise too_big_to_read_whole(name, what, limits, fix)
+    return path.read_bytes()
+
+
+def text_lines(path: Path, encoding: str, name: str,
+               limits: Limits = DEFAULT_LIMITS) -> Iterator[str]:
     """The lines of a text file (line endings kept), decoded strictly.
 
-    UTF-8 is decoded a line at a time (streamed); UTF-16, written only by spreadsheet
-    programs and small, is decoded whole. A decode error names the line."""
+    UTF-8 is decoded a line at a time (streamed, each line held to ``limits.line``);
+    UTF-16, written only by spreadsheet programs and small, is decoded whole (held to
+    ``limits.line`` too). A decode error names the line."""
     if encoding.startswith("utf-16"):
-        data = path.read_bytes()
+        data = read_whole(path, name, "a UTF-16 export", limits,
+                          "save it as UTF-8 (in a spreadsheet program: CSV UTF-8)")
         try:
             text = data.decode(encoding)
         except UnicodeDecodeError as exc:
@@ -149,7 +224,7 @@ def text_lines(path: Path, encoding: str, name: str) -> Iterator[str]:
         yield from text.removeprefix("\ufeff").splitlines(keepends=True)
         return
     with open(path, "rb") as handle:
-        for n, raw in enumerate(handle, 1):
+        for n, raw in enumerate(bounded_lines(handle, name, limits), 1):
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
@@ -178,15 +253,16 @@ def _search_items(value: object) -> list | None:
     return None
 
 
-def _records_json(path: Path, encoding: str, name: str,
-                  tally: Tally) -> Iterator[tuple[int, object]]:
+def _records_json(path: Path, encoding: str, name: str, tally: Tally,
+                  limits: Limits) -> Iterator[tuple[int, object]]:
     """Records of a JSON file: an array, one object (a search response), or JSON lines."""
     with open(path, "rb") as handle:
         head = handle.read(1 << 16)
     text_head = head.decode(encoding, errors="replace").lstrip("\ufeff").lstrip()
     if text_head.startswith("["):
         tally.container = "JSON array"
-        data = path.read_bytes()
+        data = read_whole(path, name, "a JSON array", limits,
+                          "write one issue a line (JSON lines: jq -c '.[]')")
         try:
             text = data.decode(encoding)
         except UnicodeDecodeError as exc:
@@ -197,9 +273,10 @@ def _records_json(path: Path, encoding: str, name: str,
                              fix="export a list of issues")
         yield from enumerate(items, 1)
         return
-    lines = text_lines(path, encoding, name) if encoding != "utf-8" else None
+    handle = open(path, "rb") if encoding == "utf-8" else None
+    source = (bounded_lines(handle, name, limits) if handle is not None
+              else text_lines(path, encoding, name, limits))
     first = True
-    source = lines if lines is not None else open(path, "rb")
     try:
         for n, raw in enumerate(source, 1):
             if not raw.strip():
@@ -209,7 +286,7 @@ def _records_json(path: Path, encoding: str, name: str,
             except InputError:
                 if not first:
                     raise
-                whole = _whole_object(path, encoding)
+                whole = _whole_object(path, encoding, limits)
                 items = _search_items(whole)
                 if items is None:
                     raise
@@ -227,12 +304,15 @@ def _records_json(path: Path, encoding: str, name: str,
             else:
                 yield n, value
     finally:
-        if lines is None:
-            source.close()
+        if handle is not None:
+            handle.close()
 
 
-def _whole_object(path: Path, encoding: str) -> object:
-    """The whole file as one JSON value, or None if it is not one."""
+def _whole_object(path: Path, encoding: str, limits: Limits) -> object:
+    """The whole file as one JSON value, or None if it is not one (or too big to read
+    whole: the caller's message about its first line stands)."""
+    if path.stat().st_size > limits.line:
+        return None
     try:
         return orjson.loads(path.read_bytes().decode(encoding).removeprefix("\ufeff"))
     except (orjson.JSONDecodeError, UnicodeDecodeError):
@@ -241,30 +321,44 @@ def _whole_object(path: Path, encoding: str) -> object:
 
 class _Counted:
     """An iterator over lines that counts how many it has given (the csv module's
-    ``line_num`` is the last line of a record; the first is wanted)."""
+    ``line_num`` is the last line of a record; the first is wanted) and holds the record
+    begun at :meth:`begin` to ``limits.line`` characters."""
 
-    def __init__(self, lines: Iterator[str]):
+    def __init__(self, lines: Iterator[str], name: str, limits: Limits):
         self.lines = lines
         self.count = 0
+        self.name = name
+        self.limits = limits
+        self.start = 1
+        self.held = 0
 
     def __iter__(self):
         return self
 
+    def begin(self) -> int:
+        """A record starts at the next line; return that line's number."""
+        self.start, self.held = self.count + 1, 0
+        return self.start
+
     def __next__(self) -> str:
         line = next(self.lines)
         self.count += 1
+        self.held += len(line)
+        if self.held > self.limits.line:
+            raise line_too_long(self.name, self.start, self.limits, "a CSV record")
         return line
 
 
-def _records_csv(path: Path, encoding: str, name: str) -> Iterator[tuple[int, object]]:
+def _records_csv(path: Path, encoding: str, name: str,
+                 limits: Limits) -> Iterator[tuple[int, object]]:
     # Issue bodies with pasted logs exceed the csv module's default 128 KiB per field.
     csv.field_size_limit(max(csv.field_size_limit(), CSV_FIELD_LIMIT))
-    lines = _Counted(text_lines(path, encoding, name))
+    lines = _Counted(text_lines(path, encoding, name, limits), name, limits)
     reader = csv.reader(lines, strict=True)
     header: list[str] | None = None
     idx: list[int] = []
     while True:
-        start = lines.count + 1
+        start = lines.begin()
         try:
             fields = next(reader)
         except StopIteration:
@@ -311,9 +405,43 @@ def detect_format(record: object, where: str) -> str:
                      fix=FIX_FORMATS)
 
 
-def read_records(path: str | Path, tally: Tally) -> Iterator[Record]:
+def gharchive_name(name: str) -> str:
+    """What a GH Archive hour saved under ``name`` should be called (``x.json.gz``)."""
+    stem = name
+    while (cut := re.sub(r"\.(?:json|jsonl|gz|gzip)$", "", stem, flags=re.IGNORECASE)) != stem:
+        stem = cut
+    return stem + GHARCHIVE_SUFFIX
+
+
+def looks_like_gharchive(head: bytes) -> bool:
+    """Whether the first bytes of a gzip file decompress to GH Archive events (a line
+    with an event's ``type``, ``repo`` and ``payload``); only 64 KiB are decompressed."""
+    try:
+        text = zlib.decompressobj(wbits=31).decompress(head, 1 << 16)
+    except zlib.error:
+        return False
+    first = text.split(b"\n", 1)[0]
+    return first.startswith(b"{") and all(k in first for k in (b'"type":', b'"repo":',
+                                                               b'"payload":'))
+
+
+def gzip_refusal(name: str, head: bytes) -> InputError:
+    """Why a gzip file not named ``*.json.gz`` is refused: a GH Archive hour is known by
+    its name, so one saved under another name is told to be renamed."""
+    if looks_like_gharchive(head):
+        return InputError(f"a GH Archive hour whose name does not end in {GHARCHIVE_SUFFIX}",
+                          file=name, fix=f"rename it {gharchive_name(name)}: select takes "
+                                         f"a file for a GH Archive hour by that ending")
+    return InputError("a gzip file that is not a GH Archive hour", file=name,
+                      fix="decompress it (gunzip) and pass the export, or pass GH Archive "
+                          f"hourly files (*{GHARCHIVE_SUFFIX})")
+
+
+def read_records(path: str | Path, tally: Tally,
+                 limits: Limits = DEFAULT_LIMITS) -> Iterator[Record]:
     """Every issue and pull request of an export, normalised; records that are neither
-    (no URL, no creation date, not an object) are counted in ``tally`` and skipped."""
+    (no URL, no creation date, not an object) are counted in ``tally`` and skipped. No
+    line or document read whole may be longer than ``limits.line``."""
     path = Path(path)
     name = path.name
     if not path.is_file():
@@ -325,17 +453,16 @@ def read_records(path: str | Path, tally: Tally) -> Iterator[Record]:
         raise InputError(f"cannot read the export ({exc.strerror})", file=str(path),
                          fix="check that the file is readable") from exc
     if head.startswith(GZIP_MAGIC):
-        raise InputError("a gzip file that is not GH Archive's", file=name,
-                         fix="decompress it, or pass GH Archive hourly files (.json.gz)")
+        raise gzip_refusal(name, head)
     encoding = sniff_encoding(head)
     text_head = head.decode(encoding, errors="replace").lstrip("\ufeff").lstrip()
     if not text_head:
         raise InputError("the export is empty", file=name, fix="export some issues")
     if text_head.startswith(("[", "{")):
-        records = _records_json(path, encoding, name, tally)
+        records = _records_json(path, encoding, name, tally, limits)
     else:
         tally.container = "CSV"
-        records = _records_csv(path, encoding, name)
+        records = _records_csv(path, encoding, name, limits)
     if encoding != "utf-8":
         tally.container += f", {encoding.upper().removesuffix('-SIG')}"
     fmt = None

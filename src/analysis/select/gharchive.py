@@ -5,7 +5,10 @@ a line, in hourly gzip files (``2024-01-01-15.json.gz``); since 2015 each line i
 of GitHub's Events API: ``{"id", "type", "actor", "repo": {"id", "name", "url"},
 "payload", "public", "created_at", ...}``. An ``IssuesEvent`` whose ``payload.action`` is
 ``opened`` carries the new issue in ``payload.issue`` (``html_url``, ``title``, ``body``,
-``created_at``); a ``PullRequestEvent`` ``opened`` is a new pull request (counted, skipped).
+``created_at``); a ``PullRequestEvent`` ``opened`` is a new pull request (counted once,
+skipped), whatever its payload holds. Hours before 2015 are in GitHub's older Timeline
+schema (a ``repository`` object, ``payload.issue`` an id without title or body): they are
+refused in one line that names the schema (:func:`schema_problem`).
 
 Almost every event is of another repository or another type, so a file is scanned as
 decompressed blocks of whole lines: one regular-expression pass over a block finds the
@@ -14,6 +17,12 @@ string cannot hold an unescaped quote, so text inside titles and bodies never ma
 only those lines are parsed. Everything else is counted (a newline count) and skipped
 without being parsed, which keeps a worker at hundreds of thousands of events a second and
 its memory flat (one block at a time).
+
+Memory stays bounded whatever the file holds: zlib is asked for at most one output block
+at a time (a gzip bomb, 1 GiB of zeros in 1 MB, never comes out whole), the line begun in
+one block and not ended is held only up to the line limit, and the decompressed bytes are
+counted against the file limit (:class:`~analysis.select.formats.Limits`), both checked
+once a block.
 """
 
 from __future__ import annotations
@@ -27,10 +36,21 @@ from pathlib import Path
 import orjson
 
 from analysis.core.errors import InputError
-from analysis.select.formats import DATE_RE, Record, Tally
+from analysis.core.sizes import MiB, size_text
+from analysis.select.formats import (
+    DATE_RE,
+    DEFAULT_LIMITS,
+    FILE_OPTION,
+    GHARCHIVE_SUFFIX,
+    Limits,
+    Record,
+    Tally,
+    line_too_long,
+)
 
 BLOCK = 1 << 20          # compressed bytes read at a time
-SUFFIX = ".json.gz"
+OUT_BLOCK = 16 * MiB     # the most decompressed bytes asked of zlib at a time
+SUFFIX = GHARCHIVE_SUFFIX
 OPENED = "opened"
 
 
@@ -42,7 +62,7 @@ def repo_pattern(repositories: list[str]) -> re.Pattern[bytes]:
     return re.compile(rb'"name":"(?i:' + alternatives + rb')"')
 
 
-def _natural(path: str) -> tuple:
+def natural(path: str) -> tuple:
     """Sort key: GH Archive's hours are not zero-padded (``-9`` before ``-10``)."""
     return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", path))
 
@@ -53,10 +73,10 @@ def expand(inputs: list[str]) -> list[str]:
     files: list[str] = []
     for item in inputs:
         if Path(item).is_dir():
-            found = sorted((str(p) for p in Path(item).glob(f"*{SUFFIX}")), key=_natural)
+            found = sorted((str(p) for p in Path(item).glob(f"*{SUFFIX}")), key=natural)
             where = "folder"
         elif glob.has_magic(item):
-            found = sorted(glob.glob(item), key=_natural)
+            found = sorted(glob.glob(item), key=natural)
             where = "pattern"
         else:
             files.append(item)
@@ -69,45 +89,111 @@ def expand(inputs: list[str]) -> list[str]:
     return [f for f in files if not (f in seen or seen.add(f))]
 
 
-def _blocks(path: Path, name: str) -> Iterator[bytes]:
+class LineTooLong(Exception):
+    """A line of the file is longer than the line limit (its number is the reader's)."""
+
+
+def too_big(name: str, limits: Limits) -> InputError:
+    """The one-line refusal of a file that decompresses to more than ``limits.file``."""
+    return InputError(f"decompresses to more than the limit of {size_text(limits.file)} "
+                      f"({FILE_OPTION})", file=name,
+                      fix=f"a GH Archive hour is far smaller, so the file is damaged or not "
+                          f"an hour: download it again (raise {FILE_OPTION} only for a "
+                          f"genuine file that big)")
+
+
+def _blocks(path: Path, name: str, limits: Limits = DEFAULT_LIMITS) -> Iterator[bytes]:
     """Decompressed blocks of whole lines (multi-member gzip files included); a damaged
-    or truncated file is a user error."""
+    or truncated file is a user error. At most ``limits.file`` bytes are decompressed and
+    a line longer than ``limits.line`` raises :class:`LineTooLong`: zlib gives at most
+    one output block at a time, no bigger than the line limit, so every line inside a
+    block is shorter than it and only the line carried from block to block is measured."""
+    out_block = min(OUT_BLOCK, limits.line)
     inflate = zlib.decompressobj(wbits=31)
-    rest = b""
+    held: list[bytes] = []   # the line begun and not yet ended
+    held_bytes = 0
+    total = 0
     try:
         with open(path, "rb") as handle:
-            while True:
-                chunk = handle.read(BLOCK)
-                if not chunk:
-                    break
-                while chunk:
-                    data = inflate.decompress(chunk)
-                    chunk = inflate.unused_data
-                    if chunk:
-                        inflate = zlib.decompressobj(wbits=31)
+            while chunk := handle.read(BLOCK):
+                while True:
+                    data = inflate.decompress(chunk, out_block)
                     if data:
+                        total += len(data)
+                        if total > limits.file:
+                            raise too_big(name, limits)
                         cut = data.rfind(b"\n")
                         if cut < 0:
-                            rest += data
-                            continue
-                        yield rest + data[:cut + 1]
-                        rest = data[cut + 1:]
+                            held_bytes += len(data)
+                            if held_bytes > limits.line:
+                                raise LineTooLong
+                            held.append(data)
+                        else:
+                            if held:
+                                if held_bytes + data.find(b"\n") > limits.line:
+                                    raise LineTooLong
+                                held.append(data[:cut + 1])
+                                yield b"".join(held)
+                            else:
+                                yield data[:cut + 1]
+                            held = [data[cut + 1:]] if cut + 1 < len(data) else []
+                            held_bytes = len(data) - cut - 1
+                    if inflate.eof:  # the end of a gzip member; another may follow
+                        chunk = inflate.unused_data
+                        if not chunk:
+                            break
+                        inflate = zlib.decompressobj(wbits=31)
+                        continue
+                    chunk = inflate.unconsumed_tail
+                    if not chunk and len(data) < out_block:
+                        break  # zlib wants more input
         if not inflate.eof:
             raise InputError("the gzip file is truncated", file=name,
                              fix="download the hour again")
     except zlib.error as exc:
         raise InputError(f"not a valid gzip file ({exc})", file=name,
                          fix="download the hour again") from exc
+    rest = b"".join(held)
     if rest.strip():
         yield rest + b"\n"
 
 
+def schema_problem(first_line: bytes, name: str) -> InputError | None:
+    """The refusal of an hour written in GH Archive's pre-2015 schema (GitHub's Timeline
+    events), judged on its first event; None for the Events API schema it uses since
+    2015-01-01.
+
+    Why refuse: in that schema the repository is a ``repository`` object (``owner`` and
+    ``name`` apart), not ``repo``, and an ``IssuesEvent``'s ``payload.issue`` is the
+    issue's id, without title or body: no keyword can be matched on it, and the
+    repository filter would silently find nothing."""
+    try:
+        event = orjson.loads(first_line)
+    except orjson.JSONDecodeError:
+        return None  # the scan names the line
+    if isinstance(event, dict) and "repository" in event and "repo" not in event:
+        return InputError(PRE_2015, file=name,
+                          fix="select reads GH Archive hours from 2015-01-01 on; for older "
+                              "issues pass an export of the GitHub API instead (gh issue "
+                              "list --json url,title,body,createdAt, or REST API pages)")
+    return None
+
+
+PRE_2015 = ("a GH Archive hour in the pre-2015 schema (GitHub Timeline events: a "
+            "'repository' object instead of 'repo', 'payload.issue' an id without title or "
+            "body)")
+
+
 def scan_file(path: str | Path, pattern: re.Pattern[bytes], tally: Tally,
-              progress: Callable[[int], None] | None = None) -> Iterator[Record]:
+              progress: Callable[[int], None] | None = None,
+              limits: Limits = DEFAULT_LIMITS) -> Iterator[Record]:
     """The issues opened (and, flagged, the pull requests opened) in the repositories of
-    ``pattern`` in one GH Archive file. ``tally.records`` counts every event of the file;
-    events of other repositories or types are counted under ``skipped`` without being
-    parsed."""
+    ``pattern`` in one GH Archive file. ``tally.records`` counts every event of the file,
+    and every event is counted once: a record yielded, a record skipped for a reason
+    (``missing_url``, ``missing_created_at``), or ``other_events`` (another repository or
+    another type, counted without being parsed). An hour of the pre-2015 schema is refused
+    (:func:`schema_problem`); so is a line longer than ``limits.line`` or more than
+    ``limits.file`` bytes decompressed, each in one message."""
     path = Path(path)
     name = path.name
     if not path.is_file():
@@ -115,9 +201,19 @@ def scan_file(path: str | Path, pattern: re.Pattern[bytes], tally: Tally,
     tally.fmt, tally.container = "gharchive", "gzip JSON lines"
     lines_before = 0
     other = 0
-    for block in _blocks(path, name):
+    blocks = _blocks(path, name, limits)
+    while True:
+        try:
+            block = next(blocks)
+        except StopIteration:
+            break
+        except LineTooLong:
+            raise line_too_long(name, lines_before + 1, limits) from None
+        if lines_before == 0 and (problem := schema_problem(
+                block[:block.find(b"\n")].strip(), name)) is not None:
+            raise problem
         events = block.count(b"\n")
-        kept = 0
+        judged = 0
         last = -1
         cursor, line = 0, lines_before + 1  # the line number at ``cursor``, moved forward
         for hit in pattern.finditer(block):
@@ -130,9 +226,10 @@ def scan_file(path: str | Path, pattern: re.Pattern[bytes], tally: Tally,
             cursor = start
             record = _event_record(block[start:end], name, line, tally)
             if record is not None:
-                kept += 1
-                yield record
-        other += events - kept
+                judged += 1
+                if record is not SKIPPED:
+                    yield record
+        other += events - judged
         tally.records += events
         lines_before += events
         if progress is not None:
@@ -141,8 +238,16 @@ def scan_file(path: str | Path, pattern: re.Pattern[bytes], tally: Tally,
         tally.skipped["other_events"] += other
 
 
+SKIPPED = Record(0, "", None, None, "", False)  # an event counted under a skip reason
+
+
 def _event_record(raw: bytes, name: str, line: int, tally: Tally) -> Record | None:
-    """The issue (or pull request) an event line opens, or None for any other event."""
+    """The issue (or pull request) an event line opens; :data:`SKIPPED` when it opens one
+    that cannot be used (counted in ``tally`` under the reason); None for any other event.
+
+    A pull request is counted as one whatever its payload holds: GitHub's Events API
+    trims some payloads (a ``pull_request`` without ``html_url``), so its address is
+    rebuilt from the event's repository and number when it is missing, as is an issue's."""
     if b'"IssuesEvent"' not in raw and b'"PullRequestEvent"' not in raw:
         return None
     try:
@@ -154,18 +259,30 @@ def _event_record(raw: bytes, name: str, line: int, tally: Tally) -> Record | No
     payload = event.get("payload") or {}
     if kind not in ("IssuesEvent", "PullRequestEvent") or payload.get("action") != OPENED:
         return None
-    item = payload.get("issue" if kind == "IssuesEvent" else "pull_request") or {}
-    url = item.get("html_url")
+    pull = kind == "PullRequestEvent"
+    item = payload.get("pull_request" if pull else "issue")
+    item = item if isinstance(item, dict) else {}
+    url = item.get("html_url") or _address(event, item, payload, pull)
     created = item.get("created_at") or event.get("created_at")
     if not isinstance(url, str) or not url.startswith(("https://", "http://")):
         tally.skip("missing_url", line)
-        return None
+        return SKIPPED
     if not isinstance(created, str) or not DATE_RE.match(created):
         tally.skip("missing_created_at", line)
-        return None
+        return SKIPPED
     title, body = item.get("title"), item.get("body")
     marker = item.get("pull_request")
-    pull = kind == "PullRequestEvent" or (isinstance(marker, dict)
-                                          and bool(marker.get("html_url")))
+    pull = pull or (isinstance(marker, dict) and bool(marker.get("html_url")))
     return Record(line, url, title if isinstance(title, str) else None,
                   body if isinstance(body, str) else None, created, pull)
+
+
+def _address(event: dict, item: dict, payload: dict, pull: bool) -> str | None:
+    """The web address of an issue or pull request from the event's repository name and
+    the item's number, for a payload without ``html_url``; None without them."""
+    repo = event.get("repo")
+    name = repo.get("name") if isinstance(repo, dict) else None
+    number = item.get("number", payload.get("number"))
+    if not isinstance(name, str) or "/" not in name or not isinstance(number, int):
+        return None
+    return f"https://github.com/{name}/{'pull' if pull else 'issues'}/{number}"

@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.agreement import stats as ag
 from analysis.agreement.inputs import REQUIRED, load_issues
+from analysis.agreement.ratings import encode_ratings
 from analysis.core import artifacts
 from analysis.core.errors import InputError
 
@@ -28,6 +28,6 @@ def test_load_issues_reads_labels_as_categories(tmp_path, taxonomy, issues):
     annotators = [c for c in issues.columns if c.startswith("annotator_")]
     assert list(loaded.columns) == [*REQUIRED, *annotators]  # only what the stage needs
     assert isinstance(loaded["annotator_1"].dtype, pd.CategoricalDtype)
-    a = ag.encode_ratings(loaded, taxonomy.codes)
-    b = ag.encode_ratings(issues, taxonomy.codes)
+    a = encode_ratings(loaded, taxonomy.codes)
+    b = encode_ratings(issues, taxonomy.codes)
     assert np.array_equal(a.codes, b.codes)

@@ -12,7 +12,10 @@ from analysis.core.dump import (
     csv_records,
     decode,
     iter_csv_records,
+    parse_excluded_file,
+    parse_label_file,
     read_label_file,
+    read_text,
     year_file_chunks,
 )
 from analysis.core.errors import InputError
@@ -126,3 +129,31 @@ def test_year_files_in_chunks_drop_only_the_final_empty_piece():
     assert [f["line"].tolist() for f in frames] == [[1, 2], [3]]
     assert frames[0]["url"].tolist() == ["u1", ""]
     assert list(chunked([], 3)) == [[]] and list(chunked(range(4), 3)) == [[0, 1, 2], [3]]
+
+
+def test_read_text_decodes_a_whole_file_with_its_quirks(tmp_path):
+    (tmp_path / "a.csv").write_bytes(b"\xef\xbb\xbfx\r\n" + b"y" * 200_000)
+    text, quirks = read_text(tmp_path / "a.csv", tmp_path)
+    assert text == "x\n" + "y" * 200_000  # no line limit: the whole file
+    assert [q.kind for q in quirks] == ["utf8_bom", "crlf_line_endings"]
+    (tmp_path / "b.csv").write_bytes(b"")
+    assert read_text(tmp_path / "b.csv", tmp_path) == ("", [quirks[0].__class__(
+        "empty_file", "b.csv", "file is empty (0 bytes)")])
+
+
+def test_parse_label_file_gives_every_record_in_one_frame():
+    parsed = parse_label_file('\nIssue_URL,Label1,Final_Label\nu,"A.1\nx",B\n\n', "p.csv")
+    assert parsed.header == ["Issue_URL", "Label1", "Final_Label"]
+    assert parsed.annotator_columns == {"Label1": 1} and parsed.url_column == "Issue_URL"
+    assert parsed.records["line"].tolist() == [3, 5]
+    assert parsed.records["fields"].tolist() == [["u", "A.1\nx", "B"], []]
+    assert [q.kind for q in parsed.quirks] == ["leading_blank_lines"]
+    assert parse_label_file("", "p.csv").records.empty
+
+
+def test_parse_excluded_file_reads_the_columns_it_knows():
+    frame = parse_excluded_file("Created_At,Issue_URL\n2024-01-02, u \nx\n", "e.csv")
+    assert frame[["line", "url", "created_at", "n_fields"]].values.tolist() == [
+        [2, "u", "2024-01-02", 2], [3, "", "x", 1]]
+    with pytest.raises(InputError, match="no Issue_URL column"):
+        parse_excluded_file("", "e.csv")

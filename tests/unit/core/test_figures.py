@@ -1,100 +1,17 @@
-"""Figures draw data text as plain, visible text, and the agreement figures show what they
-claim: full theme names, one x-range for projects and years, a log dissent axis whose
-labels never overlap, a percent colour bar. All on small synthetic tables."""
+"""Figures draw data text as plain, visible text (the house style turns mathtext off), and
+long labels wrap in full. All on small synthetic tables; the agreement figures are tested
+with their stage (tests/unit/agreement/test_figures.py)."""
 
 from __future__ import annotations
 
-import io
-
-import matplotlib
 import matplotlib.pyplot as plt
-import numpy as np
 import pandas as pd
 import pytest
-from matplotlib.text import Text
 
-from analysis.agreement import figures as af
-from analysis.core.figures import STYLE, save_figure, wrap_label
-from analysis.core.textsafe import has_hidden, visible
+from analysis.core.figures import STYLE, apply_style, wrap_label
 from analysis.table1.figures import counts_figure
 from analysis.taxonomy import figures as tf
-
-# "$$" made matplotlib's mathtext raise; "$m$" was drawn as an italic m; U+202E reversed
-# the rest of the label where the text is laid out bidirectionally (SVG text, browsers).
-HOSTILE = "Py$$Torch $m$ \u202eevil"
-SHOWN = visible(HOSTILE)
-
-
-def glyph_id(char: str) -> str:
-    """The id of ``char``'s glyph in an SVG whose text is drawn as paths (house style)."""
-    from matplotlib.font_manager import FontProperties, findfont, get_font
-
-    font = get_font(findfont(FontProperties(family=STYLE["font.family"])))
-    return f"{font.postscript_name}-{font.get_char_index(ord(char)):x}"
-
-
-def texts(fig: plt.Figure) -> list[str]:
-    """Every string the figure draws."""
-    return [t.get_text() for t in fig.findobj(Text) if t.get_text()]
-
-
-def svg_text(fig: plt.Figure) -> str:
-    """The figure as SVG with real <text> elements (not glyph paths)."""
-    buf = io.StringIO()
-    with matplotlib.rc_context({"svg.fonttype": "none"}):
-        fig.savefig(buf, format="svg")
-    return buf.getvalue()
-
-
-def assert_plain_visible(fig: plt.Figure, tmp_path) -> None:
-    """The hostile name is drawn literally (dollars and all), and no hidden character."""
-    drawn = texts(fig)
-    assert any(SHOWN in t for t in drawn), drawn
-    assert not any(has_hidden(t, keep="\n") for t in drawn)
-    svg = svg_text(fig)
-    assert "Py$$Torch $m$ ⟨U+202E⟩evil" in svg and "\u202e" not in svg
-    stem = tmp_path / "fig"
-    house = save_figure(fig, stem)[0].read_text(encoding="utf-8")  # text as glyph paths
-    assert f'id="{glyph_id("$")}"' in house and "Oblique" not in house  # no math italic
-
-
-# -- synthetic inputs --------------------------------------------------------------------
-
-def statistics(project: str = "pytorch") -> pd.DataFrame:
-    rows = []
-    for grouping, group, value in (("all", "all issues", 0.76), ("type", "Bug", 0.8),
-                                   ("type", "Question", 0.9), ("project", project, 0.55),
-                                   ("project", "vllm", 0.8), ("year", "2023", 0.74),
-                                   ("year", "2024", 0.76), ("year", "2025", 0.80)):
-        for stat in af.STAT_STYLE:
-            rows.append({"grouping": grouping, "group": group, "statistic": stat,
-                         "value": value, "boot_low": value - 0.01, "boot_high": value + 0.01,
-                         "issues": 100})
-    return pd.DataFrame(rows)
-
-
-def categories(name: str = "Interface Design and Configuration Management") -> pd.DataFrame:
-    return pd.DataFrame({
-        "code": ["A.1", "C.7", "C.10"], "type": ["Question", "Bug", "Bug"],
-        "name": ["Unclear Installation Guidance", name, "Documentation and Maintainability"],
-        "ratings": [10, 20, 30], "kappa": [0.1, 0.7, 0.6], "boot_low": [0.0, 0.65, 0.55],
-        "boot_high": [0.2, 0.75, 0.65]})
-
-
-def dissent() -> pd.DataFrame:
-    return pd.DataFrame({
-        "dissenters": range(8),
-        "observed": [16755, 14190, 6656, 1141, 0, 0, 0, 0],
-        "expected_pooled": [16489.3, 15104.5, 5790.9, 1201.5, 145.3, 10.2, 0.38, 0.006],
-        "expected_by_project": [17038.3, 14442.1, 5609.9, 1378.0, 241.5, 29.8, 2.28, 0.08],
-        "expected_by_project_majority": [17116.2, 14546.2, 5676.2, 1403.4, 0, 0, 0, 0]})
-
-
-def targets(codes=("A.1", "A.2", "B.1")) -> pd.DataFrame:
-    m = pd.DataFrame([[0, 3, 1], [5, 0, 0], [2, 2, 0]], columns=list(codes))
-    m.insert(0, "final_label", list(codes))
-    return m
-
+from tests.support.figure_checks import HOSTILE, assert_plain_visible, svg_text
 
 # -- plain, visible text ---------------------------------------------------------------
 
@@ -103,7 +20,7 @@ def test_style_turns_mathtext_off():
 
 
 def test_dollar_label_draws_without_mathtext_error():
-    af.apply_style()  # before the figure: a text keeps the setting it was made with
+    apply_style()  # before the figure: a text keeps the setting it was made with
     fig, ax = plt.subplots()
     ax.set_title("$$ and $m$")
     fig.canvas.draw()  # mathtext would raise ValueError on "$$"
@@ -116,24 +33,6 @@ def test_table1_figure_draws_a_hostile_project_name(tmp_path):
                           "2024": [3, 1, 4], "Question": [1, 1, 2], "Bug": [7, 7, 14],
                           "Total": [8, 8, 16]}, index=["p", "vllm", "Sum"])
     assert_plain_visible(counts_figure(table), tmp_path)
-
-
-@pytest.mark.parametrize("make", [
-    lambda: af.groups_figure(statistics("p"), {"p": HOSTILE}),
-    lambda: af.categories_figure(categories(HOSTILE)),
-    lambda: af.kappas_figure(statistics().replace({"Bug": HOSTILE}), {}),
-    lambda: af.audit_final_figure(pd.DataFrame({
-        "stratum": ["all", "all", "p", "p"], "annotator": [HOSTILE, "annotator_2"] * 2,
-        "share": [0.9, 0.8, 0.95, 0.85]}), {"p": "Project"}),
-    lambda: af.pairwise_figure(
-        pd.DataFrame({"annotator_a": [HOSTILE], "annotator_b": ["annotator_2"],
-                      "kappa": [0.8]}),
-        pd.DataFrame({"annotator": [HOSTILE, "annotator_2"], "kappa": [0.9, 0.85]}),
-        [HOSTILE, "annotator_2"]),
-    lambda: af.audit_targets_figure(targets(("A.1", HOSTILE, "B.1")), {}),
-], ids=["groups", "categories", "kappas", "audit_final", "pairwise", "targets"])
-def test_agreement_figures_draw_hostile_names_plainly(make, tmp_path):
-    assert_plain_visible(make(), tmp_path)
 
 
 def test_taxonomy_figures_draw_hostile_names_plainly(tmp_path):
@@ -173,7 +72,7 @@ def test_interview_figures_draw_hostile_names_plainly(taxonomy, tmp_path):
     assert_plain_visible(theme_counts_figure(counts, taxonomy), tmp_path)
 
 
-# -- theme names in full ----------------------------------------------------------------
+# -- labels in full ---------------------------------------------------------------------
 
 @pytest.mark.parametrize("text", ["short", "C.7  Interface Design and Configuration Management",
                                   "A.3  Unexpected Behavior and Weird Design",
@@ -186,92 +85,3 @@ def test_wrap_label_keeps_every_word_in_few_even_lines(text):
     assert len(lines) == max(1, -(-len(text) // 40)) or "y" * 60 in text
     if len(lines) == 2:
         assert min(map(len, lines)) >= len(text) // 4  # no lone last word
-
-
-def test_categories_figure_shows_full_theme_names():
-    c = categories("A Very Long Theme Name That Would Not Fit On One Line At All Here")
-    fig = af.categories_figure(c)
-    shown = [" ".join(t.get_text().split()) for t in fig.axes[0].get_yticklabels()]
-    assert shown == [f"{r.code} {r.name}" for r in c.itertuples()]
-    assert not any("…" in t for t in texts(fig))
-    plt.close(fig)
-
-
-# -- one x-range for projects and years -----------------------------------------------
-
-def test_groups_panels_share_the_x_range_and_scale():
-    fig = af.groups_figure(statistics(), {})
-    project, year = fig.axes
-    assert project.get_xlim() == year.get_xlim()
-    lo, hi = project.get_xlim()
-    assert lo <= 0.54 and hi >= 0.81  # covers the projects' and the years' intervals
-    fig.canvas.draw()
-    assert project.bbox.width == pytest.approx(year.bbox.width)
-    plt.close(fig)
-
-
-# -- dissent: log axis, labels apart -------------------------------------------------
-
-def test_count_label_and_log_range():
-    assert [af.count_label(v) for v in (0, 2.2762, 29.79, 16755.0)] == \
-        ["0", "2.3", "30", "16,755"]
-    low, high = af.log_range([0, 2.28, 17116.2])
-    assert low == 1.0 and high > 17116.2 * 10
-
-
-def test_dissent_axis_is_log_and_shows_the_small_bars():
-    fig = af.audit_dissent_figure(dissent())
-    ax = fig.axes[0]
-    assert ax.get_yscale() == "log"
-    low, _ = ax.get_ylim()
-    heights = [p.get_height() for p in ax.patches if p.get_height() > 0]
-    assert min(heights) < 10 and min(heights) > low  # 2.3 expected issues: a visible bar
-    assert not any("$" in t.get_text() for t in ax.get_yticklabels())  # no mathtext ticks
-    plt.close(fig)
-
-
-def test_dissent_labels_overlap_nothing():
-    fig = af.audit_dissent_figure(dissent())
-    ax = fig.axes[0]
-    fig.canvas.draw()
-    renderer = fig.canvas.get_renderer()
-    labels = [t for t in ax.texts if t.get_text()]
-    assert "16,755" in [t.get_text() for t in labels]
-    boxes = [t.get_window_extent(renderer) for t in labels]
-    for i, a in enumerate(boxes):
-        for b in boxes[i + 1:]:
-            assert not a.overlaps(b), (a, b)
-        for bar in ax.patches:
-            assert not a.overlaps(bar.get_window_extent(renderer).shrunk(1, 0.999))
-        assert not a.overlaps(ax.get_legend().get_window_extent(renderer))
-        assert ax.bbox.contains(a.x0, a.y1) and ax.bbox.contains(a.x1, a.y1)
-    plt.close(fig)
-
-
-# -- targets heatmap in percent ----------------------------------------------------------
-
-def test_targets_colour_bar_is_in_percent():
-    fig = af.audit_targets_figure(targets(), {"A.1": "Question", "A.2": "Question",
-                                              "B.1": "Requirement"})
-    image = fig.axes[0].images[0]
-    assert np.nanmax(image.get_array()) == pytest.approx(100.0)  # row A.2: all to A.1
-    assert image.get_clim() == (0, 100.0)
-    colour_bar = fig.axes[1]
-    assert "%" in colour_bar.get_ylabel()
-    fig.canvas.draw()
-    ticks = [t.get_text() for t in colour_bar.get_yticklabels() if t.get_text()]
-    assert "100" in ticks and not any("." in t for t in ticks)
-    cells = {t.get_text() for t in fig.axes[0].texts}
-    assert {"75", "25", "100", "50"} <= cells
-    plt.close(fig)
-
-
-# -- determinism -----------------------------------------------------------------------
-
-def test_changed_figures_are_byte_stable(tmp_path):
-    for name, make in (("dissent", lambda: af.audit_dissent_figure(dissent())),
-                       ("categories", lambda: af.categories_figure(categories())),
-                       ("groups", lambda: af.groups_figure(statistics(), {}))):
-        a = save_figure(make(), tmp_path / f"{name}_a")
-        b = save_figure(make(), tmp_path / f"{name}_b")
-        assert [p.read_bytes() for p in a] == [p.read_bytes() for p in b]

@@ -1,8 +1,10 @@
 """What the agreement stage computes, from the processed issues.
 
-:func:`analyse` runs every computation of :mod:`analysis.agreement.stats` (the
-coefficients and their intervals) and :mod:`analysis.agreement.audit` (how the label
-columns behave) on the issues; :func:`compute` adds the views the outputs are made of:
+:func:`analyse` codes the ratings (:mod:`analysis.agreement.ratings`), builds the tables
+of coefficients and intervals (:mod:`analysis.agreement.tables`,
+:mod:`analysis.agreement.pairwise`) and runs the audit of how the label columns behave
+(:mod:`analysis.agreement.audit`) on the issues; :func:`compute` adds the views the
+outputs are made of:
 the headline table (the paper's kappas beside ours), the candidate groupings next to the
 paper's kappas, and the projects' display names. Everything here is pure: the inputs come
 loaded (the notebook reads the files), the result is one :class:`Agreement`.
@@ -17,7 +19,16 @@ import numpy as np
 import pandas as pd
 
 from analysis.agreement import audit as au
-from analysis.agreement import stats as ag
+from analysis.agreement.pairwise import confusions, pairwise_cohen, versus_reference
+from analysis.agreement.ratings import (
+    Ratings,
+    Scale,
+    collapse_map,
+    encode_ratings,
+    encode_reference,
+    group_index,
+)
+from analysis.agreement.tables import agreement_tables, grouping_candidates
 from analysis.core.claims import judge
 from analysis.core.errors import InputError
 from analysis.core.paths import PATHS
@@ -31,8 +42,8 @@ CLAIM_PREFIX = "agreement.kappa."
 class Analysis:
     """Every table of the stage, plus the coded ratings they came from."""
 
-    ratings: ag.Ratings
-    scale: ag.Scale
+    ratings: Ratings
+    scale: Scale
     final: np.ndarray
     statistics: pd.DataFrame
     categories: pd.DataFrame
@@ -65,17 +76,17 @@ class Agreement:
     project_names: dict[str, str]
 
 
-def make_scale(categories: tuple[str, ...], taxonomy: Taxonomy) -> ag.Scale:
+def make_scale(categories: tuple[str, ...], taxonomy: Taxonomy) -> Scale:
     """Themes and their issue types; a label outside the taxonomy is its own 'unknown'."""
-    index, types = ag.collapse_map(categories, lambda c: taxonomy.type_of(c) or "unknown",
-                                   taxonomy.type_names)
-    return ag.Scale(categories, index, types)
+    index, types = collapse_map(categories, lambda c: taxonomy.type_of(c) or "unknown",
+                                taxonomy.type_names)
+    return Scale(categories, index, types)
 
 
 AC1_DEFAULT = "taxonomy"
 
 
-def ac1_category_count(setting: object, ratings: ag.Ratings) -> int:
+def ac1_category_count(setting: object, ratings: Ratings) -> int:
     """The number of categories Gwet's AC1 assumes (params.yaml ``agreement.ac1_categories``).
 
     ``taxonomy`` (the default): the rating scale, i.e. the taxonomy's theme codes plus any
@@ -108,17 +119,17 @@ def analyse(issues: pd.DataFrame, taxonomy: Taxonomy, projects_order: Sequence[s
     if len(issues) == 0:
         raise InputError("the processed issues table has no rows",
                          fix="check the clean stage's quality report")
-    ratings = ag.encode_ratings(issues, taxonomy.codes)
+    ratings = encode_ratings(issues, taxonomy.codes)
     q = ac1_category_count(ac1_categories, ratings)
-    final = ag.encode_reference(issues["final_label"], ratings.categories)
+    final = encode_reference(issues["final_label"], ratings.categories)
     scale = make_scale(ratings.categories, taxonomy)
     names = dict(zip(taxonomy.themes["code"], taxonomy.themes["name"], strict=True))
     types = [t for t in scale.types if t in set(pd.unique(issues["type"]).astype(str))]
     groupings = {"type": issues["type"], "project": issues["project"], "year": issues["year"]}
     orders = {"type": list(scale.types), "project": list(projects_order)}
-    statistics, categories = ag.agreement_tables(ratings.codes, scale, groupings, resamples,
-                                                 seed, level, orders, names, q)
-    grouping = ag.grouping_candidates(ratings, scale, issues["type"], types)
+    statistics, categories = agreement_tables(ratings.codes, scale, groupings, resamples,
+                                              seed, level, orders, names, q)
+    grouping = grouping_candidates(ratings, scale, issues["type"], types)
     strata = issues["project"]
     dissent = au.dissent_distribution(ratings.codes, final, strata)
     matrix = au.dissent_targets(ratings.codes, final, ratings.n_categories)
@@ -127,7 +138,8 @@ def analyse(issues: pd.DataFrame, taxonomy: Taxonomy, projects_order: Sequence[s
     spread = au.dissent_spread(matrix, scale, names)
     final_by_project = au.agreement_with_final(ratings, final, strata, projects_order)
     always = au.always_final(final_by_project)
-    type_groups, type_names = ag.group_index(issues["type"], scale.types)
+    type_groups, type_names = group_index(issues["type"], scale.types)
+    baseline = au.kappa_rows(ratings.codes, type_groups, type_names, ratings.n_categories)
     complete = int((ratings.codes >= 0).all(axis=1).sum())
     rated = (ratings.codes >= 0).sum(axis=1)
     facts = {
@@ -147,16 +159,17 @@ def analyse(issues: pd.DataFrame, taxonomy: Taxonomy, projects_order: Sequence[s
         ratings=ratings, scale=scale, final=final, statistics=statistics,
         categories=categories,
         grouping=grouping,
-        pairwise=ag.pairwise_cohen(ratings, level),
-        versus_final=ag.versus_reference(ratings, final, level),
-        confusions=ag.confusions(ratings.codes, scale),
+        pairwise=pairwise_cohen(ratings, level),
+        versus_final=versus_reference(ratings, final, level),
+        confusions=confusions(ratings.codes, scale),
         final_by_project=final_by_project,
         dissent=dissent, dissent_tests=au.dissent_tests(dissent),
         co_dissent=au.co_dissent(ratings, final, strata),
         targets=targets, spread=spread,
-        leave_one_out=au.leave_one_out(ratings, type_groups, type_names),
+        leave_one_out=au.leave_one_out(ratings, type_groups, type_names, baseline),
         always_final=always,
-        sensitivity=au.column_sensitivity(ratings, strata, type_groups, type_names, always),
+        sensitivity=au.column_sensitivity(ratings, strata, type_groups, type_names, always,
+                                          baseline),
         facts=facts,
     )
 
