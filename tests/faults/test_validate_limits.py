@@ -56,3 +56,48 @@ def test_a_flood_of_bad_rows_is_summarised_and_every_row_accounted(dump, capsys)
         f"{LABELS}, line {n}" for n in (9, 11, 13)]
     assert malformed[3] == "    ... and 197 more (--max-problems shows more)"
     assert out.count("... and 197 more") == 2
+
+
+def test_a_junk_header_with_line_breaks_is_one_line(dump, capsys):
+    (dump / LABELS).write_text("lorem ipsum|dolor\nsit,amet\n" * 50)
+    assert main([str(dump)]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1
+    assert captured.err.startswith(f"validate: {LABELS}, line 1: missing column(s) ")
+
+
+def test_junk_rows_under_a_valid_header_are_set_aside_and_counted(dump, capsys):
+    label = dump / LABELS
+    header = label.read_text().split("\n", 1)[0]
+    label.write_text(header + "\n" + "".join(f"lorem {i}|ipsum,dolor\n" for i in range(30)))
+    assert main([str(dump), "--max-problems", "2"]) == 0
+    out = capsys.readouterr().out
+    assert f"  {LABELS}: 30 = 0 + 30" in out and "balanced: yes" in out
+    assert f"    {LABELS}, line 2: " in out and f"    {LABELS}, line 3: " in out
+    assert "    ... and 28 more (--max-problems shows more)" in out
+    assert "quality.json" not in out  # validate writes no quality report to point to
+
+
+def test_a_folder_that_cannot_be_read_is_one_line(dump, capsys, monkeypatch):
+    """As root no permission stops a read: the fault is made in the listing itself."""
+    from pathlib import Path
+
+    listing = Path.iterdir
+
+    def refuse(self):
+        if self.name == "vllm":
+            raise PermissionError(13, "Permission denied", str(self))
+        return listing(self)
+
+    monkeypatch.setattr(Path, "iterdir", refuse)
+    assert main([str(dump)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Permission denied" in err
+    assert err.startswith(f"validate: {dump / 'Issue Report/vllm'}: ")
+
+
+@pytest.mark.parametrize("args", [["--max-problems", "0"], ["--max-line", "x"]])
+def test_a_bad_option_is_a_usage_error(dump, capsys, args):
+    with pytest.raises(SystemExit) as stop:
+        main([str(dump), *args])
+    assert stop.value.code == 2 and "Traceback" not in capsys.readouterr().err

@@ -7,8 +7,10 @@ writes nothing, and prints what was found: the projects, years and annotators di
 the row accounting per file (input = kept + set aside), and the first problems of each kind
 with their file, line and column, and how many more there are. A problem that stops the
 pipeline (a missing label file, missing columns, a file that is not UTF-8, a line longer
-than ``--max-line`` characters) is printed as one message and the exit status is 1; rows
-that would be set aside are listed but do not fail the check.
+than ``--max-line`` characters, a folder that cannot be read) is printed as one line and
+the exit status is 1; rows that would be set aside are listed but do not fail the check
+(status 0). Bad options: status 2. Nothing is written: the problems not shown are counted
+in the ``... and K more`` line, and ``--max-problems`` shows more of them.
 
 Memory stays bounded whatever a file holds: files are read a line at a time and
 :data:`CHUNK_ROWS` rows at a time, only the first ``--max-problems`` problems of each kind
@@ -28,7 +30,7 @@ import pyarrow as pa
 from analysis.clean.rules import RULES
 from analysis.clean.scan import Reading, scan_dump
 from analysis.core.dump import MAX_LINE
-from analysis.core.errors import InputError
+from analysis.core.errors import InputError, os_problem
 from analysis.core.paths import PATHS
 from analysis.core.projects import Projects
 from analysis.core.quality import AnomalySample, quality_report
@@ -37,6 +39,8 @@ from analysis.core.taxonomy import load_taxonomy
 CHUNK_ROWS = 50_000  # rows judged at a time
 M_MMAP_THRESHOLD = -3  # glibc's mallopt parameter
 SEVERITIES = ["error", "warning", "info"]
+EXIT_STATUS = ("exit status: 0 the pipeline can read the dump (rows it would set aside "
+               "included), 1 a problem stops it (one line on stderr), 2 bad options")
 
 
 def check_dump(dump: Path, duplicates: str = "keep", max_problems: int = 5,
@@ -99,7 +103,8 @@ def report_lines(quality: dict, limit: int = 5) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m analysis.tools.validate",
-                                     description=__doc__.split("\n\n")[0])
+                                     description=__doc__.split("\n\n")[0],
+                                     epilog=EXIT_STATUS)
     parser.add_argument("dump", help="folder in the upstream layout (holding 'Issue Report/')")
     parser.add_argument("--duplicates", default="keep", choices=["keep", "first"])
     parser.add_argument("--max-problems", "--limit", dest="max_problems", type=int,
@@ -116,6 +121,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         quality = check_dump(Path(args.dump), args.duplicates, args.max_problems,
                              args.max_line)
+    except OSError as exc:  # a folder of the dump that cannot be listed
+        print(f"validate: {os_problem(exc)}", file=sys.stderr)
+        return 1
     except InputError as exc:
         print(f"validate: {exc}", file=sys.stderr)
         return 1

@@ -164,3 +164,23 @@ def test_validate_and_clean_agree_on_mutated_files(tmp_path_factory, label_edits
     checked = check_dump(root, max_problems=1000, chunk_rows=2)
     assert checked["files"] == clean["files"] and checked["summary"] == clean["summary"]
     assert checked["anomalies"] == clean["anomalies"]
+
+
+def test_freed_memory_goes_back_to_the_system():
+    import pyarrow as pa
+
+    from analysis.tools.validate import give_back_freed_memory
+
+    before = pa.default_memory_pool()
+    try:
+        give_back_freed_memory()
+        assert pa.default_memory_pool().backend_name == "system"
+    finally:
+        pa.set_memory_pool(before)
+
+
+def test_help_documents_the_exit_statuses(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "exit status: 0" in out and "1 a problem stops it" in out and "2 bad options" in out
