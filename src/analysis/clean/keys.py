@@ -39,6 +39,25 @@ def string_hashes(column: pa.ChunkedArray) -> np.ndarray:
                            categorize=False) for chunk in column.chunks])
 
 
+def take(column: pa.ChunkedArray, at: np.ndarray) -> pa.ChunkedArray:
+    """The strings of ``column`` at positions ``at``, in that order, taken chunk by chunk:
+    Arrow's take on a chunked array first joins every chunk into one copy of the whole
+    column, which is what a check must not hold."""
+    at = np.asarray(at, dtype=np.int64)
+    order = np.argsort(at, kind="stable")
+    ordered = at[order]
+    bounds = np.cumsum([0] + [len(chunk) for chunk in column.chunks])
+    cuts = np.searchsorted(ordered, bounds)
+    pieces = [chunk.take(ordered[a:b] - start) for chunk, start, a, b
+              in zip(column.chunks, bounds[:-1], cuts[:-1], cuts[1:], strict=True) if b > a]
+    taken = pa.chunked_array(pieces, type=column.type)
+    if np.array_equal(order, np.arange(len(at))):
+        return taken
+    inverse = np.empty_like(order)
+    inverse[order] = np.arange(len(order))
+    return taken.take(inverse)  # a copy the size of ``at`` only
+
+
 def _indices(encoded: pa.Array | pa.ChunkedArray) -> np.ndarray:
     """The indices of a dictionary-encoded array (or of an index_in), -1 for nulls."""
     return np.asarray(pc.fill_null(encoded, -1).to_numpy(), dtype=np.int64)
@@ -70,7 +89,7 @@ class KeyGroups:
             at = np.flatnonzero(valid & (where == part))
             if not len(at):
                 continue
-            encoded = pc.dictionary_encode(column.take(at)).combine_chunks()
+            encoded = pc.dictionary_encode(take(column, at)).combine_chunks()
             local = _indices(encoded.indices)
             _, first = np.unique(local, return_index=True)  # codes in order of appearance
             codes[at] = size + local
@@ -89,7 +108,7 @@ class KeyGroups:
     def texts(self, batch: int = 65_536) -> Iterator[str]:
         """Every value, in code order, a batch at a time."""
         for start in range(0, len(self), batch):
-            yield from self.column.take(self.first[start:start + batch]).to_pylist()
+            yield from take(self.column, self.first[start:start + batch]).to_pylist()
 
     def find(self, keys: pd.Series) -> np.ndarray:
         """The code of each of ``keys`` among these values (-1: missing, or not among
@@ -103,8 +122,8 @@ class KeyGroups:
             codes = np.flatnonzero(self.slice_of == part)
             if not len(at) or not len(codes):
                 continue
-            values = self.column.take(self.first[codes])
-            index = _indices(pc.index_in(column.take(at), value_set=values.combine_chunks()))
+            values = take(self.column, self.first[codes])
+            index = _indices(pc.index_in(take(column, at), value_set=values.combine_chunks()))
             hit = index >= 0
             found[at[hit]] = codes[index[hit]]
         return found

@@ -7,7 +7,7 @@ import pyarrow as pa
 import pytest
 
 from analysis.clean import keys
-from analysis.clean.keys import KeyGroups, arrow_strings, string_hashes
+from analysis.clean.keys import KeyGroups, arrow_strings, string_hashes, take
 
 U1, U2, U3 = (f"https://github.com/o/r/issues/{n}" for n in (1, 2, 3))
 
@@ -48,3 +48,12 @@ def test_no_keys_no_groups():
     groups = KeyGroups.of(pd.Series([None], dtype=object))
     assert len(groups) == 0 and groups.codes.tolist() == [-1]
     assert groups.find(pd.Series([U1], dtype=object)).tolist() == [-1]
+
+
+def test_take_gives_the_positions_in_order_chunk_by_chunk():
+    column = pa.chunked_array([["a", "b"], ["c"], [], ["d", None]], type=pa.large_string())
+    for at in ([0, 2, 3], [3, 0, 2, 2], [4], []):
+        taken = take(column, at)
+        assert taken.type == pa.large_string()
+        assert taken.to_pylist() == [column.to_pylist()[i] for i in at]
+    assert take(column, [0, 2, 3]).num_chunks == 3  # no copy of the whole column first
