@@ -2,7 +2,7 @@
 # # Clean: one tidy row per labelled issue
 #
 # Reads the raw dump (`data/raw/`, written by the `ingest` stage), discovers projects,
-# years and annotators, applies the anomaly rules of `analysis.clean.issues.RULES`, and writes
+# years and annotators, applies the anomaly rules of `analysis.clean.compute.RULES`, and writes
 # the processed issues table, the rows set aside, and the quality report.
 
 # %% tags=["parameters"]
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis.clean import issues as cleaning
+from analysis.clean import compute as cleaning
 from analysis.clean import outputs
 from analysis.core.paths import Paths
 from analysis.core.projects import Projects

@@ -24,12 +24,12 @@ from analysis.core.claims import load_claims
 from analysis.core.paths import Paths
 from analysis.core.stage import write_outputs
 from analysis.core.taxonomy import load_taxonomy
-from analysis.interviews import outputs, read, views
+from analysis.interviews import compute, outputs, read
 
 # %%
 paths = Paths(Path(root).resolve())
 params = {"groups": groups, "translations": translations, "role_categories": role_categories}
-result = views.compute(read.read_release(paths.raw, sheet),
+result = compute.compute(read.read_release(paths.raw, sheet),
                        load_taxonomy(paths.taxonomy_file), params,
                        load_claims(paths.claims_file))
 write_outputs(paths.interviews, outputs.build(result))

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from analysis.core.paths import Paths
 from analysis.core.stage import write_outputs
-from analysis.keywords import lists as keywords
+from analysis.keywords import compute as keywords
 from analysis.keywords import outputs
 
 # %%

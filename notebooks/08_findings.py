@@ -22,7 +22,7 @@ from analysis.core.examples import example_claims, load_examples
 from analysis.core.paths import Paths
 from analysis.core.projects import Projects
 from analysis.core.stage import write_outputs
-from analysis.findings import outputs, scorecard
+from analysis.findings import compute, outputs
 from analysis.findings.challenges import load_challenges
 
 # %%
@@ -35,12 +35,12 @@ themes = pd.read_csv(paths.taxonomy.table("themes.csv"), keep_default_na=False,
 shares = pd.read_csv(paths.taxonomy.table("shares.csv"), keep_default_na=False,
                      na_values=[""])
 names = Projects.load(paths.projects_file).names(shares["column"].astype(str).unique())
-result = scorecard.compute(claims, reproduced, themes, shares,
+result = compute.compute(claims, reproduced, themes, shares,
                            load_challenges(paths.challenges_file), names, dominant_share)
 write_outputs(paths.findings, outputs.build(result))
 
 # %%
-pd.Series(scorecard.status_counts(result.card), name="claims")
+pd.Series(compute.status_counts(result.card), name="claims")
 
 # %%
 result.card[result.card["status"] != "exact"]

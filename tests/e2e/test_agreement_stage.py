@@ -13,7 +13,7 @@ from analysis.agreement import compute as agreement
 from analysis.agreement import outputs
 from analysis.agreement.group_kappas import fleiss_by_group
 from analysis.agreement.ratings import encode_ratings
-from analysis.clean.issues import clean_dump
+from analysis.clean.compute import clean_dump
 from analysis.core import artifacts
 from analysis.core.claims import judge, load_claims
 from analysis.core.paths import PATHS, AgreementPaths, Paths

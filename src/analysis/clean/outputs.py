@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from analysis.clean.issues import CleanResult
+from analysis.clean.compute import CleanResult
 from analysis.core.stage import StageOutputs
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from analysis.compare.changes import STATUS_ORDER, Comparison
+from analysis.compare.compute import STATUS_ORDER, Comparison
 from analysis.compare.figures import counts_figure, kappa_figure
 from analysis.core.formatting import MISSING, dec, is_missing, signed
 from analysis.core.stage import StageOutputs

@@ -8,7 +8,7 @@
 The input schemas are validated lazily, so every failing cell is found in one pass;
 :func:`failures` turns pandera's failure cases into ``(row index, check, column)`` triples
 that the clean stage maps back to file lines and rules (each check is named after the
-anomaly kind of :data:`analysis.clean.issues.RULES` it reports). Structural problems that make a
+anomaly kind of :data:`analysis.clean.compute.RULES` it reports). Structural problems that make a
 file unreadable (encoding, missing columns) are caught earlier, with the line, in
 :mod:`analysis.core.dump`; a processed table that breaks :func:`issues_schema` is a bug and
 fails loudly.

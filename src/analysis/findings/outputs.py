@@ -8,7 +8,7 @@ from __future__ import annotations
 import pandas as pd
 
 from analysis.core.stage import StageOutputs
-from analysis.findings.scorecard import (
+from analysis.findings.compute import (
     Findings,
     claim_groups,
     status_by_group,
@@ -29,7 +29,7 @@ def tables(result: Findings) -> dict[str, pd.DataFrame]:
 
 
 def website_vars(result: Findings) -> dict[str, object]:
-    """The verdicts the pages quote (:func:`~analysis.findings.scorecard.totals`) and the
+    """The verdicts the pages quote (:func:`~analysis.findings.compute.totals`) and the
     share above which a theme dominates a challenge (percent)."""
     return {**totals(result.card), "dominant_share": float(result.dominant_share)}
 

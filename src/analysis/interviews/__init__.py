@@ -11,7 +11,7 @@ The modules, in the order the data goes through them:
   translations, pronouns);
 - :mod:`~analysis.interviews.background` and :mod:`~analysis.interviews.codebook`: clean
   each file; :mod:`~analysis.interviews.clean`: both together, with the quality report;
-- :mod:`~analysis.interviews.views`: the tables the report shows, and ``compute``, the
+- :mod:`~analysis.interviews.compute`: the tables the report shows, and ``compute``, the
   stage's entry point;
 - :mod:`~analysis.interviews.markup`: texts for the site (Markdown, HTML), escaped;
 - :mod:`~analysis.interviews.figures`: the heatmap and the theme bars;

@@ -13,7 +13,7 @@ from analysis.interviews.clean import type_counts
 from analysis.interviews.figures import heatmap_figure, theme_counts_figure
 from analysis.interviews.markup import quotes_html
 from analysis.interviews.read import CODEBOOK_FILE, GUIDELINE_FILE
-from analysis.interviews.views import Interviews, codebook_table, group_summary
+from analysis.interviews.compute import Interviews, codebook_table, group_summary
 
 
 def processed(result: Interviews) -> dict[str, pd.DataFrame]:

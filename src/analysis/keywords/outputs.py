@@ -7,7 +7,7 @@ from __future__ import annotations
 import pandas as pd
 
 from analysis.core.stage import StageOutputs
-from analysis.keywords.lists import Keywords
+from analysis.keywords.compute import Keywords
 
 
 def count_claim_id(name: str) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pandas as pd
 
 from analysis.core.stage import StageOutputs
-from analysis.table1.counts import COMPUTED, REPORTED, SUM_ROW, Table1
+from analysis.table1.compute import COMPUTED, REPORTED, SUM_ROW, Table1
 from analysis.table1.figures import counts_figure
 
 

@@ -21,7 +21,7 @@ from analysis.taxonomy.figures import (
     tree_figure,
     year_shares_figure,
 )
-from analysis.taxonomy.tree import TaxonomyResult, details_html
+from analysis.taxonomy.compute import TaxonomyResult, details_html
 
 
 def quality(result: TaxonomyResult) -> dict:

@@ -1,7 +1,7 @@
 """Check a dump before running the pipeline on it: ``python -m analysis.tools.validate <folder>``.
 
 Runs the clean stage's reading and validation (layout, encodings, the pandera schemas of
-the label and year files, the anomaly rules of :data:`analysis.clean.issues.RULES`) on a folder
+the label and year files, the anomaly rules of :data:`analysis.clean.compute.RULES`) on a folder
 in the upstream layout, writes nothing, and prints what was found: the projects, years
 and annotators discovered, the row accounting per file (input = kept + set aside), and
 each problem with its file, line and column. A problem that stops the pipeline (a missing
@@ -15,7 +15,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from analysis.clean.issues import RULES, clean_dump
+from analysis.clean.compute import RULES, clean_dump
 from analysis.core.errors import InputError
 from analysis.core.paths import PATHS
 from analysis.core.projects import Projects

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from analysis.interviews.read import read_release
-from analysis.interviews.views import compute
+from analysis.interviews.compute import compute
 from tests.unit.interviews.synthetic import PARAMS, write_inputs
 
 

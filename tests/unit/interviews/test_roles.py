@@ -14,7 +14,7 @@ from analysis.interviews.roles import (
     role_table,
     session_minutes,
 )
-from analysis.interviews.views import compute
+from analysis.interviews.compute import compute
 from tests.unit.interviews.synthetic import PARAMS
 
 CATEGORIES = [{"key": "training", "type": "Developer", "pattern": "training"},
