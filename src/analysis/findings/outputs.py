@@ -16,6 +16,7 @@ from analysis.findings.compute import (
     status_counts,
     totals,
 )
+from analysis.findings.schemas import SCHEMAS
 
 
 def tables(result: Findings) -> dict[str, pd.DataFrame]:
@@ -41,4 +42,5 @@ def metrics(result: Findings) -> dict[str, int]:
 
 def build(result: Findings) -> StageOutputs:
     return StageOutputs(tables=tables(result), website_vars=website_vars(result),
-                        metrics=metrics(result))
+                        metrics=metrics(result),
+                        schemas=SCHEMAS)

@@ -18,17 +18,13 @@ import pandas as pd
 import pytest
 from pandera.errors import SchemaErrors
 
+from analysis.core.columns import KINDS, count, share, table, text
 from analysis.core.paths import ROOT, Paths
 from analysis.core.table_schemas import (
-    KINDS,
     TABLE_SCHEMAS,
     UndocumentedColumnError,
-    count,
     data_dictionary,
     schema_for,
-    share,
-    table,
-    text,
 )
 from tests.support.table_checks import table_problems, written_csvs
 
