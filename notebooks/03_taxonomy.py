@@ -8,12 +8,10 @@
 
 # %% tags=["parameters"]
 root = "."  # the project root: every path below derives from it (analysis.core.paths)
-detail_files = {
-    "Question": "Issue Report/question_intents.csv",
-    "Requirement": "Issue Report/requirement_expections.csv",
-    "Bug": "Issue Report/bug_symptoms.csv",
-}
-item_split = "comma"
+# The stage's section of params.yaml (the one place its values are written), injected by
+# `python -m analysis.tools.nbrun`; run by hand, inject them the same way.
+detail_files = None
+item_split = None
 
 # %%
 import warnings

@@ -10,10 +10,12 @@
 
 # %% tags=["parameters"]
 root = "."  # the project root: every path below derives from it (analysis.core.paths)
+# The stage's section of params.yaml (the one place its values are written), injected by
+# `python -m analysis.tools.nbrun`; run by hand, inject them the same way.
 sheet = None
-groups = {"LLM User": "User", "DL framework Developer": "Developer"}
-translations = {"或": "or"}
-role_categories = []
+groups = None
+translations = None
+role_categories = None
 
 # %%
 from pathlib import Path

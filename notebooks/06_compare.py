@@ -9,7 +9,9 @@
 
 # %% tags=["parameters"]
 root = "."  # the project root: every path below derives from it (analysis.core.paths)
-baseline = "upstream-2fba316"  # a snapshot in data/baseline/
+# The stage's section of params.yaml (the one place its values are written), injected by
+# `python -m analysis.tools.nbrun`; run by hand, inject them the same way.
+baseline = None
 
 # %%
 from pathlib import Path

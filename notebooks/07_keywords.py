@@ -10,7 +10,9 @@
 
 # %% tags=["parameters"]
 root = "."  # the project root: every path below derives from it (analysis.core.paths)
-keywords_file = "filter_keywords"  # a file of the release, relative to data/raw
+# The stage's section of params.yaml (the one place its values are written), injected by
+# `python -m analysis.tools.nbrun`; run by hand, inject them the same way.
+keywords_file = None
 
 # %%
 from pathlib import Path

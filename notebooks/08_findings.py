@@ -9,7 +9,9 @@
 
 # %% tags=["parameters"]
 root = "."  # the project root: every path below derives from it (analysis.core.paths)
-dominant_share = 50.0  # a theme dominates a challenge above this share (percent)
+# The stage's section of params.yaml (the one place its values are written), injected by
+# `python -m analysis.tools.nbrun`; run by hand, inject them the same way.
+dominant_share = None
 
 # %%
 from pathlib import Path
