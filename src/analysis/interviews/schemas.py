@@ -46,6 +46,17 @@ NODE_TYPE = ("the node's issue type from its letter in data/taxonomy.yaml (A Que
 THEME_NAME = "the theme's name; empty for a node outside the taxonomy"
 
 
+def _codebook_columns(*names: str) -> dict[str, pa.Column]:
+    """The codebook's columns about a participant and a quote (all, or those ``names``), as
+    the codebook, quotes and nodes tables repeat them."""
+    columns = {"participant": text(PARTICIPANT), "type": text(CODEBOOK_TYPE),
+               "experience_level": text(LEVEL_WORDS, nullable=True),
+               "framework_context": text(CONTEXT, nullable=True),
+               "prompt_category": text(PROMPT, nullable=True),
+               "quote": text(QUOTE, nullable=True), "insight": text(INSIGHT, nullable=True)}
+    return {name: columns[name] for name in names or columns}
+
+
 def interviews_participants_csv() -> pa.DataFrameSchema:
     """``report/tables/interviews/participants.csv``: the published participant table."""
     return table(rel(P.interviews.table("participants.csv")),
@@ -93,16 +104,12 @@ def interviews_codebook_csv() -> pa.DataFrameSchema:
     return table(rel(P.interviews.table("codebook.csv")),
                  "The interview codebook "
                  "(CodeBook.csv) as the website shows it: one row per participant.", {
-                     "participant": text(PARTICIPANT),
-                     "type": text(CODEBOOK_TYPE),
-                     "experience_level": text(LEVEL_WORDS, nullable=True),
-                     "framework_context": text(CONTEXT, nullable=True),
-                     "prompt_category": text(PROMPT, nullable=True),
+                     **_codebook_columns("participant", "type", "experience_level",
+                                         "framework_context", "prompt_category"),
                      "nodes": text("the taxonomy nodes the quote is linked to, normalised "
                                    "(e.g. A.1, B.1) and separated by `, `; empty when none",
                                    nullable=True),
-                     "quote": text(QUOTE, nullable=True),
-                     "insight": text(INSIGHT, nullable=True),
+                     **_codebook_columns("quote", "insight"),
                  })
 
 
@@ -159,13 +166,7 @@ def interviews_quotes_csv() -> pa.DataFrameSchema:
                                         "Installation Guidance), or the code and `(not in "
                                         "taxonomy)`"),
                      "in_taxonomy": yes_no("whether the node is a theme of data/taxonomy.yaml"),
-                     "participant": text(PARTICIPANT),
-                     "type": text(CODEBOOK_TYPE),
-                     "experience_level": text(LEVEL_WORDS, nullable=True),
-                     "framework_context": text(CONTEXT, nullable=True),
-                     "prompt_category": text(PROMPT, nullable=True),
-                     "quote": text(QUOTE, nullable=True),
-                     "insight": text(INSIGHT, nullable=True),
+                     **_codebook_columns(),
                  })
 
 
@@ -230,13 +231,7 @@ def interviews_codebook_processed_csv() -> pa.DataFrameSchema:
     return table(rel(P.interviews.processed_file("codebook.csv")),
                  "The codebook cleaned: one row per "
                  "participant, with its linked nodes normalised.", {
-                     "participant": text(PARTICIPANT),
-                     "type": text(CODEBOOK_TYPE),
-                     "experience_level": text(LEVEL_WORDS, nullable=True),
-                     "framework_context": text(CONTEXT, nullable=True),
-                     "prompt_category": text(PROMPT, nullable=True),
-                     "quote": text(QUOTE, nullable=True),
-                     "insight": text(INSIGHT, nullable=True),
+                     **_codebook_columns(),
                      "nodes": text("the linked nodes kept, normalised and separated by `, `; "
                                    "empty when none", nullable=True),
                      "nodes_raw": text("the linked-nodes cell as written", nullable=True),
@@ -254,9 +249,7 @@ def interviews_nodes_processed_csv() -> pa.DataFrameSchema:
     return table(rel(P.interviews.processed_file("nodes.csv")),
                  "One row per participant and linked "
                  "taxonomy node of the codebook, in taxonomy order.", {
-                     "participant": text(PARTICIPANT),
-                     "type": text(CODEBOOK_TYPE),
-                     "experience_level": text(LEVEL_WORDS, nullable=True),
+                     **_codebook_columns("participant", "type", "experience_level"),
                      "node": text(NODE),
                      "node_raw": text("the node as written in the codebook"),
                      "in_taxonomy": yes_no("whether the node is a theme of data/taxonomy.yaml"),

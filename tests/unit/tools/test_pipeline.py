@@ -92,13 +92,6 @@ def test_plots_list_images_then_charts():
         "template": "bar_horizontal", "x": "n", "y": {"t.csv": "k"}}}]
 
 
-def test_a_declaration_is_checked():
-    with pytest.raises(ValueError, match="unknown output kinds"):
-        Stage("x", writes=("tables", "plots"))
-    with pytest.raises(ValueError, match="needs its cmd and module"):
-        Stage("x", notebook=False, cmd="run")
-
-
 # --------------------------------------------------------------------------- notebooks
 
 
