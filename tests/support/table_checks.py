@@ -75,8 +75,7 @@ def declared_problems(stage: str, schemas: TableSchemas) -> list[str]:
     does not write, a schema not named after its table, a column without a meaning."""
     problems = [f"{rel}: no schema" for rel in sorted(stage_csvs(stage) - set(schemas.tables))]
     problems += [f"{rel}: not written" for rel in sorted(set(schemas.tables) - stage_csvs(stage))]
-    for rel, factory in schemas.tables.items():
-        schema = factory()
+    for rel, schema in schemas.tables.items():
         if schema.name != rel or not schema.strict:
             problems.append(f"{rel}: named {schema.name!r}, strict {schema.strict}")
         problems += [f"{rel}: {name} has no meaning" for name, col in schema.columns.items()

@@ -14,7 +14,6 @@ from analysis.core.columns import (
     decimal,
     integer,
     percent,
-    rel,
     table,
     text,
     yes_no,
@@ -40,87 +39,82 @@ def _change_columns(thing: str) -> dict[str, pa.Column]:
     }
 
 
-def compare_projects_csv() -> pa.DataFrameSchema:
-    """``report/tables/compare/projects.csv``: issues per project in both runs."""
-    return table(rel(P.compare.table("projects.csv")),
-                 "The current run against the baseline: "
-                 "issues per project (Table I order).", {
-                     "project": text("the project's folder name under `Issue Report/`"),
-                     "name": text("the project's display name (data/projects.yaml; the "
-                                  "folder name when not listed there)"),
-                     **_change_columns("the project's issues"),
-                 })
+PROJECTS = table(
+    P.compare.table("projects.csv"),
+    "The current run against the baseline: "
+    "issues per project (Table I order).", {
+        "project": text("the project's folder name under `Issue Report/`"),
+        "name": text("the project's display name (data/projects.yaml; the "
+                     "folder name when not listed there)"),
+        **_change_columns("the project's issues"),
+    })
 
 
-def compare_years_csv() -> pa.DataFrameSchema:
-    """``report/tables/compare/years.csv``: issues per year in both runs."""
-    return table(rel(P.compare.table("years.csv")),
-                 "The current run against the baseline: "
-                 "issues per year.", {
-                     "year": count("a year of either run", low=1970, high=2100),
-                     **_change_columns("issues from that year"),
-                 })
+YEARS = table(
+    P.compare.table("years.csv"),
+    "The current run against the baseline: "
+    "issues per year.", {
+        "year": count("a year of either run", low=1970, high=2100),
+        **_change_columns("issues from that year"),
+    })
 
 
-def compare_types_csv() -> pa.DataFrameSchema:
-    """``report/tables/compare/types.csv``: issues per type in both runs."""
-    return table(rel(P.compare.table("types.csv")),
-                 "The current run against the baseline: "
-                 "issues per issue type, with each run's shares.", {
-                     "type": text("the issue type (of the final label)"),
-                     **_change_columns("issues of that type"),
-                     "baseline_share": percent("the type's share of all issues of the "
-                                               "baseline, in percent rounded to 2 decimals "
-                                               "(0-100)"),
-                     "current_share": percent("the type's share of all issues of the current "
-                                              "run, in percent rounded to 2 decimals "
-                                              "(0-100)"),
-                 })
+TYPES = table(
+    P.compare.table("types.csv"),
+    "The current run against the baseline: "
+    "issues per issue type, with each run's shares.", {
+        "type": text("the issue type (of the final label)"),
+        **_change_columns("issues of that type"),
+        "baseline_share": percent("the type's share of all issues of the "
+                                  "baseline, in percent rounded to 2 decimals "
+                                  "(0-100)"),
+        "current_share": percent("the type's share of all issues of the current "
+                                 "run, in percent rounded to 2 decimals "
+                                 "(0-100)"),
+    })
 
 
-def compare_cells_csv() -> pa.DataFrameSchema:
-    """``report/tables/compare/cells.csv``: every per-project year and type count."""
-    return table(rel(P.compare.table("cells.csv")),
-                 "The current run against the baseline, "
-                 "cell by cell: per project, every year and issue-type count of either run.", {
-                     "project": text("the project's folder name under `Issue Report/`"),
-                     "dimension": text("`year` or `type`: what the key is",
-                                       words=("year", "type")),
-                     "key": text("the year (e.g. 2024) or the issue type (e.g. Bug)"),
-                     **_change_columns("the project's issues of that year or type"),
-                 })
+CELLS = table(
+    P.compare.table("cells.csv"),
+    "The current run against the baseline, "
+    "cell by cell: per project, every year and issue-type count of either run.", {
+        "project": text("the project's folder name under `Issue Report/`"),
+        "dimension": text("`year` or `type`: what the key is",
+                          words=("year", "type")),
+        "key": text("the year (e.g. 2024) or the issue type (e.g. Bug)"),
+        **_change_columns("the project's issues of that year or type"),
+    })
 
 
-def compare_kappa_csv() -> pa.DataFrameSchema:
-    """``report/tables/compare/kappa.csv``: the headline kappas in both runs."""
-    return table(rel(P.compare.table("kappa.csv")),
-                 "The current run against the baseline: "
-                 "Fleiss' kappa per issue type with its analytic interval, both from the "
-                 "agreement stage.", {
-                     "type": text("the issue type (of the final label)"),
-                     "baseline": decimal("Fleiss' kappa of the type in the baseline snapshot "
-                                         "(6 decimals); empty when it has none"),
-                     "baseline_ci_low": decimal("lower end of its analytic interval in the "
-                                                "baseline snapshot"),
-                     "baseline_ci_high": decimal("upper end of that interval"),
-                     "current": decimal("Fleiss' kappa of the type in this run, from the "
-                                        "agreement stage (metrics/agreement.json; 6 "
-                                        "decimals); empty when not defined or absent"),
-                     "current_ci_low": decimal(f"lower end of its {ANALYTIC}"),
-                     "current_ci_high": decimal("upper end of that interval"),
-                     "change": decimal("current - baseline (6 decimals); empty when either "
-                                       "is missing"),
-                     "intervals_overlap": yes_no("whether the two runs' intervals overlap; "
-                                                 "empty when an interval is missing",
-                                                 nullable=True),
-                     "current_source": text("where this run's kappa comes from; empty when "
-                                            "the type is not in this run", nullable=True),
-                 })
+KAPPA = table(
+    P.compare.table("kappa.csv"),
+    "The current run against the baseline: "
+    "Fleiss' kappa per issue type with its analytic interval, both from the "
+    "agreement stage.", {
+        "type": text("the issue type (of the final label)"),
+        "baseline": decimal("Fleiss' kappa of the type in the baseline snapshot "
+                            "(6 decimals); empty when it has none"),
+        "baseline_ci_low": decimal("lower end of its analytic interval in the "
+                                   "baseline snapshot"),
+        "baseline_ci_high": decimal("upper end of that interval"),
+        "current": decimal("Fleiss' kappa of the type in this run, from the "
+                           "agreement stage (metrics/agreement.json; 6 "
+                           "decimals); empty when not defined or absent"),
+        "current_ci_low": decimal(f"lower end of its {ANALYTIC}"),
+        "current_ci_high": decimal("upper end of that interval"),
+        "change": decimal("current - baseline (6 decimals); empty when either "
+                          "is missing"),
+        "intervals_overlap": yes_no("whether the two runs' intervals overlap; "
+                                    "empty when an interval is missing",
+                                    nullable=True),
+        "current_source": text("where this run's kappa comes from; empty when "
+                               "the type is not in this run", nullable=True),
+    })
 
 
 SCHEMAS = TableSchemas.of(
-    compare_projects_csv,
-    compare_years_csv,
-    compare_types_csv,
-    compare_cells_csv,
-    compare_kappa_csv)
+    PROJECTS,
+    YEARS,
+    TYPES,
+    CELLS,
+    KAPPA)

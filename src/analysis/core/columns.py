@@ -210,16 +210,16 @@ def yes_no(description: str, *, nullable: bool = False) -> pa.Column:
     return column(YES_NO, description, nullable=nullable)
 
 
-def table(name: str, description: str, columns: dict[str, pa.Column],
+def table(path: str | PurePath, description: str, columns: dict[str, pa.Column],
           checks: Iterable[pa.Check] = ()) -> pa.DataFrameSchema:
-    """A strict schema (an undescribed column fails validation) named after its file."""
-    return pa.DataFrameSchema(columns, checks=list(checks), name=name, description=description,
-                              strict=True, coerce=False)
+    """A strict schema (an undescribed column fails validation) named after its file, the
+    path relative to the project root."""
+    return pa.DataFrameSchema(columns, checks=list(checks), name=rel(path),
+                              description=description, strict=True, coerce=False)
 
 
 # --------------------------------------------------------------------------- declarations
 
-SchemaFactory = Callable[[], pa.DataFrameSchema]
 FrameSchemaFactory = Callable[[pd.DataFrame], "pa.DataFrameSchema | None"]
 
 
@@ -233,28 +233,26 @@ def schema_key(relpath: str | PurePath) -> str:
 class TableSchemas:
     """The schemas of a set of CSVs, by path relative to the project root.
 
-    ``tables`` maps each path to a function building its schema; ``from_frame`` maps the
-    paths of tables whose column names are listed in their own rows to a function building
-    the exact schema from the table at hand (None when it cannot).
+    ``tables`` maps each path to its schema; ``from_frame`` maps the paths of tables whose
+    column names are listed in their own rows to a function building the exact schema from
+    the table at hand (None when it cannot).
     """
 
-    tables: Mapping[str, SchemaFactory]
+    tables: Mapping[str, pa.DataFrameSchema]
     from_frame: Mapping[str, FrameSchemaFactory] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, *factories: SchemaFactory,
-           from_frame: Mapping[SchemaFactory, FrameSchemaFactory] | None = None
-           ) -> TableSchemas:
-        """The schemas built by ``factories``, each keyed by its schema's name (the table's
-        path, as :func:`table` names it), so a path is written once: in its schema."""
-        keys = {factory: schema_key(factory().name) for factory in factories}
-        return cls.collect([cls({keys[f]: f for f in factories},
-                                {keys[f]: g for f, g in (from_frame or {}).items()})])
+    def of(cls, *schemas: pa.DataFrameSchema,
+           from_frame: Mapping[str, FrameSchemaFactory] | None = None) -> TableSchemas:
+        """The ``schemas``, each keyed by its name (the table's path, as :func:`table`
+        names it), so a path is written once: in its schema."""
+        return cls.collect([cls({schema_key(s.name): s for s in schemas},
+                                {schema_key(k): f for k, f in (from_frame or {}).items()})])
 
     @classmethod
     def collect(cls, parts: Iterable[TableSchemas]) -> TableSchemas:
         """One set of the schemas of ``parts``; a path declared twice is a mistake."""
-        tables: dict[str, SchemaFactory] = {}
+        tables: dict[str, pa.DataFrameSchema] = {}
         frames: dict[str, FrameSchemaFactory] = {}
         for part in parts:
             twice = sorted(set(tables) & set(part.tables))
@@ -277,5 +275,4 @@ class TableSchemas:
             schema = self.from_frame[key](frame)
             if schema is not None:
                 return schema
-        factory = self.tables.get(key)
-        return factory() if factory is not None else None
+        return self.tables.get(key)

@@ -34,7 +34,7 @@ from analysis.taxonomy import schemas as taxonomy
 SCHEMAS = TableSchemas.collect(stage.SCHEMAS for stage in (
     clean, table1, taxonomy, agreement, interviews, compare, keywords, findings))
 
-# Each CSV, by its path relative to the project root, with the function building its schema.
+# Each CSV's schema, by the CSV's path relative to the project root.
 TABLE_SCHEMAS = SCHEMAS.tables
 
 # Tables whose schema is exact when the table itself is at hand (see schema_for).

@@ -5,13 +5,10 @@ their audit (:data:`SCHEMAS`, checked as they are written; see
 
 from __future__ import annotations
 
-import pandera.pandas as pa
-
 from analysis.core.columns import (
     P,
     TableSchemas,
     count,
-    rel,
     table,
     text,
     yes_no,
@@ -23,61 +20,58 @@ AUDIT_KINDS = ("exact_duplicate", "case_duplicate", "short_keyword", "contained_
                "merged_literals", "looks_merged", "non_word_edge", "ordinary_word")
 
 
-def keywords_counts_csv() -> pa.DataFrameSchema:
-    """``report/tables/keywords/counts.csv``: keywords per list."""
-    return table(rel(P.keywords.table("counts.csv")),
-                 "The keyword lists of Section III.A, "
-                 "counted; no rows when the dump has no keyword file.", {
-                     "list": text(KEYWORD_LIST),
-                     "raw": count("entries as listed, repeats included"),
-                     "distinct": count("distinct exact strings: the paper's count"),
-                     "distinct_casefold": count("distinct keywords ignoring case"),
-                     "claim_id": text("the scorecard claim that reproduces the list's count "
-                                      "(`keywords.count.<list>`)"),
-                 })
+COUNTS = table(
+    P.keywords.table("counts.csv"),
+    "The keyword lists of Section III.A, "
+    "counted; no rows when the dump has no keyword file.", {
+        "list": text(KEYWORD_LIST),
+        "raw": count("entries as listed, repeats included"),
+        "distinct": count("distinct exact strings: the paper's count"),
+        "distinct_casefold": count("distinct keywords ignoring case"),
+        "claim_id": text("the scorecard claim that reproduces the list's count "
+                         "(`keywords.count.<list>`)"),
+    })
 
 
-def keywords_lists_csv() -> pa.DataFrameSchema:
-    """``report/tables/keywords/lists.csv``: every keyword entry."""
-    return table(rel(P.keywords.table("lists.csv")),
-                 "Every entry of every keyword list, in "
-                 "file order.", {
-                     "list": text(KEYWORD_LIST),
-                     "position": count("the entry's position in its list (1 = first)", low=1),
-                     "line": count("the line of filter_keywords the entry is on", low=1),
-                     "keyword": text("the keyword exactly as written", nullable=True),
-                     "counted": yes_no("yes for the first occurrence of this exact string in "
-                                       "the list (it counts in the paper's count), no for a "
-                                       "repeat"),
-                     "distinct_casefold": yes_no("yes for the first occurrence of this "
-                                                 "keyword ignoring case"),
-                 })
+LISTS = table(
+    P.keywords.table("lists.csv"),
+    "Every entry of every keyword list, in "
+    "file order.", {
+        "list": text(KEYWORD_LIST),
+        "position": count("the entry's position in its list (1 = first)", low=1),
+        "line": count("the line of filter_keywords the entry is on", low=1),
+        "keyword": text("the keyword exactly as written", nullable=True),
+        "counted": yes_no("yes for the first occurrence of this exact string in "
+                          "the list (it counts in the paper's count), no for a "
+                          "repeat"),
+        "distinct_casefold": yes_no("yes for the first occurrence of this "
+                                    "keyword ignoring case"),
+    })
 
 
-def keywords_audit_csv() -> pa.DataFrameSchema:
-    """``report/tables/keywords/audit.csv``: findings of the keyword audit."""
-    return table(rel(P.keywords.table("audit.csv")),
-                 "What the audit of the keyword lists "
-                 "found, one row per finding.", {
-                     "list": text(KEYWORD_LIST),
-                     "keyword": text("the keyword the finding is about", nullable=True),
-                     "kind": text("the finding: `exact_duplicate`, `case_duplicate` (the same "
-                                  "keyword in another case), `short_keyword` (3 characters "
-                                  "or fewer: matches inside words as a substring), "
-                                  "`contained_in_other` (another keyword contains it on word "
-                                  "boundaries), `merged_literals` (adjacent string literals "
-                                  "that Python joins), `looks_merged` (reads like two "
-                                  "keywords missing a comma), `non_word_edge` (begins or "
-                                  "ends with a non-word character) or `ordinary_word` (an "
-                                  "ordinary English or code word, data/ordinary_words.tsv)",
-                                  words=AUDIT_KINDS),
-                     "detail": text("the finding in words"),
-                     "line": count("the line of filter_keywords where the keyword first "
-                                   "appears", low=1),
-                 })
+AUDIT = table(
+    P.keywords.table("audit.csv"),
+    "What the audit of the keyword lists "
+    "found, one row per finding.", {
+        "list": text(KEYWORD_LIST),
+        "keyword": text("the keyword the finding is about", nullable=True),
+        "kind": text("the finding: `exact_duplicate`, `case_duplicate` (the same "
+                     "keyword in another case), `short_keyword` (3 characters "
+                     "or fewer: matches inside words as a substring), "
+                     "`contained_in_other` (another keyword contains it on word "
+                     "boundaries), `merged_literals` (adjacent string literals "
+                     "that Python joins), `looks_merged` (reads like two "
+                     "keywords missing a comma), `non_word_edge` (begins or "
+                     "ends with a non-word character) or `ordinary_word` (an "
+                     "ordinary English or code word, data/ordinary_words.tsv)",
+                     words=AUDIT_KINDS),
+        "detail": text("the finding in words"),
+        "line": count("the line of filter_keywords where the keyword first "
+                      "appears", low=1),
+    })
 
 
 SCHEMAS = TableSchemas.of(
-    keywords_counts_csv,
-    keywords_lists_csv,
-    keywords_audit_csv)
+    COUNTS,
+    LISTS,
+    AUDIT)

@@ -83,7 +83,7 @@ def test_every_schema_names_a_csv_a_notebook_writes():
 
 @pytest.mark.parametrize("rel", sorted(TABLE_SCHEMAS))
 def test_every_column_of_every_schema_is_described(rel):
-    schema = TABLE_SCHEMAS[rel]()
+    schema = TABLE_SCHEMAS[rel]
     assert schema.name == rel and schema.description
     for name, col in schema.columns.items():
         assert col.description and col.description.strip(), f"{rel}: {name}"
