@@ -17,7 +17,6 @@ from analysis.core.columns import (
     TableSchemas,
     count,
     decimal,
-    rel,
     share,
     table,
     text,
@@ -450,8 +449,7 @@ def categories_match_rows(frame: pd.DataFrame) -> bool:
     return [str(c) for c in frame.columns[1:]] == [str(v) for v in frame["final_label"]]
 
 
-def audit_targets(categories: Iterable[str] | None = None
-                                ) -> pa.DataFrameSchema:
+def audit_targets(categories: Iterable[str] | None = None) -> pa.DataFrameSchema:
     """``report/tables/agreement/audit_targets.csv``: where dissenting labels go.
 
     The category columns are named by the data: every label found, including labels
@@ -468,7 +466,7 @@ def audit_targets(categories: Iterable[str] | None = None
         columns = {r"^(?!final_label$).+$": count(about, regex=True)}
     else:
         columns = {str(c): count(about) for c in categories}
-    return table(rel(P.agreement.table("audit_targets.csv")),
+    return table(P.agreement.table("audit_targets.csv"),
                  "Where dissenting labels go: "
                  "for each final label (rows), how many dissenting labels named each "
                  "category (columns).", {

@@ -1,10 +1,10 @@
-"""Pandera schemas of every CSV the pipeline writes, and the data dictionaries built from them.
+"""The columns of the pandera schemas of every CSV the pipeline writes: kinds, checks, builders.
 
 The website offers each table for download with a data dictionary (column, type, meaning,
-example). The meanings live here, as the ``description`` of every pandera column, next to
-the checks, so documentation and data are checked together: the schemas are strict, and
-:func:`data_dictionary` refuses a column without a description, so a stage cannot ship a
-new column undocumented.
+example). The meanings are the ``description`` of every pandera column, next to the checks,
+so documentation and data are checked together: the schemas are strict, and
+:func:`analysis.core.table_schemas.data_dictionary` refuses a column without a description,
+so a stage cannot ship a new column undocumented.
 
 The schemas must accept the tables of *any* dump (other projects, years, annotators,
 participants, missing values), so they are loose on purpose:
