@@ -93,12 +93,12 @@ def test_notebook_runs_on_a_synthetic_dump_with_missing_ratings(tmp_path, taxono
     one equals irrCAC's, and the website's kappas say which estimator they are."""
     from irrCAC.raw import CAC
 
-    from analysis.tools.nbrun import run
+    from analysis.tools.nbrun import parse_params, run
 
     paths = stage_root(tmp_path, taxonomy, projects, missing=0.1)
     code = run(PATHS.agreement.notebook_source, paths.agreement.notebook,
-               {"root": str(paths.root), "bootstrap_resamples": 40, "seed": 3,
-                "confidence_level": 0.95})
+               {**parse_params("agreement", []), "root": str(paths.root),
+                "bootstrap_resamples": 40, "seed": 3})
     assert code == 0
     assert paths.agreement.notebook.is_file()
     for name in AgreementPaths.TABLES:
