@@ -1,7 +1,7 @@
 """Check a dump before running the pipeline on it: ``python -m analysis.tools.validate <folder>``.
 
 Applies the clean stage's reading and rules (layout, encodings, the pandera schemas of the
-label and year files, the anomaly rules of :data:`analysis.clean.issues.RULES`: the same
+label and year files, the anomaly rules of :data:`analysis.clean.rules.RULES`: the same
 functions, :func:`analysis.clean.scan.scan_dump`) to a folder in the upstream layout,
 writes nothing, and prints what was found: the projects, years and annotators discovered,
 the row accounting per file (input = kept + set aside), and the first problems of each kind

@@ -11,7 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from analysis.clean.issues import RULES, clean_dump
+from analysis.clean.compute import clean_dump
+from analysis.clean.rules import RULES
 from analysis.core import schemas
 from analysis.core.errors import InputError
 from analysis.core.paths import PATHS
