@@ -170,7 +170,8 @@ def test_no_broken_internal_link_image_or_anchor(site):
         "index.html", "data.html", "table1.html", "taxonomy.html", "agreement.html",
         "interviews.html", "keywords.html", "findings.html", "changes.html",
         "reproducibility.html", "notebooks.html",
-        *(f"notebooks/{stem}.html" for stem in STAGES)}
+        *(f"notebooks/{stem}.html" for stem in STAGES),
+        *(f"docs/{page.stem}.html" for page in (ROOT / "docs").glob("*.md"))}
     checked = 0
     for page in all_pages:
         for ref in parse(page).refs:
@@ -188,6 +189,17 @@ def test_no_broken_internal_link_image_or_anchor(site):
                 assert anchor in parse(target).ids, f"{page.name}: no #{anchor} in {path}"
             checked += 1
     assert checked > 50
+
+
+def test_every_docs_page_is_linked_from_the_site(site):
+    """The Overview links the docs index, which links every other page of docs/; the
+    shortcodes the pages quote stay text."""
+    assert "docs/index.html" in parse(site.site / "index.html").refs
+    linked = {ref.partition("#")[0] for ref in parse(site.site / "docs" / "index.html").refs}
+    for page in (ROOT / "docs").glob("*.md"):
+        assert page.name == "index.md" or f"{page.stem}.html" in linked, page.name
+    adding = (site.site / "docs" / "adding-a-stage.html").read_text(encoding="utf-8")
+    assert "&#123;&#123;&lt; var " in adding or "&#123;&#123;< var " in adding
 
 
 def test_every_figure_is_numbered_with_caption_and_alt_text(site):
