@@ -1,8 +1,9 @@
 """The README and the pages of ``docs/``: a README that fits on a screen, every page
 linked from the README and the docs index (and so from the site, whose Overview links the
 index), no dead link or anchor, and every fenced shell block either run by a test or
-marked as not runnable with the reason (:mod:`tests.support.docs`). The blocks marked
-``doc-test`` run in ``tests/unit/test_doc_commands.py``."""
+marked as not runnable with the reason (:mod:`tests.support.docs`). A block marked
+``doc-test: NAME`` is run by a test that names it (``"NAME"``, literally), most in
+``tests/unit/test_doc_commands.py``."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from tests.support.docs import (
 )
 
 README_LIMIT = 10 * 1024
-RUNNERS = ROOT / "tests" / "unit" / "test_doc_commands.py"
+TESTS = ROOT / "tests"
 PAGES = [p.relative_to(ROOT).as_posix() for p in pages()]
 
 
@@ -71,11 +72,17 @@ def test_no_dead_link_or_anchor(page):
         path, _, anchor = target.partition("#")
         file = (source.parent / path).resolve() if path else source
         if not file.exists():
-            assert path in PENDING and file.parent == DOCS.resolve(), (page, target)
+            assert file.name in PENDING and file.parent == DOCS.resolve(), (page, target)
             continue
         assert file.is_relative_to(ROOT), (page, target)
         if anchor and file.suffix == ".md":
             assert anchor in anchors(file), (page, target)
+
+
+@pytest.fixture(scope="module")
+def test_sources() -> str:
+    """The code of the tests, where a test that runs a block names it (literally)."""
+    return "\n".join(p.read_text(encoding="utf-8") for p in sorted(TESTS.rglob("test_*.py")))
 
 
 @pytest.mark.parametrize("page", PAGES)
@@ -84,15 +91,14 @@ def test_every_fence_names_its_language(page):
 
 
 @pytest.mark.parametrize("page", PAGES)
-def test_every_shell_block_is_run_or_marked_not_runnable(page):
-    runners = RUNNERS.read_text(encoding="utf-8")
+def test_every_shell_block_is_run_or_marked_not_runnable(page, test_sources):
     for block in blocks(ROOT / page):
         if not block.shell:
             continue
         assert block.kind, f"{block.where()}: a shell block without doc-test or not-run"
         assert block.name, f"{block.where()}: {block.kind} without a name or reason"
         if block.kind == "doc-test":
-            assert f'"{block.name}"' in runners, f"{block.where()}: no test runs {block.name}"
+            assert f'"{block.name}"' in test_sources, f"{block.where()}: no test names {block.name}"
 
 
 def test_doc_test_names_are_unique():

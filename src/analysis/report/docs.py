@@ -83,10 +83,17 @@ def gfm_to_html(text: str) -> str:
         "--wrap=none", "--syntax-highlighting=none", "--lua-filter", str(LUA_FILTER)])
 
 
+def wrap_tables(body: str) -> str:
+    """Each table of ``body`` styled as the site's tables and in a box that scrolls
+    sideways on a narrow screen (the page itself never does)."""
+    return (body.replace("<table>", '<div class="table-wrap"><table class="table">')
+            .replace("</table>", "</table></div>"))
+
+
 def doc_include(text: str, stem: str, pages: set[str]) -> tuple[str, str]:
     """A docs page as (title, the include with its body as one raw HTML block)."""
     title, body = split_title(COMMENT_RE.sub("", text), stem)
-    return title, raw_html_block(rewrite_links(gfm_to_html(body), pages).strip())
+    return title, raw_html_block(wrap_tables(rewrite_links(gfm_to_html(body), pages)).strip())
 
 
 def doc_stub(stem: str, title: str) -> str:

@@ -64,6 +64,12 @@ def test_a_page_is_escaped_html_without_its_markers():
     assert '<h2 id="in-the-pipeline">' in include
 
 
+def test_tables_scroll_in_their_box():
+    _, include = doc_include("# T\n\n| a | b |\n|---|---|\n| 1 | 2 |\n", "t", PAGES)
+    assert '<div class="table-wrap"><table class="table">' in include
+    assert include.count("</table></div>") == 1
+
+
 def test_the_stub_includes_the_page(tmp_path):
     assert doc_stub("data", "The `data`") == (
         '---\ntitle: "The data"\n---\n\n{{< include ../_generated/docs/data.md >}}\n')
