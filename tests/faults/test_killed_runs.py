@@ -65,8 +65,8 @@ def test_a_notebook_that_is_not_json_is_one_message(tmp_path):
 def test_a_stage_killed_then_restored_from_the_cache_recovers(small_run, tmp_path, options):
     """A forced rerun of the findings stage is killed; the next ``dvc repro`` restores that
     stage's outputs from DVC's cache (its inputs still match ``dvc.lock``; so even with
-    ``--no-run-cache``, as the README says), so nothing of the stage runs to clean up after
-    the kill. Nothing may be left where DVC or the report would see it: the report stage
+    ``--no-run-cache``, as docs/guarantees.md says), so nothing of the stage runs to clean up
+    after the kill. Nothing may be left where DVC or the report would see it: the report stage
     does not even run, and the lock is the one of before the kill, byte for byte."""
     work = copy_run(small_run.project, tmp_path / "project")
     lock = (work / "dvc.lock").read_bytes()

@@ -201,7 +201,7 @@ def test_the_defaults_are_the_documented_ones():
     text = " ".join(parser().format_help().split())
     assert "--max-line-bytes SIZE" in text and "(default: 128MiB)" in text
     assert "--max-file-bytes SIZE" in text and "(default: 8GiB;" in text
-    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    readme = " ".join((ROOT / "docs" / "update-loop.md").read_text(encoding="utf-8").split())
     assert re.search(r"`--max-line-bytes` \(default 128MiB\)", readme)
     assert re.search(r"`--max-file-bytes` \(default 8GiB\)", readme)
 

@@ -76,7 +76,7 @@ def dvc(work: Path, *args: str, check: bool = True) -> subprocess.CompletedProce
 
 SKIP_DIRS = {".git", ".dvc", "__pycache__", ".pytest_cache", ".ruff_cache"}
 # What differs between two runs by design: the run record (times, machine), kept outside
-# the outputs (README, "The website").
+# the outputs (docs/website.md).
 RUN_RECORD = ("build/runs/", "report/_site/build.json", "report/_site/build-info.js")
 
 

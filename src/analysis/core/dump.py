@@ -193,7 +193,8 @@ def discover_projects(raw_dir: Path) -> tuple[list[ProjectFiles], list[Quirk]]:
         raise InputError(
             f"no {ISSUE_DIR!r} folder in the dump",
             file=str(raw_dir),
-            fix="point ingest.source at a dump in the upstream layout (see README)",
+            fix="point ingest.source at a dump in the upstream layout "
+                "(see docs/your-own-dump.md)",
         )
     projects: list[ProjectFiles] = []
     quirks: list[Quirk] = []

@@ -424,6 +424,11 @@ class Paths:
         """The site's hand-written pages (``report/*.qmd``)."""
         return sorted(self.site_src.glob("*.qmd"))
 
+    @property
+    def docs(self) -> Path:
+        """The documentation's pages (``docs/*.md``), which the site shows too."""
+        return self.root / "docs"
+
     # -- outside git and DVC: run records, rendering, benchmarks -----------------------------
     @property
     def build(self) -> Path:

@@ -163,7 +163,7 @@ def release_url(cfg: dict, params_name: str) -> str:
         raise InputError(
             f"ingest.release_url must be the https:// URL of the release archive, not {url!r}",
             file=params_name, column="ingest.release_url",
-            fix="set it to the archive URL of the pinned commit (see the README)",
+            fix="set it to the archive URL of the pinned commit (see docs/data.md)",
         )
     return str(url)
 

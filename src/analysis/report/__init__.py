@@ -21,7 +21,7 @@ pipeline's outputs. Modules:
 - :mod:`.sources`    what the site was rendered from (``report/_site/sources.json``), so
                      that ``render --if-needed`` notices a stale site.
 
-How a stage gets onto the site is described in README.md ("Adding a stage").
+How a stage gets onto the site is described in docs/adding-a-stage.md.
 """
 
 from analysis.core.paths import PATHS, ROOT

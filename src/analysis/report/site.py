@@ -9,7 +9,8 @@ that records them, are the same on every machine.
 
 **Render** (:func:`render`): copies the Quarto project into a staging folder
 (``build/site-render/``), adds what belongs to this build only (the commit and renderer
-variables, the versions of the environment, the notebook page stubs), renders it with
+variables, the versions of the environment, the notebook page stubs) and the pages of
+``docs/`` (:mod:`.docs`), renders it with
 Quarto when it can be found (:mod:`.quarto`) or with the pandoc preview
 (:mod:`.preview`), writes ``build-info.js`` (run times and hardware from
 :mod:`analysis.core.runlog`) and the record of what it rendered (:mod:`.sources`), and
@@ -51,6 +52,7 @@ from analysis.core.paths import Paths
 from analysis.report import blocks
 from analysis.report import generated as gen
 from analysis.report.dag import dag_figure, pipeline_graph
+from analysis.report.docs import doc_files
 from analysis.report.downloads import write_downloads
 from analysis.report.htmlsafe import check_template_text, raw_html_block
 from analysis.report.notebooks import (
@@ -63,6 +65,8 @@ from analysis.report.preview import pandoc_version, render_site
 from analysis.report.quarto import find_quarto, quarto_version
 from analysis.report.sources import (
     code_digest,
+    current_hashes,
+    doc_hashes,
     expected_notebooks,
     hash_files,
     make_record,
@@ -186,7 +190,7 @@ def stage(paths: Paths, staging: Path, versions: dict[str, str], git: dict,
                 raise
             raise InputError(f"cannot read it ({exc.strerror})", file=exc.filename,
                              fix="check that it is readable (its permissions)") from exc
-    hashes = hash_files(staging, rels)
+    hashes = {**hash_files(staging, rels), **doc_hashes(paths)}
     variables = load_yaml(staging / "_variables.yml") or {}
     write_vars(staging / "_variables.yml", {**variables, **render_vars(git, renderer)})
     env = {  # the RENDER_INCLUDES
@@ -203,6 +207,8 @@ def stage(paths: Paths, staging: Path, versions: dict[str, str], git: dict,
     for nb in expected_notebooks(paths):
         title = _notebook_title(paths.generated / "notebooks" / f"{nb.stem}.md") or nb.stem
         write_text(staging / "notebooks" / f"{nb.stem}.qmd", notebook_stub(nb.stem, title))
+    for rel, text in doc_files(paths.docs).items():
+        write_text(staging / rel, text)
     return hashes
 
 
@@ -292,8 +298,8 @@ def chosen_quarto(renderer: str) -> str | None:
     None for the preview; ``quarto`` without a Quarto to be found is one message."""
     quarto = find_quarto() if renderer in ("auto", "quarto") else None
     if renderer == "quarto" and not quarto:
-        raise InputError("Quarto was not found", fix="install it (see README, 'The "
-                         "website') or use --renderer preview")
+        raise InputError("Quarto was not found", fix="install it (see docs/website.md) "
+                         "or use --renderer preview")
     return quarto
 
 
@@ -310,7 +316,7 @@ def needs_render(paths: Paths, renderer: str = "auto") -> str | None:
     if not (paths.site / "index.html").is_file():
         return "there is no site yet"
     record = read_record(paths.site)
-    reason = staleness(record, hash_files(paths.site_src, source_files(paths)), code_digest())
+    reason = staleness(record, current_hashes(paths), code_digest())
     if reason:
         return reason
     built_by = record["renderer"]

@@ -6,7 +6,8 @@ and changed back, say), nothing is rendered and the site would go on showing the
 run. So every render records, in the site itself (:data:`RECORD_NAME`), what it read:
 the renderer (its name and version), a hash of this package's own code (which writes the
 pages the renderer is given, and is the preview renderer) and the SHA-256 of every source
-file (:func:`source_files`), with one digest over all. ``render --if-needed`` compares
+file (:func:`source_files`, and the pages of ``docs/``: :func:`doc_hashes`), with one
+digest over all. ``render --if-needed`` compares
 that record with the current sources (:func:`staleness`) and renders again when they
 differ. The per-file hashes say which sources changed, and so which pages.
 
@@ -22,6 +23,7 @@ from pathlib import Path
 
 from analysis.core.artifacts import sha256_file, to_json_text
 from analysis.core.paths import Paths
+from analysis.report.docs import doc_pages
 
 RECORD_NAME = "sources.json"
 # What a render reads from report/ besides the pages and the executed notebooks: files,
@@ -63,6 +65,20 @@ def source_files(paths: Paths) -> list[str]:
 def hash_files(folder: Path, rels: list[str]) -> dict[str, str]:
     """SHA-256 of each of the files ``rels`` (relative to ``folder``)."""
     return {rel: sha256_file(folder / rel) for rel in rels}
+
+
+def doc_hashes(paths: Paths) -> dict[str, str]:
+    """SHA-256 of each page of ``docs/`` the render reads, keyed by its path relative to
+    ``report/`` (``../docs/<name>.md``): the pages are outside ``report/`` and never
+    copied as they are (:mod:`.docs` converts them)."""
+    return {f"../{page.relative_to(paths.root).as_posix()}": sha256_file(page)
+            for page in doc_pages(paths.docs)}
+
+
+def current_hashes(paths: Paths) -> dict[str, str]:
+    """SHA-256 of every source a render reads now: the files of :func:`source_files` and
+    the pages of ``docs/``."""
+    return {**hash_files(paths.site_src, source_files(paths)), **doc_hashes(paths)}
 
 
 def code_digest(package: Path = PACKAGE) -> str:

@@ -2,7 +2,7 @@
 
 Quarto's ``{{< var a.b >}}`` reads this file; the preview renderer reads the same file.
 Variables carry numbers and text the package writes from fixed templates, never data
-text (README, "Guarantees"): every value is checked with
+text (docs/guarantees.md): every value is checked with
 :func:`.htmlsafe.check_template_text`. Sections (the first part of a key):
 
 - ``<stage>``: ``report/vars/<stage>.json`` of each stage, without the keys that hold

@@ -1,6 +1,6 @@
 """The report package reads the stages' outputs and formats them; it computes nothing.
 
-No statistics are called anywhere in ``src/analysis/report/`` (README, "The website"):
+No statistics are called anywhere in ``src/analysis/report/`` (docs/website.md):
 a number a page shows is written by a stage, where it is tested with the stage.
 """
 

@@ -262,7 +262,7 @@ def bare_kappas_without_estimator(text: str) -> list[str]:
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
 def test_every_kappa_a_page_prints_says_which_estimator(page):
     """On a dump with missing ratings the two Fleiss' kappa estimators differ: wherever a
-    page prints a kappa, it names the estimator (README, "Inter-annotator agreement")."""
+    page prints a kappa, it names the estimator (docs/methods.md, "Inter-annotator agreement")."""
     assert not bare_kappas_without_estimator(page.read_text(encoding="utf-8")), page.name
 
 

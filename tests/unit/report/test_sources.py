@@ -73,3 +73,19 @@ def test_code_digest_follows_the_code(tmp_path):
     assert code_digest(tmp_path) == first
     (tmp_path / "a.py").write_text("x = 2\n")
     assert code_digest(tmp_path) != first
+
+
+def test_the_docs_pages_are_sources_too(tmp_path):
+    from analysis.report.sources import current_hashes, doc_hashes
+
+    paths = report_sources(tmp_path)
+    assert doc_hashes(paths) == {}
+    paths.docs.mkdir()
+    (paths.docs / "index.md").write_text("# Docs\n", encoding="utf-8")
+    (paths.docs / ".draft.md").write_text("# Not read\n", encoding="utf-8")
+    before = current_hashes(paths)
+    assert set(before) - set(hash_files(paths.site_src, source_files(paths))) == {
+        "../docs/index.md"}
+    (paths.docs / "index.md").write_text("# Docs, changed\n", encoding="utf-8")
+    assert "1 of its source files changed" in staleness(
+        make_record("r", before, "c"), current_hashes(paths), "c")

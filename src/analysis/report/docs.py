@@ -1,0 +1,116 @@
+"""The pages of ``docs/`` as pages of the site, rendered by the package itself.
+
+The documentation is written for GitHub (GitHub's Markdown, links between the ``.md``
+files) and quotes Quarto's shortcodes and the commands' placeholders as code. Quarto would
+expand those shortcodes wherever they stand, so neither renderer sees the Markdown: the
+render step converts each page with pandoc's ``gfm`` reader (raw HTML shown as text; the
+HTML comments that mark the pages' shell blocks for the tests are dropped) into one raw HTML
+block with every brace an entity (:func:`~analysis.report.htmlsafe.raw_html_block`), and
+adds a page stub ``docs/<name>.qmd`` that includes it, titled by the page's first heading.
+
+Links are rewritten for the site (:func:`site_href`): another page of ``docs/`` becomes its
+page, a page source ``../report/<page>.qmd`` that page of the site, an ``https://`` link
+and an anchor stay, and anything else (the README, a file of the repository, a page of
+``docs/`` that does not exist) becomes its text, so the site has no dead link. The pages
+are read at render time, not by the ``report`` stage: they change no output of the
+pipeline, and the render's record of its sources (:mod:`.sources`) lists them.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from pathlib import Path
+
+from analysis.report.htmlsafe import check_template_text, raw_html_block
+
+FOLDER = "docs"  # in the repository and on the site
+LUA_FILTER = Path(__file__).with_name("docs.lua")
+H1_RE = re.compile(r"\A\s*#\s+(.+?)\s*#*\s*$", re.M)
+COMMENT_RE = re.compile(r"^<!--.*?-->[ \t]*\n", re.M | re.S)
+ANCHOR_RE = re.compile(r'<a href="([^"]*)"([^>]*)>(.*?)</a>', re.S)
+REPORT_PAGE_RE = re.compile(r"\.\./report/([\w-]+)\.qmd$")
+
+
+def doc_pages(folder: Path) -> list[Path]:
+    """The pages of ``folder`` (``docs/``): its visible ``.md`` files, by name."""
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.glob("*.md") if p.is_file() and not p.name.startswith("."))
+
+
+def split_title(text: str, stem: str) -> tuple[str, str]:
+    """A page's title (its first line's level-1 heading, else ``stem``) and the rest."""
+    m = H1_RE.match(text)
+    return (m.group(1), text[m.end():]) if m else (stem, text)
+
+
+def site_href(target: str, pages: set[str]) -> str | None:
+    """Where a link of a docs page goes on the site (the page is at ``docs/<name>.html``),
+    or None when it has no page there: ``x.md#a`` -> ``x.html#a`` for a page ``x.md`` of
+    ``pages``; ``../report/p.qmd#a`` -> ``../p.html#a``; ``https://`` and ``#a`` as they
+    are."""
+    target = html.unescape(target)
+    if target.startswith(("https://", "#")):
+        return target
+    path, hash_, anchor = target.partition("#")
+    if "/" not in path and path in pages:
+        return f"{path.removesuffix('.md')}.html{hash_}{anchor}"
+    m = REPORT_PAGE_RE.fullmatch(path)
+    if m:
+        return f"../{m.group(1)}.html{hash_}{anchor}"
+    return None
+
+
+def rewrite_links(body: str, pages: set[str]) -> str:
+    """The links of ``body`` (pandoc's HTML) as :func:`site_href` says: rewritten, or
+    replaced by their text."""
+    def repl(m: re.Match) -> str:
+        href = site_href(m.group(1), pages)
+        if href is None:
+            return m.group(3)
+        return f'<a href="{html.escape(href, quote=True)}"{m.group(2)}>{m.group(3)}</a>'
+    return ANCHOR_RE.sub(repl, body)
+
+
+def gfm_to_html(text: str) -> str:
+    """GitHub's Markdown as HTML (pandoc's ``gfm`` reader, GitHub's heading anchors), raw
+    HTML shown as text (:data:`LUA_FILTER`)."""
+    import pypandoc  # the pandoc binary: loaded only where Markdown is converted
+
+    return pypandoc.convert_text(text, "html5", format="gfm", extra_args=[
+        "--wrap=none", "--syntax-highlighting=none", "--lua-filter", str(LUA_FILTER)])
+
+
+def wrap_tables(body: str) -> str:
+    """Each table of ``body`` styled as the site's tables and in a box that scrolls
+    sideways on a narrow screen (the page itself never does)."""
+    return (body.replace("<table>", '<div class="table-wrap"><table class="table">')
+            .replace("</table>", "</table></div>"))
+
+
+def doc_include(text: str, stem: str, pages: set[str]) -> tuple[str, str]:
+    """A docs page as (title, the include with its body as one raw HTML block)."""
+    title, body = split_title(COMMENT_RE.sub("", text), stem)
+    return title, raw_html_block(wrap_tables(rewrite_links(gfm_to_html(body), pages)).strip())
+
+
+def doc_stub(stem: str, title: str) -> str:
+    """The page source of one docs page: its title and the include with its body."""
+    title = check_template_text(title.replace("`", ""), f"title of {FOLDER}/{stem}.md")
+    return (f"---\ntitle: {json.dumps(title, ensure_ascii=False)}\n---\n\n"
+            f"{{{{< include ../_generated/{FOLDER}/{stem}.md >}}}}\n")
+
+
+def doc_files(folder: Path) -> dict[str, str]:
+    """What the render adds to the staged project for the pages of ``folder``: relative
+    path -> text (``docs/<name>.qmd`` stubs, ``_generated/docs/<name>.md`` includes)."""
+    pages = doc_pages(folder)
+    names = {p.name for p in pages}
+    files = {}
+    for page in pages:
+        title, include = doc_include(page.read_text(encoding="utf-8"), page.stem, names)
+        files[f"_generated/{FOLDER}/{page.stem}.md"] = include
+        files[f"{FOLDER}/{page.stem}.qmd"] = doc_stub(page.stem, title)
+    return files
