@@ -1,0 +1,314 @@
+"""Set up a virtual environment with the pinned dependencies: with uv when it can be had,
+else with pip; and regenerate the hashes of the pins.
+
+``make venv`` (so ``make report``, ``make test`` and ``make test-pythons``) runs this file
+with the base Python, before the package is installed, so it uses the standard library
+only::
+
+    python src/analysis/tools/install.py .venv                   # uv, else pip
+    python src/analysis/tools/install.py .venv --installer pip   # pip only
+    python src/analysis/tools/install.py .venv --pins            # rewrite the hashes (make pins)
+
+Both installers run the same steps (:func:`install_steps`): the same files with the same
+flags, every pin checked against its hashes (``--require-hashes``), then the project
+itself, editable. Hashes name the exact files, so both put the same bytes into the
+environment, the files CI tested. uv is itself a pin (``requirements-uv.txt``, one wheel
+installed by pip); when it cannot be had or fails, pip does the whole install. The line
+printed at the end and ``<venv>/.installer`` say which one ran.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[3]
+STAMP = ".installed"  # touched when the environment is complete (make's target)
+RECORD = ".installer"  # one line: the installer that ran, its version, why pip if pip
+
+
+@dataclass(frozen=True)
+class PinFile:
+    """A requirements file of pins, and whether its packages' own dependencies are left out
+    (``--no-deps``: installed and resolved without them)."""
+
+    name: str
+    no_deps: bool
+
+
+# In install order. irrCAC's declared dependencies are exact pins that cannot be installed
+# next to requirements.txt (see requirements-no-deps.txt), hence its own file.
+PIN_FILES = (PinFile("requirements.txt", no_deps=False),
+             PinFile("requirements-no-deps.txt", no_deps=True))
+UV_PINS = PinFile("requirements-uv.txt", no_deps=True)
+INSTALLERS = ("auto", "uv", "pip")
+
+Run = Callable[[Sequence[str]], int]
+
+
+class SetupError(Exception):
+    """A set-up that cannot go on; its message is the one line printed."""
+
+
+# --- pins -------------------------------------------------------------------------------
+
+_HASH = re.compile(r"\s--hash=\S+")
+_PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*==\s*([^\s;]+)")
+
+
+def _entries(text: str) -> list[str]:
+    """The entries of a requirements file, one string each, hashes included: continuation
+    lines joined, comments and blank lines left out."""
+    entries = []
+    for line in re.sub(r"\\\n", " ", text).splitlines():
+        line = re.sub(r"(^|\s)#.*", "", line).strip()
+        if line:
+            entries.append(line)
+    return entries
+
+
+def requirement_lines(text: str) -> list[str]:
+    """The requirements of a requirements file as they would be written without hashes
+    (``"coverage[toml]==7.6.1 \\ --hash=sha256:..."`` gives ``"coverage[toml]==7.6.1"``)."""
+    return [_HASH.sub("", f" {entry}").strip() for entry in _entries(text)]
+
+
+def pins(text: str) -> dict[str, str]:
+    """``{name: version}`` of the ``name==version`` pins of a requirements file (extras,
+    markers and hashes aside; names as written)."""
+    return {m.group(1): m.group(2) for line in requirement_lines(text)
+            if (m := _PIN.match(line))}
+
+
+def hashes(text: str) -> dict[str, int]:
+    """How many ``--hash`` options each pin carries (0 for a pin without hashes)."""
+    return {m.group(1): len(_HASH.findall(f" {entry}")) for entry in _entries(text)
+            if (m := _PIN.match(entry))}
+
+
+def normalise(name: str) -> str:
+    """A package name as PyPI compares them (PEP 503: ``Flufl.Lock`` is ``flufl-lock``)."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def header(text: str) -> str:
+    """The comment lines a requirements file opens with (kept when the pins are rewritten)."""
+    lines = []
+    for line in text.splitlines(keepends=True):
+        if not line.startswith("#"):
+            break
+        lines.append(line)
+    return "".join(lines)
+
+
+def compile_command(uv: str, python: str, pin_file: PinFile, source: Path,
+                    target: Path) -> list[str]:
+    """uv's command that pins ``source`` with every file's hash into ``target``: for the
+    platform and Python of ``python``, dependencies added unless the file is ``--no-deps``,
+    extras kept (pip's hash-checking mode wants ``coverage[toml]`` pinned as such)."""
+    return [uv, "pip", "compile", "--quiet", "--generate-hashes", "--no-strip-extras",
+            "--no-header", "--no-annotate", "--python", python,
+            *(["--no-deps"] if pin_file.no_deps else []), str(source), "-o", str(target)]
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``path`` aside and move it into place: never half-written (the helpers of
+    ``analysis.core.artifacts`` need pandas, which is not installed yet when this runs)."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def repin(uv: str, python: str, pin_file: PinFile, root: Path = ROOT,
+          run: Run | None = None) -> str:
+    """Rewrite one file of pins with the hashes of every file of each pinned version (its
+    opening comments kept; missing dependencies added at their newest version); return a
+    line saying what changed."""
+    run = run or _run
+    path = root / pin_file.name
+    old = path.read_text(encoding="utf-8")
+    with tempfile.TemporaryDirectory(prefix="pins-") as tmp:
+        source, target = Path(tmp) / "pins.in", Path(tmp) / "pins.txt"
+        source.write_text("\n".join(requirement_lines(old)) + "\n", encoding="utf-8")
+        if run(compile_command(uv, python, pin_file, source, target)) != 0:
+            raise SetupError(f"{pin_file.name}: uv could not pin these versions (see its "
+                             "message above); correct the pin it names and run make pins again")
+        new = header(old) + target.read_text(encoding="utf-8")
+    write_atomic(path, new)
+    return f"{pin_file.name}: {len(pins(new))} pins, {sum(hashes(new).values())} hashes" + \
+        "".join(f", {change}" for change in changes(pins(old), pins(new)))
+
+
+def changes(before: dict[str, str], after: dict[str, str]) -> list[str]:
+    """What rewriting the pins changed: packages added (a new pin's dependencies) or
+    removed, and versions changed; names compared as PyPI compares them."""
+    old = {normalise(n): v for n, v in before.items()}
+    new = {normalise(n): v for n, v in after.items()}
+    return ([f"added {n}=={new[n]}" for n in sorted(set(new) - set(old))]
+            + [f"removed {n}=={old[n]}" for n in sorted(set(old) - set(new))]
+            + [f"{n} {old[n]} -> {new[n]}" for n in sorted(set(old) & set(new))
+               if old[n] != new[n]])
+
+
+# --- install ------------------------------------------------------------------------------
+
+def pip_prefix(python: str) -> list[str]:
+    """pip's install command for the environment of ``python``."""
+    return [python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+
+
+def uv_prefix(uv: str, python: str) -> list[str]:
+    """uv's install command for the environment of ``python`` (uv reads its own settings,
+    e.g. ``UV_DEFAULT_INDEX``, not pip's; by default it installs from PyPI)."""
+    return [uv, "pip", "install", "--quiet", "--python", python]
+
+
+def install_steps(prefix: Sequence[str]) -> list[list[str]]:
+    """The installs, in order, behind either installer's command: each file of pins with
+    its hashes required (with ``--no-deps`` where the file says so), then the project
+    itself, editable, which has no hash, so it comes in a step of its own."""
+    steps = [[*prefix, *(["--no-deps"] if f.no_deps else []), "--require-hashes",
+              "-r", f.name] for f in PIN_FILES]
+    return [*steps, [*prefix, "--no-deps", "--no-build-isolation", "-e", "."]]
+
+
+def uv_bootstrap(python: str) -> list[str]:
+    """pip's command that installs the pinned uv wheel (a wheel only: uv's source archive
+    needs a Rust compiler)."""
+    return [*pip_prefix(python), "--only-binary", ":all:", "--require-hashes",
+            "-r", UV_PINS.name]
+
+
+def venv_python(venv: Path) -> Path:
+    return venv / "bin" / "python"
+
+
+def run_steps(steps: Sequence[Sequence[str]], run: Run) -> int:
+    """Run the steps in order up to the first that fails; its exit status (0: all ran)."""
+    for step in steps:
+        if (status := run(step)) != 0:
+            return status
+    return 0
+
+
+def install(venv: Path, installer: str, run: Run) -> tuple[str, str]:
+    """Install the pins into ``venv`` with uv (``auto``: pip when uv fails, ``uv``: no
+    fallback) or with pip (``pip``); return the installer that ran and, for pip, why."""
+    python = str(venv_python(venv))
+    if installer == "pip":
+        why = "INSTALLER=pip"
+    else:
+        uv = venv / "bin" / "uv"
+        if run(uv_bootstrap(python)) != 0 or not uv.is_file():
+            why = f"uv could not be installed from {UV_PINS.name}"
+        elif (status := run_steps(install_steps(uv_prefix(str(uv), python)), run)) != 0:
+            why = f"uv failed with exit status {status}"
+        else:
+            return "uv", ""
+        if installer == "uv":
+            raise SetupError(f"{venv}: {why} and INSTALLER=uv allows no fallback; run "
+                             "make venv without INSTALLER (or INSTALLER=pip)")
+        print(f"{venv}: {why}; installing with pip instead", file=sys.stderr)
+    if (status := run_steps(install_steps(pip_prefix(python)), run)) != 0:
+        raise SetupError(f"{venv}: pip failed with exit status {status} (its message is "
+                         f"above); fix that, then run make venv again")
+    return "pip", why
+
+
+def installer_version(venv: Path, installer: str) -> str:
+    """``"uv 0.13.9"`` or ``"pip 24.0"``: the installer's name and version."""
+    command = ([str(venv / "bin" / "uv"), "--version"] if installer == "uv"
+               else [str(venv_python(venv)), "-m", "pip", "--version"])
+    try:
+        out = subprocess.run(command, capture_output=True, text=True, check=False).stdout
+    except OSError:
+        out = ""
+    return " ".join(out.split()[:2]) or installer
+
+
+def record_line(version: str, why: str) -> str:
+    """What ``<venv>/.installer`` holds and the last line printed: the installer that ran,
+    its version and, for pip, why."""
+    return f"{version} ({why})" if why else version
+
+
+def _run(command: Sequence[str]) -> int:
+    return subprocess.run(list(command), cwd=ROOT, check=False).returncode
+
+
+def ensure_venv(venv: Path, run: Run) -> None:
+    """Create ``venv`` with this Python if it has no interpreter yet."""
+    if not venv_python(venv).exists() and run([sys.executable, "-m", "venv", str(venv)]) != 0:
+        raise SetupError(f"{venv}: python -m venv failed (message above); on Debian or "
+                         "Ubuntu install the python3-venv package")
+    (venv / ".gitignore").write_text("*\n", encoding="utf-8")
+
+
+def set_up(venv: Path, installer: str, run: Run = _run) -> str:
+    """Create ``venv`` if needed, install the pins and the project, record the installer;
+    return the line saying which one ran."""
+    ensure_venv(venv, run)
+    (venv / STAMP).unlink(missing_ok=True)
+    name, why = install(venv, installer, run)
+    line = record_line(installer_version(venv, name), why)
+    (venv / RECORD).write_text(line + "\n", encoding="utf-8")
+    (venv / STAMP).touch()
+    return line
+
+
+def regenerate_pins(venv: Path, run: Run = _run) -> list[str]:
+    """Rewrite every file of pins with its hashes (uv from ``venv``, installed there if
+    missing); one line per file."""
+    ensure_venv(venv, run)
+    python = str(venv_python(venv))
+    uv = venv / "bin" / "uv"
+    if not uv.is_file() and run([*pip_prefix(python), "--only-binary", ":all:",
+                                 "-r", UV_PINS.name]) != 0:
+        raise SetupError(f"{venv}: uv could not be installed from {UV_PINS.name}; "
+                         "make pins needs uv and PyPI")
+    return [repin(str(uv), python, f, run=run) for f in (*PIN_FILES, UV_PINS)]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python src/analysis/tools/install.py",
+        description="Set up a virtual environment with the pinned dependencies (uv, else "
+                    "pip), or rewrite the hashes of the pins.")
+    parser.add_argument("venv", type=Path, help="the environment's folder, e.g. .venv")
+    parser.add_argument("--installer", choices=INSTALLERS, default="auto",
+                        help="auto: uv, pip if uv fails (default); uv: uv only; pip: pip only")
+    parser.add_argument("--pins", action="store_true",
+                        help="rewrite requirements*.txt with the hashes of their pins")
+    args = parser.parse_args(argv)
+    if sys.version_info < (3, 11):  # noqa: UP036 (run by the base Python, which may be older)
+        print(f"{sys.executable} is Python {sys.version.split()[0]}; the project needs 3.11 "
+              "or later: run make with PYTHON=python3.11", file=sys.stderr)
+        return 1
+    venv = args.venv if args.venv.is_absolute() else ROOT / args.venv
+    try:
+        if args.pins:
+            for line in regenerate_pins(venv):
+                print(line)
+        else:
+            print(f"{args.venv}: installed with {set_up(venv, args.installer)}")
+    except SetupError as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
