@@ -12,7 +12,7 @@ PYTEST_ARGS ?=
 # pip only, INSTALLER=uv allows no fallback. The line printed and .venv/.installer say which
 # one ran.
 INSTALLER ?= auto
-INSTALL := src/analysis/tools/install.py
+SETUP = PYTHONPATH=src $(1) -m analysis.tools.install
 PINNED := requirements.txt requirements-no-deps.txt requirements-uv.txt pyproject.toml
 
 .PHONY: report pipeline serve test test-fast bench lint venv clean-venv pins
@@ -20,12 +20,12 @@ PINNED := requirements.txt requirements-no-deps.txt requirements-uv.txt pyprojec
 venv: $(STAMP)
 
 $(STAMP): $(PINNED)
-	@$(PYTHON) $(INSTALL) $(VENV) --installer $(INSTALLER)
+	@$(call SETUP,$(PYTHON)) $(VENV) --installer $(INSTALLER)
 
 ## after adding or changing a pin in requirements*.txt: rewrite the files with the hashes of
 ## every pinned version (and the dependencies a new package needs), with uv and PyPI
 pins:
-	@$(PYTHON) $(INSTALL) $(VENV) --pins
+	@$(call SETUP,$(PYTHON)) $(VENV) --pins
 
 ## the whole study: ingest -> clean -> analyses -> scorecard -> site (Quarto if it can be
 ## had, else the pandoc preview; the site is rendered again if it is missing, or if Quarto
@@ -82,7 +82,7 @@ test-pythons:
 	  for f in $(PINNED); do [ $$f -nt $$venv/.installed ] && stale=1; done; \
 	  if [ ! -f $$venv/.installed ] || [ -n "$$stale" ]; then \
 	    echo "test-pythons: setting up $$venv with $$py"; \
-	    "$$py" $(INSTALL) $$venv --installer $(INSTALLER) || { \
+	    $(call SETUP,"$$py") $$venv --installer $(INSTALLER) || { \
 	      summary+=("Python $$v: failed (could not set up $$venv)"); failed=1; continue; }; \
 	  fi; \
 	  echo "test-pythons: Python $$v ($$py) in $$venv"; \

@@ -11,7 +11,7 @@ from pathlib import Path
 import yaml
 
 from analysis.core.paths import ROOT
-from analysis.tools.install import normalise, pins
+from analysis.core.pins import normalise, pins
 from tests.support.mirror import MIRROR, needs_mirror
 
 SRC = sorted((ROOT / "src" / "analysis").rglob("*.py"))

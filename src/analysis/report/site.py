@@ -37,6 +37,8 @@ from analysis.core.config import load_yaml
 from analysis.core.errors import InputError
 from analysis.core.figures import save_figure
 from analysis.core.paths import Paths
+from analysis.core.pins import installer
+from analysis.core.pins import pins as read_pins
 from analysis.core.projects import Projects
 from analysis.report import blocks
 from analysis.report import generated as gen
@@ -52,8 +54,6 @@ from analysis.report.pages import write_all as write_pages
 from analysis.report.preview import pandoc_version, render_site
 from analysis.report.quarto import find_quarto, quarto_version
 from analysis.report.variables import build_vars, git_info, render_vars, stage_texts, write_vars
-from analysis.tools.install import RECORD as INSTALLER_RECORD
-from analysis.tools.install import pins as read_pins
 
 KEY_PACKAGES = ("dvc", "pandas", "numpy", "scipy", "matplotlib", "statsmodels", "pyarrow",
                 "papermill", "jupytext", "nbformat", "pandera", "krippendorff", "irrCAC",
@@ -87,20 +87,12 @@ def installed_version(name: str) -> str:
         return "not installed"
 
 
-def installer(prefix: Path | None = None) -> str:
-    """The installer that set up this environment, as ``make venv`` recorded it in
-    ``<venv>/.installer`` (``"uv 0.13.9"``, or pip and why); "not recorded" elsewhere."""
-    record = Path(prefix or sys.prefix) / INSTALLER_RECORD
-    lines = record.read_text(encoding="utf-8").splitlines() if record.is_file() else []
-    return lines[0] if lines else "not recorded"
-
-
 def environment(quarto: str | None) -> dict[str, str]:
     """Versions that shape the outputs: Python, pandoc, Quarto and the key packages, and
     the installer that put the packages there."""
     versions = {"python": sys.version.split()[0], "pandoc": pandoc_version(),
                 "quarto": quarto_version(quarto) if quarto else "not installed",
-                "installer": installer()}
+                "installer": installer(Path(sys.prefix))}
     for name in KEY_PACKAGES:
         versions[name] = installed_version(name)
     return versions

@@ -1,13 +1,13 @@
 """Set up a virtual environment with the pinned dependencies: with uv when it can be had,
 else with pip; and regenerate the hashes of the pins.
 
-``make venv`` (so ``make report``, ``make test`` and ``make test-pythons``) runs this file
-with the base Python, before the package is installed, so it uses the standard library
-only::
+``make venv`` (so ``make report``, ``make test`` and ``make test-pythons``) runs this
+module with the base Python, before the package is installed (``PYTHONPATH=src``), so it
+and what it imports use the standard library only::
 
-    python src/analysis/tools/install.py .venv                   # uv, else pip
-    python src/analysis/tools/install.py .venv --installer pip   # pip only
-    python src/analysis/tools/install.py .venv --pins            # rewrite the hashes (make pins)
+    PYTHONPATH=src python -m analysis.tools.install .venv                  # uv, else pip
+    PYTHONPATH=src python -m analysis.tools.install .venv --installer pip  # pip only
+    PYTHONPATH=src python -m analysis.tools.install .venv --pins           # make pins
 
 Both installers run the same steps (:func:`install_steps`): the same files with the same
 flags, every pin checked against its hashes (``--require-hashes``), then the project
@@ -21,33 +21,26 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import subprocess
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[3]
+from analysis.core.paths import ROOT, Paths
+from analysis.core.pins import (
+    INSTALLER_RECORD,
+    PinFile,
+    changes,
+    hashes,
+    header,
+    pin_files,
+    pins,
+    requirement_lines,
+    uv_pins,
+)
+
 STAMP = ".installed"  # touched when the environment is complete (make's target)
-RECORD = ".installer"  # one line: the installer that ran, its version, why pip if pip
-
-
-@dataclass(frozen=True)
-class PinFile:
-    """A requirements file of pins, and whether its packages' own dependencies are left out
-    (``--no-deps``: installed and resolved without them)."""
-
-    name: str
-    no_deps: bool
-
-
-# In install order. irrCAC's declared dependencies are exact pins that cannot be installed
-# next to requirements.txt (see requirements-no-deps.txt), hence its own file.
-PIN_FILES = (PinFile("requirements.txt", no_deps=False),
-             PinFile("requirements-no-deps.txt", no_deps=True))
-UV_PINS = PinFile("requirements-uv.txt", no_deps=True)
 INSTALLERS = ("auto", "uv", "pip")
 
 Run = Callable[[Sequence[str]], int]
@@ -58,55 +51,6 @@ class SetupError(Exception):
 
 
 # --- pins -------------------------------------------------------------------------------
-
-_HASH = re.compile(r"\s--hash=\S+")
-_PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*==\s*([^\s;]+)")
-
-
-def _entries(text: str) -> list[str]:
-    """The entries of a requirements file, one string each, hashes included: continuation
-    lines joined, comments and blank lines left out."""
-    entries = []
-    for line in re.sub(r"\\\n", " ", text).splitlines():
-        line = re.sub(r"(^|\s)#.*", "", line).strip()
-        if line:
-            entries.append(line)
-    return entries
-
-
-def requirement_lines(text: str) -> list[str]:
-    """The requirements of a requirements file as they would be written without hashes
-    (``"coverage[toml]==7.6.1 \\ --hash=sha256:..."`` gives ``"coverage[toml]==7.6.1"``)."""
-    return [_HASH.sub("", f" {entry}").strip() for entry in _entries(text)]
-
-
-def pins(text: str) -> dict[str, str]:
-    """``{name: version}`` of the ``name==version`` pins of a requirements file (extras,
-    markers and hashes aside; names as written)."""
-    return {m.group(1): m.group(2) for line in requirement_lines(text)
-            if (m := _PIN.match(line))}
-
-
-def hashes(text: str) -> dict[str, int]:
-    """How many ``--hash`` options each pin carries (0 for a pin without hashes)."""
-    return {m.group(1): len(_HASH.findall(f" {entry}")) for entry in _entries(text)
-            if (m := _PIN.match(entry))}
-
-
-def normalise(name: str) -> str:
-    """A package name as PyPI compares them (PEP 503: ``Flufl.Lock`` is ``flufl-lock``)."""
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
-def header(text: str) -> str:
-    """The comment lines a requirements file opens with (kept when the pins are rewritten)."""
-    lines = []
-    for line in text.splitlines(keepends=True):
-        if not line.startswith("#"):
-            break
-        lines.append(line)
-    return "".join(lines)
-
 
 def compile_command(uv: str, python: str, pin_file: PinFile, source: Path,
                     target: Path) -> list[str]:
@@ -132,35 +76,23 @@ def write_atomic(path: Path, text: str) -> None:
         raise
 
 
-def repin(uv: str, python: str, pin_file: PinFile, root: Path = ROOT,
-          run: Run | None = None) -> str:
+def repin(uv: str, python: str, pin_file: PinFile, run: Run | None = None) -> str:
     """Rewrite one file of pins with the hashes of every file of each pinned version (its
     opening comments kept; missing dependencies added at their newest version); return a
     line saying what changed."""
     run = run or _run
-    path = root / pin_file.name
-    old = path.read_text(encoding="utf-8")
+    name = pin_file.path.name
+    old = pin_file.path.read_text(encoding="utf-8")
     with tempfile.TemporaryDirectory(prefix="pins-") as tmp:
         source, target = Path(tmp) / "pins.in", Path(tmp) / "pins.txt"
         source.write_text("\n".join(requirement_lines(old)) + "\n", encoding="utf-8")
         if run(compile_command(uv, python, pin_file, source, target)) != 0:
-            raise SetupError(f"{pin_file.name}: uv could not pin these versions (see its "
-                             "message above); correct the pin it names and run make pins again")
+            raise SetupError(f"{name}: uv could not pin these versions (see its message "
+                             "above); correct the pin it names and run make pins again")
         new = header(old) + target.read_text(encoding="utf-8")
-    write_atomic(path, new)
-    return f"{pin_file.name}: {len(pins(new))} pins, {sum(hashes(new).values())} hashes" + \
+    write_atomic(pin_file.path, new)
+    return f"{name}: {len(pins(new))} pins, {sum(hashes(new).values())} hashes" + \
         "".join(f", {change}" for change in changes(pins(old), pins(new)))
-
-
-def changes(before: dict[str, str], after: dict[str, str]) -> list[str]:
-    """What rewriting the pins changed: packages added (a new pin's dependencies) or
-    removed, and versions changed; names compared as PyPI compares them."""
-    old = {normalise(n): v for n, v in before.items()}
-    new = {normalise(n): v for n, v in after.items()}
-    return ([f"added {n}=={new[n]}" for n in sorted(set(new) - set(old))]
-            + [f"removed {n}=={old[n]}" for n in sorted(set(old) - set(new))]
-            + [f"{n} {old[n]} -> {new[n]}" for n in sorted(set(old) & set(new))
-               if old[n] != new[n]])
 
 
 # --- install ------------------------------------------------------------------------------
@@ -176,20 +108,20 @@ def uv_prefix(uv: str, python: str) -> list[str]:
     return [uv, "pip", "install", "--quiet", "--python", python]
 
 
-def install_steps(prefix: Sequence[str]) -> list[list[str]]:
+def install_steps(prefix: Sequence[str], paths: Paths) -> list[list[str]]:
     """The installs, in order, behind either installer's command: each file of pins with
     its hashes required (with ``--no-deps`` where the file says so), then the project
     itself, editable, which has no hash, so it comes in a step of its own."""
     steps = [[*prefix, *(["--no-deps"] if f.no_deps else []), "--require-hashes",
-              "-r", f.name] for f in PIN_FILES]
-    return [*steps, [*prefix, "--no-deps", "--no-build-isolation", "-e", "."]]
+              "-r", str(f.path)] for f in pin_files(paths)]
+    return [*steps, [*prefix, "--no-deps", "--no-build-isolation", "-e", str(paths.root)]]
 
 
-def uv_bootstrap(python: str) -> list[str]:
+def uv_bootstrap(python: str, paths: Paths, require_hashes: bool = True) -> list[str]:
     """pip's command that installs the pinned uv wheel (a wheel only: uv's source archive
     needs a Rust compiler)."""
-    return [*pip_prefix(python), "--only-binary", ":all:", "--require-hashes",
-            "-r", UV_PINS.name]
+    return [*pip_prefix(python), "--only-binary", ":all:",
+            *(["--require-hashes"] if require_hashes else []), "-r", str(uv_pins(paths).path)]
 
 
 def venv_python(venv: Path) -> Path:
@@ -204,7 +136,7 @@ def run_steps(steps: Sequence[Sequence[str]], run: Run) -> int:
     return 0
 
 
-def install(venv: Path, installer: str, run: Run) -> tuple[str, str]:
+def install(venv: Path, installer: str, run: Run, paths: Paths) -> tuple[str, str]:
     """Install the pins into ``venv`` with uv (``auto``: pip when uv fails, ``uv``: no
     fallback) or with pip (``pip``); return the installer that ran and, for pip, why."""
     python = str(venv_python(venv))
@@ -212,9 +144,9 @@ def install(venv: Path, installer: str, run: Run) -> tuple[str, str]:
         why = "INSTALLER=pip"
     else:
         uv = venv / "bin" / "uv"
-        if run(uv_bootstrap(python)) != 0 or not uv.is_file():
-            why = f"uv could not be installed from {UV_PINS.name}"
-        elif (status := run_steps(install_steps(uv_prefix(str(uv), python)), run)) != 0:
+        if run(uv_bootstrap(python, paths)) != 0 or not uv.is_file():
+            why = f"uv could not be installed from {uv_pins(paths).path.name}"
+        elif (status := run_steps(install_steps(uv_prefix(str(uv), python), paths), run)):
             why = f"uv failed with exit status {status}"
         else:
             return "uv", ""
@@ -222,7 +154,7 @@ def install(venv: Path, installer: str, run: Run) -> tuple[str, str]:
             raise SetupError(f"{venv}: {why} and INSTALLER=uv allows no fallback; run "
                              "make venv without INSTALLER (or INSTALLER=pip)")
         print(f"{venv}: {why}; installing with pip instead", file=sys.stderr)
-    if (status := run_steps(install_steps(pip_prefix(python)), run)) != 0:
+    if status := run_steps(install_steps(pip_prefix(python), paths), run):
         raise SetupError(f"{venv}: pip failed with exit status {status} (its message is "
                          f"above); fix that, then run make venv again")
     return "pip", why
@@ -257,34 +189,35 @@ def ensure_venv(venv: Path, run: Run) -> None:
     (venv / ".gitignore").write_text("*\n", encoding="utf-8")
 
 
-def set_up(venv: Path, installer: str, run: Run = _run) -> str:
+def set_up(venv: Path, installer: str, run: Run = _run, paths: Paths | None = None) -> str:
     """Create ``venv`` if needed, install the pins and the project, record the installer;
     return the line saying which one ran."""
     ensure_venv(venv, run)
     (venv / STAMP).unlink(missing_ok=True)
-    name, why = install(venv, installer, run)
+    name, why = install(venv, installer, run, paths or Paths())
     line = record_line(installer_version(venv, name), why)
-    (venv / RECORD).write_text(line + "\n", encoding="utf-8")
+    (venv / INSTALLER_RECORD).write_text(line + "\n", encoding="utf-8")
     (venv / STAMP).touch()
     return line
 
 
-def regenerate_pins(venv: Path, run: Run = _run) -> list[str]:
+def regenerate_pins(venv: Path, run: Run = _run, paths: Paths | None = None) -> list[str]:
     """Rewrite every file of pins with its hashes (uv from ``venv``, installed there if
-    missing); one line per file."""
+    missing: its own pin may have changed, so without requiring hashes); one line per
+    file."""
+    paths = paths or Paths()
     ensure_venv(venv, run)
     python = str(venv_python(venv))
     uv = venv / "bin" / "uv"
-    if not uv.is_file() and run([*pip_prefix(python), "--only-binary", ":all:",
-                                 "-r", UV_PINS.name]) != 0:
-        raise SetupError(f"{venv}: uv could not be installed from {UV_PINS.name}; "
-                         "make pins needs uv and PyPI")
-    return [repin(str(uv), python, f, run=run) for f in (*PIN_FILES, UV_PINS)]
+    if not uv.is_file() and run(uv_bootstrap(python, paths, require_hashes=False)) != 0:
+        raise SetupError(f"{venv}: uv could not be installed from "
+                         f"{uv_pins(paths).path.name}; make pins needs uv and PyPI")
+    return [repin(str(uv), python, f, run=run) for f in (*pin_files(paths), uv_pins(paths))]
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python src/analysis/tools/install.py",
+        prog="python -m analysis.tools.install",
         description="Set up a virtual environment with the pinned dependencies (uv, else "
                     "pip), or rewrite the hashes of the pins.")
     parser.add_argument("venv", type=Path, help="the environment's folder, e.g. .venv")
