@@ -113,7 +113,8 @@ def versions(monkeypatch):
     monkeypatch.setattr(install, "installer_version", lambda venv, name: f"{name} 9.9")
 
 
-def test_uv_installs_when_it_can_be_had(tmp_path, versions):
+def test_uv_installs_when_it_can_be_had(tmp_path, versions, monkeypatch):
+    monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
     venv = tmp_path / ".venv"
     run = Recorder(venv)
     assert install.set_up(venv, "auto", run) == "uv 9.9"
@@ -121,7 +122,20 @@ def test_uv_installs_when_it_can_be_had(tmp_path, versions):
     assert run.commands[1][-2:] == ["-r", str(PATHS.requirements_uv)]
     assert "--only-binary" in run.commands[1] and "--require-hashes" in run.commands[1]
     assert len(run.by("uv")) == 3 and run.by("pip") == []
+    assert not [c for c in run.commands if "--compile-bytecode" in c]
     assert (venv / ".installer").read_text() == "uv 9.9\n" and (venv / ".installed").is_file()
+
+
+def test_uv_compiles_the_bytecode_where_python_writes_none(tmp_path, versions, monkeypatch):
+    """pip compiles at install; under PYTHONDONTWRITEBYTECODE uv must too, or every
+    notebook kernel compiles pandas & co. again."""
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    run = Recorder(tmp_path / ".venv")
+    install.set_up(tmp_path / ".venv", "auto", run)
+    assert all("--compile-bytecode" in c for c in run.by("uv"))
+    assert install.bytecode_at_install({"PYTHONDONTWRITEBYTECODE": "1"})
+    assert not install.bytecode_at_install({"PYTHONDONTWRITEBYTECODE": ""})
+    assert not install.bytecode_at_install({})
 
 
 @pytest.mark.parametrize(("fail", "why"), [
