@@ -27,7 +27,7 @@ import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from analysis.core.paths import ROOT, Paths
+from analysis.core.paths import Paths
 from analysis.core.pins import (
     INSTALLER_RECORD,
     PinFile,
@@ -190,7 +190,7 @@ def record_line(version: str, why: str) -> str:
 
 
 def _run(command: Sequence[str]) -> int:
-    return subprocess.run(list(command), cwd=ROOT, check=False).returncode
+    return subprocess.run(list(command), check=False).returncode
 
 
 def ensure_venv(venv: Path, run: Run) -> None:
@@ -242,13 +242,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{sys.executable} is Python {sys.version.split()[0]}; the project needs 3.11 "
               "or later: run make with PYTHON=python3.11", file=sys.stderr)
         return 1
-    venv = args.venv if args.venv.is_absolute() else ROOT / args.venv
     try:
         if args.pins:
-            for line in regenerate_pins(venv):
+            for line in regenerate_pins(args.venv):
                 print(line)
         else:
-            print(f"{args.venv}: installed with {set_up(venv, args.installer)}")
+            print(f"{args.venv}: installed with {set_up(args.venv, args.installer)}")
     except SetupError as exc:
         print(exc, file=sys.stderr)
         return 1
