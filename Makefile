@@ -28,7 +28,8 @@ pins:
 	@$(call SETUP,$(PYTHON)) $(VENV) --pins
 
 ## the whole study: ingest -> clean -> analyses -> scorecard -> site (Quarto if it can be
-## had, else the pandoc preview; the site is rendered again if it is missing, or if Quarto
+## had, else the pandoc preview; the site is rendered again if it does not show the current
+## sources, e.g. after DVC restored them from its run cache, if it is missing, or if Quarto
 ## has become available since the preview rendered it)
 report: $(STAMP)
 	$(RUN) python -m analysis.report quarto-setup

@@ -10,6 +10,14 @@ size of the worker processes (``ru_maxrss`` of each, read on the workers). Targe
 cores): 100,000 events/s per core streaming, 1.7x that with 2 workers, worker memory flat
 from 1 to 20 files.
 
+Crossover: the input size (bytes as stored, gzip) where 2 Dask workers overtake the
+streaming engine, as a user meets it: ``python -m analysis.select`` run whole in a fresh
+process on 1, 2, 4, 8 and 16 of the hours, streaming and ``--workers 2`` (the cluster's
+start included). A line ``seconds = fixed + bytes / rate`` is fitted to each engine;
+where they cross is ``crossover_bytes``, next to the constant ``--workers auto`` uses
+(:data:`analysis.select.engine.CROSSOVER_BYTES`, recorded from this measurement). Target:
+at every measured size, the engine ``--workers auto`` picks is within 10% of the faster.
+
 Hostile input: the peak resident size of ``python -m analysis.select`` (a fresh process,
 its ``VmHWM``) on files made to fill the memory, next to the limits that refuse them: a
 gzip bomb of 1 GiB of zeros without a line break (1 MB compressed), an hour whose one line
@@ -162,6 +170,60 @@ def measure(mode: str, keywords: Path, out: Path, files: list[Path]) -> dict:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+CROSSOVER_FILES = (1, 2, 4, 8, 16)
+AUTO_TOLERANCE = 1.1
+
+
+def timed_select(files: list[Path], keywords: Path, out: Path, *extra: str) -> float:
+    """Wall seconds of ``python -m analysis.select`` on ``files`` in a fresh process."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "analysis.select", *map(str, files), "--out",
+                    str(out), "--keywords", str(keywords), "--known", "none", "--force",
+                    *extra], check=True, capture_output=True, env=env, cwd=ROOT)
+    return time.perf_counter() - start
+
+
+def fit(points: list[tuple[int, float]]) -> tuple[float, float]:
+    """Least-squares (seconds at 0 bytes, seconds per byte) of (bytes, seconds)."""
+    import numpy as np
+
+    x = np.array([b for b, _ in points], dtype=float)
+    y = np.array([t for _, t in points], dtype=float)
+    slope, fixed = np.polyfit(x, y, 1)
+    return float(fixed), float(slope)
+
+
+def measure_crossover(tmp: Path, keywords: Path, files: list[Path]) -> dict:
+    """Streaming and 2 workers, whole commands, on growing inputs; where they cross."""
+    from analysis.select.engine import CROSSOVER_BYTES, auto_workers
+
+    stream, dask = [], []
+    result: dict = {"crossover_constant_bytes": CROSSOVER_BYTES}
+    auto_ok = True
+    for n in CROSSOVER_FILES:
+        chosen = files[:n]
+        size = sum(f.stat().st_size for f in chosen)
+        s = timed_select(chosen, keywords, tmp / "x-stream")
+        d = timed_select(chosen, keywords, tmp / "x-dask", "--workers", "2")
+        stream.append((size, s))
+        dask.append((size, d))
+        result[f"crossover_{n}_files_mb"] = round(size / 1e6, 1)
+        result[f"crossover_{n}_files_streaming_seconds"] = round(s, 2)
+        result[f"crossover_{n}_files_dask2_seconds"] = round(d, 2)
+        workers, _ = auto_workers(size, 2)
+        picked = d if workers else s
+        auto_ok &= picked <= AUTO_TOLERANCE * min(s, d)
+    (fs, ss), (fd, sd) = fit(stream), fit(dask)
+    result["streaming_fixed_seconds"] = round(fs, 2)
+    result["dask2_fixed_seconds"] = round(fd, 2)
+    result["streaming_mb_per_second_whole_command"] = round(1 / ss / 1e6, 1)
+    result["dask2_mb_per_second_whole_command"] = round(1 / sd / 1e6, 1)
+    result["crossover_bytes"] = (int((fd - fs) / (ss - sd)) if ss > sd else None)
+    result["target_met_auto_picks_the_faster"] = bool(auto_ok)
+    return result
+
+
 def run(results_dir: Path) -> dict:
     sys.path.insert(0, str(ROOT))
     from tests.support.gharchive import Hour, write_archive
@@ -203,6 +265,7 @@ def run(results_dir: Path) -> dict:
         twenty = measure("1", keywords, tmp / "o4", files)
         result["worker_peak_rss_mb_1_file"] = round(one["worker_rss_mb"][0], 1)
         result["worker_peak_rss_mb_20_files"] = round(twenty["worker_rss_mb"][0], 1)
+        result.update(measure_crossover(tmp, keywords, files))
         result.update(measure_bombs(tmp, keywords, files[0]))
     result["worker_memory_ratio_20_vs_1"] = round(result["worker_peak_rss_mb_20_files"]
                                                   / result["worker_peak_rss_mb_1_file"], 2)
@@ -235,8 +298,31 @@ def summary(result: dict) -> list[str]:
         f"{result['worker_peak_rss_mb_20_files']} MB for 20 (ratio "
         f"{result['worker_memory_ratio_20_vs_1']}: "
         f"{'flat' if result['target_met_memory'] else 'not flat'}).",
+        *crossover_summary(result),
         *bomb_summary(result),
     ]
+
+
+def crossover_summary(result: dict) -> list[str]:
+    """Markdown lines: where 2 workers overtake streaming, and auto's choices."""
+    if "crossover_bytes" not in result:
+        return []
+    cross = result["crossover_bytes"]
+    lines = [f"- Crossover (whole commands, the cluster's start included): streaming "
+             f"{result['streaming_fixed_seconds']} s + "
+             f"{result['streaming_mb_per_second_whole_command']} MB/s, 2 workers "
+             f"{result['dask2_fixed_seconds']} s + "
+             f"{result['dask2_mb_per_second_whole_command']} MB/s of gzip input: 2 workers "
+             + (f"overtake streaming at {cross / 1e6:,.0f} MB" if cross else
+                "never overtake streaming here")
+             + f" (--workers auto uses {result['crossover_constant_bytes'] / 1e6:,.0f} MB; "
+             f"it picked the faster engine, within 10%, at every size: "
+             f"{'met' if result['target_met_auto_picks_the_faster'] else 'not met'})."]
+    for n in CROSSOVER_FILES:
+        lines.append(f"  - {n} hour(s), {result[f'crossover_{n}_files_mb']} MB: streaming "
+                     f"{result[f'crossover_{n}_files_streaming_seconds']} s, 2 workers "
+                     f"{result[f'crossover_{n}_files_dask2_seconds']} s")
+    return lines
 
 
 BOMBS = (("zeros_1gib_no_line_break", "1 GiB of zeros without a line break"),

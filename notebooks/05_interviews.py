@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from analysis.core.claims import load_claims
 from analysis.core.paths import Paths
 from analysis.core.stage import write_outputs
 from analysis.core.taxonomy import load_taxonomy
@@ -29,7 +30,8 @@ from analysis.interviews import outputs, read, views
 paths = Paths(Path(root).resolve())
 params = {"groups": groups, "translations": translations, "role_categories": role_categories}
 result = views.compute(read.read_release(paths.raw, sheet),
-                       load_taxonomy(paths.taxonomy_file), params)
+                       load_taxonomy(paths.taxonomy_file), params,
+                       load_claims(paths.claims_file))
 write_outputs(paths.interviews, outputs.build(result))
 
 # %% [markdown]

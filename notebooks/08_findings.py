@@ -4,9 +4,12 @@
 # Each stage writes the values it reproduced, keyed by claim id (`data/reproduced/`); this
 # notebook compares them with `data/claims.yaml` (the only place the paper's numbers live)
 # and the cited examples of `data/examples.yaml` with the labels the release gives them.
+# It also counts the reports each challenge of Section V.A rests on (`data/challenges.yaml`,
+# from the taxonomy stage's theme counts) and which theme dominates one.
 
 # %% tags=["parameters"]
 root = "."  # the project root: every path below derives from it (analysis.core.paths)
+dominant_share = 50.0  # a theme dominates a challenge above this share (percent)
 
 # %%
 from pathlib import Path
@@ -17,15 +20,23 @@ from analysis.core.artifacts import read_json
 from analysis.core.claims import load_claims
 from analysis.core.examples import example_claims, load_examples
 from analysis.core.paths import Paths
+from analysis.core.projects import Projects
 from analysis.core.stage import write_outputs
 from analysis.findings import outputs, scorecard
+from analysis.findings.challenges import load_challenges
 
 # %%
 paths = Paths(Path(root).resolve())
 reproduced = [read_json(f) for f in sorted(paths.reproduced.glob("*.json"))]
 claims = pd.concat([load_claims(paths.claims_file),
                     example_claims(load_examples(paths.examples_file))], ignore_index=True)
-result = scorecard.compute(claims, reproduced)
+themes = pd.read_csv(paths.taxonomy.table("themes.csv"), keep_default_na=False,
+                     na_values=[""])
+shares = pd.read_csv(paths.taxonomy.table("shares.csv"), keep_default_na=False,
+                     na_values=[""])
+names = Projects.load(paths.projects_file).names(shares["column"].astype(str).unique())
+result = scorecard.compute(claims, reproduced, themes, shares,
+                           load_challenges(paths.challenges_file), names, dominant_share)
 write_outputs(paths.findings, outputs.build(result))
 
 # %%
@@ -33,3 +44,12 @@ pd.Series(scorecard.status_counts(result.card), name="claims")
 
 # %%
 result.card[result.card["status"] != "exact"]
+
+# %% [markdown]
+# ## Reports per challenge, and the challenges one theme dominates
+
+# %%
+result.coverage
+
+# %%
+result.dominant

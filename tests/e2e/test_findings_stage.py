@@ -15,6 +15,18 @@ from analysis.core.examples import example_claims, load_examples
 from analysis.core.paths import PATHS, Paths
 
 
+def taxonomy_counts(paths: Paths) -> None:
+    """The taxonomy stage's counts the challenges are counted from, and the challenges."""
+    shutil.copy(PATHS.challenges_file, paths.challenges_file)
+    shutil.copy(PATHS.projects_file, paths.projects_file)
+    artifacts.write_csv(paths.taxonomy.table("themes.csv"), pd.DataFrame({
+        "code": ["A.1", "B.2", "C.1", "C.2", "C.3"], "issues": [5, 30, 50, 10, 5]}))
+    artifacts.write_csv(paths.taxonomy.table("shares.csv"), pd.DataFrame({
+        "table": "theme_by_project", "row": ["B.2", "C.2", "C.3", "C.1"],
+        "column": ["pytorch", "pytorch", "vllm", "vllm"], "issues": [30, 10, 5, 50],
+        "share_percent": [75.0, 25.0, 9.1, 90.9]}))
+
+
 @pytest.mark.slow
 def test_findings_notebook_scores_every_claim_from_every_stage_file(tmp_path):
     from analysis.tools.nbrun import run
@@ -31,9 +43,11 @@ def test_findings_notebook_scores_every_claim_from_every_stage_file(tmp_path):
         "examples.ref44": {"value": None, "note": "not in the release"}})
     artifacts.write_json(paths.keywords.reproduced, {
         "keywords.count.pytorch": {"value": 72, "note": "distinct exact strings"}})
+    taxonomy_counts(paths)
 
     stage = paths.findings
-    assert run(PATHS.findings.notebook_source, stage.notebook, {"root": str(root)}) == 0
+    assert run(PATHS.findings.notebook_source, stage.notebook,
+               {"root": str(root), "dominant_share": 60}) == 0
     card = pd.read_csv(stage.scorecard, dtype=str, keep_default_na=False)
     examples = example_claims(load_examples(PATHS.examples_file))
     assert card["claim_id"].tolist() == (load_claims(PATHS.claims_file)["claim_id"].tolist()
@@ -52,6 +66,12 @@ def test_findings_notebook_scores_every_claim_from_every_stage_file(tmp_path):
     assert {s: metrics[s] for s in STATUSES} == card["status"].value_counts().reindex(
         list(STATUSES), fill_value=0).to_dict()
     assert metrics["exact"] == 3 and metrics["differs"] == 2
+    # the challenges: Challenge 4 (B.2, C.2, C.3) rests on 45 reports, 30 of them B.2's
+    coverage = pd.read_csv(stage.table("challenges.csv")).set_index("challenge")
+    assert coverage.loc[4, "issues"] == 45 and coverage.loc[4, "highest_project"] == "PyTorch"
+    dominant = pd.read_csv(stage.table("dominant.csv")).set_index("challenge")
+    assert dominant.loc[4, "theme"] == "B.2" and dominant.loc[4, "without"] == 15
+    assert artifacts.read_json(stage.vars)["dominant_share"] == 60.0
 
 
 @pytest.mark.slow
@@ -64,6 +84,7 @@ def test_a_claim_produced_by_two_stages_stops_the_notebook(tmp_path, capsys):
     shutil.copy(PATHS.claims_file, paths.claims_file)
     for stage in (paths.table1, paths.keywords):
         artifacts.write_json(stage.reproduced, {"table1.projects": {"value": 11}})
+    taxonomy_counts(paths)
     assert run(PATHS.findings.notebook_source, paths.findings.notebook,
                {"root": str(root)}) == 1
     assert "claim ids produced by two stages" in capsys.readouterr().err

@@ -1,8 +1,9 @@
 """The update loop end to end: GH Archive hourly files -> ``python -m analysis.select`` (a
-collection spec of a framework filtered by keywords and a toolkit taken whole) -> three
-blank sheets -> the sheets filled (agreeing, disagreeing, excluded by all, excluded by
-some) -> ``python -m analysis.labels merge`` -> ``dvc repro`` on the merged dump: Table I
-with a computed false-positive column, and the What changed stage showing the new data.
+collection spec of a framework filtered by keywords and a toolkit taken whole) ->
+``python -m analysis.labels sheets`` -> the sheets filled (agreeing, disagreeing, excluded
+by all, excluded by some) -> ``python -m analysis.labels merge`` -> the adjudication list
+decided -> ``merge --decisions`` -> ``dvc repro`` on the batch: Table I with a computed
+false-positive column, and the What changed stage showing the new data.
 (The website's false-positive cells: tests/unit/report/test_preview.py; the whole pipeline
 on a new dump: test_dumps.py.)"""
 
@@ -78,12 +79,14 @@ def test_gh_archive_to_table1_with_computed_false_positives(small_run, tmp_path)
     archive(tmp_path / "gharchive")
     sel = tmp_path / "selection"
     run(work, "analysis.select", str(tmp_path / "gharchive"), "--projects", str(spec),
-        "--keywords", str(keywords), "--out", str(sel), "--annotators", "3")
+        "--keywords", str(keywords), "--out", str(sel), "--known", "none")
     candidates = pd.read_csv(sel / "selection" / "candidates.csv", dtype=str,
                              keep_default_na=False)
     assert len(candidates) == 10  # pytorch 2 matches no keyword; its PR and 7 are skipped
     counts = json.loads((sel / "selection" / "selection.json").read_text())["projects"]
     assert counts["pytorch"]["candidates"] == 5 and counts["sglang"]["candidates"] == 5
+    run(work, "analysis.labels", "sheets", str(sel / "selection" / "candidates.csv"),
+        "--annotators", "3", "--out", str(sel))
     sheets = [SheetPaths(sel).sheet(k) for k in (1, 2, 3)]
     assert all(sheet.is_file() for sheet in sheets)
 
@@ -102,12 +105,21 @@ def test_gh_archive_to_table1_with_computed_false_positives(small_run, tmp_path)
          encoding="utf-16")
     dump = tmp_path / "merged"
     said = run(work, "analysis.labels", "merge", *map(str, sheets), "--out", str(dump)).stdout
-    assert "10 candidates in 2 project(s): 7 labelled (6 with a majority), 3 excluded" in said
+    assert ("10 candidates in 2 project(s): 5 labelled (5 by a majority, 0 by decision), "
+            "3 excluded (3 by all annotators, 0 by decision), 2 undecided") in said
     layout = DumpLayout(dump)
     assert layout.excluded_file("pytorch").read_text().count("\n") == 3  # header + 4, 5
-    adjudication = pd.read_csv(layout.adjudication, encoding="utf-8-sig")
-    assert dict(zip(adjudication["Issue_URL"], adjudication["why"], strict=True)) == {
-        f"{p}6": "no majority", f"{s}102": "disagreement on exclusion"}
+    adjudication = pd.read_csv(layout.adjudication, encoding="utf-8-sig", dtype=str,
+                               keep_default_na=False)
+    assert dict(zip(adjudication["url"], adjudication["reason"], strict=True)) == {
+        f"{p}6": "no majority (B.1: 1; B.2: 1; B.3: 1)",
+        f"{s}102": "split on exclusion (1 of 3 excluded)"}
+    adjudication["decision"] = adjudication["url"].map({f"{p}6": "B.2", f"{s}102": "B.2"})
+    decisions = tmp_path / "decisions.csv"
+    adjudication.to_csv(decisions, index=False)
+    said = run(work, "analysis.labels", "merge", *map(str, sheets), "--out", str(dump),
+               "--decisions", str(decisions), "--force").stdout
+    assert "7 labelled (5 by a majority, 2 by decision)" in said and "0 undecided" in said
     write_study_files(dump)  # the release's other files, for the other stages
 
     set_params(work, "ingest", source=dump, manifest=None, commit=None)
@@ -120,14 +132,15 @@ def test_gh_archive_to_table1_with_computed_false_positives(small_run, tmp_path)
     assert fp.loc["sglang", "false_positive_percent"] == pytest.approx(20.0)
     assert fp.loc["Sum", "false_positive_percent"] == pytest.approx(30.0)
     table = pd.read_csv(paths.table1.table("counts.csv")).set_index("project")
-    # pytorch: 1 and 3 labelled; 6 has no majority and waits for adjudication
-    assert table.loc["pytorch", "Total"] == 2 and table.loc["sglang", "Total"] == 4
-    assert "40.00%" in paths.table1.table("counts.md").read_text()
+    # pytorch: 1 and 3 by a majority, 6 by decision; sglang: 102 by decision
+    assert table.loc["pytorch", "Total"] == 3 and table.loc["sglang", "Total"] == 4
+    claims = pd.read_csv(paths.table1.table("claims.csv")).set_index(["project", "column"])
+    assert claims.loc[("pytorch", "false_positive"), "claim_id"] == "table1.pytorch.false_positive"
     rejected = pd.read_csv(paths.clean.rejected_csv)
-    assert (rejected["reason"] == "missing_final_label").sum() == 1
+    assert (rejected["reason"] == "missing_final_label").sum() == 0
     compare = json.loads(paths.compare.vars.read_text())
     assert compare["projects_text"].startswith("New projects: sglang;")
     assert "2026" in compare["years_new"]
-    assert compare["issues_current"] == 6
+    assert compare["issues_current"] == 7
     page = (work / "report/_site/table1.html").read_text(encoding="utf-8")
     assert "40.00%" in page and "20.00%" in page

@@ -14,6 +14,7 @@ import pytest
 
 from analysis.core.paths import PATHS
 from analysis.select.__main__ import main
+from analysis.select.engine import accounting_problems
 from tests.support.gharchive import Hour, write_archive
 
 pytestmark = pytest.mark.slow
@@ -43,7 +44,8 @@ def select(archive: Path, out: Path, kw: Path, *extra: str) -> str:
     buf = StringIO()
     with redirect_stdout(buf):
         code = main([str(archive), "--out", str(out), "--projects", str(PATHS.projects_file),
-                     "--keywords", str(kw), "--since", "2024-01-01", *extra])
+                     "--keywords", str(kw), "--since", "2024-01-01", "--known", "none",
+                     *extra])
     assert code == 0
     return buf.getvalue()
 
@@ -68,6 +70,7 @@ def test_streaming_and_dask_give_the_same_bytes(tmp_path):
     summary = json.loads(outs["streaming"]["selection/selection.json"])
     truth = expected(files)
     assert summary["records"] == 20 * 1500
+    assert accounting_problems(summary) == []  # every event counted once
     projects = summary["projects"]
     for key, names in (("pytorch", ["pytorch/pytorch"]), ("vllm", ["vllm-project/vllm"]),
                        ("DeepSpeed", ["microsoft/deepspeed", "deepspeedai/deepspeed"]),
@@ -104,7 +107,7 @@ def test_a_damaged_hour_on_a_worker_ends_the_run_in_one_line(tmp_path, capfd):
     kw = tmp_path / "filter_keywords"
     kw.write_text(KEYWORDS, encoding="utf-8")
     code = main([str(tmp_path / "gharchive"), "--out", str(tmp_path / "out"), "--keywords",
-                 str(kw), "--workers", "2"])
+                 str(kw), "--workers", "2", "--known", "none"])
     err = capfd.readouterr().err
     assert code == 1 and "Traceback" not in err
     assert err.strip().splitlines() == [

@@ -1,0 +1,2 @@
+"""Fault-injection tests: each fault made to happen on purpose (tests/support/faults.py): hostile
+inputs, killed runs, read-only folders, stale sites, spreadsheet programs, the umask."""

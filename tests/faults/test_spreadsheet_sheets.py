@@ -18,7 +18,7 @@ from analysis.core.sizes import MiB
 from analysis.labels import sheets as sheets_module
 from analysis.labels.__main__ import main as labels
 from analysis.labels.sheets import cell_text, decode_sheet, read_sheet, write_blank_sheets
-from tests.support.sheets import candidates_frame, fill, read_rows
+from tests.support.sheets import blank_sheets, candidates_frame, fill, read_rows
 
 CANDIDATES = candidates_frame([
     ("pytorch", "https://github.com/pytorch/pytorch/issues/1", "2024-01-02T10:00:00Z",
@@ -40,7 +40,7 @@ DECISIONS = [
 
 def filled(folder: Path, taxonomy, **saved) -> list[Path]:
     """Three sheets filled with :data:`DECISIONS`; the second saved as ``saved`` says."""
-    paths = write_blank_sheets(folder, CANDIDATES, 3, taxonomy)
+    paths = blank_sheets(folder, CANDIDATES, 3, taxonomy)
     for k, (path, decisions) in enumerate(zip(paths, DECISIONS, strict=True)):
         fill(path, decisions, **(saved if k == 1 else {}))
     return paths

@@ -179,3 +179,39 @@ def write_study_files(root: Path) -> None:
     write_interview_files(root)
     write_detail_files(root)
     (root / "filter_keywords").write_text(KEYWORDS, encoding="utf-8")
+
+
+def write_batch(root: Path, rows: dict[str, list[tuple[str, str, list[str], str]]],
+                excluded: dict[str, list[tuple[str, str]]] | None = None,
+                annotators: int = 3) -> Path:
+    """A batch as ``labels merge`` writes it: per project its label rows (url, created_at,
+    labels, final label), year files, excluded candidates (url, created_at) and
+    ``labels/merge.json``."""
+    import json
+
+    excluded = excluded or {}
+    for project in sorted(set(rows) | set(excluded)):
+        folder = root / "Issue Report" / project
+        folder.mkdir(parents=True, exist_ok=True)
+        header = ["Issue_URL", *[f"Label{k}" for k in range(1, annotators + 1)],
+                  "Final_Label"]
+        mine = rows.get(project, [])
+        (folder / f"{project}.csv").write_text(
+            "".join(",".join(r) + "\n" for r in [header] + [[u, *labels, final]
+                                                            for u, _, labels, final in mine]),
+            encoding="utf-8")
+        for year in sorted({created[:4] for _, created, _, _ in mine}):
+            (folder / f"{project}_{year}.txt").write_text(
+                "".join(u + "\n" for u, created, _, _ in mine if created[:4] == year),
+                encoding="utf-8")
+        (folder / f"{project}_excluded.csv").write_text(
+            "Issue_URL,Created_At\n" + "".join(f"{u},{c}\n" for u, c in excluded.get(
+                project, [])), encoding="utf-8")
+    (root / "labels").mkdir(parents=True, exist_ok=True)
+    (root / "labels" / "merge.json").write_text(json.dumps(
+        {"annotators": annotators, "selection": "sel-000000000000", "undecided": 0,
+         "sheets": [{"file": f"annotator_{k}.csv", "sha256": "0" * 64}
+                    for k in range(1, annotators + 1)]}), encoding="utf-8")
+    (root / "labels" / "comments.csv").write_text("project,url,annotator,column,text\n",
+                                                  encoding="utf-8")
+    return root

@@ -57,3 +57,23 @@ def gh_cli_export(path: Path, repo: str, issues: list[tuple[int, str, str, str]]
          "createdAt": created} for n, created, title, body in issues], indent=1),
         encoding="utf-8")
     return path
+
+
+def blank_sheets(folder: Path, candidates: pd.DataFrame, annotators: int, taxonomy=None,
+                 fmt: str = "csv") -> list[Path]:
+    """What select and ``labels sheets`` leave in ``folder``: the selection's candidates
+    (``selection/candidates.csv``, which the merge checks the sheets against) and the
+    blank sheets."""
+    from analysis.labels.sheets import write_blank_sheets
+
+    (folder / "selection").mkdir(parents=True, exist_ok=True)
+    candidates.to_csv(folder / "selection" / "candidates.csv", index=False)
+    return write_blank_sheets(folder, candidates, annotators, taxonomy, fmt)
+
+
+def issues_of(repo: str, count: int, year: int = 2025) -> tuple[list[str], pd.DataFrame]:
+    """``count`` candidates of one project (named by the repository's name): their URLs,
+    and the frame select gives (creation dates month by month, titles "issue N")."""
+    urls = [f"https://github.com/{repo}/issues/{i}" for i in range(1, count + 1)]
+    return urls, candidates_frame([(repo.split("/")[1], u, f"{year}-{i:02d}-01T00:00:00Z",
+                                    f"issue {i}") for i, u in enumerate(urls, 1)])

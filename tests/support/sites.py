@@ -13,6 +13,7 @@ returns the root. ``analysis.report.build`` then renders a site from it like the
 from __future__ import annotations
 
 import csv
+import json
 import shutil
 from pathlib import Path
 
@@ -155,3 +156,25 @@ def build_project(root: Path) -> Path:
         shutil.copyfile(path, root / "report" / path.name)
     shutil.copytree(src / "assets", root / "report" / "assets", dirs_exist_ok=True)
     return root
+
+
+EMPTY_NOTEBOOK = json.dumps({"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+
+
+def report_sources(root: Path) -> Paths:
+    """A ``report/`` folder under ``root`` with one file of each kind a render reads (and
+    the executed notebook of the clean stage), and files it must not read."""
+    paths = Paths(root)
+    report = paths.site_src
+    for rel, text in {
+        "index.qmd": "# Home\n", "_quarto.yml": "project: {}\n", "_variables.yml": "a: 1\n",
+        "assets/site.css": "body {}\n", "_generated/x.md": "x\n",
+        "figures/table1/counts.svg": "<svg/>\n", "downloads/issues.csv": "a\n",
+        # not sources: a hidden file a killed run left, the site itself, a stray notebook
+        "_generated/.x.md.abc.tmp": "half", "_site/index.html": "<html/>",
+        "notebooks/.04_agreement.abc.ipynb": "", "notebooks/99_removed.ipynb": EMPTY_NOTEBOOK,
+    }.items():
+        (report / rel).parent.mkdir(parents=True, exist_ok=True)
+        (report / rel).write_text(text, encoding="utf-8")
+    paths.clean.notebook.write_text(EMPTY_NOTEBOOK, encoding="utf-8")
+    return paths

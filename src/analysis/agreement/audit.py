@@ -75,22 +75,25 @@ def column_sums(matrix: np.ndarray, strata: np.ndarray, n_strata: int) -> np.nda
 def agreement_with_final(ratings: Ratings, final: np.ndarray, strata: pd.Series,
                          order: Sequence[str] = ()) -> pd.DataFrame:
     """Share of each annotator's labels that equal the final label, overall and per stratum
-    (e.g. per project). Long format: stratum, annotator, rated, equal, share."""
+    (e.g. per project). Long format: stratum, annotator, rated, equal, share, and the
+    stratum's issues with at least one rating (``issues``)."""
     codes = ratings.codes
     rated = codes >= 0
     equal = rated & (codes == np.asarray(final)[:, None])
     index, names = group_index(strata, order)
     n_rated = column_sums(rated, index, len(names))
     n_equal = column_sums(equal, index, len(names))
+    n_issues = column_sums(rated.any(axis=1)[:, None], index, len(names))[:, 0]
     n_rated = np.vstack([n_rated.sum(axis=0), n_rated])
     n_equal = np.vstack([n_equal.sum(axis=0), n_equal])
+    n_issues = np.concatenate([[n_issues.sum()], n_issues])
     rows = []
     for i, g in enumerate(["all", *names]):
         for a, name in enumerate(ratings.annotators):
             rows.append({"stratum": g, "annotator": name, "rated": int(n_rated[i, a]),
                          "equal": int(n_equal[i, a]),
                          "share": float(n_equal[i, a] / n_rated[i, a]) if n_rated[i, a]
-                         else None})
+                         else None, "issues": int(n_issues[i])})
     return pd.DataFrame(rows)
 
 
@@ -467,3 +470,18 @@ def column_sensitivity(ratings: Ratings, strata: pd.Series, groups: np.ndarray,
 
 def _diff(a: float | None, b: float | None) -> float | None:
     return None if a is None or b is None else a - b
+
+
+def top_confusions(confusions: pd.DataFrame) -> pd.DataFrame:
+    """The pair of themes annotators confused most often (most disagreeing rater pairs,
+    then by label): over all reports (``scope`` ``all``) and, for each issue type, among
+    the pairs of two themes of that type (``scope`` the type). ``confusions`` is the
+    confusion table (:func:`~analysis.agreement.pairwise.confusions`)."""
+    cols = ["label_a", "label_b", "type_a", "type_b", "rater_pairs", "issues"]
+    c = confusions.sort_values(["rater_pairs", "label_a", "label_b"],
+                               ascending=[False, True, True], kind="mergesort")
+    rows = [{"scope": "all", **c.iloc[0][cols].to_dict()}] if len(c) else []
+    same = c[c["type_a"] == c["type_b"]]
+    for kind in sorted(set(same["type_a"].astype(str))):
+        rows.append({"scope": kind, **same[same["type_a"] == kind].iloc[0][cols].to_dict()})
+    return pd.DataFrame(rows, columns=["scope", *cols])

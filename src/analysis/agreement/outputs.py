@@ -1,67 +1,38 @@
 """What the agreement stage writes (the stage contract of :mod:`analysis.core.stage`).
 
-From one :class:`~analysis.agreement.analysis.Agreement`: the headline, statistics,
-grouping, annotator and audit tables (CSV; the headline and the method note also as
-Markdown), the seven figures, the website's numbers and texts (with the figures' captions
-and alt texts), the reproduced kappas and the metrics.
+From one :class:`~analysis.agreement.compute.Agreement`: the headline, statistics,
+grouping, annotator, confusion and audit tables (CSV), the seven figures, the website's
+numbers and texts (with the figures' captions and alt texts, and the method note), the
+reproduced kappas and the metrics. Numbers are shown by :mod:`analysis.core.formatting`.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
 
 from analysis.agreement import figures as figs
+from analysis.agreement.audit import top_confusions
 from analysis.agreement.compute import CLAIM_PREFIX, Agreement, Analysis, stat
+from analysis.core.formatting import MISSING, dec, interval, pval
 from analysis.core.stage import StageOutputs
 
 
-def fmt(x: object, digits: int = 3) -> str:
-    """A number for prose; '—' when not defined."""
-    if x is None or (isinstance(x, float) and np.isnan(x)):
-        return "—"
-    return f"{float(x):.{digits}f}"
-
-
-def interval(low: object, high: object, digits: int = 3) -> str:
-    """``low–high``; '—' when either end is not defined (half an interval says nothing)."""
-    ends = fmt(low, digits), fmt(high, digits)
-    return "—" if "—" in ends else "–".join(ends)
-
-
-def headline_markdown(head: pd.DataFrame, level: float) -> str:
-    """The headline table as Markdown (values with bootstrap intervals; both Fleiss' kappa
-    estimators with the issues each uses)."""
-    pct = f"{level:.0%}"
-    lines = [f"| Group | Issues | Paper κ | Fleiss' κ, complete rows ({pct} bootstrap) | "
-             f"Issues used | Generalised Fleiss' κ ({pct} bootstrap) | Issues used | "
-             "Krippendorff's α | Gwet's AC1 | κ on type only |",
-             "|:--|--:|--:|--:|--:|--:|--:|--:|--:|--:|"]
-    for r in head.itertuples(index=False):
-        lines.append(
-            f"| {r.group} | {r.issues:,} | {r.paper_kappa or '—'} | {fmt(r.kappa)} "
-            f"({interval(r.kappa_boot_low, r.kappa_boot_high)}) | {r.issues_kappa:,} | "
-            f"{fmt(r.kappa_gen)} ({interval(r.kappa_gen_boot_low, r.kappa_gen_boot_high)}) | "
-            f"{r.issues_kappa_gen:,} | {fmt(r.alpha)} "
-            f"({interval(r.alpha_boot_low, r.alpha_boot_high)}) | {fmt(r.ac1)} "
-            f"({interval(r.ac1_boot_low, r.ac1_boot_high)}) | {fmt(r.type_kappa)} |")
-    return "\n".join(lines) + "\n"
-
-
-def tables(result: Agreement) -> dict[str, pd.DataFrame | str]:
-    """Every table of the stage (CSV), the headline as Markdown and the method note."""
+def tables(result: Agreement) -> dict[str, pd.DataFrame]:
+    """Every table of the stage (CSV)."""
     a = result.analysis
     return {
         "headline.csv": result.headline, "statistics.csv": a.statistics,
         "categories.csv": a.categories, "grouping.csv": result.grouping,
         "pairwise.csv": a.pairwise, "annotator_final.csv": a.versus_final,
-        "confusions.csv": a.confusions, "audit_final_by_project.csv": a.final_by_project,
+        "confusions.csv": a.confusions, "top_confusions.csv": top_confusions(a.confusions),
+        "audit_final_by_project.csv": a.final_by_project,
         "audit_dissent.csv": a.dissent, "audit_tests.csv": a.dissent_tests,
         "audit_co_dissent.csv": a.co_dissent, "audit_targets.csv": a.targets,
         "audit_spread.csv": a.spread, "audit_leave_one_out.csv": a.leave_one_out,
         "audit_always_final.csv": a.always_final, "audit_sensitivity.csv": a.sensitivity,
-        "headline.md": headline_markdown(result.headline, a.facts["level"]),
-        "method.md": method_note(a) + "\n",
     }
 
 
@@ -105,7 +76,7 @@ def claim_values(result: Agreement) -> dict[str, dict]:
             note += (f" and that every annotator rated (complete rows); "
                      f"{int(r['issues_left_out'])} issues with a missing rating left out; "
                      f"Gwet's generalised Fleiss' kappa over the {int(gen['issues_used']):,} "
-                     f"issues with two or more ratings: {fmt(gen['value'])}")
+                     f"issues with two or more ratings: {dec(gen['value'])}")
         out[cid] = {"value": r["value"], "note": note if r["value"] is not None else r["note"]}
     return out
 
@@ -115,21 +86,16 @@ def _r(x: object) -> float | None:
 
 
 def metrics(result: Agreement) -> dict:
-    """Headline values with their intervals, for `dvc metrics show/diff`."""
+    """The headline numbers for ``dvc metrics show/diff``: issues, annotators, and Fleiss'
+    kappa per issue type with its analytic interval (what the compare stage reads; every
+    other coefficient, interval and group is in the tables)."""
     a = result.analysis
-    out: dict = {"issues": a.facts["issues"], "annotators": a.facts["annotators"],
-                 "issues_left_out_fleiss": a.facts["issues_incomplete"],
-                 "issues_two_ratings": a.facts["issues_two_ratings"],
-                 "ac1_categories": a.facts["ac1_categories"],
-                 "bootstrap_resamples": a.facts["resamples"]}
-    s = a.statistics[a.statistics["grouping"].isin(["all", "type"])]
-    for r in s.itertuples(index=False):
-        key = "all" if r.grouping == "all" else r.group
-        out.setdefault(r.statistic, {})[key] = {
-            "value": _r(r.value), "boot_low": _r(r.boot_low), "boot_high": _r(r.boot_high),
-            **({"ci_low": _r(r.ci_low), "ci_high": _r(r.ci_high)}
-               if r.statistic != "fleiss_kappa_type" else {})}
-    return out
+    s = a.statistics
+    kappas = s[(s["grouping"] == "type") & (s["statistic"] == "fleiss_kappa")]
+    return {"issues": a.facts["issues"], "annotators": a.facts["annotators"],
+            "fleiss_kappa": {r.group: {"value": _r(r.value), "ci_low": _r(r.ci_low),
+                                       "ci_high": _r(r.ci_high)}
+                             for r in kappas.itertuples(index=False)}}
 
 
 # Figure name -> (caption, alt text): templates filled by website_vars.
@@ -172,6 +138,22 @@ FIGURES = {
 }
 
 
+TYPE_KEYS = ("bug", "requirement", "question", "all")
+
+
+def each_type(rows: dict[str, object], show: Callable[[object], str]) -> tuple[str, ...]:
+    """``show`` of the row of each issue type, in :data:`TYPE_KEYS` order (bug,
+    requirement, question, all): a dump without, say, Question issues has no row for them,
+    but the pages name ``kappa_question``; its value then says so."""
+    return tuple(show(rows[k]) if k in rows else f"not defined (no {k} issues)"
+                 for k in TYPE_KEYS)
+
+
+def type_key(group: str) -> str:
+    """The key of an issue type in variable names: ``bug``, ..., ``all`` for all issues."""
+    return "all" if group == "all issues" else group.lower()
+
+
 def website_vars(result: Agreement) -> dict:
     """Numbers and texts for the website's prose, figure captions and alt texts
     (``fig_<figure>_caption`` and ``fig_<figure>_alt``, from :data:`FIGURES`).
@@ -182,38 +164,39 @@ def website_vars(result: Agreement) -> dict:
     """
     a, head = result.analysis, result.headline
     f = a.facts
-    pct = f"{f['level']:.0%}"
+    analytic = f"{f['level']:.0%} analytic interval"
+    rows = {type_key(r.group): r for r in head.itertuples(index=False)}
     v: dict = {"issues": f["issues"], "annotators": f["annotators"],
                "categories": f["categories"], "resamples": f["resamples"],
-               "seed": f["seed"], "confidence": pct,
-               "issues_left_out_fleiss": f["issues_incomplete"],
-               "ratings_missing": f["ratings_missing"],
+               "seed": f["seed"], "confidence": f"{f['level']:.0%}",
                "type_disagreement_issues": f["type_disagreement"],
-               "final_is_majority_issues": f["final_is_majority"]}
-    v["ac1_categories"] = f["ac1_categories"]
-    v["issues_two_ratings"] = f["issues_two_ratings"]
-    v["kappa_estimator"] = estimator_phrase(f)
-    boot, analytic = f"{pct} bootstrap interval", f"{pct} analytic interval"
-    for r in head.itertuples(index=False):
-        key = "all" if r.group == "all issues" else r.group.lower()
-        v[f"kappa_{key}"] = fmt(r.kappa)
-        v[f"kappa_{key}_boot"] = f"{boot} {interval(r.kappa_boot_low, r.kappa_boot_high)}"
-        v[f"kappa_{key}_ci"] = f"{analytic} {interval(r.kappa_ci_low, r.kappa_ci_high)}"
-        v[f"kappa_{key}_issues"] = r.issues_kappa
-        v[f"kappa_{key}_gen"] = fmt(r.kappa_gen)
-        v[f"kappa_{key}_gen_boot"] = (f"{boot} "
-                                      f"{interval(r.kappa_gen_boot_low, r.kappa_gen_boot_high)}")
-        v[f"kappa_{key}_gen_ci"] = (f"{analytic} "
-                                    f"{interval(r.kappa_gen_ci_low, r.kappa_gen_ci_high)}")
-        v[f"kappa_{key}_gen_issues"] = r.issues_kappa_gen
-        v[f"kappa_{key}_stated"] = kappa_stated(r, f, analytic)
-        v[f"alpha_{key}"] = fmt(r.alpha)
-        v[f"alpha_{key}_boot"] = f"{boot} {interval(r.alpha_boot_low, r.alpha_boot_high)}"
-        v[f"ac1_{key}"] = fmt(r.ac1)
-        v[f"ac1_{key}_boot"] = f"{boot} {interval(r.ac1_boot_low, r.ac1_boot_high)}"
-        v[f"chance_{key}"] = fmt(r.chance)
-        v[f"observed_{key}"] = fmt(r.observed)
-        v[f"type_kappa_{key}"] = fmt(r.type_kappa)
+               "final_is_majority_issues": f["final_is_majority"],
+               "ac1_categories": f["ac1_categories"],
+               "kappa_estimator": estimator_phrase(f)}
+    (v["kappa_bug"], v["kappa_requirement"], v["kappa_question"],
+     v["kappa_all"]) = each_type(rows, lambda r: dec(r.kappa))
+    (v["kappa_bug_stated"], v["kappa_requirement_stated"], v["kappa_question_stated"],
+     v["kappa_all_stated"]) = each_type(rows, lambda r: kappa_stated(r, f, analytic))
+    (v["ac1_bug"], v["ac1_requirement"], v["ac1_question"],
+     v["ac1_all"]) = each_type(rows, lambda r: dec(r.ac1))
+    v["alpha_all"] = each_type(rows, lambda r: dec(r.alpha))[3]
+    v["chance_bug"], v["chance_requirement"], v["chance_question"], _ = each_type(
+        rows, lambda r: dec(r.chance))
+    v["observed_bug"], v["observed_requirement"], v["observed_question"], _ = each_type(
+        rows, lambda r: dec(r.observed))
+    (v["type_kappa_bug"], v["type_kappa_requirement"], v["type_kappa_question"],
+     v["type_kappa_all"]) = each_type(rows, lambda r: dec(r.type_kappa))
+    v.update(audit_vars(a))
+    v.update(sensitivity_vars(a))
+    v.update(figure_texts(result, v))
+    v["method_note_text"] = method_note(a)
+    return v
+
+
+def figure_texts(result: Agreement, v: dict) -> dict[str, str]:
+    """The captions and alt texts of the figures (:data:`FIGURES`), filled with the
+    numbers they show (``v``: the prose variables, for the kappas)."""
+    a, head = result.analysis, result.headline
     values = head[["kappa", "alpha", "ac1"]].to_numpy(float)
     pair = a.pairwise["kappa"].dropna()
     vf = a.versus_final
@@ -223,103 +206,84 @@ def website_vars(result: Agreement) -> dict:
     def span(grouping: str) -> tuple[str, str]:
         x = s[(s["grouping"] == grouping) & (s["statistic"] == "fleiss_kappa")]["value"]
         x = x.dropna()
-        return (fmt(x.min()), fmt(x.max())) if len(x) else ("—", "—")
+        return (dec(x.min()), dec(x.max())) if len(x) else (MISSING, MISSING)
 
     proj, year = span("project"), span("year")
     share = a.final_by_project[a.final_by_project["stratum"] == "all"]["share"]
-    always = a.final_by_project[(a.final_by_project["stratum"] != "all")
-                                & (a.final_by_project["share"] == 1.0)]
-    by_ann = always.groupby("annotator", sort=False)["stratum"].apply(list)
     tests = a.dissent_tests.set_index("column")
-    spread = f["spread"]
     fill = {
-        "pct": pct, "kappa_bug": v.get("kappa_bug", "—"),
-        "kappa_requirement": v.get("kappa_requirement", "—"),
-        "kappa_question": v.get("kappa_question", "—"),
-        "low": fmt(np.nanmin(values)), "high": fmt(np.nanmax(values)),
-        **{f"paper_{t}": result.paper_kappas.get(t) or "—"
-           for t in ("bug", "requirement", "question")},
-        "annotators": f["annotators"],
-        "pair_min": fmt(pair.min()) if len(pair) else "—",
-        "pair_max": fmt(pair.max()) if len(pair) else "—",
-        "final_min": fmt(vf["kappa"].min()), "final_max": fmt(vf["kappa"].max()),
+        "pct": f"{a.facts['level']:.0%}", "kappa_bug": v["kappa_bug"],
+        "kappa_requirement": v["kappa_requirement"], "kappa_question": v["kappa_question"],
+        "low": dec(np.nanmin(values)), "high": dec(np.nanmax(values)),
+        "paper_bug": result.paper_kappas.get("bug") or MISSING,
+        "paper_requirement": result.paper_kappas.get("requirement") or MISSING,
+        "paper_question": result.paper_kappas.get("question") or MISSING,
+        "annotators": a.facts["annotators"],
+        "pair_min": dec(pair.min()) if len(pair) else MISSING,
+        "pair_max": dec(pair.max()) if len(pair) else MISSING,
+        "final_min": dec(vf["kappa"].min()), "final_max": dec(vf["kappa"].max()),
         "n_themes": len(cats),
-        "cat_min": fmt(cats["kappa"].min()) if len(cats) else "—",
-        "cat_min_code": cats.loc[cats["kappa"].idxmin(), "code"] if len(cats) else "—",
-        "cat_max": fmt(cats["kappa"].max()) if len(cats) else "—",
-        "cat_max_code": cats.loc[cats["kappa"].idxmax(), "code"] if len(cats) else "—",
+        "cat_min": dec(cats["kappa"].min()) if len(cats) else MISSING,
+        "cat_min_code": cats.loc[cats["kappa"].idxmin(), "code"] if len(cats) else MISSING,
+        "cat_max": dec(cats["kappa"].max()) if len(cats) else MISSING,
+        "cat_max_code": cats.loc[cats["kappa"].idxmax(), "code"] if len(cats) else MISSING,
         "proj_min": proj[0], "proj_max": proj[1], "year_min": year[0], "year_max": year[1],
-        "first_share": fmt(share.iloc[0]), "last_share": fmt(share.iloc[-1]),
+        "first_share": dec(share.iloc[0]), "last_share": dec(share.iloc[-1]),
         "max_observed": int(tests.loc["expected_by_project", "max_observed"]),
         "expected_beyond":
             f"{tests.loc['expected_by_project', 'expected_above_max_observed']:,.0f}",
-        "evenness": fmt(spread.get("evenness_weighted")),
+        "evenness": dec(a.facts["spread"].get("evenness_weighted")),
     }
+    out = {}
     for name, (caption, alt) in FIGURES.items():
-        v[f"fig_{name}_caption"] = caption.format(**fill)
-        v[f"fig_{name}_alt"] = alt.format(**fill)
-    for r in vf.itertuples(index=False):
-        v[f"{r.annotator}_final_share"] = fmt(r.agreement)
-        v[f"{r.annotator}_final_kappa"] = fmt(r.kappa)
-    shares = [float(x) for x in share]
-    v["final_share_first"] = fmt(shares[0]) if shares else "—"
-    v["final_share_last"] = fmt(shares[-1]) if shares else "—"
-    v["final_share_falls"] = ("yes" if len(shares) > 1 and all(
-        x > y for x, y in zip(shares, shares[1:], strict=False)) else "no")
-    v["audit_projects"] = int(a.final_by_project.loc[
-        a.final_by_project["stratum"] != "all", "stratum"].nunique())
-    v["always_final_pairs"] = int(len(always))
-    v["always_final_text"] = ("Where a column always equals the final label: " + "; ".join(
-        f"{ann.replace('annotator_', 'annotator ')}: {', '.join(map(str, projs))}"
-        for ann, projs in by_ann.items()) + "." if len(by_ann) else
-        "No column equals the final label on every report of a project.")
-    for col, key in (("expected_pooled", "pooled"), ("expected_by_project", "by_project"),
-                     ("expected_by_project_majority", "majority")):
-        t = tests.loc[col]
-        v[f"dissent_{key}_chi2"] = fmt(t["chi2"], 1)
-        v[f"dissent_{key}_dof"] = int(t["dof"])
-        v[f"dissent_{key}_p"] = _p(t["p_value"])
-        v[f"dissent_{key}_variance_ratio"] = fmt(t["variance_ratio"])
-        v[f"dissent_{key}_expected_above_max"] = f"{t['expected_above_max_observed']:,.0f}"
-    v["dissent_max_observed"] = fill["max_observed"]
-    v["dissent_none_observed"] = int(a.dissent["observed"].iloc[0])
-    v["dissent_evenness"] = fill["evenness"]
-    v["dissent_within_type_share"] = fmt(spread.get("within_type_share"))
-    v["dissent_themes_tested"] = spread.get("themes_tested", 0)
-    v["dissent_themes_uneven"] = spread.get("themes_uneven_5pct", 0)
-    v["dissent_spread_text"] = spread_sentence(spread)
-    v.update(sensitivity_vars(a))
-    cod = a.co_dissent["ratio_majority"].dropna()
-    v["co_dissent_ratio_min"] = fmt(cod.min(), 2) if len(cod) else "—"
-    v["co_dissent_ratio_max"] = fmt(cod.max(), 2) if len(cod) else "—"
-    top = a.confusions.head(1)
-    v["top_confusion_text"] = (
-        f"The pair of themes annotators confused most often over all reports: "
-        f"{top['label_a'].iloc[0]} and {top['label_b'].iloc[0]}." if len(top) else
-        "No two annotators gave different themes to the same report.")
-    v["method_note_text"] = method_note(a)
-    return with_every_type(v)
-
-
-TYPE_KEYS = ("bug", "requirement", "question", "all")
-
-
-def with_every_type(v: dict) -> dict:
-    """``v`` with every per-type key for every issue type: a dump without, say, Question
-    issues has no row for them, but the pages name ``kappa_question`` and its kin. A
-    missing count is 0, a missing value "not defined (no ... issues)"."""
-    out = dict(v)
-    for key in v:
-        parts = key.split("_")
-        for i, part in enumerate(parts):
-            if part not in TYPE_KEYS:
-                continue
-            for other in TYPE_KEYS:
-                twin = "_".join([*parts[:i], other, *parts[i + 1:]])
-                if twin not in out:
-                    out[twin] = (0 if isinstance(v[key], int) and not isinstance(
-                        v[key], bool) else f"not defined (no {other} issues)")
+        out[f"fig_{name}_caption"] = caption.format(**fill)
+        out[f"fig_{name}_alt"] = alt.format(**fill)
     return out
+
+
+def audit_vars(a: Analysis) -> dict:
+    """The audit of the label columns in numbers: how often each equals the final label,
+    the columns that always do in a project, the tests of the dissent counts (the pooled
+    model's is in the tests table), the spread of dissenting labels and how often two
+    columns dissent together."""
+    fbp = a.final_by_project
+    shares = [float(x) for x in fbp.loc[fbp["stratum"] == "all", "share"]]
+    always = fbp[(fbp["stratum"] != "all") & (fbp["share"] == 1.0)]
+    by_ann = {ann: list(always.loc[always["annotator"] == ann, "stratum"])
+              for ann in dict.fromkeys(always["annotator"])}
+    tests = a.dissent_tests.set_index("column")
+    by_project = tests.loc["expected_by_project"]
+    majority = tests.loc["expected_by_project_majority"]
+    spread = a.facts["spread"]
+    cod = a.co_dissent["ratio_majority"].dropna()
+    return {
+        "final_share_first": dec(shares[0]) if shares else MISSING,
+        "final_share_last": dec(shares[-1]) if shares else MISSING,
+        "final_share_falls": ("yes" if len(shares) > 1 and all(
+            x > y for x, y in zip(shares, shares[1:], strict=False)) else "no"),
+        "audit_projects": int(fbp.loc[fbp["stratum"] != "all", "stratum"].nunique()),
+        "always_final_pairs": int(len(always)),
+        "always_final_text": ("Where a column always equals the final label: " + "; ".join(
+            f"{ann.replace('annotator_', 'annotator ')}: {', '.join(map(str, projs))}"
+            for ann, projs in by_ann.items()) + "." if by_ann else
+            "No column equals the final label on every report of a project."),
+        "dissent_by_project_chi2": dec(by_project["chi2"], 1),
+        "dissent_by_project_dof": int(by_project["dof"]),
+        "dissent_by_project_p": pval(by_project["p_value"]),
+        "dissent_by_project_expected_above_max":
+            f"{by_project['expected_above_max_observed']:,.0f}",
+        "dissent_majority_chi2": dec(majority["chi2"], 1),
+        "dissent_majority_dof": int(majority["dof"]),
+        "dissent_majority_p": pval(majority["p_value"]),
+        "dissent_majority_variance_ratio": dec(majority["variance_ratio"]),
+        "dissent_max_observed": int(by_project["max_observed"]),
+        "dissent_none_observed": int(a.dissent["observed"].iloc[0]),
+        "dissent_evenness": dec(spread.get("evenness_weighted")),
+        "dissent_within_type_share": dec(spread.get("within_type_share")),
+        "dissent_spread_text": spread_sentence(spread),
+        "co_dissent_ratio_min": dec(cod.min(), 2) if len(cod) else MISSING,
+        "co_dissent_ratio_max": dec(cod.max(), 2) if len(cod) else MISSING,
+    }
 
 
 def estimator_phrase(facts: dict) -> str:
@@ -338,12 +302,12 @@ def kappa_stated(r: object, facts: dict, analytic: str) -> str:
     """A kappa of the headline table as a page states it in prose: its value and analytic
     interval, and where ratings are missing which estimator it is, with the generalised
     estimator's value beside it (the same wording on every page)."""
-    main = f"{fmt(r.kappa)} ({analytic} {interval(r.kappa_ci_low, r.kappa_ci_high)})"
+    main = f"{dec(r.kappa)} ({analytic} {interval(r.kappa_ci_low, r.kappa_ci_high)})"
     if not facts["issues_incomplete"]:
         return main
-    return (f"{fmt(r.kappa)} with the complete-rows estimator over {r.issues_kappa:,} "
+    return (f"{dec(r.kappa)} with the complete-rows estimator over {r.issues_kappa:,} "
             f"reports ({analytic} {interval(r.kappa_ci_low, r.kappa_ci_high)}) and "
-            f"{fmt(r.kappa_gen)} with Gwet's generalised estimator over {r.issues_kappa_gen:,} "
+            f"{dec(r.kappa_gen)} with Gwet's generalised estimator over {r.issues_kappa_gen:,} "
             f"reports ({analytic} {interval(r.kappa_gen_ci_low, r.kappa_gen_ci_high)})")
 
 
@@ -366,17 +330,22 @@ def sensitivity_vars(a: Analysis) -> dict:
     """Numbers and texts of the sensitivity analysis: leave-one-annotator-out ranges per
     type, and the kappas without a column that equals the final label on every report of
     a project."""
-    loo = a.leave_one_out
+    left = a.leave_one_out[a.leave_one_out["left_out"] != "none"]
+    kappas = {type_key(str(t)): left.loc[left["type"] == t, "kappa"].dropna()
+              for t in dict.fromkeys(left["type"])}
+
+    def low(k: pd.Series) -> str:
+        return dec(k.min()) if len(k) else MISSING
+
+    def high(k: pd.Series) -> str:
+        return dec(k.max()) if len(k) else MISSING
+
     out: dict = {}
-    left = loo[loo["left_out"] != "none"]
-    for t, rows in left.groupby("type", sort=False):
-        key = "all" if t == "all issues" else str(t).lower()
-        kappas = rows["kappa"].dropna()
-        out[f"loo_{key}_min"] = fmt(kappas.min()) if len(kappas) else "—"
-        out[f"loo_{key}_max"] = fmt(kappas.max()) if len(kappas) else "—"
-    pairs = a.always_final
-    out["always_final_columns"] = int(pairs["annotator"].nunique()) if len(pairs) else 0
-    sens = a.sensitivity
+    out["loo_bug_min"], out["loo_requirement_min"], out["loo_question_min"], _ = each_type(
+        kappas, low)
+    out["loo_bug_max"], out["loo_requirement_max"], out["loo_question_max"], _ = each_type(
+        kappas, high)
+    pairs, sens = a.always_final, a.sensitivity
     if sens.empty:
         out["sensitivity_text"] = ("No label column equals the final label on every report "
                                    "of a project, so there is nothing to leave out.")
@@ -387,22 +356,17 @@ def sensitivity_vars(a: Analysis) -> dict:
                             ("without everywhere", "Leaving the column(s) out everywhere")):
         rows = sens[(sens["scenario"] == scenario) & (sens["type"] != "all issues")]
         parts.append(words + ": " + "; ".join(
-            f"{t} {fmt(k)} over {n:,} reports (complete rows), {fmt(g)} over {ng:,} "
+            f"{t} {dec(k)} over {n:,} reports (complete rows), {dec(g)} over {ng:,} "
             f"(generalised)" for t, k, n, g, ng in zip(
                 rows["type"], rows["kappa"], rows["issues"], rows["kappa_generalised"],
                 rows["issues_generalised"], strict=True)) + ".")
-    by_col = pairs.groupby("annotator", sort=False)["project"].apply(list)
-    where = "; ".join(f"{c.replace('annotator_', 'column ')} in {', '.join(p)}"
-                      for c, p in by_col.items())
+    where = "; ".join(
+        f"{c.replace('annotator_', 'column ')} in "
+        f"{', '.join(pairs.loc[pairs['annotator'] == c, 'project'])}"
+        for c in dict.fromkeys(pairs["annotator"]))
     out["sensitivity_text"] = (f"Equal to the final label on every report of a project: "
                                f"{where}. " + " ".join(parts))
     return out
-
-
-def _p(p: object) -> str:
-    if p is None or (isinstance(p, float) and np.isnan(p)):
-        return "—"
-    return "< 0.001" if float(p) < 0.001 else f"{float(p):.3f}"
 
 
 def method_note(a: Analysis) -> str:

@@ -3,12 +3,11 @@ change tables, the two figures, the website's numbers and texts, and the metrics
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
 from analysis.compare.changes import STATUS_ORDER, Comparison
 from analysis.compare.figures import counts_figure, kappa_figure
-from analysis.core.artifacts import flat_vars
+from analysis.core.formatting import MISSING, dec, is_missing, signed
 from analysis.core.stage import StageOutputs
 
 
@@ -24,20 +23,16 @@ def figures(result: Comparison) -> dict:
 
 
 def metrics(result: Comparison) -> dict:
-    """Numbers for ``dvc metrics diff``: issues, annotators, how many projects and years
-    have each status, and the count and kappa changes."""
+    """The headline numbers for ``dvc metrics diff``: the baseline, the issues in both runs,
+    how many projects have each status and the change of each type's kappa (the changes
+    per project, year and type are in the tables)."""
     base, cur = result.base, result.current
     return {
         "baseline": base["label"],
         "issues": {"baseline": base["issues"], "current": cur["issues"],
                    "change": cur["issues"] - base["issues"]},
-        "annotators": {"baseline": base.get("annotators"), "current": cur["annotators"]},
         "projects": {s: int((result.projects["status"] == s).sum()) for s in STATUS_ORDER},
-        "years": {s: int((result.years["status"] == s).sum()) for s in STATUS_ORDER},
-        "by_project_change": {r.project: int(r.change) for r in result.projects.itertuples()},
-        "by_type_change": {r.type: int(r.change) for r in result.types.itertuples()},
-        "kappa": {r.type: {"baseline": r.baseline, "current": r.current, "change": r.change}
-                  for r in result.kappa.itertuples()},
+        "kappa_change": {r.type: r.change for r in result.kappa.itertuples()},
     }
 
 
@@ -45,22 +40,17 @@ def _names(frame: pd.DataFrame, status: str, col: str = "project") -> list[str]:
     return [str(x) for x in frame.loc[frame["status"] == status, col]]
 
 
-def _fmt(value: float, signed: bool = False) -> str:
-    if value is None or not np.isfinite(value):
-        return "n/a"
-    value = round(float(value), 3) + 0.0
-    return f"{value:+.3f}" if signed else f"{value:.3f}"
+def _kappa(value: float) -> str:
+    """A kappa rounded to three decimals (a change of -0.0001 reads +0.000, not -0.000)."""
+    return dec(value if is_missing(value) else round(float(value), 3) + 0.0)
 
 
-def _ci(low: float, high: float) -> str:
-    if not np.isfinite([low, high]).all():
-        return "n/a"
-    return f"[{low:.3f}, {high:.3f}]"
+def _change(value: float) -> str:
+    return signed(value if is_missing(value) else round(float(value), 3) + 0.0)
 
 
 def website_vars(result: Comparison) -> dict[str, object]:
-    """Numbers and sentences for the website (flat names, see
-    :func:`~analysis.core.artifacts.flat_vars`).
+    """Numbers and sentences for the website.
 
     Text that names projects or the baseline (data and user-chosen names) is under keys
     ending in ``_text`` or ``_alt``, which the report shows only as escaped HTML.
@@ -81,46 +71,55 @@ def website_vars(result: Comparison) -> dict[str, object]:
     names = (f"New projects: {', '.join(new_p) or 'none'}; removed projects: "
              f"{', '.join(gone_p) or 'none'}; projects whose counts changed: "
              f"{', '.join(changed_p) or 'none'}.")
+    kappa = {r.type.lower(): r for r in result.kappa.itertuples()}
+
+    def k(kind: str, what: str) -> str:
+        r = kappa.get(kind)
+        if r is None:
+            return MISSING
+        return _change(r.change) if what == "change" else _kappa(getattr(r, what))
+
     variables: dict[str, object] = {
-        "compare.baseline_text": (f"The baseline is {base['label']}, from upstream commit "
-                                  f"{base.get('commit') or 'unknown'}."),
-        "compare.issues.baseline": base["issues"],
-        "compare.issues.current": cur["issues"],
-        "compare.issues.change": f"{change:+,}",
-        "compare.annotators.baseline": base.get("annotators"),
-        "compare.annotators.current": cur["annotators"],
-        "compare.projects_text": names,
-        "compare.projects.new_count": len(new_p),
-        "compare.projects.removed_count": len(gone_p),
-        "compare.projects.changed_count": len(changed_p),
-        "compare.years.new": ", ".join(new_y) or "none",
-        "compare.years.removed": ", ".join(gone_y) or "none",
-        "compare.identical": "yes" if identical else "no",
-        "compare.summary": summary,
-        "compare.kappa_source_text": f"Kappas of this build come from {result.kappa_source}.",
-        "compare.fig_counts_caption": (
+        "baseline_text": (f"The baseline is {base['label']}, from upstream commit "
+                          f"{base.get('commit') or 'unknown'}."),
+        "issues_baseline": base["issues"],
+        "issues_current": cur["issues"],
+        "issues_change": f"{change:+,}",
+        "annotators_baseline": base.get("annotators"),
+        "annotators_current": cur["annotators"],
+        "projects_text": names,
+        "projects_new_count": len(new_p),
+        "projects_removed_count": len(gone_p),
+        "projects_changed_count": len(changed_p),
+        "years_new": ", ".join(new_y) or "none",
+        "years_removed": ", ".join(gone_y) or "none",
+        "summary": summary,
+        "kappa_source_text": f"Kappas of this build come from {result.kappa_source}.",
+        "kappa_bug_baseline": k("bug", "baseline"),
+        "kappa_bug_current": k("bug", "current"),
+        "kappa_bug_change": k("bug", "change"),
+        "kappa_requirement_baseline": k("requirement", "baseline"),
+        "kappa_requirement_current": k("requirement", "current"),
+        "kappa_requirement_change": k("requirement", "change"),
+        "kappa_question_baseline": k("question", "baseline"),
+        "kappa_question_current": k("question", "current"),
+        "kappa_question_change": k("question", "change"),
+        "fig_counts_caption": (
             "Issues per project in the baseline and in the current run; new and removed "
             "projects are marked."),
-        "compare.fig_counts_alt": (
+        "fig_counts_alt": (
             "Horizontal bar chart of issues per project, two bars per project (baseline and "
             f"current). {summary} {names}"),
-        "compare.fig_kappa_caption": (
+        "fig_kappa_caption": (
             "Fleiss' kappa per issue type with 95% analytic intervals (Gwet's linearised "
             "standard error), baseline and current run."),
+        "fig_kappa_alt": (
+            "Dot plot of Fleiss' kappa per issue type with interval bars, baseline and "
+            "current. " + "; ".join(
+                f"{r.type}: baseline {_kappa(r.baseline)}, current {_kappa(r.current)}"
+                for r in result.kappa.itertuples()) + "."),
     }
-    alt = []
-    for r in result.kappa.itertuples():
-        key = f"compare.kappa.{r.type.lower()}"
-        variables[f"{key}.baseline"] = _fmt(r.baseline)
-        variables[f"{key}.current"] = _fmt(r.current)
-        variables[f"{key}.change"] = _fmt(r.change, signed=True)
-        variables[f"{key}.baseline_ci"] = _ci(r.baseline_ci_low, r.baseline_ci_high)
-        variables[f"{key}.current_ci"] = _ci(r.current_ci_low, r.current_ci_high)
-        alt.append(f"{r.type}: baseline {_fmt(r.baseline)}, current {_fmt(r.current)}")
-    variables["compare.fig_kappa_alt"] = (
-        "Dot plot of Fleiss' kappa per issue type with interval bars, baseline and current. "
-        + "; ".join(alt) + ".")
-    return flat_vars(variables)
+    return variables
 
 
 def build(result: Comparison) -> StageOutputs:

@@ -173,11 +173,16 @@ def load_statements(path: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
             pd.DataFrame(ranks, columns=["id", "who", "source", "of", "theme", "rank"]))
 
 
+def example_claim_id(ref: object) -> str:
+    """The scorecard claim of cited example ``ref``: ``examples.ref44``."""
+    return f"examples.ref{ref}"
+
+
 def example_claims(examples: pd.DataFrame) -> pd.DataFrame:
     """The examples as claims of the scorecard (``kind: label``): claim ``examples.ref44``
     says the release's final label of [44] has the theme the paper cites it for."""
     rows = [{
-        "claim_id": f"examples.ref{r.ref}",
+        "claim_id": example_claim_id(r.ref),
         "description": f"[{r.ref}] {r.repository} {r.kind}/{r.number}, cited for "
                        f"{r.subthemes}: its final label is theme {r.theme}",
         "paper_value": r.theme, "source": r.source, "relation": "=", "kind": "label",

@@ -144,25 +144,25 @@ class CleanPaths(StagePaths):
 @dataclass(frozen=True)
 class Table1Paths(StagePaths):
     name: str = "table1"
-    TABLES = ("counts.csv", "counts.md", "counts.html", "false_positives.csv")
+    TABLES = ("counts.csv", "type_shares.csv", "claims.csv", "false_positives.csv")
     FIGURES = ("counts",)
 
 
 @dataclass(frozen=True)
 class TaxonomyPaths(StagePaths):
     name: str = "taxonomy"
-    TABLES = ("types.csv", "types.md", "themes.csv", "themes.md", "subthemes.csv",
-              "details.csv", "details.html", "spellings.csv", "shares.csv", "tests.csv",
-              "residuals.csv", "examples.csv", "empty_themes.csv")
+    TABLES = ("types.csv", "themes.csv", "subthemes.csv", "details.csv", "details.html",
+              "spellings.csv", "shares.csv", "tests.csv", "residuals.csv", "examples.csv",
+              "empty_themes.csv")
     FIGURES = ("tree", "project_shares", "year_shares", "type_residuals")
 
 
 @dataclass(frozen=True)
 class AgreementPaths(StagePaths):
     name: str = "agreement"
-    TABLES = ("headline.csv", "headline.md", "method.md", "statistics.csv",
-              "categories.csv", "grouping.csv", "pairwise.csv", "annotator_final.csv",
-              "confusions.csv", "audit_final_by_project.csv", "audit_dissent.csv",
+    TABLES = ("headline.csv", "statistics.csv", "categories.csv", "grouping.csv",
+              "pairwise.csv", "annotator_final.csv", "confusions.csv",
+              "top_confusions.csv", "audit_final_by_project.csv", "audit_dissent.csv",
               "audit_tests.csv", "audit_co_dissent.csv", "audit_targets.csv",
               "audit_spread.csv", "audit_leave_one_out.csv", "audit_always_final.csv",
               "audit_sensitivity.csv")
@@ -173,10 +173,9 @@ class AgreementPaths(StagePaths):
 @dataclass(frozen=True)
 class InterviewsPaths(StagePaths):
     name: str = "interviews"
-    TABLES = ("participants.csv", "participants.md", "groups.csv", "codebook.csv",
-              "matrix.csv", "theme_counts.csv", "theme_counts.md", "quotes.csv",
-              "quotes.html", "guideline_questions.csv", "guideline.md", "roles.csv",
-              "role_mappings.csv")
+    TABLES = ("participants.csv", "groups.csv", "codebook.csv", "matrix.csv",
+              "theme_counts.csv", "quotes.csv", "quotes.html", "guideline_questions.csv",
+              "guideline.md", "roles.csv", "role_mappings.csv", "role_claims.csv")
     FIGURES = ("heatmap", "theme_counts")
     PROCESSED = ("background.csv", "codebook.csv", "nodes.csv", "rejected.csv")
 
@@ -197,7 +196,8 @@ class KeywordsPaths(StagePaths):
 @dataclass(frozen=True)
 class FindingsPaths(StagePaths):
     name: str = "findings"
-    TABLES = ("scorecard.csv",)
+    TABLES = ("scorecard.csv", "status_by_source.csv", "status_by_group.csv",
+              "claim_groups.csv", "challenges.csv", "dominant.csv")
 
     @property
     def scorecard(self) -> Path:
@@ -441,6 +441,13 @@ class Paths:
     @property
     def render_dir(self) -> Path:
         return self.build / "site-render"
+
+    @property
+    def scratch(self) -> Path:
+        """Where files and folders are built before they are moved into place
+        (:func:`analysis.core.artifacts.scratch_folder`): outside every folder DVC tracks,
+        so a run killed half-way leaves nothing in an output or a dependency."""
+        return self.build / "tmp"
 
     @property
     def bench_results(self) -> Path:

@@ -91,7 +91,8 @@ def quality_report(
 
     ``files`` holds one dict per input file with ``file``, ``role`` (what its rows are:
     ``labels``, ``years``...), ``input``, ``kept`` and ``set_aside``. The report totals
-    them per role and states whether everything balances (input = kept + set aside).
+    them per role and states, per file and over all, whether they balance (input = kept +
+    set aside).
     """
     frame = anomalies_frame(anomalies)
     records = frame.astype(object).where(frame.notna(), None).to_dict("records")
@@ -101,7 +102,8 @@ def quality_report(
         total = roles.setdefault(f["role"], {"input": 0, "kept": 0, "set_aside": 0})
         for key in total:
             total[key] += f[key]
-    balanced = all(f["input"] == f["kept"] + f["set_aside"] for f in files)
+    files = [{**f, "balanced": f["input"] == f["kept"] + f["set_aside"]} for f in files]
+    balanced = all(f["balanced"] for f in files)
     return {
         "summary": {**summary, "balanced": balanced},
         "accounting": dict(sorted(roles.items())),

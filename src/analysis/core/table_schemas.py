@@ -358,6 +358,86 @@ def scorecard_csv() -> pa.DataFrameSchema:
                  })
 
 
+def _status_columns() -> dict[str, pa.Column]:
+    """The claims and the claims per verdict, as the findings stage counts them."""
+    return {"claims": count("claims"),
+            **{s: count(f"claims whose verdict is `{s}`") for s in STATUSES}}
+
+
+def findings_status_by_source_csv() -> pa.DataFrameSchema:
+    """``report/tables/findings/status_by_source.csv``: verdicts per place in the paper."""
+    return table(rel(P.findings.table("status_by_source.csv")),
+                 "The scorecard's verdicts per place in the paper, in the paper's order.", {
+                     "source": text("where the paper prints the claims (the scorecard's "
+                                    "source)", nullable=True),
+                     "place": count("its place in the paper's order (1 first: the Abstract, "
+                                    "then the sections in order, a table after its "
+                                    "section's text); places the order cannot tell apart "
+                                    "share one", low=1),
+                     **_status_columns(),
+                 })
+
+
+def findings_status_by_group_csv() -> pa.DataFrameSchema:
+    """``report/tables/findings/status_by_group.csv``: verdicts per claim group."""
+    return table(rel(P.findings.table("status_by_group.csv")),
+                 "The scorecard's verdicts per claim group (the first part of a claim's id: "
+                 "the page that lists it).", {
+                     "group": text("the claim group (e.g. taxonomy, agreement, examples)"),
+                     **_status_columns(),
+                     "folded": count("exact claims the group's page folds away (the "
+                                     "sub-theme count of each theme)"),
+                 })
+
+
+def findings_claim_groups_csv() -> pa.DataFrameSchema:
+    """``report/tables/findings/claim_groups.csv``: the group of every claim."""
+    return table(rel(P.findings.table("claim_groups.csv")),
+                 "Per claim of the scorecard: its group and whether its page folds it.", {
+                     "claim_id": text("the claim's id in data/claims.yaml"),
+                     "group": text("the first part of the id: the page that lists the claim"),
+                     "folded": yes_no("True for an exact claim in a long run of similar ones "
+                                      "(the sub-theme count of each theme), which the page "
+                                      "lists in a folded box"),
+                 })
+
+
+def findings_challenges_csv() -> pa.DataFrameSchema:
+    """``report/tables/findings/challenges.csv``: the reports each challenge rests on."""
+    return table(rel(P.findings.table("challenges.csv")),
+                 "Per challenge of Section V.A (data/challenges.yaml): the reports whose "
+                 "final label is one of its themes; a theme may serve several challenges.", {
+                     "challenge": count("the challenge's number in the paper", low=1),
+                     "title": text("its title"),
+                     "themes": text("its themes (our reading of the paper), separated by "
+                                    "`, `"),
+                     "issues": count("reports whose final label is one of them"),
+                     "share_percent": percent("their share of all reports; empty without "
+                                              "reports", nullable=True),
+                     "highest_project": text("the project where that share of its reports "
+                                             "is highest (display name); empty without "
+                                             "projects", nullable=True),
+                     "highest_share_percent": percent("that share", nullable=True),
+                     "lowest_project": text("the project where it is lowest", nullable=True),
+                     "lowest_share_percent": percent("that share", nullable=True),
+                 })
+
+
+def findings_dominant_csv() -> pa.DataFrameSchema:
+    """``report/tables/findings/dominant.csv``: challenges that one theme dominates."""
+    return table(rel(P.findings.table("dominant.csv")),
+                 "The challenges of which one theme holds more than findings.dominant_share "
+                 "percent of the reports (params.yaml), with what they keep without it.", {
+                     "challenge": count("the challenge's number in the paper", low=1),
+                     "title": text("its title"),
+                     "theme": text("the theme that dominates it"),
+                     "theme_issues": count("the theme's reports"),
+                     "total": count("the challenge's reports"),
+                     "share_percent": percent("theme_issues / total × 100"),
+                     "without": count("the challenge's reports without the theme"),
+                 })
+
+
 # --------------------------------------------------------------------------- Table I
 
 
@@ -417,6 +497,32 @@ def table1_false_positives_csv() -> pa.DataFrameSchema:
                                     "`reported` (the paper's Table I: the release does not "
                                     "record its excluded reports) or `none`",
                                     words=("computed", "reported", "none")),
+                 })
+
+
+def table1_type_shares_csv() -> pa.DataFrameSchema:
+    """``report/tables/table1/type_shares.csv``: the type mix of every row of Table I."""
+    return table(rel(P.table1.table("type_shares.csv")),
+                 "Per row of Table I (the Sum row too): the share of each issue type among "
+                 "the row's issue reports.", {
+                     "project": text("the project's folder name; `Sum` on the last row"),
+                     r"^(?!Total$)[A-Z][A-Za-z ]*$": column(
+                         DECIMAL, "one column per issue type (Question, Bug, Requirement): "
+                         "the type's issue reports as a percentage of the row's (0 for a row "
+                         "without reports)", regex=True, checks=[range_check(0.0, 100.0)]),
+                 })
+
+
+def table1_claims_csv() -> pa.DataFrameSchema:
+    """``report/tables/table1/claims.csv``: the claim of the paper each cell of Table I is."""
+    return table(rel(P.table1.table("claims.csv")),
+                 "Per cell of Table I that the paper prints: its row, its column and the "
+                 "scorecard claim that checks it.", {
+                     "project": text("the row: a project's folder name, or `Sum`"),
+                     "column": text("the column: a year, an issue type, `Total` (the Sum "
+                                    "row's total) or `false_positive`"),
+                     "claim_id": text("the claim's id in data/claims.yaml (e.g. "
+                                      "table1.pytorch.2023)"),
                  })
 
 
@@ -886,6 +992,26 @@ def agreement_confusions_csv() -> pa.DataFrameSchema:
                  })
 
 
+def agreement_top_confusions_csv() -> pa.DataFrameSchema:
+    """``report/tables/agreement/top_confusions.csv``: the pair annotators confused most."""
+    return table(rel(P.agreement.table("top_confusions.csv")),
+                 "The pair of rating categories annotators confused most often (the first "
+                 "row of confusions.csv, ties by label): over all reports, and among the "
+                 "pairs of two themes of each issue type.", {
+                     "scope": text("`all` (every pair), or an issue type: the pairs whose "
+                                   "two categories are of that type"),
+                     "label_a": text(f"one category of the pair: {CATEGORY}"),
+                     "label_b": text("the other category"),
+                     "type_a": text("issue type of label_a (`unknown` outside the "
+                                    "taxonomy)"),
+                     "type_b": text("issue type of label_b"),
+                     "rater_pairs": count("pairs of annotators who gave one label_a and the "
+                                          "other label_b on the same issue, summed over all "
+                                          "issues"),
+                     "issues": count("issues on which both labels were given"),
+                 })
+
+
 def agreement_audit_final_by_project_csv() -> pa.DataFrameSchema:
     """``report/tables/agreement/audit_final_by_project.csv``: labels equal to the final."""
     return table(rel(P.agreement.table("audit_final_by_project.csv")),
@@ -898,6 +1024,8 @@ def agreement_audit_final_by_project_csv() -> pa.DataFrameSchema:
                      "equal": count("of those, issues where the label equals the final "
                                     "label"),
                      "share": share("equal / rated (0-1); empty when rated is 0"),
+                     "issues": count("issues of the stratum with at least one rating (the "
+                                     "same on every row of the stratum)"),
                  })
 
 
@@ -1239,6 +1367,8 @@ def keywords_counts_csv() -> pa.DataFrameSchema:
                      "raw": count("entries as listed, repeats included"),
                      "distinct": count("distinct exact strings: the paper's count"),
                      "distinct_casefold": count("distinct keywords ignoring case"),
+                     "claim_id": text("the scorecard claim that reproduces the list's count "
+                                      "(`keywords.count.<list>`)"),
                  })
 
 
@@ -1594,6 +1724,9 @@ def taxonomy_examples_csv() -> pa.DataFrameSchema:
                                                       "theme; empty when not in the release",
                                                       nullable=True),
                      "annotators": count("annotator columns of the release"),
+                     "claim_id": text("the scorecard claim of the example "
+                                      "(`examples.ref<N>`), whose verdict the Taxonomy page "
+                                      "shows"),
                  })
 
 
@@ -1655,6 +1788,23 @@ def interviews_role_mappings_csv() -> pa.DataFrameSchema:
                  })
 
 
+def interviews_role_claims_csv() -> pa.DataFrameSchema:
+    """``report/tables/interviews/role_claims.csv``: the readings that give each role count."""
+    return table(rel(P.interviews.table("role_claims.csv")),
+                 "Per claim of Section IV.A that counts participants of role categories: "
+                 "the paper's count, ours, and which readings of the roles give the paper's "
+                 "count.", {
+                     "claim_id": text("the claim's id in data/claims.yaml"),
+                     "paper": text("the paper's count with its comparator (e.g. `>1`)"),
+                     "ours": count("our count: the reading used (each role's first matching "
+                                   "category)"),
+                     "possible": text("every count the readings give, separated by `, `"),
+                     "readings": text("the readings that give the paper's count: `the one "
+                                      "used`, the roles assigned otherwise (as in "
+                                      "role_mappings.csv), or `none`"),
+                 })
+
+
 TABLE_SCHEMAS: dict[str, Callable[[], pa.DataFrameSchema]] = {
     rel(P.clean.processed_file("issues.csv")): issues_csv,
     rel(P.clean.processed_file("rejected.csv")): rejected_csv,
@@ -1665,7 +1815,14 @@ TABLE_SCHEMAS: dict[str, Callable[[], pa.DataFrameSchema]] = {
     rel(P.interviews.processed_file("nodes.csv")): interviews_nodes_processed_csv,
     rel(P.interviews.processed_file("rejected.csv")): interviews_rejected_processed_csv,
     rel(P.findings.scorecard): scorecard_csv,
+    rel(P.findings.table("status_by_source.csv")): findings_status_by_source_csv,
+    rel(P.findings.table("status_by_group.csv")): findings_status_by_group_csv,
+    rel(P.findings.table("claim_groups.csv")): findings_claim_groups_csv,
+    rel(P.findings.table("challenges.csv")): findings_challenges_csv,
+    rel(P.findings.table("dominant.csv")): findings_dominant_csv,
     rel(P.table1.table("counts.csv")): table1_csv,
+    rel(P.table1.table("type_shares.csv")): table1_type_shares_csv,
+    rel(P.table1.table("claims.csv")): table1_claims_csv,
     rel(P.table1.table("false_positives.csv")): table1_false_positives_csv,
     rel(P.taxonomy.table("types.csv")): taxonomy_types_csv,
     rel(P.taxonomy.table("themes.csv")): taxonomy_themes_csv,
@@ -1684,6 +1841,7 @@ TABLE_SCHEMAS: dict[str, Callable[[], pa.DataFrameSchema]] = {
     rel(P.agreement.table("pairwise.csv")): agreement_pairwise_csv,
     rel(P.agreement.table("annotator_final.csv")): agreement_annotator_final_csv,
     rel(P.agreement.table("confusions.csv")): agreement_confusions_csv,
+    rel(P.agreement.table("top_confusions.csv")): agreement_top_confusions_csv,
     rel(P.agreement.table("audit_final_by_project.csv")): agreement_audit_final_by_project_csv,
     rel(P.agreement.table("audit_dissent.csv")): agreement_audit_dissent_csv,
     rel(P.agreement.table("audit_tests.csv")): agreement_audit_tests_csv,
@@ -1710,6 +1868,7 @@ TABLE_SCHEMAS: dict[str, Callable[[], pa.DataFrameSchema]] = {
     rel(P.interviews.table("guideline_questions.csv")): interviews_guideline_questions_csv,
     rel(P.interviews.table("roles.csv")): interviews_roles_csv,
     rel(P.interviews.table("role_mappings.csv")): interviews_role_mappings_csv,
+    rel(P.interviews.table("role_claims.csv")): interviews_role_claims_csv,
 }
 
 

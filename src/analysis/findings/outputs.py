@@ -1,16 +1,37 @@
 """What the findings stage writes (the stage contract of :mod:`analysis.core.stage`): the
-scorecard as a table, and how many claims have each status as metrics."""
+scorecard, its verdicts per place in the paper and per claim group (with the group each
+claim belongs to), how many reports each challenge rests on and which are dominated by one
+theme, the website's numbers of them, and the verdict totals as metrics."""
 
 from __future__ import annotations
 
 import pandas as pd
 
 from analysis.core.stage import StageOutputs
-from analysis.findings.scorecard import Findings, status_counts
+from analysis.findings.scorecard import (
+    Findings,
+    claim_groups,
+    status_by_group,
+    status_by_source,
+    status_counts,
+    totals,
+)
 
 
 def tables(result: Findings) -> dict[str, pd.DataFrame]:
-    return {"scorecard.csv": result.card}
+    groups = claim_groups(result.card)
+    return {"scorecard.csv": result.card,
+            "status_by_source.csv": status_by_source(result.card),
+            "status_by_group.csv": status_by_group(result.card, groups),
+            "claim_groups.csv": groups,
+            "challenges.csv": result.coverage,
+            "dominant.csv": result.dominant}
+
+
+def website_vars(result: Findings) -> dict[str, object]:
+    """The verdicts the pages quote (:func:`~analysis.findings.scorecard.totals`) and the
+    share above which a theme dominates a challenge (percent)."""
+    return {**totals(result.card), "dominant_share": float(result.dominant_share)}
 
 
 def metrics(result: Findings) -> dict[str, int]:
@@ -19,4 +40,5 @@ def metrics(result: Findings) -> dict[str, int]:
 
 
 def build(result: Findings) -> StageOutputs:
-    return StageOutputs(tables=tables(result), metrics=metrics(result))
+    return StageOutputs(tables=tables(result), website_vars=website_vars(result),
+                        metrics=metrics(result))

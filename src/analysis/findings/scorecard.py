@@ -15,11 +15,13 @@ statement (``relation``: ``=``, ``>``, ``>=``, ``<``, ``<=``, ``~``), so that a 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 
 import pandas as pd
 
 from analysis.core.claims import STATUSES, format_value, judge
+from analysis.findings import challenges as ch
 
 SCORECARD_COLUMNS = ["claim_id", "description", "paper_value", "reproduced_value", "status",
                      "note", "source", "relation"]
@@ -60,6 +62,85 @@ def status_counts(card: pd.DataFrame) -> dict[str, int]:
     return {s: int(counts.get(s, 0)) for s in STATUSES}
 
 
+def totals(card: pd.DataFrame) -> dict[str, object]:
+    """The verdicts the pages quote: claims, claims per status, the claims the release can
+    answer (``checkable``: all but the not reproducible), those reproduced (exact or within
+    rounding) and their share of the checkable ones."""
+    n = status_counts(card)
+    checkable = len(card) - n["not_reproducible"]
+    reproduced = n["exact"] + n["rounding"]
+    return {"claims": len(card), "exact": n["exact"], "rounding": n["rounding"],
+            "differs": n["differs"], "not_reproducible": n["not_reproducible"],
+            "checkable": checkable, "reproduced": reproduced,
+            "reproduced_pct": f"{100 * reproduced / checkable:.0f}%" if checkable else None}
+
+
+# Claims shown folded under their group's table when exact: the sub-theme count of each
+# theme, a long run of similar claims.
+FOLDED_PREFIXES = ("taxonomy.subthemes.A", "taxonomy.subthemes.B", "taxonomy.subthemes.C")
+
+
+def claim_groups(card: pd.DataFrame) -> pd.DataFrame:
+    """Per claim: its group (the first part of its id, ``taxonomy`` for
+    ``taxonomy.themes.bug``: the page that lists it) and whether that page folds it
+    (an exact claim of :data:`FOLDED_PREFIXES`)."""
+    ids = card["claim_id"].astype(str)
+    return pd.DataFrame({
+        "claim_id": ids, "group": ids.str.split(".", n=1).str[0],
+        "folded": ids.str.startswith(FOLDED_PREFIXES) & (card["status"] == "exact")},
+        columns=["claim_id", "group", "folded"])
+
+
+def status_by_group(card: pd.DataFrame, groups: pd.DataFrame) -> pd.DataFrame:
+    """Per claim group (in the scorecard's order): its claims, how many have each status,
+    and how many are folded (:func:`claim_groups`)."""
+    rows = []
+    for group in dict.fromkeys(groups["group"]):
+        mine = groups["group"] == group
+        rows.append({"group": group, **_counts(card.loc[mine.to_numpy(), "status"]),
+                     "folded": int(groups.loc[mine, "folded"].sum())})
+    return pd.DataFrame(rows, columns=["group", "claims", *STATUSES, "folded"])
+
+
+ROMAN = {"I": 1, "II": 2, "III": 3, "IV": 4, "V": 5, "VI": 6, "VII": 7, "VIII": 8}
+# Where the paper prints each table, as a section, so that a table sorts with its section
+TABLE_SECTIONS = {"Table I": "Section III.A"}
+
+
+def paper_order(source: str) -> tuple:
+    """A sort key that follows the paper: Abstract, then Sections I, II, III.A, III.B, ...
+    (by their first place when a claim names several; a table sorts after the text of
+    the section that prints it, unknown places last)."""
+    first = re.sub(r"\s*\([^)]*\)", "", str(source)).split(";")[0].strip()
+    if first == "Abstract":
+        return (0,)
+    table = first in TABLE_SECTIONS
+    first = TABLE_SECTIONS.get(first, first)
+    m = re.fullmatch(r"Section ([IVX]+)(?:\.([A-Z]))?(?:\.(\d+))?", first)
+    if not m:
+        return (99, first)
+    return (ROMAN.get(m.group(1), 50), ord(m.group(2)) - 64 if m.group(2) else 0,
+            int(m.group(3)) if m.group(3) else 0, 1 if table else 0)
+
+
+def status_by_source(card: pd.DataFrame) -> pd.DataFrame:
+    """Per place in the paper (a claim's ``source``), in the paper's order
+    (:func:`paper_order`; places of one rank by name): its ``place`` (1 first; places the
+    order cannot tell apart share one), its claims and how many have each status."""
+    sources = sorted(set(card["source"].astype(str)))
+    keys = {s: paper_order(s) for s in sources}
+    ranks = {k: i for i, k in enumerate(sorted(set(keys.values())), 1)}
+    rows = [{"source": s, "place": ranks[keys[s]],
+             **_counts(card.loc[card["source"].astype(str) == s, "status"])}
+            for s in sorted(sources, key=lambda s: keys[s])]
+    return pd.DataFrame(rows, columns=["source", "place", "claims", *STATUSES])
+
+
+def _counts(statuses: pd.Series) -> dict[str, int]:
+    """claims -> how many, and per status (zeros included)."""
+    return {"claims": len(statuses), **{s: int((statuses == s).sum()) for s in STATUSES}}
+
+
 def merge_reproduced(parts: list[dict[str, dict]]) -> dict[str, dict]:
     """Merge the per-stage reproduced-value files; a claim id produced twice is a bug."""
     merged: dict[str, dict] = {}
@@ -73,12 +154,29 @@ def merge_reproduced(parts: list[dict[str, dict]]) -> dict[str, dict]:
 
 @dataclass(frozen=True)
 class Findings:
-    """What the stage computes: the scorecard, one row per claim (:data:`SCORECARD_COLUMNS`)."""
+    """What the stage computes: the scorecard, one row per claim (:data:`SCORECARD_COLUMNS`),
+    its verdicts per place in the paper and per claim group, and the challenges' coverage
+    and dominance (:mod:`analysis.findings.challenges`) at the threshold used."""
 
     card: pd.DataFrame
+    coverage: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(
+        columns=ch.CHALLENGE_COLUMNS))
+    dominant: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(
+        columns=ch.DOMINANT_COLUMNS))
+    dominant_share: float = 50.0
 
 
-def compute(claims: pd.DataFrame, reproduced: list[dict[str, dict]]) -> Findings:
+def compute(claims: pd.DataFrame, reproduced: list[dict[str, dict]],
+            themes: pd.DataFrame | None = None, shares: pd.DataFrame | None = None,
+            challenges: list[dict] | None = None, names: dict[str, str] | None = None,
+            dominant_share: float = 50.0) -> Findings:
     """The scorecard of ``claims`` (:func:`~analysis.core.claims.load_claims`) against the
-    stages' reproduced values (one mapping per stage)."""
-    return Findings(scorecard(claims, merge_reproduced(reproduced)))
+    stages' reproduced values (one mapping per stage), and, given the taxonomy stage's
+    ``themes`` and ``shares`` tables, how many reports each of the ``challenges`` rests on
+    and which one theme dominates (above ``dominant_share`` percent of its reports)."""
+    card = scorecard(claims, merge_reproduced(reproduced))
+    if themes is None or shares is None:
+        return Findings(card, dominant_share=dominant_share)
+    return Findings(card, ch.challenge_coverage(themes, shares, challenges or [], names or {}),
+                    ch.dominant_themes(themes, challenges or [], dominant_share),
+                    dominant_share)

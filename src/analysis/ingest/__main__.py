@@ -20,12 +20,8 @@ from analysis.core.errors import InputError
 from analysis.core.paths import PATHS, project_path
 from analysis.ingest import fetch
 from analysis.ingest import ingest as copying
-from analysis.ingest.ingest import (
-    DEFAULT_MAX_BYTES,
-    DEFAULT_MAX_FILES,
-    ingest,
-    positive_int_param,
-)
+from analysis.ingest.ingest import ingest, limit_param
+from analysis.ingest.safety import DEFAULT_MAX_BYTES
 
 
 def main(argv: Iterable[str] | None = None) -> int:
@@ -68,7 +64,7 @@ def main(argv: Iterable[str] | None = None) -> int:
             commit=cfg.get("commit") or None,
             archive_sha256=cfg.get("archive_sha256"),
             max_bytes=int(cfg.get("max_bytes") or DEFAULT_MAX_BYTES),
-            max_files=positive_int_param(cfg, "max_files", DEFAULT_MAX_FILES, args.params),
+            max_files=limit_param(cfg, "max_files", args.params),
         )
         write_json(project_path(args.provenance), result.provenance)
     except InputError as exc:

@@ -24,42 +24,35 @@ params.yaml and every other tracked file are never written.
 from __future__ import annotations
 
 import os
-import shutil
 import sys
-import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
-from analysis.core.artifacts import disk_error
+from analysis.core.artifacts import (
+    atomic_folder,
+    disk_error,
+    move_file,
+    sha256_file,
+    temporary_folder,
+)
 from analysis.core.config import load_params
 from analysis.core.errors import InputError
 from analysis.core.paths import PATHS, Paths, project_path
 from analysis.core.textsafe import visible
-from analysis.ingest.ingest import (
-    DEFAULT_MAX_BYTES,
-    DEFAULT_MAX_FILES,
-    DownloadError,
-    cache_name,
-    collect_files,
-    copy_dump_file,
-    download,
-    dump_root,
-    extract_archive,
-    move_file,
-    name_limits,
+from analysis.ingest.archives import unpack
+from analysis.ingest.download import DownloadError, cache_name, download
+from analysis.ingest.files import (
+    copy_dump,
     parse_manifest,
-    positive_int_param,
-    replace_folder,
-    sha256_dump_file,
-    sha256_file,
-    source_kind,
     unreadable,
     verify_against_manifest,
+    verify_folder,
 )
+from analysis.ingest.ingest import limit_param, source_kind
 
 KIND_NAMES = {"dir": "a folder", "archive": "an archive", "url": "a URL"}
 LISTED = 3  # file names shown in a message before "and N more"
+WORK_PREFIX = ".fetch-"
 
 
 def shown(path: Path, root: Path) -> str:
@@ -121,55 +114,25 @@ def holds_something(folder: Path) -> bool:
     return folder.is_dir() and any(True for _ in folder.iterdir())
 
 
-def check_release(folder: Path, entries: dict[str, str], manifest: str,
-                  max_files: int) -> list[str]:
-    """Verify that ``folder`` holds every file of the manifest, with its SHA-256; return
-    the files it holds that the manifest does not list. Links, special files and the rest
-    are refused as in a dump (see :func:`collect_files`)."""
-    files, _junk = collect_files(folder, max_files=max_files)
-    hashes = {rel: sha256_dump_file(rel, item) for rel, item in files.items() if rel in entries}
-    verify_against_manifest(hashes, entries, manifest)
-    return sorted(set(files) - set(entries))
-
-
 def stage_release(folder: Path, staged: Path, final: Path, entries: dict[str, str],
                   manifest: str, max_files: int, origin: str, mismatch_fix: str) -> list[str]:
-    """Copy the files of the dump ``folder`` that the manifest lists into the new folder
-    ``staged`` (to be moved to ``final``) and verify the copies; return the files left out
-    (not listed).
+    """Copy the files of the dump ``folder`` that the manifest lists into the folder
+    ``staged`` (to become ``final``) and verify the copies; return the files left out (not
+    listed).
 
-    The dump is checked as ingest checks a folder source (see :func:`collect_files`);
+    The dump is checked and copied as ingest copies a folder source (:func:`copy_dump`);
     every message says which ``origin`` (the mirror, the archive) it is about.
     """
     try:
-        files, _junk = collect_files(folder, max_files=max_files,
-                                     limits=name_limits(staged.parent, staged, final))
-        staged.mkdir()
-        hashes = {rel: copy_dump_file(rel, files[rel], staged / rel)
-                  for rel in sorted(entries) if rel in files}
+        copied = copy_dump(folder, staged, final, max_files=max_files, only=entries)
     except InputError as exc:
         raise InputError(f"{exc.problem} (in the {origin})", file=exc.file, fix=exc.fix) from exc
     try:
-        verify_against_manifest(hashes, entries, manifest)
+        verify_against_manifest(copied.hashes, entries, manifest)
     except InputError as exc:
         raise InputError(f"{exc.problem} (in the {origin})", file=exc.file,
                          fix=mismatch_fix) from exc
-    return sorted(set(files) - set(entries))
-
-
-@contextmanager
-def staging(parent: Path) -> Iterator[Path]:
-    """A temporary folder in ``parent`` (so that moving out of it is a rename), removed on
-    leaving, whatever happened."""
-    try:
-        parent.mkdir(parents=True, exist_ok=True)
-        work = Path(tempfile.mkdtemp(prefix=".fetch-", dir=parent))
-    except OSError as exc:
-        raise disk_error(exc, parent) from exc
-    try:
-        yield work
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+    return sorted(set(copied.found) - set(entries))
 
 
 def read_manifest(manifest: str, paths: Paths) -> dict[str, str]:
@@ -231,8 +194,8 @@ def fetch(cfg: dict, paths: Paths = PATHS, params_name: str | None = None,
         )
     manifest = str(cfg["manifest"])
     entries = read_manifest(manifest, paths)
-    max_files = positive_int_param(cfg, "max_files", DEFAULT_MAX_FILES, params_name)
-    max_bytes = positive_int_param(cfg, "max_bytes", DEFAULT_MAX_BYTES, params_name)
+    max_files = limit_param(cfg, "max_files", params_name)
+    max_bytes = limit_param(cfg, "max_bytes", params_name)
     commit = cfg.get("commit")
     what = f"{files_phrase(len(entries))} verified against {manifest}"
     if commit:
@@ -241,7 +204,7 @@ def fetch(cfg: dict, paths: Paths = PATHS, params_name: str | None = None,
     replaced = ""
     if holds_something(paths.release):
         try:
-            extra = check_release(paths.release, entries, manifest, max_files)
+            extra = verify_folder(paths.release, entries, manifest, max_files)
         except InputError as exc:
             replaced = f"; it replaces a copy that did not verify ({exc.where}: {exc.problem})"
         else:
@@ -251,8 +214,7 @@ def fetch(cfg: dict, paths: Paths = PATHS, params_name: str | None = None,
 
     mirror = cfg.get("mirror")
     mirror_path = project_path(str(mirror), root) if mirror else None
-    with staging(paths.release.parent) as work:
-        staged = work / "release"
+    with atomic_folder(paths.release, public=False) as staged:
         if mirror_path is not None and mirror_path.is_dir():
             left_out = stage_release(
                 mirror_path, staged, paths.release, entries, manifest, max_files,
@@ -262,57 +224,81 @@ def fetch(cfg: dict, paths: Paths = PATHS, params_name: str | None = None,
             )
             how = f"copied from the mirror {mirror}"
         else:
-            left_out, how = stage_download(cfg, paths, work, entries, manifest, max_files,
+            left_out, how = stage_download(cfg, paths, staged, entries, manifest, max_files,
                                            max_bytes, params_name, cafile)
-        replace_folder(staged, paths.release, aside=work / "previous")
     skipped = (f"; {files_phrase(len(left_out))} not in the manifest left out: "
                f"{listing(left_out)}") if left_out else ""
     return f"{release}: the pinned release ({what}), {how}{skipped}{replaced}"
 
 
-def stage_download(cfg: dict, paths: Paths, work: Path, entries: dict[str, str],
+def stage_download(cfg: dict, paths: Paths, staged: Path, entries: dict[str, str],
                    manifest: str, max_files: int, max_bytes: int, params_name: str,
                    cafile: str | None) -> tuple[list[str], str]:
-    """Stage the release from its archive into ``work/release``: the one kept in the
-    downloads cache, else a download (kept in the cache once its files verified). Returns
-    the files left out and how the release was had."""
+    """Stage the release from its archive into ``staged``: the one kept in the downloads
+    cache, else a download (kept in the cache once its files verified), extracted in a
+    temporary folder removed on leaving. Returns the files left out and how the release
+    was had."""
+    with temporary_folder(paths.release, WORK_PREFIX) as work:
+        archive = release_archive(cfg, paths, work, params_name, cafile, max_bytes)
+        try:
+            root = unpack(archive.path, work / "unpacked", max_bytes=max_bytes,
+                          max_files=max_files)
+        except InputError as exc:
+            if not archive.from_cache:
+                raise
+            raise InputError(exc.problem, file=exc.file, fix=archive.fix) from exc
+        left_out = stage_release(root, staged, paths.release, entries, manifest, max_files,
+                                 archive.origin, archive.fix)
+        if not archive.from_cache:
+            try:
+                move_file(archive.path, archive.cached)
+            except OSError as exc:
+                raise disk_error(exc, archive.cached) from exc
+    return left_out, archive.how
+
+
+@dataclass(frozen=True)
+class ReleaseArchive:
+    """The release's archive on this machine (``path``), where it is kept (``cached``: the
+    same file when it was there already), and how messages speak of it: what its files are
+    said to be in (``origin``), what to do when they do not verify (``fix``), how the
+    release was had (``how``)."""
+
+    path: Path
+    cached: Path
+    origin: str
+    fix: str
+    how: str
+
+    @property
+    def from_cache(self) -> bool:
+        return self.path == self.cached
+
+
+def release_archive(cfg: dict, paths: Paths, work: Path, params_name: str,
+                    cafile: str | None, max_bytes: int) -> ReleaseArchive:
+    """The archive of ``ingest.release_url``: the one in the downloads cache when it is
+    there (with ``ingest.archive_sha256``, when set), else downloaded into ``work``."""
     root = paths.root
     url = release_url(cfg, params_name)
     cached = paths.downloads_cache / cache_name(url)
     expected = cfg.get("archive_sha256")
-    from_cache = cached.is_file() and (not expected or sha256_file(cached) == expected.lower())
-    if from_cache:
-        archive = cached
-        origin = f"cached archive {shown(cached, root)}"
-        fix = (f"the cached archive is not the pinned release; delete {shown(cached, root)} "
-               "to download the release again")
-        how = f"from the archive already in {shown(cached, root)}, without downloading"
-    else:
-        archive = work / cached.name
-        try:
-            download(url, archive, expected, cafile=cafile, max_bytes=max_bytes)
-        except DownloadError as exc:
-            raise offline_error(exc, cfg, paths, cached) from exc
-        origin = f"archive downloaded from {url}"
-        fix = ("the archive is not the release the manifest lists; check ingest.release_url "
-               "and ingest.manifest")
-        how = f"downloaded from {url} (kept in {shown(cached, root)})"
-    unpacked = work / "unpacked"
+    if cached.is_file() and (not expected or sha256_file(cached) == expected.lower()):
+        return ReleaseArchive(
+            cached, cached, f"cached archive {shown(cached, root)}",
+            f"the cached archive is not the pinned release; delete {shown(cached, root)} to "
+            "download the release again",
+            f"from the archive already in {shown(cached, root)}, without downloading")
+    archive = work / cached.name
     try:
-        extract_archive(archive, unpacked, max_bytes=max_bytes, max_files=max_files,
-                        limits=name_limits(work, unpacked))
-    except InputError as exc:
-        if not from_cache:
-            raise
-        raise InputError(exc.problem, file=exc.file, fix=fix) from exc
-    left_out = stage_release(dump_root(unpacked), work / "release", paths.release, entries,
-                             manifest, max_files, origin, fix)
-    if not from_cache:
-        try:
-            move_file(archive, cached)
-        except OSError as exc:
-            raise disk_error(exc, cached) from exc
-    return left_out, how
+        download(url, archive, expected, cafile=cafile, max_bytes=max_bytes)
+    except DownloadError as exc:
+        raise offline_error(exc, cfg, paths, cached) from exc
+    return ReleaseArchive(
+        archive, cached, f"archive downloaded from {url}",
+        "the archive is not the release the manifest lists; check ingest.release_url and "
+        "ingest.manifest",
+        f"downloaded from {url} (kept in {shown(cached, root)})")
 
 
 def offline_error(exc: DownloadError, cfg: dict, paths: Paths, cached: Path) -> InputError:

@@ -1,5 +1,5 @@
-"""The interview texts as the website shows them: Markdown tables, the quotes as an HTML
-fragment and the guideline as Markdown, every text from the data escaped.
+"""The interview texts as the website shows them: the quotes as an HTML fragment and the
+guideline as Markdown, every text from the data escaped.
 
 Why escaping here: quotes, insights and the guideline are free text written by people; on
 the site they must read as text, never as markup.
@@ -21,16 +21,6 @@ BLOCK_START_RE = re.compile(r"^([-*+]\s|\d+[.)]\s|#|>|---|\*\*\*|___|```)")
 LIST_ITEM_RE = re.compile(r"^([-*+]|\d+[.)])\s")
 # the generated guideline says which notebook wrote it
 NOTEBOOK = PATHS.interviews.notebook_source.relative_to(PATHS.root).as_posix()
-
-
-def to_markdown(frame: pd.DataFrame) -> str:
-    """A pipe table; '|' inside cells is escaped so text cannot break the table."""
-    shown = frame.copy()
-    for col in shown.columns:
-        if shown[col].dtype == object:
-            shown[col] = shown[col].map(lambda v: v.replace("|", "\\|") if isinstance(v, str)
-                                        else v)
-    return shown.to_markdown(index=False) + "\n"
 
 
 def quotes_html(quotes: pd.DataFrame) -> str:

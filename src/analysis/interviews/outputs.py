@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import pandas as pd
 
+from analysis.core.formatting import short
 from analysis.core.stage import StageOutputs
 from analysis.interviews.clean import type_counts
 from analysis.interviews.figures import heatmap_figure, theme_counts_figure
-from analysis.interviews.markup import quotes_html, to_markdown
+from analysis.interviews.markup import quotes_html
 from analysis.interviews.read import CODEBOOK_FILE, GUIDELINE_FILE
 from analysis.interviews.views import Interviews, codebook_table, group_summary
 
@@ -27,21 +28,21 @@ def quality(result: Interviews) -> dict:
 
 
 def tables(result: Interviews) -> dict[str, pd.DataFrame | str]:
-    """The report's tables: CSV, with Markdown or HTML where a page shows them."""
+    """The report's tables: CSV, with the guideline as Markdown and the quotes as HTML
+    (the pages show those two as they are)."""
     return {
         "participants.csv": result.participants,
-        "participants.md": to_markdown(result.participants),
         "groups.csv": result.groups,
         "codebook.csv": codebook_table(result.data.codebook),
         "matrix.csv": result.matrix.reset_index(),
         "theme_counts.csv": result.theme_counts,
-        "theme_counts.md": to_markdown(result.theme_counts),
         "quotes.csv": result.quotes,
         "quotes.html": quotes_html(result.quotes),
         "guideline_questions.csv": result.questions,
         "guideline.md": result.data.guideline_md,
         "roles.csv": result.roles,
         "role_mappings.csv": result.role_mappings,
+        "role_claims.csv": result.role_claims,
     }
 
 
@@ -59,7 +60,7 @@ def website_vars(result: Interviews) -> dict[str, object]:
     """
     data, taxonomy = result.data, result.taxonomy
     bg, cb, nodes = data.background, data.codebook, data.nodes
-    counts, groups, questions = result.theme_counts, result.groups, result.questions
+    counts, questions = result.theme_counts, result.questions
     unknown = [c for c in counts["node"] if c not in set(taxonomy.codes)]
     linked = counts[counts["total"] > 0]
     unlinked = [c for c in taxonomy.codes if c not in set(linked["node"])]
@@ -67,10 +68,6 @@ def website_vars(result: Interviews) -> dict[str, object]:
     def top(col: str) -> str:
         best = counts[counts[col] == counts[col].max()]
         return ", ".join(best["node"]) if counts[col].max() else ""
-
-    def years(key: str, how: str) -> str:
-        g = groups[groups["role_category"] == key]
-        return "" if g.empty or g[how].isna().all() else _fmt_years(float(g[how].iloc[0]))
 
     unknown_who = {c: ", ".join(nodes.loc[nodes["node"] == c, "participant"]) for c in unknown}
     levels = cb.groupby(["type", "experience_level"]).size()
@@ -92,9 +89,7 @@ def website_vars(result: Interviews) -> dict[str, object]:
         "interviews_top_themes_text": (
             f"Most linked by users: {top('users') or 'none'}; by developers: "
             f"{top('developers') or 'none'}."),
-        "interviews_students_mean_years": years("student", "years_mean"),
-        "interviews_engineers_min_years": years("engineer", "years_min"),
-        "interviews_managers_max_years": years("manager", "years_max"),
+        "interviews_role_readings": int(result.role_mappings["mapping"].nunique()),
         "interviews_users_under_one_year": under_one,
         "interviews_codebook_user_beginners": int(levels.get(("User", "Beginner"), 0)),
         "interviews_guideline_parts": int(questions["part"].nunique()),
@@ -142,7 +137,7 @@ def claim_values(result: Interviews) -> dict[str, dict]:
         return bg[bg["role_category"] == key]
 
     def years_text(frame: pd.DataFrame) -> str:
-        return ", ".join(_fmt_years(y) for y in sorted(frame["experience_years"].dropna()))
+        return ", ".join(short(y) for y in sorted(frame["experience_years"].dropna()))
 
     breakdown = "; ".join(f"{r.label}: {r.participants}" for r in
                           group_summary(bg[bg["type"] == "Developer"]).itertuples())
@@ -192,7 +187,8 @@ def claim_values(result: Interviews) -> dict[str, dict]:
 
 
 def metrics(result: Interviews) -> dict:
-    """Headline numbers for ``dvc metrics``."""
+    """Headline numbers for ``dvc metrics`` (the anomalies by kind are in the quality
+    report)."""
     q, counts = result.data.quality, result.theme_counts
     return {
         "participants": q["summary"]["participants_background"],
@@ -202,13 +198,8 @@ def metrics(result: Interviews) -> dict:
         "nodes_not_in_taxonomy": len(q["summary"]["nodes_not_in_taxonomy"]),
         "themes_linked": int((counts["total"] > 0).sum()),
         "anomalies": int(sum(q["anomaly_counts"].values())),
-        "anomaly_counts": q["anomaly_counts"],
         "set_aside": int(sum(f["set_aside"] for f in q["files"])),
     }
-
-
-def _fmt_years(y: float) -> str:
-    return f"{y:.2f}".rstrip("0").rstrip(".")
 
 
 def _min(frame: pd.DataFrame) -> float | None:

@@ -6,9 +6,10 @@ Engineer"); the paper counts categories ("two for inference", "one developer wor
 LLM deployment optimization"). ``interviews.role_categories`` in params.yaml maps a role to
 the first category whose pattern it matches. A role can match several patterns, so the
 counts depend on that order: :func:`role_table` shows every role with the category it gets
-and all the ones it matches, and :func:`role_mappings` lists the counts of every
-assignment of participants to categories their role matches, so that a page can say which
-readings, if any, give the paper's count.
+and all the ones it matches, :func:`role_mappings` lists the counts of every assignment
+of participants to categories their role matches, and :func:`role_claims` says, for every
+claim of Section IV.A that counts a role category (:data:`ROLE_CLAIMS`), which readings,
+if any, give the paper's count.
 
 :func:`session_minutes` reads the planned length of a session from the interview guideline
 (a range such as "20–30 minutes per session").
@@ -22,8 +23,22 @@ from collections.abc import Iterator
 
 import pandas as pd
 
+from analysis.core.claims import judge, paper_statement
+
 ROLE_COLUMNS = ["type", "role_raw", "role_title", "participants", "category", "matching"]
 MAPPING_COLUMNS = ["mapping", "description", "category", "participants"]
+ROLE_CLAIM_COLUMNS = ["claim_id", "paper", "ours", "possible", "readings"]
+# The claims of Section IV.A that count participants of role categories (the keys of
+# interviews.role_categories in params.yaml), and the categories each counts.
+ROLE_CLAIMS = {
+    "interviews.users.engineers.count": ("engineer",),
+    "interviews.users.students.count": ("student",),
+    "interviews.developers.managers.count": ("manager",),
+    "interviews.developers.feature_engineers.count": ("training", "inference"),
+    "interviews.developers.training.count": ("training",),
+    "interviews.developers.inference.count": ("inference",),
+    "interviews.developers.deployment.count": ("deployment",),
+}
 MAX_MAPPINGS = 10_000  # beyond this, only the first MAX_MAPPINGS assignments are listed
 _MINUTES_RE = re.compile(r"(\d+)\s*(?:[–—-]|to)\s*(\d+)\s*min(?:ute)?s?\b", re.IGNORECASE)
 
@@ -90,6 +105,34 @@ def role_mappings(roles: pd.DataFrame, keys: list[str],
         rows += [{"mapping": number, "description": desc, "category": k, "participants": v}
                  for k, v in counts.items()]
     return pd.DataFrame(rows, columns=MAPPING_COLUMNS)
+
+
+def role_claims(mappings: pd.DataFrame, claims: pd.DataFrame) -> pd.DataFrame:
+    """For every role claim of :data:`ROLE_CLAIMS` that ``claims`` holds
+    (:data:`ROLE_CLAIM_COLUMNS`): the paper's count with its comparator, ours (mapping 0),
+    the counts the readings of the roles give (``mappings``: :func:`role_mappings`), and the
+    readings that give the paper's count: those for which the claim's own verdict
+    (:func:`~analysis.core.claims.judge`) would be exact."""
+    by_id = claims.set_index("claim_id")
+    totals = mappings.pivot_table(index="mapping", columns="category", values="participants",
+                                  aggfunc="sum", fill_value=0)
+    desc = mappings.drop_duplicates("mapping").set_index("mapping")["description"].fillna("")
+    rows = []
+    for cid, keys in ROLE_CLAIMS.items():
+        if cid not in by_id.index:
+            continue
+        printed = str(by_id.loc[cid, "paper_value"])
+        relation = str(by_id.loc[cid, "relation"] or "=")
+        got = totals.reindex(columns=list(keys), fill_value=0).sum(axis=1)
+        hits = [m for m in got.index
+                if judge(printed, float(got[m]), relation, "count") == "exact"]
+        rows.append({
+            "claim_id": cid, "paper": paper_statement(printed, relation),
+            "ours": int(got.get(0, 0)),
+            "possible": ", ".join(str(v) for v in sorted(set(int(x) for x in got))),
+            "readings": ("the one used" if 0 in hits else "; ".join(
+                desc[m] for m in hits) if hits else "none")})
+    return pd.DataFrame(rows, columns=ROLE_CLAIM_COLUMNS)
 
 
 def session_minutes(text: str) -> tuple[int, int, int] | None:

@@ -21,7 +21,9 @@ from analysis.interviews.normalise import neutral_pronouns
 from analysis.interviews.read import InterviewFiles
 from analysis.interviews.roles import (
     MAPPING_COLUMNS,
+    ROLE_CLAIM_COLUMNS,
     ROLE_COLUMNS,
+    role_claims,
     role_mappings,
     role_table,
     session_minutes,
@@ -45,14 +47,21 @@ class Interviews:
     role_mappings: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(
         columns=MAPPING_COLUMNS))
     session: tuple[int, int, int] | None = None  # the guideline's session length, its line
+    # per role claim of Section IV.A, which readings give the paper's count (role_claims)
+    role_claims: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(
+        columns=ROLE_CLAIM_COLUMNS))
 
 
-def compute(files: InterviewFiles, taxonomy: Taxonomy, params: dict) -> Interviews:
+def compute(files: InterviewFiles, taxonomy: Taxonomy, params: dict,
+            claims: pd.DataFrame | None = None) -> Interviews:
     """Clean the interview files (``params``: the params.yaml section ``interviews``) and
-    build every view of them."""
+    build every view of them; with the paper's ``claims``
+    (:func:`~analysis.core.claims.load_claims`), the readings of the roles that give each
+    role count it prints."""
     data = clean_interviews(files, taxonomy, params)
     categories = params.get("role_categories") or []
     roles = role_table(data.background, categories)
+    mappings = role_mappings(roles, [str(c["key"]) for c in categories])
     guideline = files.guideline.text if files.guideline else ""
     return Interviews(
         data=data, taxonomy=taxonomy,
@@ -62,8 +71,9 @@ def compute(files: InterviewFiles, taxonomy: Taxonomy, params: dict) -> Intervie
         theme_counts=theme_counts(data.codebook, data.nodes, taxonomy),
         quotes=quotes_by_theme(data.codebook, data.nodes, taxonomy),
         questions=guideline_questions(guideline),
-        roles=roles, role_mappings=role_mappings(roles, [str(c["key"]) for c in categories]),
-        session=session_minutes(guideline))
+        roles=roles, role_mappings=mappings, session=session_minutes(guideline),
+        role_claims=(role_claims(mappings, claims) if claims is not None
+                     else pd.DataFrame(columns=ROLE_CLAIM_COLUMNS)))
 
 
 def participants_table(background: pd.DataFrame) -> pd.DataFrame:

@@ -8,7 +8,10 @@ taxonomy, an ``excluded`` cell that is not a yes/no, a row neither labelled nor 
 selection id that differs between rows; across sheets: the same file twice, sheets of
 different selections, a candidate in one sheet and not in another, a candidate given
 different projects, and a candidate without an ISO creation date in any sheet (or with
-two different ones).
+two different ones); against the selection the sheets name (the candidates select wrote:
+:func:`selection_problems`), a selection that is not theirs, a candidate in no sheet (a
+row deleted from every sheet, which would change the false-positive denominator) and a
+row that is no candidate, each kind in one line.
 
 Nothing is dropped silently: a row the merge could not use is a problem, not a skip.
 Long lists of the same problem in one sheet are cut after :data:`MAX_LISTED` messages
@@ -25,7 +28,7 @@ import pandas as pd
 
 from analysis.core.dump import URL_RE
 from analysis.core.errors import InputError
-from analysis.labels.sheets import Sheet, normalise_code, parse_excluded
+from analysis.labels.sheets import Sheet, normalise_code, parse_excluded, selection_id
 
 MAX_LISTED = 20
 PROJECT_RE = re.compile(r"^[A-Za-z0-9._-]+$")
@@ -203,3 +206,33 @@ def labels_frame(sheet: Sheet) -> pd.DataFrame:
         "label": rows["label"].map(normalise_code).to_numpy(),
         "excluded": rows["excluded"].map(parse_excluded).astype(bool).to_numpy(),
     }, index=pd.Index(rows["url"].str.strip(), name="url"))
+
+
+def selection_problems(sheets: list[Sheet], candidates: pd.DataFrame,
+                       name: str) -> list[InputError]:
+    """The sheets against their selection (``candidates``, read from ``name``): the
+    selection must be the one the sheets name, and its candidates the sheets' rows; a
+    candidate in no sheet, or a row that is no candidate, is one line for all of them."""
+    expected, found = sheet_selection(sheets[0]), selection_id(candidates)
+    if expected and expected != found:
+        return [InputError(f"the sheets are of selection {expected}, this file is {found}",
+                           file=name, fix="pass --selection the candidates.csv the sheets "
+                                          "were made from (or --selection none)")]
+    rows = {url for sheet in sheets for url in keys_of(sheet)}
+    wanted = [u.strip() for u in candidates["url"].astype(str)]
+    problems = []
+    gone = [u for u in wanted if u not in rows]
+    if gone:
+        problems.append(InputError(
+            f"{len(gone):,} candidate(s) of the selection are in no sheet (first: {gone[0]}): "
+            "a row deleted from every sheet would change the false-positive denominator",
+            file=name, fix="restore the rows from a blank sheet (labels sheets writes them "
+                           "again), label them, and merge again"))
+    extra = sorted(rows - set(wanted))
+    if extra:
+        problems.append(InputError(
+            f"{len(extra):,} row(s) of the sheets are not candidates of the selection "
+            f"(first: {extra[0]})", file=name,
+            fix="remove the rows added to the sheets, or pass --selection the candidates.csv "
+                "the sheets were made from"))
+    return problems

@@ -1,6 +1,7 @@
-"""Labelling sheets: one blank CSV per annotator, and the reading of filled ones.
+"""Labelling sheets: one blank sheet per annotator, and the reading of filled ones.
 
-A sheet (``<out>/sheets/annotator_<k>.csv``) has one row a candidate and the columns
+A sheet (``<out>/sheets/annotator_<k>.csv``, or ``.xlsx`` with ``--format xlsx``) has one
+row a candidate and the columns
 
     project     the project folder the candidate belongs to (do not edit)
     url         the issue's URL, the key that joins the sheets (do not edit)
@@ -14,10 +15,12 @@ A sheet (``<out>/sheets/annotator_<k>.csv``) has one row a candidate and the col
     selection   the selection's identifier, the same on every row (do not edit): the
                 merge refuses sheets of different selections
 
-Written for spreadsheet programs: UTF-8 with a byte-order mark (so Excel reads the
-titles right), CRLF line endings, fields quoted where needed, and every cell that a
+Written for spreadsheet programs: a CSV is UTF-8 with a byte-order mark (so Excel reads
+the titles right), CRLF line endings, fields quoted where needed; an ``.xlsx`` holds every
+cell as text (its second worksheet lists the codes). In both, every cell that a
 spreadsheet would run as a formula (``=``, ``+``, ``-``, ``@``...: titles are untrusted
-text) prefixed with an apostrophe, the rule of :mod:`analysis.report.downloads`.
+text) is prefixed with an apostrophe, the rule of :mod:`analysis.report.downloads`. The
+same candidates give the same bytes (the workbook's times and zip dates are fixed).
 
 Read back as any spreadsheet program saves them: UTF-8 with or without a byte-order mark,
 UTF-16 (Excel's "Unicode Text", with or without a byte-order mark), or a legacy 8-bit code
@@ -25,8 +28,10 @@ page (then read as Latin-1: only the ASCII columns url, label, excluded, selecti
 project are used, so the result is right; the merge record says so); comma, semicolon
 (spreadsheets in locales with a decimal comma) or tab delimited; any line endings (LF,
 CRLF, and CR alone: "CSV (Macintosh)"); rows sorted or filtered in the spreadsheet (the
-merge joins on the URL, never on the row order). Extra columns are ignored; fully blank
-rows are skipped and counted.
+merge joins on the URL, never on the row order). A label written in lower case (``c.3``)
+is read as its code and counted (a note); columns an annotator added are kept (the merge
+writes their cells to ``labels/comments.csv``, beside the comments) and named in a note;
+fully blank rows are skipped and counted.
 
 An Excel workbook (``.xlsx``) is read too, whatever its file is named: it is recognised by
 its content (a zip holding ``xl/workbook.xml``), and its first worksheet's cells come back
@@ -54,13 +59,14 @@ from xml.etree.ElementTree import ParseError
 
 import pandas as pd
 
-from analysis.core.artifacts import atomic_path
+from analysis.core.artifacts import atomic_folder
 from analysis.core.dump import csv_records
 from analysis.core.errors import InputError
 from analysis.core.paths import PATHS, SheetPaths
 from analysis.core.sizes import MiB, size_text
 from analysis.core.taxonomy import Taxonomy, load_taxonomy
 from analysis.core.textsafe import neutralise_cell
+from analysis.select.formats import sniff_encoding
 
 SHEET_COLUMNS = ["project", "url", "created_at", "title", "label", "excluded", "comment",
                  "selection"]
@@ -80,6 +86,12 @@ MAX_WORKBOOK_CELLS = 5_000_000   # 500,000 candidates in 10 columns
 WORKBOOK_ENCODING = "xlsx workbook"
 WORKBOOK_DELIMITER = "none (workbook)"
 SAVE_AS = "save the sheet as an Excel workbook (.xlsx) or as CSV UTF-8"
+FORMATS = ("csv", "xlsx")
+LOWER_CODE_RE = re.compile(r"[a-z]\.\d+")
+# A workbook's zip entries and document times, fixed so that the same sheet is the same
+# bytes (openpyxl stamps the time of saving).
+FIXED_TIME = (1980, 1, 1, 0, 0, 0)
+CORE_TIME_RE = re.compile(rb"(<dcterms:(?:created|modified)[^>]*>)[^<]*(</dcterms:)")
 
 
 def selection_id(candidates: pd.DataFrame) -> str:
@@ -112,51 +124,125 @@ def check_candidates(candidates: pd.DataFrame) -> pd.DataFrame:
     return frame.reset_index(drop=True)
 
 
-def sheet_bytes(candidates: pd.DataFrame, sel: str) -> bytes:
-    """A blank sheet for ``candidates`` (checked): BOM, CRLF, neutralised cells."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\r\n")
-    writer.writerow(SHEET_COLUMNS)
+def read_candidates(path: Path) -> pd.DataFrame:
+    """A candidates CSV (what select writes; opened and saved by a spreadsheet program,
+    still), as text; one clear message when it cannot be read."""
+    table = read_table(path, str(path), keys=("project", "url"), what="candidates file",
+                       fix="give the candidates.csv select wrote (selection/candidates.csv)")
+    columns = table.columns
+    rows = [fields + [""] * max(0, len(columns) - len(fields)) for _, fields in table.body]
+    return pd.DataFrame([row[:len(columns)] for row in rows], columns=columns, dtype=object)
+
+
+def sheet_cells(candidates: pd.DataFrame, sel: str) -> list[list[str]]:
+    """The rows of a blank sheet (header first), every cell neutralised."""
+    rows = [SHEET_COLUMNS]
     for rec in candidates.itertuples(index=False):
         cells = [rec.project, rec.url, rec.created_at, rec.title, "", "", "", sel]
-        writer.writerow([neutralise_cell(c) for c in cells])
+        rows.append([neutralise_cell(c) for c in cells])
+    return rows
+
+
+def csv_bytes(rows: list[list[str]]) -> bytes:
+    """Rows as a CSV for a spreadsheet program: BOM, CRLF, quoted where needed."""
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\r\n").writerows(rows)
     return codecs.BOM_UTF8 + out.getvalue().encode("utf-8")
+
+
+def sheet_bytes(candidates: pd.DataFrame, sel: str) -> bytes:
+    """A blank CSV sheet for ``candidates`` (checked): BOM, CRLF, neutralised cells."""
+    return csv_bytes(sheet_cells(candidates, sel))
+
+
+def codes_rows(taxonomy: Taxonomy) -> list[list[str]]:
+    """The theme codes an annotator chooses from (code, type, theme), header first."""
+    return [["code", "type", "theme"]] + [
+        [rec.code, rec.type, rec.name]
+        for rec in taxonomy.themes.sort_values("order", kind="mergesort").itertuples()]
 
 
 def codes_bytes(taxonomy: Taxonomy) -> bytes:
-    """The theme codes an annotator chooses from (code, type, theme), for the sheets'
-    folder, in the same spreadsheet-friendly form as the sheets."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\r\n")
-    writer.writerow(["code", "type", "theme"])
-    for rec in taxonomy.themes.sort_values("order", kind="mergesort").itertuples():
-        writer.writerow([rec.code, rec.type, rec.name])
-    return codecs.BOM_UTF8 + out.getvalue().encode("utf-8")
+    """The theme codes, for the sheets' folder, in the same form as the CSV sheets."""
+    return csv_bytes(codes_rows(taxonomy))
+
+
+def fixed_zip(raw: bytes) -> bytes:
+    """A zip (an ``.xlsx``) rewritten with fixed entry dates and fixed document times, so
+    the same content is the same bytes."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(raw)) as src, \
+            zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
+        for info in src.infolist():
+            data = src.read(info.filename)
+            if info.filename == "docProps/core.xml":
+                data = CORE_TIME_RE.sub(rb"\g<1>1980-01-01T00:00:00Z\g<2>", data)
+            entry = zipfile.ZipInfo(info.filename, date_time=FIXED_TIME)
+            entry.compress_type = zipfile.ZIP_DEFLATED
+            entry.external_attr = 0o644 << 16
+            dst.writestr(entry, data)
+    return out.getvalue()
+
+
+def workbook_bytes(rows: list[list[str]], codes: list[list[str]] | None = None,
+                   title: str = "labels") -> bytes:
+    """Rows as an Excel workbook: every cell text (a spreadsheet program converts nothing
+    on opening it), the header bold and frozen, the codes on a second worksheet."""
+    import openpyxl
+    from openpyxl.styles import Font
+
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = title
+    for row in rows:
+        sheet.append(row)
+    for cell in sheet[1]:
+        cell.font = Font(bold=True)
+    sheet.freeze_panes = "A2"
+    for column in sheet.iter_cols():
+        for cell in column:
+            cell.number_format = "@"
+    if codes:
+        extra = book.create_sheet("codes")
+        for row in codes:
+            extra.append(row)
+    out = io.BytesIO()
+    book.save(out)
+    return fixed_zip(out.getvalue())
 
 
 def write_blank_sheets(out: Path, candidates: pd.DataFrame, annotators: int,
-                       taxonomy: Taxonomy | None = None) -> list[Path]:
-    """Write one blank sheet per annotator, ``<out>/sheets/annotator_<k>.csv`` (k = 1..N),
-    and ``<out>/sheets/codes.csv``; return the sheets' paths.
+                       taxonomy: Taxonomy | None = None, fmt: str = "csv") -> list[Path]:
+    """Write one blank sheet per annotator, ``<out>/sheets/annotator_<k>.csv`` (or
+    ``.xlsx``; k = 1..N), and ``<out>/sheets/codes.csv``; return the sheets' paths. The
+    folder is written whole, aside, and replaces an earlier one.
 
     ``candidates`` has at least the columns project, url, created_at, title, in the order
     the sheets list them. The sheets are identical (same rows, same selection id): each
-    annotator labels independently (Section III.B).
+    annotator labels independently (Section III.B). No candidates is a user error: there
+    is nothing to label.
     """
     if annotators < 1:
         raise InputError("the number of annotators must be at least 1",
                          column="--annotators", fix="give one sheet per annotator")
+    if fmt not in FORMATS:
+        raise InputError(f"--format {fmt!r} is not one of {', '.join(FORMATS)}",
+                         column="--format", fix="write --format csv or --format xlsx")
     frame = check_candidates(candidates)
-    data = sheet_bytes(frame, selection_id(frame))
+    if frame.empty:
+        raise InputError("no candidates: there is nothing to label",
+                         fix="select again with another window or inputs (select says "
+                             "what it read and skipped in selection/selection.json)")
+    codes = codes_rows(taxonomy or load_taxonomy(PATHS.taxonomy_file))
+    rows = sheet_cells(frame, selection_id(frame))
+    data = csv_bytes(rows) if fmt == "csv" else workbook_bytes(rows, codes)
     paths = SheetPaths(Path(out))
-    written = []
-    for k in range(1, annotators + 1):
-        with atomic_path(paths.sheet(k)) as tmp:
-            tmp.write_bytes(data)
-        written.append(paths.sheet(k))
-    with atomic_path(paths.codes) as tmp:
-        tmp.write_bytes(codes_bytes(taxonomy or load_taxonomy(PATHS.taxonomy_file)))
-    return written
+    names = [paths.sheet(k).with_suffix(f".{fmt}").name for k in range(1, annotators + 1)]
+    with atomic_folder(paths.folder, public=False) as staged:
+        for name in names:
+            (staged / name).write_bytes(data)
+        (staged / paths.codes.name).write_bytes(csv_bytes(codes))
+    return [paths.folder / name for name in names]
 
 
 # --------------------------------------------------------------------------- reading
@@ -174,44 +260,47 @@ class Sheet:
     rows: pd.DataFrame  # line + the SHEET_COLUMNS present, as text
     blank_rows: int = 0
     notes: list[str] = field(default_factory=list)
+    extras: pd.DataFrame = field(default_factory=pd.DataFrame)  # added columns, by row
+    lowercase_codes: int = 0
 
 
 def decode_sheet(raw: bytes) -> tuple[str, str]:
     """The text of a sheet and the encoding it was read as (see the module docstring).
 
-    UTF-16 without a byte-order mark is recognised by its NUL bytes (every ASCII character
-    has one); a file that is neither UTF-8 nor UTF-16 is read as Latin-1, which never
-    fails and keeps every ASCII byte (the columns the merge reads are ASCII).
+    The encoding is sniffed (:func:`~analysis.select.formats.sniff_encoding`: a byte-order
+    mark, or UTF-16's NUL bytes); a file that is neither UTF-8 nor UTF-16 is read as
+    Latin-1, which never fails and keeps every ASCII byte (the columns the merge reads
+    are ASCII).
     """
-    if raw.startswith(codecs.BOM_UTF8):
-        raw = raw[len(codecs.BOM_UTF8):]
+    encoding = sniff_encoding(raw[:4096])
+    readings = {"utf-8-sig": (raw[len(codecs.BOM_UTF8):], "utf-8", "utf-8 with BOM"),
+                "utf-16": (raw, "utf-16", "utf-16 with BOM")}
+    if encoding in readings:
+        data, codec, said = readings[encoding]
         try:
-            return raw.decode("utf-8"), "utf-8 with BOM"
+            return data.decode(codec), said
         except UnicodeDecodeError:
             return raw.decode("latin-1"), LATIN1_NOTE
-    if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+    if encoding != "utf-8" and len(raw) % 2 == 0:
         try:
-            return raw.decode("utf-16"), "utf-16 with BOM"
-        except UnicodeDecodeError:
-            return raw.decode("latin-1"), LATIN1_NOTE
-    head = raw[:4096]
-    if b"\x00" in head and len(raw) % 2 == 0:
-        odd = head[1::2].count(0) > head[0::2].count(0)
-        try:
-            return raw.decode("utf-16-le" if odd else "utf-16-be"), "utf-16"
+            return raw.decode(encoding), "utf-16"
         except UnicodeDecodeError:
             pass
+    return _utf8_or_latin1(raw)
+
+
+def _utf8_or_latin1(raw: bytes) -> tuple[str, str]:
     try:
         return raw.decode("utf-8"), "utf-8"
     except UnicodeDecodeError:
         return raw.decode("latin-1"), LATIN1_NOTE
 
 
-def sniff_delimiter(first_line: str) -> str | None:
-    """The delimiter whose split of the header names the url and label columns."""
+def sniff_delimiter(first_line: str, keys: tuple[str, ...] = ("url", "label")) -> str | None:
+    """The delimiter whose split of the header names the ``keys`` columns."""
     for delim in DELIMITERS:
         names = {c.strip().casefold() for c in next(csv.reader([first_line], delimiter=delim))}
-        if {"url", "label"} <= names:
+        if set(keys) <= names:
             return delim
     return None
 
@@ -345,33 +434,61 @@ def workbook_rows(raw: bytes, name: str) -> list[tuple[int, list[str]]]:
     return rows
 
 
-def text_rows(raw: bytes, name: str) -> tuple[list[tuple[int, list[str]]], str, str]:
-    """The records of a CSV sheet as (first line, fields), with the encoding and the
-    delimiter it was saved with."""
+@dataclass
+class Table:
+    """A file saved from a spreadsheet program (a sheet, a decisions file), read: its
+    header as written, its rows that are not blank (first line, cells) and how it was
+    saved."""
+
+    name: str
+    sha256: str
+    encoding: str
+    delimiter: str
+    kind: str  # csv or xlsx
+    header: list[str]
+    body: list[tuple[int, list[str]]]
+    blank_rows: int
+    width: int  # a CSV's header width; a workbook's widest row
+
+    @property
+    def columns(self) -> list[str]:
+        """The header's names as matched: stripped, case folded."""
+        return [h.strip().casefold() for h in self.header]
+
+
+def text_rows(raw: bytes, name: str, keys: tuple[str, ...] = ("url", "label"),
+              what: str = "sheet", fix: str | None = None
+              ) -> tuple[list[tuple[int, list[str]]], str, str]:
+    """The records of a CSV file as (first line, fields), with the encoding and the
+    delimiter it was saved with; a first line that does not name the ``keys`` columns
+    in any delimiter is refused."""
     text, encoding = decode_sheet(raw)
     lines = sheet_lines(text.lstrip("\ufeff"))
-    delim = sniff_delimiter(lines[0])
+    delim = sniff_delimiter(lines[0], keys)
     if delim is None:
-        raise InputError("not a sheet header (no url and label columns)",
-                         file=name, line=1,
-                         fix="give the sheet written by select (or analysis.labels sheets), "
-                             "saved as CSV or .xlsx")
+        raise InputError(f"not a {what} header (no {' and '.join(keys)} columns)",
+                         file=name, line=1, fix=fix or SHEET_FIX)
     records = [(start, fields) for start, _, fields in csv_records(
         lines, name, delimiter=delim, strict=True,
-        fix="fix the quoting on that line, or save the sheet again")]
+        fix=f"fix the quoting on that line, or save the {what} again")]
     return records, encoding, {",": "comma", ";": "semicolon", "\t": "tab"}[delim]
 
 
-def read_sheet(path: Path, name: str | None = None) -> Sheet:
-    """Read a filled sheet, a CSV or an Excel workbook (recognised by its content); a file
-    that cannot be a sheet at all raises one :class:`InputError` (unreadable, another
-    kind of workbook, no header with url and label, missing columns, broken quoting).
-    Row-level problems are left to :mod:`analysis.labels.checks`."""
+SHEET_FIX = ("give the sheet written by analysis.labels sheets, saved as CSV or .xlsx, its "
+             "columns kept")
+
+
+def read_table(path: Path, name: str | None = None, keys: tuple[str, ...] = ("url", "label"),
+               what: str = "sheet", fix: str | None = None) -> Table:
+    """Read a CSV or an Excel workbook (recognised by its content) whose header names the
+    ``keys`` columns; a file that cannot be one at all raises one :class:`InputError`
+    (unreadable, another kind of workbook, no such header, broken quoting). Fully blank
+    rows are counted, not kept."""
     name = name or str(path)
     try:
         raw = Path(path).read_bytes()
     except OSError as exc:
-        raise InputError(f"cannot read the sheet ({exc.strerror})", file=name,
+        raise InputError(f"cannot read the {what} ({exc.strerror})", file=name,
                          fix="check the path and the file's permissions") from exc
     kind = workbook_kind(raw)
     if kind in REFUSED_WORKBOOKS:
@@ -379,27 +496,49 @@ def read_sheet(path: Path, name: str | None = None) -> Sheet:
     if kind == "xlsx":
         records = workbook_rows(raw, name)
         encoding, delimiter = WORKBOOK_ENCODING, WORKBOOK_DELIMITER
-        if not records or not {"url", "label"} <= {c.strip().casefold()
-                                                   for c in records[0][1]}:
-            raise InputError("not a sheet header (no url and label columns in the first "
-                             "row of the first worksheet)", file=name, row=1,
-                             fix="give the sheet written by select (or analysis.labels "
-                                 "sheets), its columns kept")
+        if not records or not set(keys) <= {c.strip().casefold() for c in records[0][1]}:
+            raise InputError(f"not a {what} header (no {' and '.join(keys)} columns in the "
+                             "first row of the first worksheet)", file=name, row=1,
+                             fix=fix or SHEET_FIX)
     else:
-        records, encoding, delimiter = text_rows(raw, name)
-    notes = [f"read as {encoding}"] if encoding == LATIN1_NOTE else []
-    header: list[str] | None = None
-    body: list[tuple[int, list[str]]] = []
-    blank = 0
-    for start, fields in records:
-        if header is None:
-            header = [h.strip().casefold() for h in fields]
+        records, encoding, delimiter = text_rows(raw, name, keys, what, fix)
+    header = [h.strip() for h in records[0][1]] if records else []
+    body = [(start, fields) for start, fields in records[1:] if any(f.strip() for f in fields)]
+    # A workbook has no delimiter to miscount: its width is its widest row, as a
+    # spreadsheet program's CSV of it would be.
+    width = max(len(f) for _, f in records) if kind == "xlsx" else len(header)
+    return Table(name, hashlib.sha256(raw).hexdigest(), encoding, delimiter,
+                 kind or "csv", header, body, len(records) - 1 - len(body), width)
+
+
+def extra_names(header: list[str], known: list[str]) -> dict[int, str]:
+    """Column index -> name of the header's columns that are not ``known`` (an annotator's
+    own), a blank name shown as ``column N``, a repeated one numbered."""
+    names: dict[int, str] = {}
+    for i, h in enumerate(header):
+        if h.casefold() in known:
             continue
-        if not any(f.strip() for f in fields):
-            blank += 1
-            continue
-        body.append((start, fields))
-    header = header or []
+        name = h or f"column {i + 1}"
+        n = 1
+        while name in names.values():
+            n += 1
+            name = f"{h or f'column {i + 1}'} ({n})"
+        names[i] = name
+    return names
+
+
+def lowercase_codes(labels: pd.Series) -> int:
+    """How many label cells hold a code written in lower case (``c.3``)."""
+    return int(labels.str.strip().str.fullmatch(LOWER_CODE_RE.pattern).sum())
+
+
+def read_sheet(path: Path, name: str | None = None) -> Sheet:
+    """Read a filled sheet, a CSV or an Excel workbook (:func:`read_table`); missing or
+    repeated columns are one :class:`InputError`. Row-level problems are left to
+    :mod:`analysis.labels.checks`."""
+    table = read_table(path, name)
+    name = table.name
+    header = table.columns
     missing = [c for c in REQUIRED_COLUMNS if c not in header]
     if missing:
         raise InputError(f"the header lacks the column(s) {', '.join(missing)}", file=name,
@@ -410,19 +549,29 @@ def read_sheet(path: Path, name: str | None = None) -> Sheet:
         raise InputError(f"the header names {', '.join(dupes)} twice", file=name, line=1,
                          fix="keep one column of each name")
     index = {h: header.index(h) for h in SHEET_COLUMNS if h in header}
-    # A workbook has no delimiter to miscount: its width is its widest row, as a
-    # spreadsheet program's CSV of it would be.
-    width = (max(len(f) for _, f in records) if kind == "xlsx" else len(header))
-    rows = []
-    for start, fields in body:
-        row = {"line": start, "n_fields": len(fields) if kind != "xlsx" else width}
+    extras = extra_names(table.header, SHEET_COLUMNS)
+    rows, added = [], []
+    for start, fields in table.body:
+        row = {"line": start, "n_fields": len(fields) if table.kind != "xlsx" else table.width}
         fields = fields + [""] * max(0, len(header) - len(fields))
         row.update({col: fields[i] for col, i in index.items()})
         rows.append(row)
+        added.append([fields[i] for i in extras])
     frame = pd.DataFrame(rows, columns=["line", "n_fields", *index])
     for col in SHEET_COLUMNS:
         if col not in frame:
             frame[col] = ""
-    frame.attrs["header_fields"] = width
-    return Sheet(name=name, sha256=hashlib.sha256(raw).hexdigest(), encoding=encoding,
-                 delimiter=delimiter, rows=frame, blank_rows=blank, notes=notes)
+    frame.attrs["header_fields"] = table.width
+    notes = [f"read as {table.encoding}"] if table.encoding == LATIN1_NOTE else []
+    lower = lowercase_codes(frame["label"])
+    if lower:
+        notes.append(f"{lower:,} label(s) written in lower case (as c.3), read as the code")
+    if extras:
+        notes.append("column(s) not of the blank sheet ("
+                     + ", ".join(repr(n) for n in extras.values())
+                     + "): their cells are kept in labels/comments.csv")
+    return Sheet(name=name, sha256=table.sha256, encoding=table.encoding,
+                 delimiter=table.delimiter, rows=frame, blank_rows=table.blank_rows,
+                 notes=notes, extras=pd.DataFrame(added, columns=list(extras.values()),
+                                                  dtype=object),
+                 lowercase_codes=lower)

@@ -17,7 +17,9 @@ pipeline's outputs. Modules:
 - :mod:`.quarto`     finding (or installing) Quarto;
 - :mod:`.preview`    the pandoc renderer used when Quarto is not found;
 - :mod:`.htmlsafe`   escaping of untrusted text;
-- :mod:`.site`       the build: generate, then render with Quarto or the preview.
+- :mod:`.site`       the build: generate, then render with Quarto or the preview;
+- :mod:`.sources`    what the site was rendered from (``report/_site/sources.json``), so
+                     that ``render --if-needed`` notices a stale site.
 
 How a stage gets onto the site is described in README.md ("Adding a stage").
 """

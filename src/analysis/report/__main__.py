@@ -3,8 +3,9 @@
     python -m analysis.report                  generate and render (the `report` stage)
     python -m analysis.report generate         step 1 only: variables, includes, downloads
     python -m analysis.report render           step 2 only: render report/_site/
-    python -m analysis.report render --if-needed   only if the site is missing, or was
-                                               rendered by the preview and Quarto is here now
+    python -m analysis.report render --if-needed   only if the site does not show the
+                                               current sources (report/_site/sources.json),
+                                               or the preview rendered it and Quarto is here
     python -m analysis.report quarto-setup     find Quarto, or try once to install it
 
 ``--renderer auto|quarto|preview`` picks the renderer (auto: Quarto if it can be found).
@@ -13,13 +14,17 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import sys
 from pathlib import Path
 
-from analysis.core.errors import InputError
+from analysis.core.errors import InputError, os_problem
 from analysis.core.paths import Paths
 from analysis.report.quarto import setup
 from analysis.report.site import build, generate, needs_render, render
+
+# Operating-system errors a user can fix (permissions, a read-only or full disk): one line.
+USER_ERRNOS = (errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -33,7 +38,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="auto (default): Quarto if it can be found, else the pandoc "
                              "preview")
     parser.add_argument("--if-needed", action="store_true",
-                        help="render only if the site is missing or a better renderer is here")
+                        help="render only if the site does not show the current sources, "
+                             "or a better renderer is here")
     parser.add_argument("--root", type=Path, default=None,
                         help="project root (default: this checkout)")
     args = parser.parse_args(argv)
@@ -44,12 +50,23 @@ def main(argv: list[str] | None = None) -> int:
         elif args.step == "generate":
             generate(paths)
         elif args.step == "render":
-            if not args.if_needed or needs_render(paths):
+            reason = needs_render(paths, args.renderer) if args.if_needed else "asked"
+            site = paths.site.relative_to(paths.root).as_posix()
+            if reason is None:
+                print(f"report: {site}/ shows the current sources; not rendered again")
+            else:
+                if args.if_needed:
+                    print(f"report: rendering {site}/ again: {reason}")
                 render(paths, renderer=args.renderer)
         else:
             build(paths, renderer=args.renderer)
     except InputError as exc:
         print(f"report: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:  # an output of the pipeline that cannot be read, say
+        if exc.errno not in USER_ERRNOS:
+            raise
+        print(f"report: {os_problem(exc)}", file=sys.stderr)
         return 1
     return 0
 

@@ -25,6 +25,7 @@ from html.parser import HTMLParser
 
 import pandas as pd
 
+from analysis.core.formatting import cell as cell_text
 from analysis.core.textsafe import has_hidden, visible
 
 _PUNCT = re.compile(r"([!-/:-@\[-`{-~])")
@@ -112,32 +113,11 @@ def html_table(frame: pd.DataFrame, *, numeric: list[str] | None = None,
         out.append(f"<tr{rc}>")
         for col, value in zip(frame.columns, row, strict=True):
             cls = ' class="num"' if col in numeric else ""
-            cell = value if col in raw_columns else esc(_cell_text(value))
+            cell = value if col in raw_columns else esc(cell_text(value))
             out.append(f'<td{cls} data-label="{esc(col)}">{cell}</td>')
         out.append("</tr>")
     out.append("</tbody></table></div>")
     return "".join(out)
-
-
-def _cell_text(value: object) -> str:
-    if value is None or (isinstance(value, float) and value != value):
-        return ""
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, int):
-        return f"{value:,}"
-    if isinstance(value, float):
-        return f"{value:,.0f}" if value.is_integer() else f"{value:,.2f}"
-    try:
-        import numpy as np
-
-        if isinstance(value, np.integer):
-            return f"{int(value):,}"
-        if isinstance(value, np.floating):
-            return _cell_text(float(value))
-    except ImportError:  # pragma: no cover
-        pass
-    return str(value)
 
 
 def paragraph(text: object, classes: str = "") -> str:

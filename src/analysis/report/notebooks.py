@@ -8,7 +8,9 @@ outputs as escaped text, sanitised HTML tables or embedded images) into
 ``_generated/notebooks/<stem>.md``, and the render step adds a page stub
 ``notebooks/<stem>.qmd`` (:func:`notebook_stub`) that includes it, with a download link
 to the executed ``.ipynb``. :func:`notebook_entries` lists the notebooks with the stage
-that ran each one and the artifacts that stage wrote, read from ``dvc.yaml``.
+that ran each one and the artifacts that stage wrote, read from ``dvc.yaml``. Both are
+given the notebooks to read (those of the known stages), and never list a folder: a file
+that is not the pipeline's (one a killed run left, say) is never read.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from pathlib import Path
 
 import yaml
 
+from analysis.core.errors import InputError
 from analysis.report.htmlsafe import check_template_text, esc, raw_html_block, sanitize_html
 from analysis.report.markdown import markdown_block
 
@@ -52,14 +55,25 @@ def stage_outputs(dvc_yaml: Path) -> dict[str, tuple[str, list[str]]]:
     return out
 
 
-def notebook_entries(notebooks_dir: Path, dvc_yaml: Path, root: Path) -> list[dict]:
-    """One entry per executed notebook: stem, title, href (.ipynb), stage, outs."""
+def read_notebook(path: Path):
+    """An executed notebook; one that cannot be read is one message naming it."""
     import nbformat
 
+    try:
+        return nbformat.read(path, as_version=4)
+    except (OSError, ValueError) as exc:  # nbformat's NotJSONError is a ValueError
+        reason = getattr(exc, "strerror", None) or "not a notebook"
+        raise InputError(f"cannot read the executed notebook ({reason})", file=str(path),
+                         fix="run `dvc repro` again (its stage writes it)") from exc
+
+
+def notebook_entries(notebooks: list[Path], dvc_yaml: Path, root: Path) -> list[dict]:
+    """One entry per executed notebook of ``notebooks``: stem, title, href (.ipynb),
+    stage, outs."""
     stages = stage_outputs(dvc_yaml) if dvc_yaml.is_file() else {}
     entries = []
-    for path in sorted(notebooks_dir.glob("*.ipynb")) if notebooks_dir.is_dir() else []:
-        nb = nbformat.read(path, as_version=4)
+    for path in notebooks:
+        nb = read_notebook(path)
         key = path.relative_to(root).as_posix()
         stage, outs = stages.get(key, (None, []))
         entries.append({"stem": path.stem, "title": notebook_title(nb) or path.stem,
@@ -137,15 +151,10 @@ def notebook_include(nb, stem: str) -> str:
             + raw_html_block(link + notebook_body(nb, markdown_block)))
 
 
-def notebook_includes(notebooks_dir: Path) -> dict[str, str]:
-    """``notebooks/<stem>.md`` -> the include of every executed notebook."""
-    import nbformat
-
-    out = {}
-    for path in sorted(notebooks_dir.glob("*.ipynb")) if notebooks_dir.is_dir() else []:
-        out[f"notebooks/{path.stem}.md"] = notebook_include(
-            nbformat.read(path, as_version=4), path.stem)
-    return out
+def notebook_includes(notebooks: list[Path]) -> dict[str, str]:
+    """``notebooks/<stem>.md`` -> the include of each executed notebook of ``notebooks``."""
+    return {f"notebooks/{path.stem}.md": notebook_include(read_notebook(path), path.stem)
+            for path in notebooks}
 
 
 def notebook_stub(stem: str, title: str) -> str:

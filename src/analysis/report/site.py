@@ -1,20 +1,25 @@
 """Build the website in two steps: generate its sources, then render them.
 
 **Generate** (:func:`generate`, the ``report`` DVC stage's outputs): from the pipeline's
-outputs only, ``report/_variables.yml``, the includes in ``report/_generated/`` (escaped
-HTML tables, figure blocks, data-text paragraphs, the notebook pages' bodies, the DAG
-figure) and the downloads in ``report/downloads/``. Nothing here depends on the machine,
-the renderer or the commit, so these files, and the ``dvc.lock`` that records them, are
-the same on every machine.
+outputs only, ``report/_variables.yml``, the includes in ``report/_generated/`` (the
+pages' includes of :mod:`.pages`, figure blocks, data-text paragraphs, the notebook
+pages' bodies, the DAG figure) and the downloads in ``report/downloads/``. Nothing here
+depends on the machine, the renderer or the commit, so these files, and the ``dvc.lock``
+that records them, are the same on every machine.
 
 **Render** (:func:`render`): copies the Quarto project into a staging folder
 (``build/site-render/``), adds what belongs to this build only (the commit and renderer
 variables, the versions of the environment, the notebook page stubs), renders it with
 Quarto when it can be found (:mod:`.quarto`) or with the pandoc preview
 (:mod:`.preview`), writes ``build-info.js`` (run times and hardware from
-:mod:`analysis.core.runlog`) and moves the result onto ``report/_site/`` in one step.
-``report/_site/`` is not a DVC output: which renderer a machine has never changes the
-lock.
+:mod:`analysis.core.runlog`) and the record of what it rendered (:mod:`.sources`), and
+moves the result onto ``report/_site/`` in one step. ``report/_site/`` is not a DVC
+output: which renderer a machine has never changes the lock. :func:`needs_render` says
+when the site no longer shows the current sources (``render --if-needed``).
+
+Only the executed notebooks of the known stages are read
+(:func:`~analysis.report.sources.expected_notebooks`), never whatever else lies in
+``report/notebooks/``.
 """
 
 from __future__ import annotations
@@ -32,14 +37,19 @@ import pandas as pd
 import yaml
 
 from analysis.core import runlog
-from analysis.core.artifacts import atomic_folder, publishable, write_text
+from analysis.core.artifacts import (
+    atomic_folder,
+    disk_error,
+    publish_folder,
+    publishable,
+    write_text,
+)
 from analysis.core.config import load_yaml
 from analysis.core.errors import InputError
 from analysis.core.figures import save_figure
 from analysis.core.paths import Paths
-from analysis.core.pins import installer
+from analysis.core.pins import installer, normalise
 from analysis.core.pins import pins as read_pins
-from analysis.core.projects import Projects
 from analysis.report import blocks
 from analysis.report import generated as gen
 from analysis.report.dag import dag_figure, pipeline_graph
@@ -53,21 +63,23 @@ from analysis.report.notebooks import (
 from analysis.report.pages import write_all as write_pages
 from analysis.report.preview import pandoc_version, render_site
 from analysis.report.quarto import find_quarto, quarto_version
+from analysis.report.sources import (
+    code_digest,
+    expected_notebooks,
+    hash_files,
+    make_record,
+    read_record,
+    source_files,
+    staleness,
+    write_record,
+)
 from analysis.report.variables import build_vars, git_info, render_vars, stage_texts, write_vars
 
 KEY_PACKAGES = ("dvc", "pandas", "numpy", "scipy", "matplotlib", "statsmodels", "pyarrow",
                 "papermill", "jupytext", "nbformat", "pandera", "krippendorff", "irrCAC",
                 "openpyxl", "PyYAML", "pypandoc_binary")
-# What the staging folder holds besides the pages: (path under report/, copy as folder)
-STAGED = ("_quarto.yml", "assets", "_generated", "figures", "downloads", "notebooks")
-
-
 # Includes written when the site is rendered (they describe this build, not the outputs).
 RENDER_INCLUDES = ("versions.md", "pins.md", "build.md", "build_info.md")
-
-
-def _norm(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def pinned_packages(paths: Paths) -> dict[str, str]:
@@ -100,22 +112,11 @@ def environment(quarto: str | None) -> dict[str, str]:
 
 def pins_table(paths: Paths) -> pd.DataFrame:
     rows = []
-    for name, pin in sorted(pinned_packages(paths).items(), key=lambda kv: _norm(kv[0])):
+    for name, pin in sorted(pinned_packages(paths).items(), key=lambda kv: normalise(kv[0])):
         have = installed_version(name)
         rows.append({"package": name, "pinned": pin, "installed": have,
                      "matches": "yes" if have == pin else "no"})
     return pd.DataFrame(rows, columns=["package", "pinned", "installed", "matches"])
-
-
-def find_seeds(params: dict, prefix: str = "") -> dict[str, object]:
-    out = {}
-    for key, value in (params or {}).items():
-        path = f"{prefix}{key}"
-        if isinstance(value, dict):
-            out.update(find_seeds(value, path + "."))
-        elif "seed" in str(key).lower():
-            out[path] = value
-    return out
 
 
 # -- step 1: generate -------------------------------------------------------------------
@@ -133,44 +134,14 @@ def generate(paths: Paths | None = None) -> list[str]:
     paths = paths or Paths()
     check_inputs(paths)
     write_vars(paths.variables_yml, build_vars(paths))
-    card = pd.read_csv(paths.findings.scorecard, dtype=str, keep_default_na=False)
-    quality = gen.load_json(paths.clean.quality)
-    prov = gen.load_json(paths.provenance)
-    params_text = paths.params.read_text(encoding="utf-8")
-    projects = Projects.load(paths.projects_file)
     texts = stage_texts(paths.vars_dir)
 
-    files: dict[str, str] = {
-        "scorecard_summary.md": gen.scorecard_summary(card),
-        "scorecard_full.md": gen.scorecard_full(card),
-        "scorecard_differs.md": gen.scorecard_differs(card),
-        "quality_accounting.md": gen.quality_accounting(quality),
-        "quality_anomalies.md": gen.quality_anomalies(quality),
-        "quality_rules.md": gen.quality_rules(quality),
-        "provenance_source.md": gen.provenance_source(prov),
-        "provenance_files.md": gen.provenance_files(prov),
-        "params.md": gen.params_block(params_text, find_seeds(load_yaml(paths.params) or {})),
-        "notebooks_index.md": gen.notebooks_index(
-            notebook_entries(paths.notebooks, paths.dvc_yaml, paths.root)),
-        "links.md": gen.study_links(gen.citation(paths.citation), prov),
-        "cite.md": gen.how_to_cite(gen.citation(paths.citation)),
-        "licence.md": gen.licence_block(paths.licence),
-    }
-    table1_csv = paths.table1.table("counts.csv")
-    if table1_csv.is_file():
-        table1 = pd.read_csv(table1_csv, keep_default_na=False)
-        fp_csv = paths.table1.table("false_positives.csv")
-        fp = (pd.read_csv(fp_csv, keep_default_na=False, dtype={"project": str})
-              if fp_csv.is_file() else None)
-        files["table1_compare.md"] = gen.table1_compare(table1, card, projects, fp)
-        files["type_by_project.md"] = gen.type_by_project(table1)
-    for stage in paths.stages():
-        for csv in sorted(stage.tables.glob("*.csv")) if stage.tables.is_dir() else []:
-            files[f"tables/{stage.name}/{csv.stem}.md"] = gen.csv_table(csv)
-    files.update(write_pages(paths.root))
+    files: dict[str, str] = write_pages(paths.root)
+    files["notebooks_index.md"] = gen.notebooks_index(
+        notebook_entries(expected_notebooks(paths), paths.dvc_yaml, paths.root))
     files.update(blocks.figure_includes(paths, texts))
     files.update(blocks.text_includes(texts))
-    files.update(notebook_includes(paths.notebooks))
+    files.update(notebook_includes(expected_notebooks(paths)))
 
     mermaid, how, stages, edges = pipeline_graph(paths.root)
     with atomic_folder(paths.generated) as tmp:
@@ -195,20 +166,26 @@ def renderer_label(quarto: str | None, versions: dict[str, str]) -> str:
             else f"pandoc preview (pandoc {versions['pandoc']}; Quarto not found)")
 
 
-def stage(paths: Paths, staging: Path, variables: dict, versions: dict[str, str],
-          git: dict, renderer: str) -> None:
-    """Copy the project into ``staging`` and add what belongs to this build only."""
+def stage(paths: Paths, staging: Path, versions: dict[str, str], git: dict,
+          renderer: str) -> dict[str, str]:
+    """Copy the project's sources (:func:`~analysis.report.sources.source_files`) into
+    ``staging`` and add what belongs to this build only; return the SHA-256 of each source
+    as copied (the bytes the render reads)."""
     if staging.exists():
         shutil.rmtree(staging)
     staging.mkdir(parents=True)
-    for page in paths.pages():
-        shutil.copyfile(page, staging / page.name)
-    for name in STAGED:
-        src = paths.site_src / name
-        if src.is_dir():
-            shutil.copytree(src, staging / name, ignore=shutil.ignore_patterns(".*"))
-        elif src.is_file():
-            shutil.copyfile(src, staging / name)
+    rels = source_files(paths)
+    for rel in rels:
+        (staging / rel).parent.mkdir(parents=True, exist_ok=True)
+        try:
+            shutil.copyfile(paths.site_src / rel, staging / rel)
+        except OSError as exc:
+            if exc.filename != str(paths.site_src / rel):
+                raise
+            raise InputError(f"cannot read it ({exc.strerror})", file=exc.filename,
+                             fix="check that it is readable (its permissions)") from exc
+    hashes = hash_files(staging, rels)
+    variables = load_yaml(staging / "_variables.yml") or {}
     write_vars(staging / "_variables.yml", {**variables, **render_vars(git, renderer)})
     env = {  # the RENDER_INCLUDES
         "versions.md": gen.versions_table(versions),
@@ -221,9 +198,10 @@ def stage(paths: Paths, staging: Path, variables: dict, versions: dict[str, str]
     }
     for name, text in env.items():
         write_text(staging / "_generated" / name, text)
-    for nb in sorted((staging / "notebooks").glob("*.ipynb")):
+    for nb in expected_notebooks(paths):
         title = _notebook_title(paths.generated / "notebooks" / f"{nb.stem}.md") or nb.stem
         write_text(staging / "notebooks" / f"{nb.stem}.qmd", notebook_stub(nb.stem, title))
+    return hashes
 
 
 def _notebook_title(body: Path) -> str:
@@ -273,17 +251,13 @@ def render(paths: Paths | None = None, renderer: str = "auto",
     if not paths.variables_yml.is_file() or not paths.generated.is_dir():
         raise InputError("the site's sources are not generated", file=str(paths.generated),
                          fix="run `dvc repro` (or `python -m analysis.report`)")
-    quarto = find_quarto() if renderer in ("auto", "quarto") else None
-    if renderer == "quarto" and not quarto:
-        raise InputError("Quarto was not found", fix="install it (see README, 'The "
-                         "website') or use --renderer preview")
+    quarto = chosen_quarto(renderer)
     versions = environment(quarto)
     label = check_template_text(renderer_label(quarto, versions), "renderer")
-    variables = yaml.safe_load(paths.variables_yml.read_text(encoding="utf-8")) or {}
     git = git_info(paths.root)
     staging = paths.render_dir
-    stage(paths, staging, variables, versions, git, label)
     try:
+        hashes = stage(paths, staging, versions, git, label)
         if quarto:
             render_quarto(quarto, staging, log)
             pages = sorted(p.relative_to(staging / "_site").as_posix()
@@ -293,8 +267,15 @@ def render(paths: Paths | None = None, renderer: str = "auto",
             pages = render_site(staging, staging / "_site", staged_vars)
         out = staging / "_site"
         write_build_info(out, build_info(paths, label, git))
+        write_record(out, make_record(label, hashes, code_digest()))
         publishable(out)
-        _replace(out, paths.site)
+        publish_folder(out, paths.site)
+    except OSError as exc:  # writing in the staging folder: a full or read-only disk
+        one = exc.filename2 is None and isinstance(exc.filename, str)
+        error = disk_error(exc, Path(exc.filename) if one else staging)
+        if error is exc:
+            raise
+        raise error from exc
     finally:
         shutil.rmtree(staging, ignore_errors=True)
         if staging.parent.is_dir() and not any(staging.parent.iterdir()):
@@ -304,33 +285,40 @@ def render(paths: Paths | None = None, renderer: str = "auto",
     return label
 
 
-def _replace(new: Path, target: Path) -> None:
-    """Move ``new`` onto ``target`` (a folder), keeping the old one until the move."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    old = target.with_name(f".{target.name}.old")
-    if old.exists():
-        shutil.rmtree(old)
-    if target.exists():
-        target.replace(old)
-    shutil.move(str(new), str(target))
-    shutil.rmtree(old, ignore_errors=True)
+def chosen_quarto(renderer: str) -> str | None:
+    """The Quarto to render with for the choice ``renderer`` (auto, quarto, preview), or
+    None for the preview; ``quarto`` without a Quarto to be found is one message."""
+    quarto = find_quarto() if renderer in ("auto", "quarto") else None
+    if renderer == "quarto" and not quarto:
+        raise InputError("Quarto was not found", fix="install it (see README, 'The "
+                         "website') or use --renderer preview")
+    return quarto
 
 
-def site_renderer(paths: Paths) -> str | None:
-    """The renderer that built the current ``report/_site/`` (None if there is none)."""
-    try:
-        return json.loads((paths.site / "build.json").read_text(encoding="utf-8"))["renderer"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
+def needs_render(paths: Paths, renderer: str = "auto") -> str | None:
+    """Why ``report/_site/`` must be rendered again (one phrase), or None when it shows the
+    current sources as the renderer would render them now.
 
-
-def needs_render(paths: Paths) -> bool:
-    """True when the site is missing, or was built by the preview while Quarto is now
-    available (``make report`` then renders again)."""
-    built_by = site_renderer(paths)
-    if not (paths.site / "index.html").is_file() or built_by is None:
-        return True
-    return built_by.startswith("pandoc preview") and find_quarto() is not None
+    Rendered again: a missing site; a site whose record (:mod:`.sources`) names other
+    sources, another version of the report package, or none; a site the preview rendered
+    while Quarto can be found now, or that another version of Quarto rendered; a site
+    Quarto rendered when the preview is asked for. A site Quarto rendered is not rendered
+    again by the preview only because Quarto cannot be found any more.
+    """
+    if not (paths.site / "index.html").is_file():
+        return "there is no site yet"
+    record = read_record(paths.site)
+    reason = staleness(record, hash_files(paths.site_src, source_files(paths)), code_digest())
+    if reason:
+        return reason
+    built_by = record["renderer"]
+    quarto = chosen_quarto(renderer)
+    if quarto is None:
+        by_quarto = not built_by.startswith("pandoc preview")
+        return (f"it was rendered by {built_by}, and the preview is asked for"
+                if renderer == "preview" and by_quarto else None)
+    now = renderer_label(quarto, {"quarto": quarto_version(quarto)})
+    return None if built_by == now else f"it was rendered by {built_by}, and {now} is here now"
 
 
 def build(paths: Paths | None = None, renderer: str = "auto",

@@ -5,16 +5,16 @@ Variables carry numbers and text the package writes from fixed templates, never 
 text (README, "Guarantees"): every value is checked with
 :func:`.htmlsafe.check_template_text`. Sections (the first part of a key):
 
-- ``<stage>``: ``report/vars/<stage>.json`` of each analysis stage, without the keys
-  that hold data text or figure texts (ending in ``_text``, ``_alt`` or ``_caption``:
-  the report shows those as escaped HTML, see :func:`stage_texts`);
-- ``scorecard``: claims per status (from ``report/tables/findings/scorecard.csv``);
-- ``quality``: row accounting and anomaly counts (``data/processed/clean/quality.json``);
+- ``<stage>``: ``report/vars/<stage>.json`` of each stage, without the keys that hold
+  data text or figure texts (ending in ``_text``, ``_alt`` or ``_caption``: the report
+  shows those as escaped HTML, see :func:`stage_texts`); e.g. ``clean`` (the quality
+  report in numbers) and ``findings`` (the scorecard's verdicts);
 - ``source``: the upstream commit and file counts of the provenance record;
 - ``build`` (added when the site is rendered, not here): commit, renderer.
 
-Values are strings, already formatted (integers with thousands separators, floats with
-two decimals) and escaped for inline Markdown.
+Values are strings, formatted by :func:`analysis.core.formatting.value` (integers with
+thousands separators, floats with two decimals) and escaped for inline Markdown. Every
+number is the stages'; this module only formats them.
 """
 
 from __future__ import annotations
@@ -26,16 +26,16 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
 import yaml
 
 from analysis.core.artifacts import write_text
-from analysis.core.claims import STATUSES
 from analysis.core.errors import InputError
+from analysis.core.formatting import MISSING
+from analysis.core.formatting import value as fmt
 from analysis.core.paths import Paths
 from analysis.report.htmlsafe import check_template_text, md_escape
 
-RESERVED = {"build", "source", "quality", "scorecard", "metrics", "params"}
+RESERVED = {"build", "source", "metrics", "params"}
 # Keys of a stage's vars file that are not variables: data text and alt texts (shown only
 # as escaped HTML) and figure captions (written into the figure blocks).
 TEXT_SUFFIXES = ("_text", "_alt")
@@ -43,25 +43,6 @@ CAPTION_SUFFIX = "_caption"
 COMMIT_RE = re.compile(r"[0-9a-f]{7,40}")
 KEY_RE = re.compile(r"[A-Za-z0-9_-]+")
 VAR_RE = re.compile(r"\{\{<\s*var\s+([^\s>]+)\s*>\}\}")
-STATUS_LABELS = {"exact": "exact", "rounding": "within rounding", "differs": "differs",
-                 "not_reproducible": "not reproducible"}
-
-
-def fmt(value: Any) -> str:
-    """A number or short text as the pages print it."""
-    if value is None:
-        return "n/a"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, int):
-        return f"{value:,}"
-    if isinstance(value, float):
-        if value != value:
-            return "n/a"
-        return f"{value:,.0f}" if value.is_integer() and abs(value) >= 1000 else f"{value:,.2f}"
-    if isinstance(value, list | tuple):
-        return ", ".join(fmt(v) for v in value)
-    return str(value)
 
 
 def var_value(key: str, value: Any, where: str = "") -> str:
@@ -130,47 +111,6 @@ def stage_texts(vars_dir: Path) -> dict[str, dict[str, str]]:
             for stage, data in read_stage_vars(vars_dir).items()}
 
 
-def scorecard_counts(card: pd.DataFrame) -> dict[str, int]:
-    """Claims per status (every status listed), plus totals."""
-    counts = card["status"].value_counts() if len(card) else pd.Series(dtype="int64")
-    out = {s: int(counts.get(s, 0)) for s in STATUSES}
-    out["claims"] = int(len(card))
-    out["checkable"] = out["claims"] - out["not_reproducible"]
-    out["reproduced"] = out["exact"] + out["rounding"]
-    return out
-
-
-def scorecard_vars(card: pd.DataFrame) -> dict:
-    counts = scorecard_counts(card)
-    out: dict[str, Any] = dict(counts)
-    checkable = counts["checkable"]
-    out["reproduced_pct"] = (f"{100 * counts['reproduced'] / checkable:.0f}%"
-                             if checkable else "n/a")
-    return _tree(out, "scorecard")
-
-
-def quality_vars(quality: dict) -> dict:
-    labels = quality.get("accounting", {}).get("labels", {})
-    summary = quality.get("summary", {})
-    counts = quality.get("anomaly_counts", {})
-    years = summary.get("years", [])
-    out = {
-        "rows_input": labels.get("input", 0),
-        "rows_kept": labels.get("kept", 0),
-        "rows_set_aside": labels.get("set_aside", 0),
-        "anomalies": sum(counts.values()),
-        "anomaly_kinds": len(counts),
-        "rules": len(quality.get("rules", {})),
-        "annotators": summary.get("annotators", 0),
-        "projects": len(summary.get("projects", [])),
-        "years": f"{min(years)}–{max(years)}" if years else "n/a",
-        "duplicates_policy": summary.get("duplicates_policy", "n/a"),
-        "balanced": bool(summary.get("balanced", False)),
-        "rejected_reasons": len(quality.get("rejected_by_reason", {})),
-    }
-    return _tree(out, "quality")
-
-
 def provenance_vars(prov: dict) -> dict:
     """Counts and identifiers of the provenance record; the paths it names (source,
     manifest) are user-chosen text and shown by the Data page's include instead."""
@@ -190,7 +130,7 @@ def provenance_vars(prov: dict) -> dict:
         "files": prov.get("file_count", len(prov.get("files", {}))),
         "bytes": prov.get("total_bytes", 0),
         "verified": bool(prov.get("verified", False)),
-        "manifest_sha256": digest if re.fullmatch(r"[0-9a-f]{64}", digest) else "n/a",
+        "manifest_sha256": digest if re.fullmatch(r"[0-9a-f]{64}", digest) else MISSING,
         "not_in_manifest": len(prov.get("not_in_manifest", [])),
         "ignored": len(prov.get("ignored", [])),
     }
@@ -225,9 +165,6 @@ def build_vars(paths: Paths) -> dict:
     machine for the same outputs."""
     data: dict[str, Any] = {}
     data.update(stage_vars(paths.vars_dir))
-    card = pd.read_csv(paths.findings.scorecard, dtype=str, keep_default_na=False)
-    data["scorecard"] = scorecard_vars(card)
-    data["quality"] = quality_vars(json.loads(paths.clean.quality.read_text(encoding="utf-8")))
     data["source"] = provenance_vars(json.loads(paths.provenance.read_text(encoding="utf-8")))
     return data
 

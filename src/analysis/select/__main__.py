@@ -13,6 +13,8 @@ from analysis.core.sizes import parse_size, size_text
 from analysis.keywords.lists import read_keyword_file
 from analysis.select import engine, gharchive
 from analysis.select.formats import FILE_OPTION, LINE_OPTION, MAX_FILE, MAX_LINE, Limits
+from analysis.select.hints import python, shown
+from analysis.select.known import NONE, DumpIssues, current_dump, dump_issues
 from analysis.select.matching import MATCH_MODES
 from analysis.select.spec import Spec, build_spec
 
@@ -23,6 +25,20 @@ def size_argument(text: str) -> int:
         return parse_size(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from exc
+
+
+NO_CANDIDATES = 3  # the exit status of a selection without candidates (nothing to label)
+
+
+def workers_argument(text: str) -> int | str:
+    """``--workers``: a number of worker processes, or ``auto``."""
+    if text == engine.AUTO:
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of workers: {text!r} (write e.g. 2, "
+                                         "or auto)") from None
 
 
 def parser() -> argparse.ArgumentParser:
@@ -47,12 +63,20 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--match", choices=MATCH_MODES, default="word",
                    help="word: on word boundaries; plural: also with an English plural "
                         "ending ('llm' matches 'LLMs') (default: %(default)s)")
-    p.add_argument("--annotators", type=int, default=3,
-                   help="blank sheets to write, one per annotator (default: %(default)s)")
+    # select writes no sheets (labels sheets does); --annotators, once select's, is still
+    # taken so that older commands run, and names N in the next command select prints
+    p.add_argument("--annotators", type=int, help=argparse.SUPPRESS)
+    p.add_argument("--known", metavar="DUMP",
+                   help="leave out the issues this study dump already holds (its label and "
+                        "excluded files, by normalised URL, former names included); none: "
+                        "leave out nothing (default: the current study dump, data/raw, or "
+                        "ingest.source of params.yaml when data/raw is absent)")
     engines = p.add_mutually_exclusive_group()
-    engines.add_argument("--workers", type=int,
+    engines.add_argument("--workers", type=workers_argument, metavar="N|auto",
                          help="run on a local Dask cluster of N worker processes (at most "
-                              "one per core: more are reduced to the cores, with a note)")
+                              "one per core: more are reduced to the cores, with a note); "
+                              "auto: streaming below the input size where 2 workers "
+                              "overtake it, a cluster above (default: streaming)")
     engines.add_argument("--scheduler", metavar="ADDRESS",
                          help="run on the Dask cluster at ADDRESS (tcp://host:8786)")
     p.add_argument(LINE_OPTION, type=size_argument, default=MAX_LINE, metavar="SIZE",
@@ -81,14 +105,38 @@ def load_spec(args: argparse.Namespace) -> Spec:
     return build_spec(projects, lists, args.project, args.since, args.until, args.match)
 
 
+def known_issues(args: argparse.Namespace, spec: Spec) -> tuple[DumpIssues | None, str]:
+    """The issues to leave out (``--known``; by default the current study dump) and one
+    line saying where they come from."""
+    renames = engine.renames_of(spec)
+    if args.known is not None and args.known.lower() == NONE:
+        return None, "known issues: --known none, nothing left out as already labelled"
+    if args.known is not None:
+        found = dump_issues(Path(args.known), renames)
+        return found, f"known issues: {len(found):,} in {args.known}, left out"
+    folder, where = current_dump()
+    if folder is None:
+        return None, f"known issues: {where}"
+    found = dump_issues(shown(folder), renames)
+    return found, f"known issues: {len(found):,} in {where}, left out (--known none keeps them)"
+
+
+def choose_engine(args: argparse.Namespace, inputs: list[str]) -> tuple[int | None, str | None]:
+    """The local workers to start (None: streaming or ``--scheduler``) and a note."""
+    workers = args.workers
+    if workers == engine.AUTO:
+        return engine.auto_workers(sum(Path(p).stat().st_size for p in inputs),
+                                   engine.available_cores())
+    if workers:
+        return engine.local_workers(workers, engine.available_cores())
+    return None, None
+
+
 def run(args: argparse.Namespace, progress_enabled: bool) -> tuple[dict, str]:
     """Check the arguments, select, write; return the summary and the engine's name."""
-    if args.annotators < 1:
-        raise InputError("--annotators must be at least 1", column="--annotators",
-                         fix="give the number of annotators")
-    if args.workers is not None and args.workers < 1:
+    if isinstance(args.workers, int) and args.workers < 1:
         raise InputError("--workers must be at least 1", column="--workers",
-                         fix="give the number of worker processes")
+                         fix="give the number of worker processes, or auto")
     out = Path(args.out)
     engine.check_out(out, args.force)
     spec = load_spec(args)
@@ -96,12 +144,13 @@ def run(args: argparse.Namespace, progress_enabled: bool) -> tuple[dict, str]:
     for path in inputs:
         if not Path(path).is_file():
             raise InputError("input file not found", file=path, fix="check the path")
+    known, where = known_issues(args, spec)
+    print(f"select: {where}")
     limits = Limits(line=args.max_line_bytes, file=args.max_file_bytes)
-    workers = args.workers
-    if workers:
-        workers, note = engine.local_workers(workers, engine.available_cores())
-        if note:
-            print(f"select: {note}", file=sys.stderr)
+    workers, note = choose_engine(args, inputs)
+    if note:  # fewer workers than asked is a warning; what auto chose, information
+        print(f"select: {note}", file=sys.stdout if args.workers == engine.AUTO
+              else sys.stderr)
     progress = engine.Progress(len(inputs), progress_enabled)
     client = None
     try:
@@ -120,10 +169,26 @@ def run(args: argparse.Namespace, progress_enabled: bool) -> tuple[dict, str]:
             client.close()
             if cluster is not None:
                 cluster.close()
-    selection = engine.merge(spec, parts)
-    record = engine.publish(out, lambda folder: engine.write_outputs(folder, selection,
-                                                                     args.annotators))
+    selection = engine.merge(spec, parts, known)
+    record = engine.publish(out, lambda folder: engine.write_outputs(folder, selection))
     return record, name
+
+
+def summary_line(record: dict, name: str, out: str) -> str:
+    """One line saying what the selection found, where it went and what comes next."""
+    formats = ", ".join(record["formats"])
+    skipped = ", ".join(f"{n:,} {k.replace('_', ' ')}" for k, n in record["skipped"].items())
+    projects = "; ".join(
+        f"{key} {p['candidates']:,} of {p['records']:,}"
+        + (f" ({', '.join(notes)})" if (notes := [
+            f"{p[k]:,} {what}" for k, what in (("pull_requests", "pull requests skipped"),
+                                               ("known", "already in the study left out"))
+            if p[k]]) else "")
+        for key, p in record["projects"].items() if p["records"])
+    return (f"select: found {formats}; {record['records']:,} records"
+            + (f" ({skipped} skipped)" if skipped else "")
+            + f"; candidates: {projects or 'none'}; engine: {name}; wrote {out}/"
+            f"{engine.SELECTION_DIR}/")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -136,16 +201,21 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:
         print(f"select: {os_problem(exc)}", file=sys.stderr)
         return 1
-    formats = ", ".join(record["formats"])
-    skipped = ", ".join(f"{n:,} {k.replace('_', ' ')}" for k, n in record["skipped"].items())
-    projects = "; ".join(
-        f"{key} {p['candidates']:,} of {p['records']:,}"
-        + (f" ({p['pull_requests']:,} pull requests skipped)" if p["pull_requests"] else "")
-        for key, p in record["projects"].items() if p["records"])
-    print(f"select: found {formats}; {record['records']:,} records"
-          + (f" ({skipped} skipped)" if skipped else "")
-          + f"; candidates: {projects or 'none'}; engine: {name}; wrote {args.out}/"
-          f"{engine.SELECTION_DIR}/ and {args.annotators} sheets in {args.out}/sheets/")
+    print(summary_line(record, name, args.out))
+    candidates = Path(args.out) / engine.SELECTION_DIR / engine.CANDIDATES_FILE
+    if not record["candidates"]:
+        print(f"select: no candidates: nothing to label (see {args.out}/"
+              f"{engine.SELECTION_DIR}/{engine.SUMMARY_FILE} for what was read and skipped) "
+              "-> check --since/--until, --project, --known and the inputs", file=sys.stderr)
+        return NO_CANDIDATES
+    if (Path(args.out) / engine.SHEETS_DIR).exists():
+        print(f"select: the sheets in {args.out}/{engine.SHEETS_DIR}/ were made from an "
+              f"earlier selection -> write new ones: {python()} -m analysis.labels sheets "
+              f"{candidates} --annotators N --out {args.out} --force", file=sys.stderr)
+    else:
+        print(f"select: next: {python()} -m analysis.labels sheets {candidates} "
+              f"--annotators {args.annotators or 'N'} --out {args.out}"
+              + (" (select writes no sheets)" if args.annotators else ""))
     return 0
 
 

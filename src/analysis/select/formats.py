@@ -32,6 +32,7 @@ names it and the limit.
 
 from __future__ import annotations
 
+import codecs
 import csv
 import re
 import zlib
@@ -167,16 +168,21 @@ def repository_of(url: str) -> tuple[str, str] | None:
 
 
 def sniff_encoding(head: bytes) -> str:
-    """The text encoding of a file from its first bytes: a byte-order mark, or the NUL
-    bytes that UTF-16 puts beside every ASCII character; UTF-8 otherwise."""
-    if head.startswith(b"\xef\xbb\xbf"):
+    """The text encoding of a file from its first bytes: a byte-order mark (``utf-8-sig``,
+    ``utf-16``), or the NUL bytes UTF-16 puts beside every ASCII character (``utf-16-le``
+    when they stand at odd offsets, ``utf-16-be`` at even ones); ``utf-8`` otherwise.
+
+    The one sniffer of the update loop: exports (here), labelling sheets, candidates and
+    decisions files (:mod:`analysis.labels.sheets`) are all read through it.
+    """
+    if head.startswith(codecs.BOM_UTF8):
         return "utf-8-sig"
-    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         return "utf-16"
-    if len(head) >= 2 and head[0] != 0 and head[1] == 0:
-        return "utf-16-le"
-    if len(head) >= 2 and head[0] == 0 and head[1] != 0:
-        return "utf-16-be"
+    if b"\x00" in head:
+        odd, even = head[1::2].count(0), head[0::2].count(0)
+        if odd != even:
+            return "utf-16-le" if odd > even else "utf-16-be"
     return "utf-8"
 
 

@@ -5,7 +5,10 @@ a line, in hourly gzip files (``2024-01-01-15.json.gz``); since 2015 each line i
 of GitHub's Events API: ``{"id", "type", "actor", "repo": {"id", "name", "url"},
 "payload", "public", "created_at", ...}``. An ``IssuesEvent`` whose ``payload.action`` is
 ``opened`` carries the new issue in ``payload.issue`` (``html_url``, ``title``, ``body``,
-``created_at``); a ``PullRequestEvent`` ``opened`` is a new pull request (counted, skipped).
+``created_at``); a ``PullRequestEvent`` ``opened`` is a new pull request (counted once,
+skipped), whatever its payload holds. Hours before 2015 are in GitHub's older Timeline
+schema (a ``repository`` object, ``payload.issue`` an id without title or body): they are
+refused in one line that names the schema (:func:`schema_problem`).
 
 Almost every event is of another repository or another type, so a file is scanned as
 decompressed blocks of whole lines: one regular-expression pass over a block finds the
@@ -59,7 +62,7 @@ def repo_pattern(repositories: list[str]) -> re.Pattern[bytes]:
     return re.compile(rb'"name":"(?i:' + alternatives + rb')"')
 
 
-def _natural(path: str) -> tuple:
+def natural(path: str) -> tuple:
     """Sort key: GH Archive's hours are not zero-padded (``-9`` before ``-10``)."""
     return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", path))
 
@@ -70,10 +73,10 @@ def expand(inputs: list[str]) -> list[str]:
     files: list[str] = []
     for item in inputs:
         if Path(item).is_dir():
-            found = sorted((str(p) for p in Path(item).glob(f"*{SUFFIX}")), key=_natural)
+            found = sorted((str(p) for p in Path(item).glob(f"*{SUFFIX}")), key=natural)
             where = "folder"
         elif glob.has_magic(item):
-            found = sorted(glob.glob(item), key=_natural)
+            found = sorted(glob.glob(item), key=natural)
             where = "pattern"
         else:
             files.append(item)
@@ -155,14 +158,42 @@ def _blocks(path: Path, name: str, limits: Limits = DEFAULT_LIMITS) -> Iterator[
         yield rest + b"\n"
 
 
+def schema_problem(first_line: bytes, name: str) -> InputError | None:
+    """The refusal of an hour written in GH Archive's pre-2015 schema (GitHub's Timeline
+    events), judged on its first event; None for the Events API schema it uses since
+    2015-01-01.
+
+    Why refuse: in that schema the repository is a ``repository`` object (``owner`` and
+    ``name`` apart), not ``repo``, and an ``IssuesEvent``'s ``payload.issue`` is the
+    issue's id, without title or body: no keyword can be matched on it, and the
+    repository filter would silently find nothing."""
+    try:
+        event = orjson.loads(first_line)
+    except orjson.JSONDecodeError:
+        return None  # the scan names the line
+    if isinstance(event, dict) and "repository" in event and "repo" not in event:
+        return InputError(PRE_2015, file=name,
+                          fix="select reads GH Archive hours from 2015-01-01 on; for older "
+                              "issues pass an export of the GitHub API instead (gh issue "
+                              "list --json url,title,body,createdAt, or REST API pages)")
+    return None
+
+
+PRE_2015 = ("a GH Archive hour in the pre-2015 schema (GitHub Timeline events: a "
+            "'repository' object instead of 'repo', 'payload.issue' an id without title or "
+            "body)")
+
+
 def scan_file(path: str | Path, pattern: re.Pattern[bytes], tally: Tally,
               progress: Callable[[int], None] | None = None,
               limits: Limits = DEFAULT_LIMITS) -> Iterator[Record]:
     """The issues opened (and, flagged, the pull requests opened) in the repositories of
-    ``pattern`` in one GH Archive file. ``tally.records`` counts every event of the file;
-    events of other repositories or types are counted under ``skipped`` without being
-    parsed. A line longer than ``limits.line`` or more than ``limits.file`` bytes
-    decompressed end the scan with one message."""
+    ``pattern`` in one GH Archive file. ``tally.records`` counts every event of the file,
+    and every event is counted once: a record yielded, a record skipped for a reason
+    (``missing_url``, ``missing_created_at``), or ``other_events`` (another repository or
+    another type, counted without being parsed). An hour of the pre-2015 schema is refused
+    (:func:`schema_problem`); so is a line longer than ``limits.line`` or more than
+    ``limits.file`` bytes decompressed, each in one message."""
     path = Path(path)
     name = path.name
     if not path.is_file():
@@ -178,8 +209,11 @@ def scan_file(path: str | Path, pattern: re.Pattern[bytes], tally: Tally,
             break
         except LineTooLong:
             raise line_too_long(name, lines_before + 1, limits) from None
+        if lines_before == 0 and (problem := schema_problem(
+                block[:block.find(b"\n")].strip(), name)) is not None:
+            raise problem
         events = block.count(b"\n")
-        kept = 0
+        judged = 0
         last = -1
         cursor, line = 0, lines_before + 1  # the line number at ``cursor``, moved forward
         for hit in pattern.finditer(block):
@@ -192,9 +226,10 @@ def scan_file(path: str | Path, pattern: re.Pattern[bytes], tally: Tally,
             cursor = start
             record = _event_record(block[start:end], name, line, tally)
             if record is not None:
-                kept += 1
-                yield record
-        other += events - kept
+                judged += 1
+                if record is not SKIPPED:
+                    yield record
+        other += events - judged
         tally.records += events
         lines_before += events
         if progress is not None:
@@ -203,8 +238,16 @@ def scan_file(path: str | Path, pattern: re.Pattern[bytes], tally: Tally,
         tally.skipped["other_events"] += other
 
 
+SKIPPED = Record(0, "", None, None, "", False)  # an event counted under a skip reason
+
+
 def _event_record(raw: bytes, name: str, line: int, tally: Tally) -> Record | None:
-    """The issue (or pull request) an event line opens, or None for any other event."""
+    """The issue (or pull request) an event line opens; :data:`SKIPPED` when it opens one
+    that cannot be used (counted in ``tally`` under the reason); None for any other event.
+
+    A pull request is counted as one whatever its payload holds: GitHub's Events API
+    trims some payloads (a ``pull_request`` without ``html_url``), so its address is
+    rebuilt from the event's repository and number when it is missing, as is an issue's."""
     if b'"IssuesEvent"' not in raw and b'"PullRequestEvent"' not in raw:
         return None
     try:
@@ -216,18 +259,30 @@ def _event_record(raw: bytes, name: str, line: int, tally: Tally) -> Record | No
     payload = event.get("payload") or {}
     if kind not in ("IssuesEvent", "PullRequestEvent") or payload.get("action") != OPENED:
         return None
-    item = payload.get("issue" if kind == "IssuesEvent" else "pull_request") or {}
-    url = item.get("html_url")
+    pull = kind == "PullRequestEvent"
+    item = payload.get("pull_request" if pull else "issue")
+    item = item if isinstance(item, dict) else {}
+    url = item.get("html_url") or _address(event, item, payload, pull)
     created = item.get("created_at") or event.get("created_at")
     if not isinstance(url, str) or not url.startswith(("https://", "http://")):
         tally.skip("missing_url", line)
-        return None
+        return SKIPPED
     if not isinstance(created, str) or not DATE_RE.match(created):
         tally.skip("missing_created_at", line)
-        return None
+        return SKIPPED
     title, body = item.get("title"), item.get("body")
     marker = item.get("pull_request")
-    pull = kind == "PullRequestEvent" or (isinstance(marker, dict)
-                                          and bool(marker.get("html_url")))
+    pull = pull or (isinstance(marker, dict) and bool(marker.get("html_url")))
     return Record(line, url, title if isinstance(title, str) else None,
                   body if isinstance(body, str) else None, created, pull)
+
+
+def _address(event: dict, item: dict, payload: dict, pull: bool) -> str | None:
+    """The web address of an issue or pull request from the event's repository name and
+    the item's number, for a payload without ``html_url``; None without them."""
+    repo = event.get("repo")
+    name = repo.get("name") if isinstance(repo, dict) else None
+    number = item.get("number", payload.get("number"))
+    if not isinstance(name, str) or "/" not in name or not isinstance(number, int):
+        return None
+    return f"https://github.com/{name}/{'pull' if pull else 'issues'}/{number}"

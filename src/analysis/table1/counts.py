@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from analysis.core.claims import parse_printed
+from analysis.core.formatting import MISSING, is_missing
 from analysis.core.projects import Projects
 
 TABLE1_TYPE_ORDER = ["Question", "Bug", "Requirement"]
@@ -134,10 +135,10 @@ def compute(issues: pd.DataFrame, projects: Projects, types: list[str],
 
 
 def false_positive_text(rate: float | None, source: str, total: bool = False) -> str:
-    """A false-positive cell as printed: ``8.33%``, ``23.93% (reported)``, ``n/a``; the
-    Sum row's with ``Average:`` in front, as the paper prints it."""
-    if rate is None or pd.isna(rate):
-        return "n/a"
+    """A false-positive cell as printed: ``8.33%``, ``23.93% (reported)``, the missing mark;
+    the Sum row's with ``Average:`` in front, as the paper prints it."""
+    if is_missing(rate):
+        return MISSING
     text = f"{rate:.2f}%" + (" (reported)" if source == REPORTED else "")
     return f"Average: {text}" if total else text
 

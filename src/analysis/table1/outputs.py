@@ -1,27 +1,59 @@
 """What the table1 stage writes (the stage contract of :mod:`analysis.core.stage`): Table I
-as CSV, Markdown and HTML, its figure, the website's numbers, the reproduced claim values
-and the metrics."""
+with the type shares per project and the claim of each cell, its figure, the website's
+numbers, the reproduced claim values and the metrics."""
 
 from __future__ import annotations
 
 import pandas as pd
 
 from analysis.core.stage import StageOutputs
-from analysis.table1.counts import COMPUTED, REPORTED, SUM_ROW, Table1, table1_display
+from analysis.table1.counts import COMPUTED, REPORTED, SUM_ROW, Table1
 from analysis.table1.figures import counts_figure
 
 
 def tables(result: Table1) -> dict[str, pd.DataFrame | str]:
-    """Table I with its project column (CSV), and as the paper prints it (Markdown, HTML)."""
-    shown = table1_display(result.table, result.false_positives)
+    """Table I with its project column, the share of each type within each project, the
+    claim each cell of Table I is, and the false-positive rates (CSV)."""
     return {
         "counts.csv": result.table.reset_index(),
-        "counts.md": shown.to_markdown(index=False, colalign=["left"]
-                                       + ["right"] * (shown.shape[1] - 1)),
-        "counts.html": shown.to_html(index=False, border=0, escape=True,
-                                     classes="table table-sm"),
+        "type_shares.csv": type_shares_by_project(result.table),
+        "claims.csv": cell_claims(result.table),
         "false_positives.csv": result.false_positives,
     }
+
+
+def _columns(table: pd.DataFrame) -> tuple[list[str], list[str]]:
+    """The year and the type columns of Table I."""
+    years = [c for c in table.columns if str(c).isdigit()]
+    return years, [c for c in table.columns if c not in (*years, "name", "kind", "Total")]
+
+
+def type_shares_by_project(table: pd.DataFrame) -> pd.DataFrame:
+    """Per row of Table I (the Sum row too): the share of each type among the row's issues,
+    in percent (0 for a row without issues)."""
+    _, types = _columns(table)
+    total = table["Total"].where(table["Total"] > 0, 1)
+    shares = table[types].astype("float64").mul(100).div(total, axis=0)
+    return shares.reset_index()
+
+
+def cell_claims(table: pd.DataFrame) -> pd.DataFrame:
+    """The claim of the paper each cell of Table I is (project, column, claim id): the year
+    and type counts of every row (``table1.<project>.<column>``, the Sum row's as
+    ``table1.sum.<column>``), the Sum row's total (``table1.total_reports``) and every row's
+    false-positive rate (``table1.<project>.false_positive``; the Sum row's average
+    ``table1.false_positive.average``)."""
+    years, types = _columns(table)
+    rows = []
+    for project in table.index:
+        key = "sum" if project == SUM_ROW else project
+        rows += [(project, col, f"table1.{key}.{col.lower()}") for col in (*years, *types)]
+        if project == SUM_ROW:
+            rows.append((project, "Total", "table1.total_reports"))
+            rows.append((project, "false_positive", "table1.false_positive.average"))
+        else:
+            rows.append((project, "false_positive", f"table1.{key}.false_positive"))
+    return pd.DataFrame(rows, columns=["project", "column", "claim_id"])
 
 
 def figures(result: Table1) -> dict:
@@ -29,124 +61,90 @@ def figures(result: Table1) -> dict:
 
 
 def metrics(result: Table1) -> dict:
-    """Small, flat-ish metrics for ``dvc metrics show``/``diff``."""
-    table, shares = result.table, result.shares
-    sums = table.loc[SUM_ROW]
-    years = [c for c in table.columns if c.isdigit()]
-    types = [c for c in table.columns if c not in (*years, "name", "kind", "Total")]
-    return {
-        "total": int(sums["Total"]),
-        "projects": int(len(table) - 1),
-        "by_year": {y: int(sums[y]) for y in years},
-        "by_type": {t: int(sums[t]) for t in types},
-        "share_percent": {t: round(float(v), 4) for t, v in shares.items()},
-        "by_project": {p: int(table.loc[p, "Total"]) for p in table.index if p != SUM_ROW},
-        **false_positive_metrics(result),
-    }
-
-
-def false_positive_metrics(result: Table1) -> dict:
-    """Where the false-positive rates come from, and the computed ones (percent)."""
-    fp = result.false_positives
-    body = fp[fp["project"] != SUM_ROW]
-    computed = body[body["source"] == COMPUTED]
-    return {
-        "false_positive_source": str(fp["source"].iloc[-1]),
-        "false_positive_percent": {p: round(float(v), 4) for p, v in
-                                   zip(computed["project"], computed["false_positive_percent"],
-                                       strict=True)},
-    }
+    """The headline numbers for ``dvc metrics show``/``diff``: the total, the projects and
+    the issues of each type (the rest is in the tables)."""
+    sums = result.table.loc[SUM_ROW]
+    _, types = _columns(result.table)
+    return {"total": int(sums["Total"]), "projects": int(len(result.table) - 1),
+            "by_type": {t: int(sums[t]) for t in types}}
 
 
 def website_vars(result: Table1) -> dict[str, object]:
     """Numbers, caption and alt text of Table I for the website (``report/vars/table1.json``).
 
     Counts are integers (the report formats them); shares are strings with the paper's
-    precision; the alt text describes what the figure shows, from the data. Text that
-    quotes the data (project names) is kept under keys ending in ``_alt`` or ``_text``,
-    which the report shows only as escaped HTML (README, "Putting a stage on the website").
+    precision; the alt text describes what the figure shows, from the data (project names
+    are data: the report shows the alt text only as escaped HTML). The number of projects
+    with a computed false-positive rate says how the Table I page words that column.
     """
-    table, shares = result.table, result.shares
+    table, shares, fp = result.table, result.shares, result.false_positives
     body = table.drop(index=SUM_ROW)
-    years = [c for c in table.columns if c.isdigit()]
-    types = [c for c in table.columns if c not in (*years, "name", "kind", "Total")]
+    years, types = _columns(table)
     sums = table.loc[SUM_ROW]
     kinds = body["kind"].value_counts()
+    top = body[types].idxmax(axis=1) if len(body) else pd.Series(dtype=str)
+
+    def n(t: str) -> int:
+        return int(sums[t]) if t in types else 0
+
+    def share(t: str) -> str:
+        return f"{float(shares.get(t, 0.0)):.2f}%"
+
+    def mostly(t: str) -> int:
+        return int((top == t).sum())
+
     out: dict[str, object] = {
         "total": int(sums["Total"]),
         "projects": len(body),
-        "frameworks": int(kinds.get("framework", 0)),
-        "toolkits": int(kinds.get("toolkit", 0)),
-        "unknown_projects": int(kinds.get("unknown", 0)),
-        "year_first": years[0] if years else "",
-        "year_last": years[-1] if years else "",
         "years": f"{years[0]}–{years[-1]}" if years else "",
+        "projects_by_kind": projects_by_kind(kinds),
+        "bug": n("Bug"), "requirement": n("Requirement"), "question": n("Question"),
+        "bug_share": share("Bug"), "requirement_share": share("Requirement"),
+        "question_share": share("Question"),
+        "projects_mostly_bug": mostly("Bug"),
+        "projects_mostly_requirement": mostly("Requirement"),
+        "false_positive_computed_projects": int(
+            (fp.loc[fp["project"] != SUM_ROW, "source"] == COMPUTED).sum()),
+        "fig_counts_caption": ("Labelled LLM-related issue reports per project, by year "
+                               "(left) and by issue type (right), counted from the released "
+                               "labels."),
     }
-    names = {"framework": ("framework", "frameworks"),
-             "toolkit": ("LLM toolkit", "LLM toolkits"),
-             "unknown": ("project not in data/projects.yaml",
-                         "projects not in data/projects.yaml")}
-    parts = [f"{n} {names.get(k, (k, k))[n != 1]}" for k, n in
-             sorted(kinds.items(), key=lambda kv: list(names).index(kv[0])
-                    if kv[0] in names else len(names))]
-    out["projects_by_kind"] = (" and ".join(parts) if len(parts) < 3
-                               else ", ".join(parts[:-1]) + " and " + parts[-1])
-    for t in types:
-        out[t.lower()] = int(sums[t])
-        out[f"{t.lower()}_share"] = f"{float(shares.get(t, 0.0)):.2f}%"
-    for y in years:
-        out[f"year_{y}"] = int(sums[y])
-    if len(body):
-        largest = body["Total"].idxmax()
-        smallest = body["Total"].idxmin()
-        largest_name, smallest_name = body.loc[largest, "name"], body.loc[smallest, "name"]
-        out.update({"largest_project_total": int(body.loc[largest, "Total"]),
-                    "smallest_project_total": int(body.loc[smallest, "Total"])})
-        out["extremes_text"] = (f"{largest_name} contributes the most reports "
-                                f"({out['largest_project_total']:,}), {smallest_name} the "
-                                f"fewest ({out['smallest_project_total']:,}).")
-        top = body[types].idxmax(axis=1)
-        for t in types:
-            out[f"projects_mostly_{t.lower()}"] = int((top == t).sum())
-    out.update(false_positive_vars(result))
-    out["fig_counts_caption"] = ("Labelled LLM-related issue reports per project, by year (left) "
-                          "and by issue type (right), counted from the released labels.")
     alt = (f"Two horizontal stacked bar charts, one bar per project ({len(body)} projects). "
            f"Left: reports per year, {out['years']}. Right: reports per type "
            f"({', '.join(types)}).")
     if len(body) and "Bug" in types:
-        alt += (f" {largest_name} has the most reports "
-                f"({out['largest_project_total']:,}) and {smallest_name} the fewest "
-                f"({out['smallest_project_total']:,}); bugs are the largest type in "
-                f"{out['projects_mostly_bug']} of {len(body)} projects.")
+        largest, smallest = body["Total"].idxmax(), body["Total"].idxmin()
+        alt += (f" {body.loc[largest, 'name']} has the most reports "
+                f"({int(body.loc[largest, 'Total']):,}) and {body.loc[smallest, 'name']} the "
+                f"fewest ({int(body.loc[smallest, 'Total']):,}); bugs are the largest type in "
+                f"{mostly('Bug')} of {len(body)} projects.")
     out["fig_counts_alt"] = alt
     return out
 
 
-def false_positive_vars(result: Table1) -> dict[str, object]:
-    """How the website words the false-positive column: where its rates come from
-    (``computed``, ``reported``, ``mixed`` or ``none``), how many projects have a computed
-    rate, and the Sum row's average as printed."""
-    fp = result.false_positives
-    body = fp[fp["project"] != SUM_ROW]
-    sources = set(body["source"]) - {"none"}
-    source = (next(iter(sources)) if len(sources) == 1 else "mixed" if sources else "none")
-    avg = fp["false_positive_percent"].iloc[-1]
-    return {"false_positive_source": source,
-            "false_positive_computed_projects": int((body["source"] == COMPUTED).sum()),
-            "false_positive_average": "" if pd.isna(avg) else f"{float(avg):.2f}%"}
+KIND_NAMES = {"framework": ("framework", "frameworks"),
+              "toolkit": ("LLM toolkit", "LLM toolkits"),
+              "unknown": ("project not in data/projects.yaml",
+                          "projects not in data/projects.yaml")}
+
+
+def projects_by_kind(kinds: pd.Series) -> str:
+    """"3 frameworks and 8 LLM toolkits": the projects per kind (``kinds``: kind -> count),
+    frameworks first."""
+    order = list(KIND_NAMES)
+    parts = [f"{n} {KIND_NAMES.get(k, (k, k))[n != 1]}" for k, n in
+             sorted(kinds.items(), key=lambda kv: order.index(kv[0])
+                    if kv[0] in KIND_NAMES else len(order))]
+    return " and ".join(parts) if len(parts) < 3 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
 def claim_values(result: Table1) -> dict[str, dict]:
     """Reproduced values keyed by claim id (``table1.<project>.<column>``)."""
     table, shares, fp = result.table, result.shares, result.false_positives
     out: dict[str, dict] = {}
-    value_cols = [c for c in table.columns if c not in ("name", "kind", "Total")]
-    for project, row in table.iterrows():
-        key = "sum" if project == SUM_ROW else project
-        for col in value_cols:
-            out[f"table1.{key}.{col.lower()}"] = {"value": int(row[col])}
-    out["table1.total_reports"] = {"value": int(table.loc[SUM_ROW, "Total"])}
+    for r in cell_claims(table).itertuples(index=False):
+        if r.column != "false_positive":
+            out[r.claim_id] = {"value": int(table.loc[r.project, r.column])}
     for t, pct in shares.items():
         out[f"table1.share.{t.lower()}"] = {"value": float(pct)}
     projects = [p for p in table.index if p != SUM_ROW]

@@ -102,13 +102,6 @@ def tests_frame(tests: list[ChiSquare]) -> pd.DataFrame:
     return pd.DataFrame([t.summary for t in tests], columns=TEST_COLUMNS)
 
 
-def format_p(p: float) -> str:
-    """A p-value for prose: ``< 0.001`` below that, three decimals otherwise."""
-    if p != p:
-        return "n/a"
-    return "< 0.001" if p < 0.001 else f"{p:.3f}"
-
-
 def long_shares(counts: pd.DataFrame) -> pd.DataFrame:
     """Counts and within-column shares in long form (one row per cell), for tables/plots."""
     shares = column_shares(counts)

@@ -3,16 +3,17 @@ quality report of the detail files, the tables of the tree and of the mix tests,
 figures, the website's numbers and texts, the reproduced claim values and the metrics.
 
 Every value in the website's vars is a string ready for prose (``"1,586"``, ``"54.6%"``,
-``"< 0.001"``), so pages never format numbers themselves.
+``"< 0.001"``, by :mod:`analysis.core.formatting`), so pages never format numbers
+themselves.
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
-from analysis.core.paths import PATHS
+from analysis.core.examples import example_claim_id
+from analysis.core.formatting import MISSING, count, dec, decimal, pct, pval
 from analysis.core.stage import StageOutputs
-from analysis.taxonomy.distribution import format_p
 from analysis.taxonomy.examples import IN_RELEASE, example_summary
 from analysis.taxonomy.figures import (
     residuals_figure,
@@ -22,10 +23,6 @@ from analysis.taxonomy.figures import (
 )
 from analysis.taxonomy.tree import TaxonomyResult, details_html
 
-# Where the website says its numbers come from: the stage's notebook.
-SOURCE = (f"{PATHS.taxonomy.notebook_source.relative_to(PATHS.root).as_posix()} "
-          "(stage taxonomy)")
-
 
 def quality(result: TaxonomyResult) -> dict:
     """The quality report of the detail files (row accounting, anomalies)."""
@@ -33,14 +30,12 @@ def quality(result: TaxonomyResult) -> dict:
 
 
 def tables(result: TaxonomyResult) -> dict[str, pd.DataFrame | str]:
-    """The tree's tables (types and themes also as Markdown for the pages), the details as
-    browsable HTML, the spellings, and the mix tests' tables."""
+    """The tree's tables, the details as browsable HTML, the spellings, the mix tests'
+    tables, and the cited examples (each with the scorecard claim it is)."""
     mix = result.mix
     return {
         "types.csv": result.types,
-        "types.md": result.types.round(2).to_markdown(index=False),
         "themes.csv": result.themes,
-        "themes.md": result.themes.round(2).to_markdown(index=False),
         "subthemes.csv": result.subthemes,
         "details.csv": result.details,
         "details.html": details_html(result.details, result.themes),
@@ -48,7 +43,8 @@ def tables(result: TaxonomyResult) -> dict[str, pd.DataFrame | str]:
         "tests.csv": mix.table,
         "residuals.csv": mix.residuals,
         "shares.csv": mix.shares,
-        "examples.csv": result.examples,
+        "examples.csv": result.examples.assign(
+            claim_id=[example_claim_id(r) for r in result.examples["ref"]]),
         "empty_themes.csv": result.empty_themes,
     }
 
@@ -77,14 +73,6 @@ def figures(result: TaxonomyResult) -> dict:
     }
 
 
-def _n(value: float) -> str:
-    return f"{int(value):,}"
-
-
-def _pct(value: float) -> str:
-    return f"{float(value):.1f}%"
-
-
 def _join(items: list[str]) -> str:
     if len(items) <= 2:
         return " and ".join(items)
@@ -102,68 +90,99 @@ def prose_vars(result: TaxonomyResult) -> dict[str, str]:
     (sub-theme names, file names) is under keys ending in ``_text``: the report shows it as
     escaped HTML."""
     types, themes, subthemes = result.types, result.themes, result.subthemes
-    rows, tests = result.parsed.rows, result.mix.table
-    out: dict[str, str] = {"source": SOURCE, "item_split": result.item_split}
+    rows, tests = result.parsed.rows, result.mix.table.set_index("test")
     per_type = types[types["type"] != "Total"].set_index("type")
     total = types.set_index("type").loc["Total"]
-    out["n_types"] = _n((per_type["themes_released"] > 0).sum())
-    for col in ("themes", "subthemes_paper", "subthemes_released", "details",
-                "details_parentheses", "issues"):
-        out[f"n_{col}"] = _n(total[col])
-        for name, row in per_type.iterrows():
-            out[f"n_{col}_{name.lower()}"] = _n(row[col])
+
+    def n(col: str, of: str | None = None) -> str:
+        """A column of the types table: the total, or one type's (0 without that type)."""
+        if of is None:
+            return count(total[col])
+        return count(per_type.loc[of, col]) if of in per_type.index else "0"
+
     known = themes[themes["code"] != ""]
     silent = known[known["issues"] == 0]
-    out["n_themes_with_issues"] = _n((known["issues"] > 0).sum())
-    # lists that may be empty read "none", so that a sentence around them still reads
-    out["themes_without_issues"] = _join([f"{r.code} {r.name}"
-                                          for r in silent.itertuples()]) or "none"
     extra = subthemes[(subthemes["rows_in_file"] > 0) & ~subthemes["in_paper"]]
-    out["n_subthemes_not_in_paper"] = _n(len(extra))
-    out["subthemes_not_in_paper_text"] = (
-        "Sub-themes of the detail files that the paper does not number: " + _join([
-            f"{r.name} ({r.code or 'unmapped'}, under {r.theme_code or 'an unknown theme'})"
-            for r in extra.itertuples()]) + "." if len(extra) else
-        "Every sub-theme of the detail files is one the paper numbers.")
     fixed = rows[rows["recovery"] != ""]
-    out["n_rows_recovered"] = _n(len(fixed))
-    out["rows_recovered_text"] = (
-        "Rows recovered: " + _join([
-            f"{r.file.rsplit('/', 1)[-1]} line {r.line} ({r.recovery.replace('_', ' ')}; "
-            f"{r.items_comma} items)" for r in fixed.itertuples()]) + "." if len(fixed) else
-        "No row needed recovering.")
-    for key, value in example_summary(result.examples).items():
-        out[f"examples_{key}"] = _n(value)
     empty = result.empty_themes
-    out["n_themes_without_issues"] = _n(len(empty))
-    out["themes_without_issues_chosen"] = _join([
-        f"{r.code} (chosen {_n(r.label_choices)} times on {_n(r.issues_chosen)} reports)"
-        for r in empty.itertuples()]) or "none"
-    out["n_details_split_in_parentheses"] = _n(total["details"] - total["details_parentheses"])
-    for name in per_type.index:
-        t = known[known["type"] == name].sort_values(["issues", "code"],
-                                                    ascending=[False, True])
-        if len(t):
-            top = t.iloc[0]
-            out[f"top_theme_{name.lower()}"] = (f"{top['code']} {top['name']} "
-                                                f"({_n(top['issues'])} issues, "
-                                                f"{_pct(top['issue_share_of_type'])} of "
-                                                f"{name.lower()}s)")
+    examples = example_summary(result.examples)
     largest = subthemes.sort_values(["details", "code"], ascending=[False, True]).iloc[0]
-    out["largest_subtheme_text"] = (f"The largest sub-theme is {largest['code']} "
-                                    f"{largest['name']} ({_n(largest['details'])} details).")
-    for t in tests.itertuples(index=False):
-        key = f"chi2_{t.test}"
-        out[f"{key}_chi2"] = f"{t.chi2:,.1f}"
-        out[f"{key}_dof"] = _n(t.dof)
-        out[f"{key}_p"] = format_p(t.p_value)
-        out[f"{key}_v"] = f"{t.cramers_v:.3f}"
-        out[f"{key}_n"] = _n(t.n)
-        p = format_p(t.p_value)
-        out[f"{key}_summary"] = (f"χ²({int(t.dof)}, N = {_n(t.n)}) = {t.chi2:,.1f}, "
-                              f"p {p if p.startswith('<') else '= ' + p}, "
-                              f"Cramér's V = {t.cramers_v:.3f}")
+    out: dict[str, str] = {
+        "item_split": result.item_split,
+        "n_types": count((per_type["themes_released"] > 0).sum()),
+        "n_themes": n("themes"), "n_themes_bug": n("themes", "Bug"),
+        "n_subthemes_paper": n("subthemes_paper"),
+        "n_subthemes_paper_requirement": n("subthemes_paper", "Requirement"),
+        "n_subthemes_released": n("subthemes_released"),
+        "n_subthemes_released_bug": n("subthemes_released", "Bug"),
+        "n_subthemes_released_requirement": n("subthemes_released", "Requirement"),
+        "n_details": n("details"), "n_details_bug": n("details", "Bug"),
+        "n_details_requirement": n("details", "Requirement"),
+        "n_details_question": n("details", "Question"),
+        "n_details_parentheses": n("details_parentheses"),
+        "n_details_parentheses_bug": n("details_parentheses", "Bug"),
+        "n_details_split_in_parentheses": count(total["details"]
+                                                - total["details_parentheses"]),
+        "n_issues": n("issues"),
+        "n_themes_with_issues": count((known["issues"] > 0).sum()),
+        # lists that may be empty read "none", so that a sentence around them still reads
+        "themes_without_issues": _join([f"{r.code} {r.name}"
+                                        for r in silent.itertuples()]) or "none",
+        "n_themes_without_issues": count(len(empty)),
+        "themes_without_issues_chosen": _join([
+            f"{r.code} (chosen {count(r.label_choices)} times on {count(r.issues_chosen)} "
+            "reports)" for r in empty.itertuples()]) or "none",
+        "n_subthemes_not_in_paper": count(len(extra)),
+        "subthemes_not_in_paper_text": (
+            "Sub-themes of the detail files that the paper does not number: " + _join([
+                f"{r.name} ({r.code or 'unmapped'}, under {r.theme_code or 'an unknown theme'})"
+                for r in extra.itertuples()]) + "." if len(extra) else
+            "Every sub-theme of the detail files is one the paper numbers."),
+        "n_rows_recovered": count(len(fixed)),
+        "rows_recovered_text": (
+            "Rows recovered: " + _join([
+                f"{r.file.rsplit('/', 1)[-1]} line {r.line} ({r.recovery.replace('_', ' ')}; "
+                f"{r.items_comma} items)" for r in fixed.itertuples()]) + "."
+            if len(fixed) else "No row needed recovering."),
+        "examples_cited": count(examples["cited"]),
+        "examples_in_release": count(examples["in_release"]),
+        "examples_matched_with_note": count(examples["matched_with_note"]),
+        "examples_theme_matches": count(examples["theme_matches"]),
+        "examples_theme_differs": count(examples["theme_differs"]),
+        "examples_repository_not_in_release": count(examples["repository_not_in_release"]),
+        "examples_issue_not_in_release": count(examples["issue_not_in_release"]),
+        "top_theme_bug": top_theme(known, "Bug"),
+        "top_theme_requirement": top_theme(known, "Requirement"),
+        "top_theme_question": top_theme(known, "Question"),
+        "largest_subtheme_text": (f"The largest sub-theme is {largest['code']} "
+                                  f"{largest['name']} ({count(largest['details'])} details)."),
+        "chi2_type_by_project_summary": chi2_summary(tests, "type_by_project"),
+        "chi2_theme_by_project_summary": chi2_summary(tests, "theme_by_project"),
+        "chi2_theme_by_year_summary": chi2_summary(tests, "theme_by_year"),
+    }
     return out
+
+
+def top_theme(known: pd.DataFrame, kind: str) -> str:
+    """The theme of type ``kind`` with the most issues (by code on a tie), with its issues
+    and their share of the type; the missing mark without such a theme."""
+    t = known[known["type"] == kind].sort_values(["issues", "code"], ascending=[False, True])
+    if t.empty:
+        return MISSING
+    top = t.iloc[0]
+    return (f"{top['code']} {top['name']} ({count(top['issues'])} issues, "
+            f"{pct(top['issue_share_of_type'])} of {kind.lower()}s)")
+
+
+def chi2_summary(tests: pd.DataFrame, name: str) -> str:
+    """One test of the tests table (indexed by test) as prose: ``χ²(df, N = n) = x, p < 0.001,
+    Cramér's V = v``; the missing mark without that test."""
+    if name not in tests.index:
+        return MISSING
+    t = tests.loc[name]
+    p = pval(t["p_value"])
+    return (f"χ²({int(t['dof'])}, N = {count(t['n'])}) = {decimal(t['chi2'])}, "
+            f"p {p if p.startswith('<') else '= ' + p}, Cramér's V = {dec(t['cramers_v'])}")
 
 
 def top_share_per_column(counts: pd.DataFrame, labels: dict) -> str:
@@ -175,7 +194,7 @@ def top_share_per_column(counts: pd.DataFrame, labels: dict) -> str:
             continue
         row = counts[col].idxmax()  # first of equal maxima, in the table's row order
         share = 100.0 * counts.loc[row, col] / total
-        parts.append(f"{labels.get(col, col)}: {row} ({_pct(share)})")
+        parts.append(f"{labels.get(col, col)}: {row} ({pct(share)})")
     return "; ".join(parts)
 
 
@@ -190,19 +209,19 @@ def figure_texts(result: TaxonomyResult) -> dict[str, str]:
     per_type = types[types["type"] != "Total"]
     known = themes[themes["code"] != ""]
     by_issues = known.sort_values(["issues", "code"], ascending=[False, True])
-    top3 = _join([f"{r.code} ({_n(r.issues)})" for r in by_issues.head(3).itertuples()])
+    top3 = _join([f"{r.code} ({count(r.issues)})" for r in by_issues.head(3).itertuples()])
     silent = _join(known.loc[known["issues"] == 0, "code"].tolist())
     extra = subthemes[(subthemes["rows_in_file"] > 0) & ~subthemes["in_paper"]]
     type_parts = "; ".join([f"{r.type}: {r.themes} themes, {r.subthemes_released} sub-themes, "
-                        f"{_n(r.details)} details, {_n(r.issues)} issues"
+                        f"{count(r.details)} details, {count(r.issues)} issues"
                         for r in per_type.itertuples()])
     largest = subthemes.sort_values(["details", "code"], ascending=[False, True]).iloc[0]
     out = {
         "fig_tree_caption": (
             f"The three-level taxonomy rebuilt from the released detail files: "
-            f"{_n(len(per_type))} issue types, {_n(total['themes'])} themes and "
-            f"{_n(total['subthemes_released'])} sub-themes (the paper numbers "
-            f"{_n(total['subthemes_paper'])}). Bars show the issues whose final label is "
+            f"{count(len(per_type))} issue types, {count(total['themes'])} themes and "
+            f"{count(total['subthemes_released'])} sub-themes (the paper numbers "
+            f"{count(total['subthemes_paper'])}). Bars show the issues whose final label is "
             "the theme and the details (symptoms, intents, expectations) of each sub-theme."
             + (" Hatched: in the released files but not in the paper's numbering."
                if len(extra) else "")),
@@ -211,7 +230,7 @@ def figure_texts(result: TaxonomyResult) -> dict[str, str]:
             f"{type_parts}. Themes with most issues: {top3}."
             + (f" Themes without any issue in the final labels: {silent}." if silent else "")
             + f" Sub-theme with most details: {largest['code']} {largest['name']} "
-              f"({_n(largest['details'])})."
+              f"({count(largest['details'])})."
             + (" Not in the paper's numbering: "
                + _join([f"{r.code} {r.name}" for r in extra.itertuples()]) + "."
                if len(extra) else "")),
@@ -222,7 +241,7 @@ def figure_texts(result: TaxonomyResult) -> dict[str, str]:
         if name not in tests_by.index:
             return ""
         t = tests_by.loc[name]
-        return f"Cramér's V = {t['cramers_v']:.3f}"
+        return f"Cramér's V = {dec(t['cramers_v'])}"
 
     out["fig_project_shares_caption"] = (
         "Share of each theme among a project's issues (each column sums to 100%); "
@@ -332,14 +351,14 @@ def example_values(result: TaxonomyResult) -> dict[str, dict]:
     out: dict[str, dict] = {}
     for r in result.examples.itertuples(index=False):
         if r.status != IN_RELEASE:
-            out[f"examples.ref{r.ref}"] = {
+            out[example_claim_id(r.ref)] = {
                 "value": None, "note": f"not in the release: {r.match_note}"}
             continue
         note = (f"{r.release_url} ({r.year}); annotators: {r.annotator_labels} "
                 f"({r.annotators_citing_theme} of {r.annotators} chose {r.theme})")
         if r.match_note:
             note += f"; matched: {r.match_note}"
-        out[f"examples.ref{r.ref}"] = {"value": r.final_label, "note": note}
+        out[example_claim_id(r.ref)] = {"value": r.final_label, "note": note}
     return out
 
 
@@ -373,26 +392,21 @@ def _subtheme_note(subs: pd.DataFrame, lead: str) -> str:
 
 
 def metrics(result: TaxonomyResult) -> dict:
-    """Headline numbers for ``dvc metrics show``/``diff``."""
-    types, themes = result.types, result.themes
-    quality, tests = result.parsed.quality, result.mix.table
-    per_type = types[types["type"] != "Total"].set_index("type")
-    total = types.set_index("type").loc["Total"]
-    known = themes[themes["code"] != ""]
+    """The headline numbers for ``dvc metrics show``/``diff``: the taxonomy's size, the
+    themes no report carries, the examples, the rows recovered and the anomalies (the
+    details per type and theme are in the tables)."""
+    total = result.types.set_index("type").loc["Total"]
+    known = result.themes[result.themes["code"] != ""]
+    quality = result.parsed.quality
     return {
         "themes": int(total["themes"]),
         "subthemes_paper": int(total["subthemes_paper"]),
         "subthemes_released": int(total["subthemes_released"]),
-        "details": {t: int(v) for t, v in per_type["details"].items()},
-        "details_parentheses": {t: int(v) for t, v in per_type["details_parentheses"].items()},
-        "issues_by_theme": {r.code: int(r.issues) for r in known.itertuples()},
+        "details": int(total["details"]),
         "themes_without_issues": int((known["issues"] == 0).sum()),
-        "examples": example_summary(result.examples),
+        "examples_theme_matches": example_summary(result.examples)["theme_matches"],
         "rows_recovered": int(quality["summary"]["rows_recovered"]),
-        "unmapped_subthemes": len(quality["summary"]["unmapped_subthemes"]),
-        "unmapped_themes": len(quality["summary"]["unmapped_themes"]),
         "anomalies": sum(quality["anomaly_counts"].values()),
-        "cramers_v": {t.test: round(float(t.cramers_v), 6) for t in tests.itertuples()},
     }
 
 

@@ -6,11 +6,14 @@ The stage's percent-format notebook (``notebooks/NN_<stage>.py``, see
 :mod:`analysis.core.paths`) is converted in memory (kernel ``python3``); the project root
 (``root``), the stage's section of params.yaml and ``-p`` values are injected into its
 ``parameters`` cell (every path the notebook uses derives from ``root``), and it runs with
-the project root as working directory. The executed notebook is written to a temporary
-file and moved into place only on success, with papermill's timing metadata removed, so a failed or
-interrupted run leaves no half-written notebook; absolute paths of the machine in its
-outputs are replaced by placeholders. A user error raised inside the notebook
-(:class:`~analysis.core.errors.InputError`) ends the run with its one-line message.
+the project root as working directory. The executed notebook is written once the run has
+succeeded, with papermill's timing metadata removed, to a temporary file outside the folders
+DVC tracks (:func:`~analysis.core.artifacts.atomic_path`) and moved into place, so a failed
+or interrupted run leaves no half-written notebook, and nothing in ``report/notebooks/``
+(which DVC would restore around, and the report stage would read). Absolute paths of the
+machine in its outputs are replaced by placeholders. A user error raised inside the
+notebook (:class:`~analysis.core.errors.InputError`), or a notebook that cannot be written,
+ends the run with its one-line message.
 
 The project's own runs leave a run record (:mod:`analysis.core.runlog`) with the split
 of their time, read from papermill's time stamps before they are removed
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import glob
 import logging
 import os
 import re
@@ -40,7 +44,9 @@ from pathlib import Path
 import yaml
 
 from analysis.core import runlog
+from analysis.core.artifacts import atomic_path, disk_error, remove_stale
 from analysis.core.config import load_params
+from analysis.core.errors import InputError
 from analysis.core.paths import ROOT, STAGES, Paths
 
 VOLATILE_NB_KEYS = ("start_time", "end_time", "duration", "exception")
@@ -311,10 +317,14 @@ def run(notebook: Path, output: Path, parameters: dict) -> int:
     started = time.perf_counter()
     root = Path(parameters.get("root", ROOT)).resolve()
     parameters = {**parameters, "root": "."}
-    output.parent.mkdir(parents=True, exist_ok=True)  # makes root too, the kernel's cwd
+    try:
+        output.parent.mkdir(parents=True, exist_ok=True)  # makes root too, the kernel's cwd
+    except OSError as exc:
+        print(f"{notebook.stem}: {disk_error(exc, output)}", file=sys.stderr)
+        return 1
     sockets = tempfile.mkdtemp(prefix="kernel-")
     km = local_kernel_manager(Path(sockets))
-    tmp, stopping = None, False
+    stopping = False
     try:
         launched = datetime.now(UTC)
         km.start_kernel(cwd=str(root), env=kernel_env(), extra_arguments=list(KERNEL_ARGS))
@@ -323,11 +333,8 @@ def run(notebook: Path, output: Path, parameters: dict) -> int:
         from papermill.exceptions import PapermillExecutionError
 
         nb = load_notebook(notebook)
-        for stale in output.parent.glob(f".{output.stem}.*.ipynb"):  # from a killed run
-            stale.unlink(missing_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{output.stem}.", suffix=".ipynb",
-                                   dir=output.parent)
-        os.close(fd)
+        # what a run killed under an older version left beside the output
+        remove_stale(output.parent, f".{glob.escape(output.stem)}.*.ipynb")
         logging.getLogger("papermill").setLevel(logging.WARNING)
         try:
             # no output path: papermill would rewrite the file at every cell's start and end
@@ -347,12 +354,13 @@ def run(notebook: Path, output: Path, parameters: dict) -> int:
         split = stage_timings(executed, launched)
         strip_volatile(executed, _relative(notebook), _relative(output))
         scrub_outputs(executed, machine_paths())
-        nbformat.write(executed, tmp)
-        os.replace(tmp, output)
-        tmp = None
+        try:
+            with atomic_path(output) as tmp:
+                nbformat.write(executed, tmp)
+        except InputError as exc:
+            print(f"{notebook.stem}: {exc}", file=sys.stderr)
+            return 1
     finally:
-        if tmp:
-            Path(tmp).unlink(missing_ok=True)
         if stopping:
             # wait for it to exit (killed if it takes too long), checking every 10 ms
             km.finish_shutdown(pollinterval=0.01)

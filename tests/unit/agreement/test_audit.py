@@ -68,6 +68,9 @@ def test_missing_ratings_are_neither_agreement_nor_dissent():
     table = au.agreement_with_final(ratings, final, pd.Series(["x", "y"]))
     row = table[(table["stratum"] == "all") & (table["annotator"] == "annotator_2")].iloc[0]
     assert row["rated"] == 1 and row["share"] == 1.0
+    # the issues of each stratum with a rating, on every row of the stratum
+    assert table.groupby("stratum")["issues"].unique().map(list).to_dict() == {
+        "all": [2], "x": [1], "y": [1]}
     exp = au.expected_dissent(codes, final, np.zeros(2))
     assert exp.sum() == pytest.approx(2)
 
@@ -200,3 +203,20 @@ def test_column_sensitivity_two_ways():
     assert everywhere["columns"] == "annotator_1"
     none = au.column_sensitivity(ratings, project, groups, ["all"], pairs.iloc[:0], baseline)
     assert none.empty and "change_generalised" in none.columns
+
+
+def test_top_confusions_over_all_reports_and_within_each_type():
+    confusions = pd.DataFrame({
+        "label_a": ["B.1", "A.1", "C.1", "C.2", "A.2"],
+        "label_b": ["B.2", "C.1", "C.9", "C.3", "A.3"],
+        "type_a": ["Requirement", "Question", "Bug", "Bug", "Question"],
+        "type_b": ["Requirement", "Bug", "Bug", "Bug", "Question"],
+        "rater_pairs": [100, 100, 60, 60, 5], "issues": [20, 30, 12, 10, 1],
+        "share_of_disagreements": [0.3, 0.3, 0.18, 0.18, 0.04]})
+    top = au.top_confusions(confusions).set_index("scope")
+    assert top.index.tolist() == ["all", "Bug", "Question", "Requirement"]
+    # ties broken by the labels: A.1/C.1 before B.1/B.2, C.1/C.9 before C.2/C.3
+    assert top.loc["all", ["label_a", "label_b"]].tolist() == ["A.1", "C.1"]
+    assert top.loc["Bug", ["label_a", "label_b", "issues"]].tolist() == ["C.1", "C.9", 12]
+    assert top.loc["Question", "rater_pairs"] == 5
+    assert au.top_confusions(confusions.iloc[:0]).empty

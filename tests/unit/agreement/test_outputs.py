@@ -6,14 +6,15 @@ from __future__ import annotations
 from dataclasses import replace
 
 import matplotlib.pyplot as plt
-import numpy as np
 import pandas as pd
 import pytest
 
 from analysis.agreement import compute as agreement
 from analysis.agreement import outputs
 from analysis.clean.issues import clean_dump
+from analysis.compare.changes import kappas_from_agreement
 from analysis.core.claims import load_claims
+from analysis.core.formatting import dec
 from analysis.core.paths import PATHS, AgreementPaths, Paths
 from analysis.core.projects import Projects
 from analysis.core.stage import StageOutputs, write_outputs
@@ -38,11 +39,11 @@ def test_tables_are_the_listed_files(result):
     a = result.analysis
     assert t["statistics.csv"] is a.statistics and t["headline.csv"] is result.headline
     assert t["grouping.csv"] is result.grouping and t["audit_spread.csv"] is a.spread
-    assert t["method.md"] == outputs.method_note(a) + "\n"
-    md = t["headline.md"].splitlines()
-    assert md[0].startswith("| Group | Issues | Paper κ | Fleiss' κ, complete rows (95% "
-                            "bootstrap) | Issues used | Generalised Fleiss' κ (95% bootstrap)")
-    assert len(md) == 2 + len(result.headline) and md[-1].startswith("| all issues |")
+    assert all(isinstance(x, pd.DataFrame) for x in t.values())  # no Markdown no page reads
+    top = t["top_confusions.csv"].set_index("scope")
+    first = a.confusions.iloc[0]
+    assert top.loc["all", "label_a"] == first["label_a"]
+    assert top.loc["all", "rater_pairs"] == a.confusions["rater_pairs"].max()
 
 
 def test_figures_are_the_listed_figures_and_draw(result):
@@ -63,11 +64,13 @@ def test_website_vars(result, issues):
         assert v[f"fig_{name}_caption"] and v[f"fig_{name}_alt"]
     assert not [k for k in v if k.startswith("fig_") and k.removeprefix("fig_").rsplit(
         "_", 1)[0] not in AgreementPaths.FIGURES]
-    assert v["kappa_all"] == outputs.fmt(result.headline["kappa"].iloc[-1])
+    assert v["kappa_all"] == dec(result.headline["kappa"].iloc[-1])
+    bug = result.headline.set_index("group").loc["Bug"]
+    assert v["kappa_bug"] == f"{bug['kappa']:.3f}" and v["ac1_bug"] == f"{bug['ac1']:.3f}"
     # the audit's facts for the website: match rates by column, always-equal columns
     shares = a.final_by_project[a.final_by_project["stratum"] == "all"]["share"].tolist()
-    assert v["final_share_first"] == outputs.fmt(shares[0])
-    assert v["final_share_last"] == outputs.fmt(shares[-1])
+    assert v["final_share_first"] == dec(shares[0])
+    assert v["final_share_last"] == dec(shares[-1])
     falls = all(x > y for x, y in zip(shares, shares[1:], strict=False))
     assert v["final_share_falls"] == ("yes" if falls else "no")
     assert v["audit_projects"] == issues["project"].nunique()
@@ -75,12 +78,17 @@ def test_website_vars(result, issues):
         ((a.final_by_project["stratum"] != "all") & (a.final_by_project["share"] == 1.0)).sum())
 
 
-def test_metrics(result):
+def test_metrics_are_the_headline_kappas(result):
     m = outputs.metrics(result)
-    assert set(m["fleiss_kappa"]) == {"all", "Question", "Requirement", "Bug"}
-    assert m["bootstrap_resamples"] == 50 and m["issues"] == result.analysis.facts["issues"]
-    assert "ci_low" in m["fleiss_kappa"]["all"]
-    assert "ci_low" not in m["fleiss_kappa_type"]["all"]
+    assert set(m) == {"issues", "annotators", "fleiss_kappa"}
+    assert m["issues"] == 58 and m["annotators"] == 7
+    assert set(m["fleiss_kappa"]) == set(result.headline["group"]) - {"all issues"}
+    bug = agreement.stat(result.analysis, "type", "Bug", "fleiss_kappa")
+    assert m["fleiss_kappa"]["Bug"] == {"value": round(bug["value"], 6),
+                                        "ci_low": round(bug["ci_low"], 6),
+                                        "ci_high": round(bug["ci_high"], 6)}
+    # the compare stage reads exactly these
+    assert set(kappas_from_agreement(m)) == set(m["fleiss_kappa"])
 
 
 def test_claim_values(result):
@@ -106,15 +114,6 @@ def test_build_writes_every_listed_output(result, tmp_path):
     plt.close("all")
 
 
-def test_number_texts():
-    assert outputs.fmt(None) == outputs.fmt(np.nan) == "—"
-    assert outputs.fmt(0.12345) == "0.123" and outputs.fmt(2, 1) == "2.0"
-    assert outputs.interval(0.1, None) == outputs.interval(np.nan, 0.2) == "—"
-    assert outputs.interval(0.1, 0.25) == "0.100–0.250"
-    assert outputs._p(0.0001) == "< 0.001" and outputs._p(0.25) == "0.250"
-    assert outputs._p(None) == "—"
-
-
 def test_method_note_names_missing_ratings_and_unknown_labels(issues, taxonomy, projects):
     issues = issues.copy()
     issues["annotator_3"] = issues["annotator_3"].astype(object)
@@ -125,21 +124,6 @@ def test_method_note_names_missing_ratings_and_unknown_labels(issues, taxonomy, 
     assert "5 issues lack" in note and "(Z.9)" in note
     assert "No rating is missing" in outputs.method_note(
         agreement.analyse(issues.dropna(subset=["annotator_3"]), taxonomy, [], 0, 1))
-
-
-def test_headline_markdown_marks_missing_paper_values():
-    head = pd.DataFrame([{"group": "all issues", "issues": 1234, "paper_kappa": "",
-                          "issues_kappa": 1000, "issues_kappa_gen": 1200,
-                          **{k: 0.5 for k in ("kappa", "kappa_boot_low", "kappa_boot_high",
-                                              "kappa_gen", "kappa_gen_boot_low",
-                                              "kappa_gen_boot_high",
-                                              "alpha", "alpha_boot_low", "alpha_boot_high",
-                                              "ac1", "ac1_boot_low", "ac1_boot_high",
-                                              "type_kappa")}}])
-    line = outputs.headline_markdown(head, 0.9).splitlines()[-1]
-    assert line.startswith("| all issues | 1,234 | — | 0.500 (0.500–0.500) | 1,000 | "
-                           "0.500 (0.500–0.500) | 1,200 |")
-    assert "(90% bootstrap)" in outputs.headline_markdown(head, 0.9)
 
 
 def test_claim_note_counts_issues_left_out(issues, taxonomy, projects):
@@ -157,15 +141,12 @@ def test_claim_note_counts_issues_left_out(issues, taxonomy, projects):
     assert left_out == 5
 
 
-def test_every_interval_says_which_it_is(result):
+def test_the_stated_kappa_names_its_interval(result):
     v = outputs.website_vars(result)
-    keys = [k for k in v if k.endswith(("_boot", "_ci"))]
-    assert {"kappa_bug_boot", "kappa_bug_ci", "kappa_bug_gen_ci", "alpha_all_boot"} <= set(keys)
-    for k in keys:
-        kind = "bootstrap" if k.endswith("_boot") else "analytic"
-        assert v[k].startswith(f"95% {kind} interval "), (k, v[k])
+    bug = result.headline.set_index("group").loc["Bug"]
     # the prose form every page quotes: the analytic interval
-    assert v["kappa_bug_stated"] == f"{v['kappa_bug']} ({v['kappa_bug_ci']})"
+    assert v["kappa_bug_stated"] == (f"{v['kappa_bug']} (95% analytic interval "
+                                     f"{bug['kappa_ci_low']:.3f}–{bug['kappa_ci_high']:.3f})")
     assert "give the same value" in v["kappa_estimator"]
     assert v["ac1_categories"] == result.analysis.ratings.n_categories
 
@@ -177,15 +158,15 @@ def test_with_missing_ratings_every_kappa_names_its_estimator(issues, taxonomy, 
     result = agreement.compute(issues, taxonomy, projects, load_claims(), 20, 1)
     v = outputs.website_vars(result)
     assert v["kappa_estimator"].startswith("complete-rows Fleiss' kappa")
-    for key in ("bug", "requirement", "question", "all"):
+    head = result.headline.set_index("group")
+    for key, group in (("bug", "Bug"), ("requirement", "Requirement"),
+                       ("question", "Question"), ("all", "all issues")):
         stated = v[f"kappa_{key}_stated"]
         assert "complete-rows estimator" in stated and "generalised estimator" in stated
-        assert v[f"kappa_{key}_gen_ci"] in stated
-    head = outputs.headline_markdown(result.headline, 0.95)
-    assert "Generalised Fleiss' κ" in head
-    every = result.headline.set_index("group").loc["all issues"]
-    assert (every["issues_kappa"], every["issues_kappa_gen"]) == (len(issues) - 10,
-                                                             len(issues))
+        r = head.loc[group]
+        assert (f"{r['kappa_gen']:.3f} with Gwet's generalised estimator over "
+                f"{r['issues_kappa_gen']:,} reports") in stated
+    assert (result.headline["issues_kappa"] < result.headline["issues_kappa_gen"]).any()
     notes = outputs.claim_values(result)
     assert any("Gwet's generalised Fleiss' kappa" in e["note"] for e in notes.values())
 
@@ -194,8 +175,9 @@ def test_sensitivity_and_spread_texts(result):
     v = outputs.website_vars(result)
     spread = result.analysis.facts["spread"]
     assert f"for {spread['themes_with_p']} themes" in v["dissent_spread_text"]
-    assert {"loo_bug_min", "loo_bug_max", "loo_all_min"} <= set(v)
-    assert float(v["loo_bug_min"]) <= float(v["loo_bug_max"])
+    loo = result.analysis.leave_one_out
+    bug = loo[(loo["left_out"] != "none") & (loo["type"] == "Bug")]["kappa"]
+    assert v["loo_bug_min"] == dec(bug.min()) and v["loo_bug_max"] == dec(bug.max())
     if result.analysis.always_final.empty:
         assert v["sensitivity_text"].startswith("No label column")
     else:
@@ -203,8 +185,16 @@ def test_sensitivity_and_spread_texts(result):
 
 
 def test_every_type_has_its_keys_when_a_dump_lacks_one():
-    v = outputs.with_every_type({"kappa_bug": "0.7", "kappa_bug_issues": 12, "loo_all_min": "0.6",
-                         "issues": 30, "fig_x_caption": "c"})
-    assert v["kappa_question"] == "not defined (no question issues)"
-    assert v["kappa_requirement_issues"] == 0 and v["loo_bug_min"].startswith("not defined")
-    assert v["kappa_bug"] == "0.7" and v["issues"] == 30 and "fig_x_question" not in v
+    rows = {"bug": 0.7, "all": 0.75}
+    assert outputs.each_type(rows, lambda r: f"{r:.1f}") == (
+        "0.7", "not defined (no requirement issues)", "not defined (no question issues)", "0.8")
+    assert outputs.type_key("all issues") == "all" and outputs.type_key("Bug") == "bug"
+
+
+def test_the_pages_keys_are_all_written(result):
+    v = outputs.website_vars(result)
+    for key in ("kappa", "kappa_{}_stated", "ac1", "type_kappa"):
+        for t in ("bug", "requirement", "question", "all"):
+            name = f"{key}_{t}" if "{}" not in key else key.format(t)
+            assert name in v and v[name], name
+    assert not [k for k in v if k.startswith("annotator_")]  # one per annotator: in tables

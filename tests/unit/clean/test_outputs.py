@@ -21,13 +21,25 @@ def test_every_output_lands_where_the_paths_say(dump, taxonomy, projects, tmp_pa
                             "data/processed/clean/rejected.csv",
                             "data/processed/clean/excluded.csv",
                             "data/processed/clean/exclusions.csv",
-                            "data/processed/clean/quality.json", "metrics/clean.json"])
+                            "data/processed/clean/quality.json", "metrics/clean.json",
+                            "report/vars/clean.json"])
     issues = pd.read_parquet(paths.clean.issues_parquet)
     assert len(issues) == sum(len(r) for r in written.values())
     metrics = read_json(paths.clean.metrics)
     assert metrics["rows_input"] == metrics["rows_kept"] + metrics["rows_set_aside"]
-    assert metrics["annotators"] == 7
-    assert metrics["excluded_candidates"] == 0 and metrics["projects_recording_exclusions"] == 0
+    assert metrics["annotators"] == 7 and metrics["excluded_candidates"] == 0
+    assert set(metrics) == {"rows_input", "rows_kept", "rows_set_aside", "annotators",
+                            "excluded_candidates", "anomalies"}
+    quality = result.quality
+    assert metrics["anomalies"] == len(quality["anomalies"])
+    # the quality report in numbers, as the Data and overview pages quote it
+    v = read_json(paths.clean.vars)
+    assert v == {"rows_input": metrics["rows_input"], "rows_kept": metrics["rows_kept"],
+                 "rows_set_aside": metrics["rows_set_aside"], "balanced": True,
+                 "anomalies": metrics["anomalies"],
+                 "anomaly_kinds": len(quality["anomaly_counts"]),
+                 "rules": len(quality["rules"]), "annotators": 7, "duplicates_policy": "keep"}
+    assert all(f["balanced"] for f in quality["files"])
     exclusions = pd.read_csv(paths.clean.exclusions_csv)
     assert not exclusions["recorded"].any()
     assert exclusions["label_rows"].sum() == len(issues)

@@ -78,7 +78,7 @@ def test_change_tables_name_new_removed_and_changed():
     assert variables["projects_new_count"] == 1
     assert variables["projects_text"].startswith("New projects: sglang;")
     assert variables["years_new"] == "2026"
-    assert variables["identical"] == "no"
+    assert variables["summary"].startswith("The current dump has 8 issues (-1 against")
     assert variables["kappa_bug_change"] == "+0.050"
     assert variables["annotators_current"] == 5
 
@@ -98,13 +98,18 @@ def test_compute_sets_the_run_beside_the_baseline_and_builds_every_output():
     assert set(built.figures) == set(Paths(ROOT).compare.FIGURES)
     assert built.claim_values is None
     variables = built.website_vars
-    assert variables["identical"] == "yes"
+    assert variables["summary"] == ("The current dump has the same projects, years and "
+                                    "counts as the baseline.")
     assert variables["kappa_source_text"] == ("Kappas of this build come from the agreement "
                                               "stage (metrics/agreement.json).")
     for name in Paths(ROOT).compare.FIGURES:
         assert variables[f"fig_{name}_caption"] and variables[f"fig_{name}_alt"]
     assert "Bug: baseline 0.700, current 0.500" in variables["fig_kappa_alt"]
-    assert built.metrics["kappa"]["Bug"]["change"] == -0.2
+    assert built.metrics == {"baseline": "b", "issues": {"baseline": 3, "current": 3,
+                                                         "change": 0},
+                             "projects": {"new": 0, "removed": 0, "changed": 0,
+                                          "unchanged": 1},
+                             "kappa_change": {"Bug": -0.2}}
 
 
 def test_committed_baseline_is_aggregates_only():
@@ -157,7 +162,7 @@ def test_baseline_matches_a_fresh_run_on_the_mirror(taxonomy):
         k: base[k] for k in ("issues", "projects", "years", "types", "annotators")}
 
 
-def test_figures_draw_a_type_missing_from_one_run_and_vars_say_n_a():
+def test_figures_draw_a_type_missing_from_one_run_and_vars_mark_it_missing():
     import matplotlib.pyplot as plt
 
     base = summary({"pytorch": {2023: 3}}) | {"label": "b", "kappa": {
@@ -168,9 +173,9 @@ def test_figures_draw_a_type_missing_from_one_run_and_vars_say_n_a():
                              base, agreement, "a.json")
     assert result.kappa["type"].tolist() == ["Bug", "Question"]
     variables = outputs.website_vars(result)
-    assert variables["kappa_bug_current"] == "n/a" and variables["kappa_bug_change"] == "n/a"
-    assert variables["kappa_question_current_ci"] == "n/a"
+    assert variables["kappa_bug_current"] == "–" and variables["kappa_bug_change"] == "–"
     assert variables["kappa_question_current"] == "0.500"
+    assert variables["kappa_question_baseline"] == variables["kappa_requirement_current"] == "–"
     assert result.kappa.loc[0, "current_source"] == ""  # Bug: not in this run
     for name, draw in outputs.figures(result).items():
         fig = draw()

@@ -6,6 +6,7 @@ import pytest
 
 from analysis.core.errors import InputError
 from analysis.core.examples import (
+    example_claim_id,
     example_claims,
     load_examples,
     load_statements,
@@ -65,6 +66,7 @@ def test_examples_become_label_claims():
     row = claims.set_index("claim_id").loc["examples.ref73"]
     assert (row["paper_value"], row["kind"], row["relation"]) == ("C.1", "label", "=")
     assert len(claims) == 68 and claims["claim_id"].is_unique
+    assert example_claim_id(73) == "examples.ref73"  # the id the taxonomy stage writes too
 
 
 @pytest.mark.parametrize("text,what", [

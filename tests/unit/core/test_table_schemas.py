@@ -184,11 +184,11 @@ def test_values_the_code_never_writes_are_rejected():
         with pytest.raises(SchemaErrors):
             schema_for(rel).validate(pd.DataFrame(columns), lazy=True)
     blank = pd.DataFrame({"list": [""], "raw": ["1"], "distinct": ["1"],
-                          "distinct_casefold": ["1"]})
+                          "distinct_casefold": ["1"], "claim_id": ["keywords.count."]})
     with pytest.raises(SchemaErrors, match="empty cell"):
         schema_for("report/tables/keywords/counts.csv").validate(blank, lazy=True)
 
 
 def test_empty_tables_of_a_dump_without_keywords_validate():
-    frame = pd.read_csv(io.StringIO("list,raw,distinct,distinct_casefold\n"))
+    frame = pd.read_csv(io.StringIO("list,raw,distinct,distinct_casefold,claim_id\n"))
     schema_for("report/tables/keywords/counts.csv").validate(frame)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 
 from analysis.core.claims import STATUSES, load_claims
@@ -9,10 +10,15 @@ from analysis.core.paths import ROOT, Paths
 from analysis.findings import outputs
 from analysis.findings.scorecard import (
     SCORECARD_COLUMNS,
+    claim_groups,
     compute,
     merge_reproduced,
+    paper_order,
     scorecard,
+    status_by_group,
+    status_by_source,
     status_counts,
+    totals,
 )
 
 CLAIMS = """claims:
@@ -63,6 +69,66 @@ def test_compute_merges_the_stages_files_and_outputs_the_card_and_counts(claims)
     assert built.metrics == {"claims": 5, "exact": 1, "rounding": 1, "differs": 0,
                              "not_reproducible": 3}
     assert list(built.metrics)[1:] == list(STATUSES)
-    assert built.website_vars is None and built.claim_values is None
+    assert built.website_vars == {"claims": 5, "exact": 1, "rounding": 1, "differs": 0,
+                                  "not_reproducible": 3, "checkable": 2, "reproduced": 2,
+                                  "reproduced_pct": "100%", "dominant_share": 50.0}
+    assert built.claim_values is None
+    assert built.tables["challenges.csv"].empty and built.tables["dominant.csv"].empty
     with pytest.raises(ValueError, match="two stages"):
         compute(claims, [{"a.one": {"value": 1}}, {"a.one": {"value": 1}}])
+
+
+def card_of(*rows: tuple[str, str, str]) -> pd.DataFrame:
+    """A scorecard of (claim id, status, source) rows."""
+    return pd.DataFrame([{"claim_id": c, "status": st, "source": src} for c, st, src in rows])
+
+
+def test_totals_say_how_many_the_release_answers():
+    card = card_of(("a.x", "exact", ""), ("a.y", "rounding", ""), ("a.z", "differs", ""),
+                   ("b.x", "not_reproducible", ""))
+    assert totals(card) == {"claims": 4, "exact": 1, "rounding": 1, "differs": 1,
+                            "not_reproducible": 1, "checkable": 3, "reproduced": 2,
+                            "reproduced_pct": "67%"}
+    assert totals(card.iloc[3:])["reproduced_pct"] is None  # nothing the release answers
+
+
+def test_groups_and_the_claims_their_page_folds():
+    card = card_of(("taxonomy.themes", "exact", "S"), ("taxonomy.subthemes.A.1", "exact", "S"),
+                   ("taxonomy.subthemes.B.2", "differs", "S"), ("agreement.kappa.bug",
+                                                                "rounding", "S"))
+    groups = claim_groups(card)
+    assert groups["group"].tolist() == ["taxonomy"] * 3 + ["agreement"]
+    assert groups["folded"].tolist() == [False, True, False, False]  # exact per-theme claims
+    by_group = status_by_group(card, groups).set_index("group")
+    assert by_group.loc["taxonomy"].to_dict() == {"claims": 3, "exact": 2, "rounding": 0,
+                                                  "differs": 1, "not_reproducible": 0,
+                                                  "folded": 1}
+    assert by_group.index.tolist() == ["taxonomy", "agreement"]  # the scorecard's order
+
+
+def test_sources_follow_the_paper():
+    assert paper_order("Abstract") < paper_order("Section I") < paper_order("Section III.A")
+    assert paper_order("Section III.A") < paper_order("Table I") < paper_order("Section III.B")
+    assert paper_order("Section IV.A (roles); Section V") == paper_order("Section IV.A")
+    assert paper_order("Section II") < paper_order("somewhere else")
+    card = card_of(("a", "exact", "Section II"), ("b", "differs", "Abstract"),
+                   ("c", "exact", "Table I"), ("d", "exact", "Section II; Abstract"),
+                   ("e", "exact", "Section II"))
+    by_source = status_by_source(card)
+    assert by_source["source"].tolist() == ["Abstract", "Section II", "Section II; Abstract",
+                                            "Table I"]
+    assert by_source["place"].tolist() == [1, 2, 2, 3]  # the same place shares a number
+    assert by_source.set_index("source").loc["Section II", ["claims", "exact"]].tolist() == [
+        2, 2]
+
+
+def test_compute_counts_the_challenges_at_the_threshold(claims):
+    themes = pd.DataFrame({"code": ["A.1", "B.2", "C.1"], "issues": [10, 30, 60]})
+    shares = pd.DataFrame({"table": ["theme_by_project"] * 3, "row": ["A.1", "B.2", "C.1"],
+                           "column": ["p"] * 3, "issues": [10, 30, 60]})
+    challenges = [{"number": 1, "title": "One", "themes": ["A.1", "C.1"]}]
+    result = compute(claims, [], themes, shares, challenges, {"p": "P"}, 90.0)
+    assert result.coverage["issues"].tolist() == [70]
+    assert result.dominant.empty and result.dominant_share == 90.0  # C.1 holds 60 of 70
+    assert compute(claims, [], themes, shares, challenges, {}, 85.0).dominant[
+        "theme"].tolist() == ["C.1"]

@@ -1,42 +1,27 @@
-"""Ingest: folders, archives and https URLs; manifests; hostile archives; provenance."""
+"""Ingest: folders, archives and https URLs as sources; manifests; provenance; the target
+replaced whole or left as it was."""
 
 from __future__ import annotations
 
+import errno
 import hashlib
-import http.server
-import io
+import os
 import tarfile
-import threading
-import zipfile
 from pathlib import Path
 
 import pytest
 
 from analysis.core.errors import InputError
-from analysis.ingest import __main__ as cli
 from analysis.ingest import ingest as ing
-
-COMMIT = "2fba3163d6f143b6aa90128adde3d65ac8759c3e"
-
-
-def make_source(root: Path) -> Path:
-    src = root / "src"
-    (src / "Issue Report" / "p").mkdir(parents=True)
-    (src / "Issue Report" / "p" / "p.csv").write_text("Issue_URL,Label1,Final_Label\n")
-    (src / "Issue Report" / "p" / "p_2024.txt").write_text("")
-    (src / "CodeBook.csv").write_text("Participant\n")
-    (src / ".DS_Store").write_bytes(b"\0junk")
-    (src / "Issue Report" / ".DS_Store").write_bytes(b"\0junk")
-    return src
-
-
-def manifest_for(src: Path, skip: tuple[str, ...] = (".DS_Store",)) -> str:
-    lines = []
-    for p in sorted(src.rglob("*")):
-        if p.is_file() and p.name not in skip:
-            rel = p.relative_to(src).as_posix()
-            lines.append(f"{hashlib.sha256(p.read_bytes()).hexdigest()}  ./{rel}")
-    return "\n".join(lines) + "\n"
+from tests.unit.ingest.servers import https_server
+from tests.unit.ingest.sources import (
+    COMMIT,
+    assert_untouched,
+    make_source,
+    manifest_for,
+    plain_dump,
+    zip_of,
+)
 
 
 def test_folder_source_is_copied_verified_and_recorded(tmp_path):
@@ -73,20 +58,6 @@ def test_missing_listed_file_and_unlisted_file(tmp_path):
         ing.ingest(str(src), tmp_path / "raw2", manifest=str(tmp_path / "m.sha256"))
 
 
-def test_bad_manifest_line(tmp_path):
-    with pytest.raises(InputError, match="line 2"):
-        ing.parse_manifest("a" * 64 + "  ./x\nnot a hash line\n", "m")
-
-
-def zip_of(src: Path, top: str) -> bytes:
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w") as zf:
-        for p in sorted(src.rglob("*")):
-            if p.is_file():
-                zf.write(p, f"{top}/{p.relative_to(src).as_posix()}")
-    return buf.getvalue()
-
-
 def test_zip_archive_with_top_folder(tmp_path):
     src = make_source(tmp_path)
     archive = tmp_path / "dump.zip"
@@ -115,39 +86,6 @@ def test_archive_checksum_is_checked(tmp_path):
         ing.ingest(str(archive), tmp_path / "raw", archive_sha256="0" * 64)
 
 
-@pytest.mark.parametrize("name", ["../evil.txt", "/abs/evil.txt", "a/../../evil.txt"])
-def test_zip_entries_escaping_the_target_are_refused(tmp_path, name):
-    archive = tmp_path / "bad.zip"
-    with zipfile.ZipFile(archive, "w") as zf:
-        zf.writestr("ok/Issue Report/x.txt", "x")
-        zf.writestr(name, "evil")
-    with pytest.raises(InputError, match="outside the target|absolute path"):
-        ing.ingest(str(archive), tmp_path / "out" / "raw")
-    assert not (tmp_path / "evil.txt").exists() and not (tmp_path / "out" / "evil.txt").exists()
-    assert not (tmp_path / "out" / "raw").exists()
-
-
-def test_tar_symlink_is_refused(tmp_path):
-    archive = tmp_path / "bad.tar"
-    with tarfile.open(archive, "w") as tf:
-        info = tarfile.TarInfo("top/link")
-        info.type = tarfile.SYMTYPE
-        info.linkname = "/etc/passwd"
-        tf.addfile(info)
-    with pytest.raises(InputError, match="is a link"):
-        ing.ingest(str(archive), tmp_path / "raw")
-
-
-def test_decompression_bomb_is_refused(tmp_path):
-    archive = tmp_path / "bomb.zip"
-    with zipfile.ZipFile(archive, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-        zf.writestr("top/big.txt", b"\0" * (3 << 20))
-    assert archive.stat().st_size < 100_000
-    with pytest.raises(InputError, match="decompression bomb"):
-        ing.ingest(str(archive), tmp_path / "raw", max_bytes=1 << 20)
-    assert not (tmp_path / "raw").exists()
-
-
 @pytest.mark.parametrize("source,match", [
     ("http://example.org/x.zip", "only https"),
     ("ftp://example.org/x.zip", "only https"),
@@ -165,63 +103,93 @@ def test_plain_file_is_not_an_archive(tmp_path):
         ing.source_kind(str(f))
 
 
-def test_symlink_in_folder_source_is_refused(tmp_path):
-    src = make_source(tmp_path)
-    (src / "link.csv").symlink_to("/etc/hostname")
-    with pytest.raises(InputError, match="symbolic link"):
-        ing.ingest(str(src), tmp_path / "raw")
-
-
-@pytest.fixture
-def https_server(tmp_path):
-    """A local HTTPS server (trustme certificate) serving tmp_path/www."""
-    trustme = pytest.importorskip("trustme")
-    import ssl
-
-    ca = trustme.CA()
-    cert = ca.issue_cert("localhost")
-    www = tmp_path / "www"
-    www.mkdir()
-
-    class Handler(http.server.SimpleHTTPRequestHandler):
-        def __init__(self, *a, **kw):
-            super().__init__(*a, directory=str(www), **kw)
-
-        def log_message(self, *a):
-            pass
-
-    server = http.server.ThreadingHTTPServer(("localhost", 0), Handler)
-    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    cert.configure_cert(ctx)
-    server.socket = ctx.wrap_socket(server.socket, server_side=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    cafile = tmp_path / "ca.pem"
-    ca.cert_pem.write_to_path(str(cafile))
-    yield f"https://localhost:{server.server_address[1]}", www, str(cafile)
-    server.shutdown()
-
-
-def test_https_url_source(tmp_path, https_server):
-    base, www, cafile = https_server
+def test_https_url_source(tmp_path):
     src = make_source(tmp_path)
     data = zip_of(src, f"repo-{COMMIT}")
+    www = tmp_path / "www"
+    www.mkdir()
     (www / "a.zip").write_bytes(data)
     digest = hashlib.sha256(data).hexdigest()
-    result = ing.ingest(f"{base}/a.zip", tmp_path / "raw", archive_sha256=digest,
-                        download_dir=tmp_path / "dl", cafile=cafile)
+    with https_server(www, tmp_path / "ca.pem") as (base, _):
+        result = ing.ingest(f"{base}/a.zip", tmp_path / "raw", archive_sha256=digest,
+                            download_dir=tmp_path / "dl", cafile=str(tmp_path / "ca.pem"))
     assert result.provenance["source_kind"] == "url" and result.provenance["commit"] == COMMIT
-    with pytest.raises(InputError, match="expected"):
-        ing.download(f"{base}/a.zip", tmp_path / "dl2" / "a.zip", sha256="0" * 64,
-                     cafile=cafile)
-    assert not (tmp_path / "dl2" / "a.zip").exists()
-    with pytest.raises(InputError, match="download failed"):
-        ing.download(f"{base}/missing.zip", tmp_path / "dl3" / "m.zip", cafile=cafile)
+    assert (tmp_path / "raw" / "CodeBook.csv").read_text() == "Participant\n"
+    assert os.listdir(tmp_path / "dl") == ["a.zip"]  # kept in the downloads cache
 
 
-def test_cli_reports_user_errors_without_traceback(tmp_path, capsys):
-    params = tmp_path / "params.yaml"
-    params.write_text("ingest:\n  source: http://example.org/x.zip\n")
-    assert cli.main(["--params", str(params), "--out", str(tmp_path / "raw")]) == 1
-    err = capsys.readouterr().err
-    assert "only https" in err and "Traceback" not in err
+def test_failed_swap_puts_the_previous_data_back(tmp_path, out, monkeypatch):
+    src = plain_dump(tmp_path / "src")
+    real_replace = os.replace
+
+    def failing_replace(a, b):
+        if Path(b) == out / "raw" and not Path(a).name.endswith(".previous"):  # not undoing
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_replace(a, b)
+
+    monkeypatch.setattr(os, "replace", failing_replace)
+    with pytest.raises(InputError, match="no space left"):
+        ing.ingest(str(src), out / "raw")
+    assert_untouched(out)
+
+
+# -- the steps -------------------------------------------------------------------------------
+
+
+def test_detect_commit_takes_the_first_40_hex_id():
+    assert ing.detect_commit(None, f"https://x/archive/{COMMIT}.zip", "repo-" + "a" * 40) == (
+        COMMIT)
+    assert ing.detect_commit("repo-" + "a" * 41, None) is None
+    assert ing.detect_commit() is None
+
+
+@pytest.mark.parametrize("value,read", [(None, 10_000), (5, 5), (1, 1)])
+def test_limit_param_reads_a_whole_number_or_the_default(value, read):
+    assert ing.limit_param({"max_files": value}, "max_files", "p.yaml") == read
+    assert ing.limit_param({}, "max_bytes", "p.yaml") == 1 << 30
+
+
+@pytest.mark.parametrize("value", [0, -1, True, 2.5, "10"])
+def test_limit_param_refuses_anything_else_in_one_line(value):
+    with pytest.raises(InputError) as info:
+        ing.limit_param({"max_bytes": value}, "max_bytes", "p.yaml")
+    assert str(info.value) == (f"p.yaml: ingest.max_bytes must be a whole number of at least "
+                               f"1, not {value!r} -> set ingest.max_bytes to a number such as "
+                               "1073741824, or remove it for the default")
+
+
+def test_source_folder_of_an_archive_is_removed_on_leaving(tmp_path):
+    src = make_source(tmp_path)
+    archive = tmp_path / "dump.zip"
+    archive.write_bytes(zip_of(src, f"repo-{COMMIT}"))
+    dest = tmp_path / "out" / "raw"
+    with ing.source_folder(str(archive), "archive", dest) as found:
+        assert found.top_name == f"repo-{COMMIT}"
+        assert found.archive_sha256 == hashlib.sha256(archive.read_bytes()).hexdigest()
+        assert (found.root / "CodeBook.csv").is_file()
+        assert found.root.is_relative_to(tmp_path / "out")
+    assert not found.root.exists() and list((tmp_path / "out").iterdir()) == []
+    with ing.source_folder(str(src), "dir", dest) as found:
+        assert found == ing.Source(src)
+
+
+def test_a_local_archive_with_another_checksum_is_refused(tmp_path):
+    archive = tmp_path / "dump.zip"
+    archive.write_bytes(b"PK")
+    assert ing.local_archive(str(archive), "archive", None, None, None, 10) == archive
+    with pytest.raises(InputError, match="does not match ingest.archive_sha256"):
+        ing.local_archive(str(archive), "archive", "0" * 64, None, None, 10)
+
+
+def test_check_manifest_records_the_manifest_and_the_unlisted_files(tmp_path):
+    src = make_source(tmp_path)
+    manifest = tmp_path / "m.sha256"
+    manifest.write_text(manifest_for(src, skip=(".DS_Store", "p_2024.txt")))
+    hashes = {rel: hashlib.sha256((src / rel).read_bytes()).hexdigest()
+              for rel in ("CodeBook.csv", "Issue Report/p/p.csv", "Issue Report/p/p_2024.txt")}
+    info, unlisted = ing.check_manifest(str(manifest), hashes)
+    assert info == {"path": str(manifest), "files_listed": 2,
+                    "sha256": hashlib.sha256(manifest.read_bytes()).hexdigest()}
+    assert unlisted == ["Issue Report/p/p_2024.txt"]
+    with pytest.raises(InputError, match="manifest not found"):
+        ing.check_manifest(str(tmp_path / "none.sha256"), hashes)

@@ -1,20 +1,14 @@
-"""Texts for the site: Markdown tables, the quotes as HTML, the guideline as Markdown."""
+"""Texts for the site: the quotes as HTML, the guideline as Markdown."""
 
 from __future__ import annotations
 
-import pandas as pd
-
-from analysis.interviews.markup import guideline_markdown, quotes_html, to_markdown
-from analysis.interviews.views import codebook_table
+from analysis.interviews.markup import guideline_markdown, quotes_html
 
 
-def test_quotes_and_tables_are_escaped(result, data):
+def test_quotes_are_escaped(result):
     html = quotes_html(result.quotes)
     assert "<b>" not in html and "&lt;b&gt;Outdated" in html
     assert 'id="node-C-11"' in html and "not in the taxonomy" in html
-    md = to_markdown(codebook_table(data.codebook))
-    assert "It broke \\| twice." in md
-    assert to_markdown(pd.DataFrame({"a": [1]})).endswith("\n")
 
 
 def test_guideline(data):

@@ -23,7 +23,8 @@ def test_build_writes_every_listed_file(result, tmp_path):
     written = write_outputs(Paths(tmp_path).interviews, out)
     assert "data/processed/interviews/quality.json" in written
     assert "report/figures/interviews/heatmap.svg" in written
-    assert len(written) == 4 + 1 + 13 + 2 * 2 + 3
+    assert len(written) == 4 + 1 + 12 + 2 * 2 + 3
+    assert not [w for w in written if w.endswith(".md") and "guideline" not in w]
     text = (tmp_path / "report/tables/interviews/guideline.md").read_text(encoding="utf-8")
     assert text == result.data.guideline_md
 
@@ -36,7 +37,7 @@ def test_website_vars(result):
         "Codebook nodes that are not in the taxonomy, with the participants linked to them: "
         "B.5 (D2); C.11 (U3, D1); X.9 (D1).")
     assert v["interviews_users"] == 4 and v["interviews_codebook_users"] == 5  # rows
-    assert v["interviews_students_mean_years"] == "1.72"
+    assert v["interviews_role_readings"] == result.role_mappings["mapping"].nunique()
     assert v["interviews_guideline_parts"] == 2 and v["interviews_guideline_questions"] == 5
     assert v["interviews_users_under_one_year"] == 1
     assert v["interviews_join_note"].startswith("CodeBook.csv and the background sheet")
@@ -50,7 +51,8 @@ def test_metrics(result):
     assert m["by_type"] == {"User": 4, "Developer": 4, "Unknown": 1}
     assert m["nodes_not_in_taxonomy"] == 3
     assert m["set_aside"] == 3  # no_role, missing_participant, duplicate node
-    assert m["anomalies"] == sum(m["anomaly_counts"].values())
+    assert m["anomalies"] == len(result.data.quality["anomalies"])
+    assert "anomaly_counts" not in m and len(m) == 8  # the counts by kind: quality.json
 
 
 def test_judge_count_has_no_rounding():

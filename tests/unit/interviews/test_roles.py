@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import pandas as pd
 
+from analysis.core.claims import load_claims
 from analysis.interviews.roles import (
+    ROLE_CLAIMS,
     compositions,
     matching_categories,
+    role_claims,
     role_mappings,
     role_table,
     session_minutes,
 )
+from analysis.interviews.views import compute
+from tests.unit.interviews.synthetic import PARAMS
 
 CATEGORIES = [{"key": "training", "type": "Developer", "pattern": "training"},
               {"key": "inference", "type": "Developer", "pattern": "inference"},
@@ -50,3 +55,39 @@ def test_session_minutes_from_the_guideline():
     text = "# Guide\n\nSemi-structured, 30–40 minutes per session.\n"
     assert session_minutes(text) == (30, 40, 3)
     assert session_minutes("about an hour") is None
+
+
+def claims_of(*rows: tuple[str, str, str]) -> pd.DataFrame:
+    return pd.DataFrame(rows, columns=["claim_id", "paper_value", "relation"])
+
+
+def test_role_claims_say_which_readings_give_the_paper_count():
+    m = pd.DataFrame({"mapping": [0, 0, 1, 1], "description": ["", "", "X: 1 deployment",
+                                                                "X: 1 deployment"],
+                      "category": ["inference", "deployment"] * 2,
+                      "participants": [2, 0, 1, 1]})
+    claims = claims_of(("interviews.developers.deployment.count", "1", "="),
+                       ("interviews.developers.inference.count", "1", ">"),
+                       ("interviews.users.count", "4", "="))
+    r = role_claims(m, claims).set_index("claim_id")
+    assert list(r.index) == ["interviews.developers.inference.count",
+                             "interviews.developers.deployment.count"]  # ROLE_CLAIMS order
+    # "over one" inference developer: the reading used gives 2, the other 1
+    assert r.loc["interviews.developers.inference.count"].to_dict() == {
+        "paper": ">1", "ours": 2, "possible": "1, 2", "readings": "the one used"}
+    assert r.loc["interviews.developers.deployment.count"].to_dict() == {
+        "paper": "1", "ours": 0, "possible": "0, 1", "readings": "X: 1 deployment"}
+    none = role_claims(m, claims_of(("interviews.developers.training.count", "5", "=")))
+    assert none["readings"].tolist() == ["none"] and none["ours"].tolist() == [0]
+
+
+def test_the_stage_reads_its_role_claims_from_the_claims_file(files, taxonomy):
+    claims = load_claims()
+    result = compute(files, taxonomy, PARAMS, claims)
+    assert set(result.role_claims["claim_id"]) == set(ROLE_CLAIMS)
+    used = result.role_mappings[result.role_mappings["mapping"] == 0]
+    engineers = result.role_claims.set_index("claim_id").loc[
+        "interviews.users.engineers.count"]
+    assert engineers["ours"] == int(used.loc[used["category"] == "engineer",
+                                             "participants"].sum())
+    assert compute(files, taxonomy, PARAMS).role_claims.empty  # without the claims

@@ -1,17 +1,18 @@
-"""Merging filled sheets: majority, exclusion by all, adjudication, every problem named,
-nothing written on failure, the same bytes for the same sheets."""
+"""Merging filled sheets and decisions: the majority, exclusion by all, a split on
+exclusion and no majority adjudicated, every annotator's rating kept, decisions applied
+and reproduced byte for byte, comments kept, nothing written without rows."""
 
 from __future__ import annotations
 
+import csv
 import json
 
 import pytest
 
 from analysis.core.paths import DumpLayout
 from analysis.labels import merge
-from analysis.labels.__main__ import main
-from analysis.labels.sheets import write_blank_sheets
-from tests.support.sheets import candidates_frame, fill, read_rows
+from analysis.labels.decisions import read_decisions
+from tests.support.sheets import blank_sheets, candidates_frame, fill, read_rows
 
 U = [f"https://github.com/pytorch/pytorch/issues/{i}" for i in range(1, 7)]
 V = "https://github.com/vllm-project/vllm/issues/9"
@@ -27,15 +28,27 @@ FILLS = [
     {U[0]: ("C.5", ""), U[1]: ("B.3", ""), U[2]: ("C.1", "x"), U[3]: ("A.2", ""),
      U[4]: ("", "x"), U[5]: ("C.4", ""), V: ("", "x")},
 ]
+# the adjudicators' decisions on the four reports the merge lists
+DECIDED = {U[1]: "B.2", U[3]: "A.2", U[4]: "excluded", U[5]: "c.4"}
 
 
 @pytest.fixture
 def filled(tmp_path, taxonomy):
-    paths = write_blank_sheets(tmp_path / "sel", CANDIDATES, 3, taxonomy)
+    paths = blank_sheets(tmp_path / "sel", CANDIDATES, 3, taxonomy)
     fill(paths[0], FILLS[0])
     fill(paths[1], FILLS[1], delimiter=";", encoding="utf-8", line_end="\n")
     fill(paths[2], FILLS[2], encoding="utf-16")
     return paths
+
+
+def decisions_file(path, listed, decided: dict[str, str]):
+    """The adjudication list ``listed`` with its decision column filled, as saved."""
+    rows = read_rows(listed)
+    for row in rows[1:]:
+        row[-1] = decided.get(row[0], "")
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        csv.writer(handle).writerows(rows)
+    return path
 
 
 @pytest.mark.parametrize("labels, n, expected", [
@@ -47,44 +60,117 @@ def test_strict_majority_is_more_than_half_of_all_annotators(labels, n, expected
     assert merge.strict_majority(labels, n) == expected
 
 
-def test_merge_writes_the_upstream_layout(filled, tmp_path, taxonomy):
-    out = tmp_path / "dump"
+def test_undecided_reports_are_listed_and_left_out_of_the_batch(filled, tmp_path, taxonomy):
+    out = tmp_path / "batch"
     result = merge.merge_sheets(filled, out, set(taxonomy.codes))
     layout = DumpLayout(out)
     rows = read_rows(layout.label_file("pytorch"))
-    assert rows[0] == ["Issue_URL", "Label1", "Label2", "Label3", "Final_Label"]
-    by_url = {r[0]: r[1:] for r in rows[1:]}
-    assert by_url[U[0]] == ["C.3", "C.3", "C.5", "C.3"]   # majority 2 of 3
-    assert by_url[U[1]] == ["B.1", "B.2", "B.3", ""]      # no majority: adjudication
-    assert U[2] not in by_url                             # all three excluded
-    assert by_url[U[3]] == ["A.2", "A.2", "A.2", "A.2"]   # excluded by one only: kept
-    assert by_url[U[4]] == ["C.1", "C.1", "", "C.1"]      # one excluded, two agree
-    assert by_url[U[5]] == ["C.2", "C.3", "C.4", ""]
-    # rows by creation date, whatever the sheets' order
-    assert [r[0] for r in rows[1:]] == [U[1], U[3], U[5], U[0], U[4]]
-    assert layout.year_file("pytorch", 2023).read_text() == f"{U[1]}\n{U[3]}\n{U[5]}\n"
-    assert layout.year_file("pytorch", 2024).read_text() == f"{U[0]}\n{U[4]}\n"
+    assert rows == [["Issue_URL", "Label1", "Label2", "Label3", "Final_Label"],
+                    [U[0], "C.3", "C.3", "C.5", "C.3"]]          # majority 2 of 3
+    assert layout.year_file("pytorch", 2024).read_text() == f"{U[0]}\n"
+    assert not layout.year_file("pytorch", 2023).exists()
     assert read_rows(layout.excluded_file("pytorch")) == [
-        ["Issue_URL", "Created_At"], [U[2], "2024-03-01T00:00:00Z"]]
-    assert read_rows(layout.label_file("vllm")) == [rows[0]]
+        ["Issue_URL", "Created_At"], [U[2], "2024-03-01T00:00:00Z"]]  # all three excluded
+    assert read_rows(layout.label_file("vllm")) == [rows[0]]  # all excluded: header only
     assert read_rows(layout.excluded_file("vllm"))[1] == [V, "2025-01-01T00:00:00Z"]
     adj = read_rows(layout.adjudication)
-    assert adj[0] == ["project", "Issue_URL", "created_at", "Label1", "Label2", "Label3",
-                      "label_counts", "excluded_by", "why"]
-    why = {r[1]: (r[6], r[7], r[8]) for r in adj[1:]}
-    assert why == {
-        U[1]: ("B.1: 1; B.2: 1; B.3: 1", "0 of 3", "no majority"),
-        U[3]: ("A.2: 3", "1 of 3", "disagreement on exclusion"),
-        U[4]: ("C.1: 2", "1 of 3", "disagreement on exclusion"),
-        U[5]: ("C.2: 1; C.3: 1; C.4: 1", "0 of 3", "no majority")}
+    assert adj[0] == merge.adjudication_columns(3) == [
+        "url", "project", "title", "created_at", "Label1", "Excluded1", "Comment1",
+        "Label2", "Excluded2", "Comment2", "Label3", "Excluded3", "Comment3", "reason",
+        "decision"]
+    assert {r[0]: (r[2], r[4:13], r[13], r[14]) for r in adj[1:]} == {
+        U[1]: ("issue 2", ["B.1", "", "", "B.2", "", "", "B.3", "", ""],
+               "no majority (B.1: 1; B.2: 1; B.3: 1)", ""),
+        U[3]: ("issue 4", ["A.2", "x", "", "A.2", "", "", "A.2", "", ""],
+               "split on exclusion (1 of 3 excluded)", ""),
+        U[4]: ("issue 5", ["C.1", "", "", "C.1", "", "", "", "x", ""],
+               "split on exclusion (1 of 3 excluded)", ""),
+        U[5]: ("issue 6", ["C.2", "", "", "C.3", "", "", "C.4", "", ""],
+               "no majority (C.2: 1; C.3: 1; C.4: 1)", "")}
+    assert result.undecided == [U[1], U[3], U[5], U[4]]  # the list's order
     record = json.loads(layout.merge_record.read_text())
     assert record["projects"]["pytorch"] == {
-        "candidates": 6, "labelled": 5, "with_majority": 3, "no_majority": 2,
-        "exclusion_disagreements": 2, "excluded": 1}
-    assert record["projects"]["vllm"]["excluded"] == 1 and record["candidates"] == 7
+        "candidates": 6, "labelled": 1, "with_majority": 1, "decided": 0, "excluded": 1,
+        "excluded_by_all": 1, "excluded_by_decision": 0, "no_majority": 2,
+        "exclusion_splits": 2, "undecided": 4}
+    assert (record["candidates"], record["undecided"], record["decisions"]) == (7, 4, None)
+    assert record["selection_check"] == {"checked": False, "candidates": None}
     assert [s["encoding"] for s in record["sheets"]] == ["utf-8 with BOM", "utf-8",
                                                          "utf-16 with BOM"]
     assert record == result.record
+
+
+def test_decisions_are_applied_and_every_rating_is_kept(filled, tmp_path, taxonomy):
+    codes = set(taxonomy.codes)
+    first = merge.merge_sheets(filled, tmp_path / "listed", codes)
+    assert len(first.undecided) == 4
+    decided = decisions_file(tmp_path / "decisions.csv",
+                             DumpLayout(tmp_path / "listed").adjudication, DECIDED)
+    out = tmp_path / "batch"
+    result = merge.merge_sheets(filled, out, codes, decisions=read_decisions(decided, codes))
+    layout = DumpLayout(out)
+    rows = {r[0]: r[1:] for r in read_rows(layout.label_file("pytorch"))[1:]}
+    assert rows == {U[0]: ["C.3", "C.3", "C.5", "C.3"],
+                    U[1]: ["B.1", "B.2", "B.3", "B.2"],   # the decision; ratings as given
+                    U[3]: ["A.2", "A.2", "A.2", "A.2"],
+                    U[5]: ["C.2", "C.3", "C.4", "C.4"]}   # c.4 read as C.4
+    assert [r[0] for r in read_rows(layout.excluded_file("pytorch"))[1:]] == [U[2], U[4]]
+    assert layout.year_file("pytorch", 2023).read_text() == f"{U[1]}\n{U[3]}\n{U[5]}\n"
+    assert result.undecided == []
+    listed = {r[0]: r[-1] for r in read_rows(layout.adjudication)[1:]}
+    assert listed == {U[1]: "B.2", U[3]: "A.2", U[4]: "excluded", U[5]: "C.4"}
+    record = result.record
+    assert record["decisions"] == {"file": "decisions.csv", "sha256": record["decisions"][
+        "sha256"], "rows": 4, "decided": 4, "applied": 4, "lowercase_codes": 1}
+    assert record["projects"]["pytorch"]["decided"] == 4
+    assert record["projects"]["pytorch"]["excluded_by_decision"] == 1
+
+
+def tree(folder) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file()}
+
+
+def test_a_rerun_with_the_decisions_gives_the_same_bytes(filled, tmp_path, taxonomy):
+    codes = set(taxonomy.codes)
+    out = tmp_path / "batch"
+    merge.merge_sheets(filled, out, codes)
+    decided = decisions_file(tmp_path / "decisions.csv", DumpLayout(out).adjudication,
+                             DECIDED)
+    merge.merge_sheets(filled, out, codes, force=True, decisions=read_decisions(decided, codes))
+    once = tree(out)
+    merge.merge_sheets(filled, out, codes, force=True, decisions=read_decisions(decided, codes))
+    assert tree(out) == once
+    # the filled list the merge wrote is itself a decisions file: the same batch
+    again = DumpLayout(out).adjudication
+    merge.merge_sheets(filled, tmp_path / "b", codes, decisions=read_decisions(again, codes))
+    assert {k: v for k, v in tree(tmp_path / "b").items() if "merge.json" not in k} == {
+        k: v for k, v in once.items() if "merge.json" not in k}
+
+
+def test_comments_and_added_columns_are_kept_in_the_batch_records(filled, tmp_path,
+                                                                 taxonomy):
+    rows = read_rows(filled[0])
+    rows[0].append("second thoughts")
+    for row in rows[1:]:
+        row.append("")
+    rows[1][6] = "=not a formula, a comment"
+    rows[2][-1] = "maybe B.2"
+    filled[0].write_text("\r\n".join(",".join(f'"{c}"' for c in r) for r in rows) + "\r\n",
+                         encoding="utf-8")
+    fill(filled[2], {})  # unchanged
+    result = merge.merge_sheets(filled, tmp_path / "batch", set(taxonomy.codes))
+    comments = read_rows(DumpLayout(tmp_path / "batch").labels / merge.COMMENTS)
+    assert comments[0] == merge.COMMENT_COLUMNS
+    by_url = {(r[1], r[3]): (r[2], r[4]) for r in comments[1:]}
+    url1, url2 = rows[1][1], rows[2][1]
+    assert by_url[(url1, "comment")] == ("1", "'=not a formula, a comment")  # neutralised
+    assert by_url[(url2, "second thoughts")] == ("1", "maybe B.2")
+    assert result.record["sheets"][0]["extra_columns"] == ["second thoughts"]
+    assert result.record["comments"] == 2
+    # the label files keep the columns the pipeline reads
+    assert read_rows(DumpLayout(tmp_path / "batch").label_file("pytorch"))[0][-1] == \
+        "Final_Label"
 
 
 def test_the_same_sheets_give_the_same_bytes_in_any_row_order(filled, tmp_path, taxonomy):
@@ -93,89 +179,54 @@ def test_the_same_sheets_give_the_same_bytes_in_any_row_order(filled, tmp_path, 
     text = "\r\n".join(",".join(f'"{c}"' for c in r) for r in [rows[0], *rows[:0:-1]])
     filled[0].write_text(text + "\r\n", encoding="utf-8")  # sorted the other way
     merge.merge_sheets(filled, tmp_path / "b", set(taxonomy.codes))
-    for rel in ("Issue Report/pytorch/pytorch.csv", "Issue Report/pytorch/pytorch_2023.txt",
-                "labels/adjudication.csv"):
+    for rel in ("Issue Report/pytorch/pytorch.csv", "Issue Report/pytorch/pytorch_2024.txt",
+                "labels/adjudication.csv", "labels/comments.csv"):
         assert (tmp_path / "a" / rel).read_bytes() == (tmp_path / "b" / rel).read_bytes()
 
 
-def problems_of(paths, tmp_path, taxonomy) -> list[str]:
-    out = tmp_path / "out"
+def test_sheets_without_rows_write_nothing_and_say_so(tmp_path, taxonomy):
+    paths = blank_sheets(tmp_path / "sel", CANDIDATES, 2, taxonomy)
+    for path in paths:
+        path.write_bytes(path.read_bytes().split(b"\r\n", 1)[0] + b"\r\n")  # the header
     with pytest.raises(merge.SheetProblems) as err:
-        merge.merge_sheets(paths, out, set(taxonomy.codes))
-    assert not out.exists() and not list(tmp_path.glob(".out.merge-*"))
-    return [str(p) for p in err.value.problems]
+        merge.merge_sheets(paths, tmp_path / "batch", set(taxonomy.codes))
+    assert [p.problem for p in err.value.problems] == [
+        "the sheets hold no rows: nothing to merge, nothing written"]
+    assert not (tmp_path / "batch").exists()
 
 
-def test_every_problem_is_named_and_nothing_is_written(filled, tmp_path, taxonomy):
-    fill(filled[0], {U[0]: ("C.13", ""), U[1]: ("", ""), U[3]: ("A.2", "maybe")})
-    rows = read_rows(filled[1])
-    del rows[2]  # annotator 2 deleted a row
-    rows[1][7] = "sel-000000000000"
-    filled[1].write_text("\n".join(",".join(f'"{c}"' for c in r) for r in rows) + "\n",
-                         encoding="utf-8")
-    found = problems_of(filled, tmp_path, taxonomy)
-    name0, name1 = str(filled[0]), str(filled[1])
-    assert f"{name0}, line 2, column 'label': 'C.13' is not a theme code" in found[0]
-    assert any(f"{name0}, line 3, column 'label': the row has no label and is not "
-               "excluded" in p for p in found)
-    assert any(f"{name0}, line 5, column 'excluded': 'maybe' is not a yes/no" in p
-               for p in found)
-    assert any(f"{name1}, line 2, column 'selection'" in p for p in found)
-    assert any(p.startswith(f"{name1}: {U[1]} (in {name0}, {filled[2]}) is missing")
-               for p in found)
-    assert all("\n" not in p and " -> " in p for p in found)
+def test_decisions_for_reports_off_the_list_or_unknown_are_one_line_each(filled, tmp_path,
+                                                                        taxonomy):
+    codes = set(taxonomy.codes)
+    path = tmp_path / "decisions.csv"
+    path.write_text(f"url,decision\n{U[0]},C.1\nhttps://github.com/x/y/issues/1,C.2\n"
+                    f"{U[1]},B.2\n", encoding="utf-8")
+    with pytest.raises(merge.SheetProblems) as err:
+        merge.merge_sheets(filled, tmp_path / "batch", codes,
+                           decisions=read_decisions(path, codes))
+    found = [str(p) for p in err.value.problems]
+    assert found == [
+        f"{path}, line 2, column 'decision': {U[0]} is not on the adjudication list "
+        "(its annotators agree) -> remove the decision: only reports without a majority or "
+        "with a split on exclusion are decided",
+        f"{path}, line 3, column 'url': https://github.com/x/y/issues/1 is in no sheet "
+        "-> decide only the reports of the adjudication list (copy its url cells as they "
+        "are)"]
+    assert not (tmp_path / "batch").exists()
 
 
-def test_other_selection_duplicates_and_the_same_file_twice(filled, tmp_path, taxonomy):
-    other = write_blank_sheets(tmp_path / "other", CANDIDATES.iloc[:3], 1, taxonomy)[0]
-    fill(other, {u: ("C.1", "") for u in U})
-    rows = read_rows(filled[2])
-    rows.append(rows[1])
-    filled[2].write_text("\n".join(",".join(f'"{c}"' for c in r) for r in rows) + "\n",
-                         encoding="utf-8")
-    found = problems_of([filled[0], other, filled[2], filled[0]], tmp_path, taxonomy)
-    assert any(f"{other}, column 'selection': a sheet of another selection" in p
-               for p in found)
-    assert any(f"{filled[2]}, line 9, column 'url': {U[0]} is also on line 2" in p
-               for p in found)
-    assert any(p.startswith(f"{filled[0]}: the same file as {filled[0]}") for p in found)
-
-
-def test_the_command_line(filled, tmp_path, capsys):
-    out = tmp_path / "dump"
-    assert main(["merge", *map(str, filled), "--out", str(out)]) == 0
-    said = capsys.readouterr().out
-    assert "3 sheets, 7 candidates in 2 project(s): 5 labelled (3 with a majority), " \
-           "2 excluded by all annotators, 4 for adjudication" in said
-    assert main(["merge", *map(str, filled), "--out", str(out)]) == 1
-    err = capsys.readouterr().err.splitlines()
-    assert err[0].endswith("the folder holds an earlier merge -> "
-                           "choose another --out, or pass --force to replace it")
-    assert err[-1] == "merge: 1 problem(s); nothing written"
-    assert main(["merge", *map(str, filled), "--out", str(out), "--force"]) == 0
-    cand = tmp_path / "candidates.csv"
-    CANDIDATES.to_csv(cand, index=False)
-    assert main(["sheets", str(cand), "--annotators", "2", "--out", str(tmp_path / "s")]) == 0
-    assert len(read_rows(tmp_path / "s" / "sheets" / "annotator_2.csv")) == 8
-    capsys.readouterr()
-    # sheets already written may hold labels: replaced only with --force
-    assert main(["sheets", str(cand), "--annotators", "2", "--out", str(tmp_path / "s")]) == 1
-    assert "already holds sheets" in capsys.readouterr().err
-    assert main(["sheets", str(cand), "--annotators", "2", "--out", str(tmp_path / "s"),
-                 "--force"]) == 0
-    assert main(["sheets", str(tmp_path / "nope.csv"), "--annotators", "2", "--out",
-                 str(tmp_path / "t")]) == 1
-    assert "cannot read the candidates" in capsys.readouterr().err
-    (tmp_path / "empty.csv").write_bytes(b"")
-    assert main(["sheets", str(tmp_path / "empty.csv"), "--annotators", "2", "--out",
-                 str(tmp_path / "t")]) == 1
-    assert "cannot read the candidates" in capsys.readouterr().err
-
-
-def test_force_never_replaces_files_a_merge_did_not_write(filled, tmp_path, capsys):
-    out = tmp_path / "work"
-    out.mkdir()
-    (out / "notes.txt").write_text("mine", encoding="utf-8")
-    assert main(["merge", *map(str, filled), "--out", str(out), "--force"]) == 1
-    assert "holds files a merge did not write (notes.txt)" in capsys.readouterr().err
-    assert [p.name for p in out.iterdir()] == ["notes.txt"]
+@pytest.mark.parametrize("labels, marks, decision, expected", [
+    (["C.1"] * 3, [False] * 3, None, ("labelled", "C.1", [])),
+    (["C.1", "C.1", "C.2"], [False] * 3, "B.1", ("labelled", "C.1", [])),  # not listed
+    (["", "", "C.1"], [True] * 3, None, ("excluded", "all annotators", [])),
+    (["A.1", "A.2", "A.3"], [False] * 3, None,
+     ("undecided", None, ["no majority (A.1: 1; A.2: 1; A.3: 1)"])),
+    (["A.1", "A.2", "A.3"], [False] * 3, "A.2",
+     ("labelled", "A.2", ["no majority (A.1: 1; A.2: 1; A.3: 1)"])),
+    (["C.1"] * 3, [True, False, False], "excluded",
+     ("excluded", "decision", ["split on exclusion (1 of 3 excluded)"])),
+    (["", "A.1", "A.2"], [True, False, False], None,
+     ("undecided", None, ["no majority (A.1: 1; A.2: 1)",
+                          "split on exclusion (1 of 3 excluded)"]))])
+def test_the_fate_of_one_report(labels, marks, decision, expected):
+    assert merge.fate(labels, marks, decision) == expected

@@ -1,15 +1,18 @@
-"""Blank sheets: one per annotator, safe in a spreadsheet, read back however saved."""
+"""Blank sheets: one per annotator, CSV or .xlsx, safe in a spreadsheet, the same bytes
+for the same candidates, read back however saved, nothing an annotator wrote dropped."""
 
 from __future__ import annotations
 
 import codecs
+import zipfile
 
+import openpyxl
 import pytest
 
 from analysis.core.errors import InputError
 from analysis.core.paths import SheetPaths
 from analysis.labels import sheets
-from tests.support.sheets import candidates_frame, fill, read_rows
+from tests.support.sheets import candidates_frame, csv_line, fill, read_rows
 
 CANDIDATES = candidates_frame([
     ("pytorch", "https://github.com/pytorch/pytorch/issues/1", "2024-01-02T10:00:00Z",
@@ -79,7 +82,68 @@ def test_a_filled_sheet_survives_a_spreadsheet_round_trip(tmp_path, taxonomy, en
     assert rows["line"].tolist() == [2, 3, 5]  # the second record spans lines 3-4
     assert [sheets.normalise_code(x) for x in rows["label"]] == ["C.3", "B.2", ""]
     assert [sheets.parse_excluded(x) for x in rows["excluded"]] == [False, True, True]
-    assert sheet.notes == ([f"read as {read_as}"] if read_as == sheets.LATIN1_NOTE else [])
+    assert sheet.notes[-1] == ("1 label(s) written in lower case (as c.3), read as the "
+                               "code")
+    assert sheet.notes[:-1] == ([f"read as {read_as}"] if read_as == sheets.LATIN1_NOTE
+                                else [])
+    assert sheet.lowercase_codes == 1 and sheet.extras.empty
+
+
+def test_xlsx_sheets_hold_text_neutralised_and_are_the_same_bytes_each_time(tmp_path,
+                                                                           taxonomy):
+    written = sheets.write_blank_sheets(tmp_path / "a", CANDIDATES, 2, taxonomy, "xlsx")
+    assert [p.name for p in written] == ["annotator_1.xlsx", "annotator_2.xlsx"]
+    again = sheets.write_blank_sheets(tmp_path / "b", CANDIDATES, 2, taxonomy, "xlsx")
+    assert written[0].read_bytes() == written[1].read_bytes() == again[0].read_bytes()
+    with zipfile.ZipFile(written[0]) as archive:
+        assert {i.date_time for i in archive.infolist()} == {(1980, 1, 1, 0, 0, 0)}
+    book = openpyxl.load_workbook(written[0])
+    rows = [[c.value for c in r] for r in book.worksheets[0].iter_rows()]
+    assert rows[0] == sheets.SHEET_COLUMNS
+    assert rows[1][3] == "'" + CANDIDATES["title"][0] and book.worksheets[0]["D2"].data_type == "s"
+    assert book.sheetnames == ["labels", "codes"]
+    read = sheets.read_sheet(written[0])
+    assert read.encoding == "xlsx workbook" and read.rows["url"].tolist() == list(
+        CANDIDATES["url"])
+    assert (tmp_path / "a" / "sheets" / "codes.csv").is_file()
+
+
+def test_a_second_format_replaces_the_sheets_folder_whole(tmp_path, taxonomy):
+    sheets.write_blank_sheets(tmp_path, CANDIDATES, 2, taxonomy)
+    sheets.write_blank_sheets(tmp_path, CANDIDATES, 1, taxonomy, "xlsx")
+    assert sorted(p.name for p in SheetPaths(tmp_path).folder.iterdir()) == [
+        "annotator_1.xlsx", "codes.csv"]
+
+
+def test_no_candidates_is_nothing_to_label(tmp_path, taxonomy):
+    with pytest.raises(InputError, match="no candidates: there is nothing to label"):
+        sheets.write_blank_sheets(tmp_path, CANDIDATES.iloc[:0], 2, taxonomy)
+    assert not (tmp_path / "sheets").exists()
+    with pytest.raises(InputError, match="--format 'ods'"):
+        sheets.write_blank_sheets(tmp_path, CANDIDATES, 2, taxonomy, "ods")
+
+
+def test_columns_an_annotator_added_are_kept_and_named(tmp_path, taxonomy):
+    path = sheets.write_blank_sheets(tmp_path, CANDIDATES, 1, taxonomy)[0]
+    rows = read_rows(path)
+    rows[0] += ["my note", "", "my note"]
+    rows[1] += ["dup?", "", "see #12"]
+    path.write_text("".join(csv_line(r, ",") + "\r\n" for r in rows), encoding="utf-8")
+    sheet = sheets.read_sheet(path)
+    assert list(sheet.extras.columns) == ["my note", "column 10", "my note (2)"]
+    assert sheet.extras.iloc[0].tolist() == ["dup?", "", "see #12"]
+    assert sheet.extras.iloc[1].tolist() == ["", "", ""]
+    assert sheet.notes == ["column(s) not of the blank sheet ('my note', 'column 10', "
+                           "'my note (2)'): their cells are kept in labels/comments.csv"]
+
+
+def test_a_candidates_file_saved_by_a_spreadsheet_program_is_read(tmp_path):
+    path = tmp_path / "candidates.csv"
+    path.write_bytes(CANDIDATES.to_csv(index=False, sep=";").encode("utf-16"))
+    assert sheets.read_candidates(path).equals(CANDIDATES.astype(object))
+    (tmp_path / "other.csv").write_text("a,b\n", encoding="utf-8")
+    with pytest.raises(InputError, match="not a candidates file header"):
+        sheets.read_candidates(tmp_path / "other.csv")
 
 
 @pytest.mark.parametrize("name,data,what", [

@@ -16,6 +16,7 @@ import yaml
 
 from analysis.core.paths import ROOT as PROJECT_ROOT
 from analysis.report.pages import INCLUDES
+from analysis.report.site import RENDER_INCLUDES
 from analysis.report.variables import RESERVED, referenced_vars
 
 ROOT = PROJECT_ROOT
@@ -38,7 +39,10 @@ def uncovered(paths: set[str], deps: set[str]) -> set[str]:
 
 
 def report_deps() -> set[str]:
-    return {str(d) for d in report_stage()["deps"]}
+    """The report stage's deps, and the params files it tracks whole (``params.yaml:``)."""
+    stage = report_stage()
+    files = {str(k) for p in stage.get("params") or [] if isinstance(p, dict) for k in p}
+    return {str(d) for d in stage["deps"]} | files
 
 
 def test_there_are_pages():
@@ -80,9 +84,6 @@ def artifacts_of(text: str) -> set[str]:
         if path.startswith(("figures/", "tables/", "notebooks/")):
             found.add(f"report/{path}")
     for inc in INCLUDE_RE.findall(text):
-        m = re.fullmatch(r"_generated/tables/(.+)\.md", inc)
-        if m:
-            found.add(f"report/tables/{m.group(1)}.csv")
         m = re.fullmatch(r"_generated/figures/(\w+)\.md", inc)
         if m:
             found |= {f"report/figures/{m.group(1)}.svg", f"report/figures/{m.group(1)}.png"}
@@ -115,8 +116,8 @@ def test_artifact_check_can_fail():
     assert uncovered(shown, {"report/figures", "report/vars/nostage.json"}) == {
         "report/vars/other.json"}
     inc = next(name for name, inputs in INCLUDE_INPUTS.items()
-               if "data/challenges.yaml" in inputs)
-    assert "data/challenges.yaml" in artifacts_of(f"{{{{< include {inc} >}}}}\n")
+               if "data/projects.yaml" in inputs)
+    assert "data/projects.yaml" in artifacts_of(f"{{{{< include {inc} >}}}}\n")
 
 
 def test_there_are_the_result_pages_in_navbar_order():
@@ -127,20 +128,21 @@ def test_there_are_the_result_pages_in_navbar_order():
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
 def test_generated_includes_exist_and_large_tables_stay_off_pages(page):
-    """Every ``_generated/`` include a page uses is written by the report stage; the
-    generic include of the one-row-per-detail table (hundreds of KB) is on no page."""
-    fixed = {"scorecard_summary.md", "scorecard_full.md", "scorecard_differs.md",
-             "quality_accounting.md", "quality_anomalies.md", "quality_rules.md",
-             "provenance_source.md", "provenance_files.md", "params.md", "versions.md",
-             "pins.md", "build.md", "build_info.md", "notebooks_index.md", "table1_compare.md",
-             "type_by_project.md", "dag.md", "downloads.md", "links.md", "cite.md",
-             "licence.md"}
+    """Every ``_generated/`` include a page uses is one a page module declares
+    (:mod:`analysis.report.pages`), a figure or data-text block, or one the site step writes
+    itself (the notebooks' index, the DAG, the downloads and the build's blocks)."""
+    by_site = {"notebooks_index.md", "dag.md", "downloads.md", *RENDER_INCLUDES}
     for inc in INCLUDE_RE.findall(page.read_text()):
         assert inc.startswith("_generated/"), inc
         name = inc.removeprefix("_generated/")
-        assert (name in fixed or inc in INCLUDE_INPUTS
-                or name.startswith(("tables/", "figures/", "text/"))), inc
-        assert name != "tables/taxonomy_details.md", "use _generated/taxonomy/details.md"
+        assert (name in by_site or inc in INCLUDE_INPUTS
+                or name.startswith(("figures/", "text/"))), inc
+
+
+def test_every_declared_include_is_on_a_page():
+    """The report writes only what the pages include."""
+    used = {inc for page in PAGES for inc in INCLUDE_RE.findall(page.read_text())}
+    assert not set(INCLUDE_INPUTS) - used
 
 
 def test_every_artifact_for_the_site_is_a_report_dependency():
@@ -268,3 +270,49 @@ def test_estimator_check_can_fail():
     assert bare_kappas_without_estimator(
         "Kappa is {{< var agreement.kappa_bug >}}.\n\n- bugs {{< var agreement.kappa_all >}} "
         f"({{{{< var {ESTIMATOR_VAR} >}}}})\n") == ["agreement.kappa_bug"]
+
+
+# -- every key a page uses is written literally -----------------------------------------
+
+SRC = ROOT / "src" / "analysis"
+TEXT_INCLUDE_RE = re.compile(r"_generated/text/(\w+)/(\w+)\.md")
+# Sections of the variables that the report writes itself (from the provenance record,
+# and when rendering), by the module that writes them.
+OWN_SECTIONS = {"source": SRC / "report" / "variables.py",
+                "build": SRC / "report" / "variables.py"}
+
+
+def unwritten_keys(keys: set[tuple[str, str]]) -> list[str]:
+    """``stage.key`` of the ``(stage, key)`` pairs whose key does not appear, quoted, in the
+    code of the stage that writes it (``src/analysis/<stage>/``)."""
+    missing = []
+    for stage, key in sorted(keys):
+        where = OWN_SECTIONS.get(stage, SRC / stage)
+        files = [where] if where.is_file() else sorted(where.glob("*.py"))
+        if not any(f'"{key}"' in f.read_text(encoding="utf-8") for f in files):
+            missing.append(f"{stage}.{key}")
+    return missing
+
+
+def page_keys() -> set[tuple[str, str]]:
+    """Every variable and data-text key the pages use, as (stage, key)."""
+    keys = set()
+    for page in PAGES:
+        text = page.read_text(encoding="utf-8")
+        keys |= {tuple(k.split(".", 1)) for k in referenced_vars(text)}
+        keys |= set(TEXT_INCLUDE_RE.findall(text))
+    return keys
+
+
+def test_every_key_a_page_uses_is_written_literally():
+    """``grep -rn '"kappa_bug_stated"' src/`` finds the code that writes a page's number:
+    no key is built from parts."""
+    keys = page_keys()
+    assert len(keys) > 150
+    missing = unwritten_keys(keys)
+    assert not missing, f"write these keys out literally where the stage writes them: {missing}"
+
+
+def test_key_check_can_fail():
+    assert unwritten_keys({("agreement", "kappa_bug_stated"), ("agreement", "kappa_x_stated"),
+                           ("source", "commit")}) == ["agreement.kappa_x_stated"]

@@ -1,8 +1,8 @@
-"""Unit tests of the website machinery: escaping, variables, includes and the preview."""
+"""Unit tests of the website machinery: escaping, figure blocks, notebooks, the DAG and the
+pandoc preview."""
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
@@ -12,8 +12,6 @@ import pytest
 import yaml
 
 from analysis.core.errors import InputError
-from analysis.core.projects import Project, Projects
-from analysis.report import generated as gen
 from analysis.report.blocks import figure_block
 from analysis.report.dag import (
     graph_from_dvc_yaml,
@@ -22,22 +20,22 @@ from analysis.report.dag import (
     reduced_edges,
     to_mermaid,
 )
-from analysis.report.htmlsafe import check_template_text, esc, html_table, md_escape, sanitize_html
+from analysis.report.htmlsafe import (
+    check_template_text,
+    esc,
+    html_table,
+    md_escape,
+    raw_html_block,
+    sanitize_html,
+)
 from analysis.report.markdown import markdown_block
 from analysis.report.notebooks import notebook_body, notebook_include, notebook_stub, notebook_title
 from analysis.report.preview import (
+    inline_at_line_start,
     prepare_markdown,
     render_inputs,
     render_site,
     resolve_shortcodes,
-)
-from analysis.report.variables import (
-    fmt,
-    lookup,
-    referenced_vars,
-    stage_texts,
-    stage_vars,
-    var_value,
 )
 
 SCRIPT = "<script>alert('x')</script>"
@@ -87,44 +85,6 @@ def test_sanitize_html_keeps_tables_and_drops_active_content():
                 "<style", "color:red", "<a "):
         assert bad not in clean
     assert "a &amp; b" in clean
-
-
-# -- variables ------------------------------------------------------------------------
-
-def test_fmt_formats_numbers_like_the_pages():
-    assert fmt(12345) == "12,345"
-    assert fmt(45.6695) == "45.67"
-    assert fmt(True) == "yes" and fmt(None) == "n/a"
-    assert var_value("name", "<i>") == r"\<i\>"
-    for unsafe in ("{{< env HOME >}}", "$x$", "a\\b", "`code`", "rtl\u202eltr"):
-        with pytest.raises(ValueError, match="template text"):
-            var_value("name", unsafe)
-
-
-def test_stage_vars_reads_flat_files_and_rejects_bad_ones(tmp_path):
-    d = tmp_path / "vars"
-    d.mkdir()
-    (d / "taxonomy.json").write_text(json.dumps({
-        "themes": 18, "fig_alt": "<x>", "fig_caption": "C.", "top_text": "{{< env X >}}"}))
-    assert stage_vars(d) == {"taxonomy": {"themes": "18"}}  # data texts are not variables
-    assert stage_texts(d) == {"taxonomy": {"fig_alt": "<x>", "fig_caption": "C.",
-                                           "top_text": "{{< env X >}}"}}
-    (d / "bad.json").write_text(json.dumps({"nested": {"a": 1}}))
-    with pytest.raises(InputError, match="flatten"):
-        stage_vars(d)
-    (d / "bad.json").unlink()
-    (d / "metrics.json").write_text("{}")
-    with pytest.raises(InputError, match="reserved"):
-        stage_vars(d)
-
-
-def test_lookup_and_referenced_vars():
-    data = {"a": {"b": "1", "c": {"d": "2"}}}
-    assert lookup(data, "a.b") == "1" and lookup(data, "a.c.d") == "2"
-    for missing in ("a.x", "a.c", "z"):
-        with pytest.raises(KeyError):
-            lookup(data, missing)
-    assert referenced_vars("x {{< var a.b >}} y {{<var c>}}") == ["a.b", "c"]
 
 
 # -- shortcodes -----------------------------------------------------------------------
@@ -258,7 +218,7 @@ def mini_site(tmp_path):
     write(src / "assets" / "after.html", "<!-- after body -->")
     write(src / "files" / "pic.svg", '<svg xmlns="http://www.w3.org/2000/svg" width="10" '
                                      'height="10"></svg>')
-    write(src / "_g" / "table.md", gen.raw_html_block(html_table(pd.DataFrame(
+    write(src / "_g" / "table.md", raw_html_block(html_table(pd.DataFrame(
         {"what": [SCRIPT], "n": [3]}))))
     write(src / "_g" / "figure.md", figure_block(
         "fig-data", "files/pic.svg", "A div figure.", f'An "alt" {SCRIPT}', ("nb", "nb.html")))
@@ -317,72 +277,6 @@ def test_preview_escapes_data_text(mini_site):
         assert "&lt;script&gt;alert" in html
 
 
-# -- generated includes -----------------------------------------------------------------
-
-CARD = pd.DataFrame([
-    {"claim_id": "table1.pytorch.2023", "description": "d", "paper_value": "1,234",
-     "reproduced_value": "1,234", "status": "exact", "note": "", "source": "Table I"},
-    {"claim_id": "table1.pytorch.bug", "description": "d", "paper_value": "3,456",
-     "reproduced_value": "3,450", "status": "differs", "note": SCRIPT, "source": "Table I"},
-    {"claim_id": "table1.pytorch.false_positive", "description": "d", "paper_value": "12.34%",
-     "reproduced_value": "", "status": "not_reproducible", "note": "n", "source": "Table I"},
-])
-
-
-def test_scorecard_includes_link_every_status_and_escape_notes():
-    summary = gen.scorecard_summary(CARD)
-    for anchor in ("exact", "rounding", "differs", "not-reproducible"):
-        assert f'href="reproducibility.html#scorecard-{anchor}"' in summary
-        assert f'class="swatch st-{anchor.replace("-", "_")}"' in summary
-    full = gen.scorecard_full(CARD)
-    assert "{#scorecard-differs}" in full and "&lt;script&gt;" in full
-    assert "<script>" not in full
-
-
-def test_table1_compare_marks_differences():
-    table = pd.DataFrame([{"project": "pytorch", "name": "PyTorch", "kind": "framework",
-                           "2023": 1234, "Bug": 3450, "Total": 4684},
-                          {"project": "Sum", "name": "All projects", "kind": "",
-                           "2023": 1234, "Bug": 3450, "Total": 4684}])
-    html = gen.table1_compare(table, CARD, Projects({"pytorch": Project(
-        "pytorch", "PyTorch", "framework", 1, paper_name="Torch")}))
-    assert 'class="num st-exact"' in html and 'class="num st-differs"' in html
-    assert "paper 3,456" in html and "(paper: Torch)" in html and "12.34%" in html
-    assert "12.34% (reported)" in html and "False positives (paper only)" in html
-    assert "does not record the candidates its annotators excluded" in html
-
-
-def test_table1_compare_shows_computed_false_positives_beside_the_papers():
-    table = pd.DataFrame([{"project": p, "name": n, "kind": "", "2023": 1, "Bug": 1,
-                           "Total": 1} for p, n in (("pytorch", "PyTorch"), ("new", "<new>"),
-                                                    ("Sum", "All projects"))])
-    fp = pd.DataFrame({"project": ["pytorch", "new", "Sum"], "excluded": [1, "", 1],
-                       "candidates": [8, "", 8], "false_positive_percent": [12.5, "", 12.5],
-                       "source": ["computed", "none", "computed"]})
-    html = gen.table1_compare(table, CARD, Projects({}), fp)
-    assert "False positives</th>" in html and "(paper only)" not in html
-    assert ">12.50%<span class=\"paper-value\">paper 12.34%</span>" in html
-    assert 'title="computed: 1 excluded of 8 candidates · paper: 12.34%"' in html
-    assert "Average: 12.50%" in html and "&lt;new&gt;" in html
-    assert "computed for 1 project(s) from the excluded candidates" in html
-
-
-def test_quality_anomalies_groups_counts_and_escapes():
-    quality = {"anomalies": [
-        {"kind": "duplicate_url", "file": "a.csv", "line": 3, "column": None,
-         "message": f"{SCRIPT} is on 2 rows", "action": "kept"},
-        {"kind": "duplicate_url", "file": "a.csv", "line": 4, "column": None,
-         "message": "x", "action": "kept"},
-        {"kind": "empty_file", "file": "<b>.txt", "line": None, "column": None,
-         "message": "empty", "action": "ignored"}],
-        "rules": {"duplicate_url": {"severity": "warning", "description": "dup"}}}
-    text = gen.quality_anomalies(quality, max_listed=1)
-    assert '<summary class="callout-title">duplicate_url: 2</summary>' in text
-    assert '<summary class="callout-title">empty_file: 1</summary>' in text
-    assert "The first 1 of 2 are listed" in text
-    assert "<script>" not in text and "&lt;b&gt;.txt" in text
-
-
 # -- DAG and notebooks ----------------------------------------------------------------
 
 def test_mermaid_round_trip_and_layers():
@@ -423,3 +317,23 @@ def test_notebook_body_escapes_and_sanitises_outputs():
     assert "Parameters injected by the pipeline" in body
     assert "x = &#x27;&lt;b&gt;&#x27;" in body
     assert "<table>" in body and "bad()" not in body and "<script>" not in body
+
+
+# -- a value at the start of a source line --------------------------------------------
+
+@pytest.mark.parametrize("value,following,expected", [
+    ("69", ". Sub", "69\\"), ("12) b", "", "12\\) b"), ("+0", "", "\\+0"),
+    ("0.757", ". ", "0.757"), ("69", " x", "69"), ("text", ". ", "text")])
+def test_values_at_the_start_of_a_line_stay_inline(value, following, expected):
+    assert inline_at_line_start(value, following) == expected
+
+
+def test_preview_keeps_a_number_at_line_start_in_its_paragraph(tmp_path):
+    page = tmp_path / "p.qmd"
+    text = "The paper numbers\n{{< var a.n >}}. Then\n{{< var a.d >}} more.\n"
+    body = resolve_shortcodes(text, file=page, project=tmp_path,
+                              variables={"a": {"n": "69", "d": "+0"}})
+    html = markdown_block(body)
+    assert "<ol" not in html and "<ul" not in html
+    assert "69. Then" in html and "+0 more" in html
+

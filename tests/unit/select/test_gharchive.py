@@ -59,3 +59,47 @@ def test_inputs_are_expanded_in_natural_order(tmp_path):
         str(tmp_path / "2024-01-01-10.json.gz")]
     with pytest.raises(InputError, match="matches no"):
         gharchive.expand([str(tmp_path / "2025-*.json.gz")])
+
+
+# An IssuesEvent of GH Archive's pre-2015 schema (GitHub Timeline events), in the shape of
+# the public 2013 hours: "repository" (owner and name apart), "actor" a login, and
+# "payload.issue" the issue's id, without title or body.
+PRE_2015 = {"actor": "moinmoin", "public": True, "type": "IssuesEvent",
+            "url": "https://github.com/moinmoin/wso2registry-extensions/issues/2",
+            "repository": {"owner": "moinmoin", "name": "wso2registry-extensions",
+                           "url": "https://github.com/moinmoin/wso2registry-extensions",
+                           "id": 7138004, "has_issues": True, "fork": False},
+            "actor_attributes": {"login": "moinmoin", "type": "User"},
+            "payload": {"number": 2, "action": "opened", "issue": 9600986},
+            "created_at": "2013-01-01T00:00:45-08:00"}
+
+
+def test_an_hour_of_the_pre_2015_schema_is_refused_naming_the_schema(tmp_path):
+    path = tmp_path / "2013-01-01-8.json.gz"
+    path.write_bytes(gzip.compress(json.dumps(PRE_2015).encode() + b"\n"))
+    with pytest.raises(InputError) as err:
+        list(gharchive.scan_file(path, gharchive.repo_pattern(["moinmoin/x"]), Tally()))
+    text = str(err.value)
+    assert text.startswith("2013-01-01-8.json.gz: a GH Archive hour in the pre-2015 schema")
+    assert "'repository' object instead of 'repo'" in text and "\n" not in text
+    assert "from 2015-01-01 on" in text
+
+
+def test_a_pull_request_with_a_trimmed_payload_is_counted_once(tmp_path):
+    trimmed = json.loads(line("PullRequestEvent", "pytorch/pytorch", number=8))
+    trimmed["payload"] = {"action": "opened", "number": 8,
+                          "pull_request": {"id": 1, "number": 8}}
+    bare = json.loads(line("IssuesEvent", "pytorch/pytorch", number=9))
+    del bare["payload"]["issue"]["html_url"]
+    bare["payload"]["issue"]["number"] = 9
+    path = tmp_path / "2025-11-01-0.json.gz"
+    compact = {"separators": (",", ":")}  # as GH Archive writes its lines
+    path.write_bytes(gzip.compress(json.dumps(trimmed, **compact).encode() + b"\n"
+                                   + json.dumps(bare, **compact).encode() + b"\n"))
+    tally = Tally()
+    found = list(gharchive.scan_file(path, gharchive.repo_pattern(["pytorch/pytorch"]),
+                                     tally))
+    assert [(r.url, r.pull_request) for r in found] == [
+        ("https://github.com/pytorch/pytorch/pull/8", True),
+        ("https://github.com/pytorch/pytorch/issues/9", False)]
+    assert tally.records == 2 and sum(tally.skipped.values()) == 0

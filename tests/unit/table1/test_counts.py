@@ -104,11 +104,7 @@ def test_false_positives_computed_where_the_dump_records_them(issues):
     assert rep["table1.false_positive.average"]["value"] == pytest.approx(12.5)
     assert "computed from the dump" in rep["table1.false_positive.average"]["note"]
     v = outputs.website_vars(result)
-    assert v["false_positive_source"] == "mixed" and v["false_positive_computed_projects"] == 2
-    assert v["false_positive_average"] == "12.50%"
-    m = outputs.metrics(result)
-    assert m["false_positive_source"] == "computed"
-    assert m["false_positive_percent"] == {"pytorch": 25.0, "zeta": 0.0}
+    assert v["false_positive_computed_projects"] == 2
 
 
 def test_no_rate_without_exclusions_or_a_reported_value(issues):
@@ -116,9 +112,9 @@ def test_no_rate_without_exclusions_or_a_reported_value(issues):
     fp = tables.false_positive_table(t, exclusions([("vllm", True, 0, 0, 0)]),
                                      pd.Series(dtype="float64"))
     assert set(fp["source"]) == {"none"}  # no candidates at all: no rate, not 0%
-    assert tables.table1_display(t, fp)["False Positive"].tolist() == ["n/a"] * 4
+    assert tables.table1_display(t, fp)["False Positive"].tolist() == ["–"] * 4
     v = outputs.website_vars(tables.Table1(t, tables.type_shares(issues, TYPES), fp, META))
-    assert v["false_positive_source"] == "none" and v["false_positive_average"] == ""
+    assert v["false_positive_computed_projects"] == 0
 
 
 def test_display_and_metrics(issues):
@@ -127,10 +123,10 @@ def test_display_and_metrics(issues):
     shown = tables.table1_display(t, fp)
     assert shown.iloc[-1]["False Positive"] == "Average: 15.25% (reported)"
     assert shown.iloc[0]["False Positive"] == "10.00% (reported)"
-    assert shown.iloc[2]["False Positive"] == "n/a"
+    assert shown.iloc[2]["False Positive"] == "–"
     m = outputs.metrics(tables.Table1(t, tables.type_shares(issues, TYPES), fp, META))
-    assert m["total"] == 8 and m["by_year"]["2026"] == 1 and m["projects"] == 3
-    assert m["false_positive_source"] == "reported" and m["false_positive_percent"] == {}
+    assert m == {"total": 8, "projects": 3,
+                 "by_type": {"Question": 1, "Bug": 5, "Requirement": 2}}
 
 
 def test_figure_is_byte_stable(issues, tmp_path):
@@ -150,9 +146,9 @@ def test_website_vars(issues):
     assert v["bug_share"] == "62.50%" and v["years"] == "2023–2026"
     assert v["projects_by_kind"] == ("1 framework, 1 LLM toolkit and 1 project not in "
                                      "data/projects.yaml")
-    assert v["largest_project_total"] == 4
-    assert v["extremes_text"].startswith("vLLM contributes the most reports (4)")
+    assert v["question"] == 1 and v["requirement"] == 2 and v["question_share"] == "12.50%"
     assert v["projects_mostly_bug"] == 2 and v["projects_mostly_requirement"] == 1
+    assert not [k for k in v if k.startswith("year_")]  # one per year: in the table
     assert "vLLM has the most reports (4)" in v["fig_counts_alt"] and v["fig_counts_caption"]
     assert all(isinstance(x, int | str) for x in v.values())
 
@@ -168,8 +164,35 @@ def test_compute_and_every_output_lands_where_the_paths_say(issues, tmp_path):
     written = write_outputs(paths.table1, outputs.build(result))
     assert written == sorted([
         "data/reproduced/table1.json", "metrics/table1.json", "report/vars/table1.json",
-        "report/tables/table1/counts.csv", "report/tables/table1/counts.md",
-        "report/tables/table1/counts.html", "report/tables/table1/false_positives.csv",
+        "report/tables/table1/counts.csv", "report/tables/table1/type_shares.csv",
+        "report/tables/table1/claims.csv", "report/tables/table1/false_positives.csv",
         "report/figures/table1/counts.svg",
         "report/figures/table1/counts.png"])
     assert pd.read_csv(paths.table1.table("counts.csv"))["Total"].iloc[-1] == 8
+
+
+def test_type_shares_of_every_row(issues):
+    t = tables.table1(issues, META, TYPES)
+    shares = outputs.type_shares_by_project(t).set_index("project")
+    assert list(shares.columns) == ["Question", "Bug", "Requirement"]
+    assert shares.loc["vllm"].tolist() == [25.0, 75.0, 0.0]
+    assert shares.loc["Sum", "Bug"] == pytest.approx(62.5)
+    empty = t.copy()
+    empty.loc["zeta", ["Question", "Bug", "Requirement", "Total"]] = 0
+    assert outputs.type_shares_by_project(empty).set_index("project").loc["zeta"].sum() == 0
+
+
+def test_every_cell_names_its_claim_and_the_claims_use_them(issues):
+    t = tables.table1(issues, META, TYPES)
+    ids = outputs.cell_claims(t)
+    cell = ids.set_index(["project", "column"])["claim_id"]
+    assert cell[("pytorch", "2023")] == "table1.pytorch.2023"
+    assert cell[("Sum", "Bug")] == "table1.sum.bug"
+    assert cell[("Sum", "Total")] == "table1.total_reports"
+    assert cell[("vllm", "false_positive")] == "table1.vllm.false_positive"
+    assert cell[("Sum", "false_positive")] == "table1.false_positive.average"
+    assert ("pytorch", "Total") not in cell.index  # the paper prints no project total claim
+    result = tables.Table1(t, tables.type_shares(issues, TYPES), reported_only(t, {}), META)
+    counted = {c for c in ids["claim_id"] if "false_positive" not in c}
+    assert counted <= set(outputs.claim_values(result))
+    assert outputs.claim_values(result)["table1.vllm.2024"] == {"value": 3}

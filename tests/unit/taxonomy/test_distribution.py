@@ -60,8 +60,7 @@ def test_independent_table_has_no_effect_and_zero_margins_are_dropped():
 def test_degenerate_table_gives_no_test():
     result = dist.chi_square(table([[5, 6, 7], [0, 0, 0]]), "one-row")
     assert math.isnan(result.summary["chi2"]) and result.summary["dof"] == 0
-    assert dist.format_p(float("nan")) == "n/a"
-    assert dist.format_p(0.0004) == "< 0.001" and dist.format_p(0.04321) == "0.043"
+    assert math.isnan(result.summary["p_value"])
 
 
 def test_long_tables():

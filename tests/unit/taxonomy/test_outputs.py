@@ -59,8 +59,9 @@ def test_taxonomy_claims_are_exact_counts():
 def test_website_vars_are_prose_ready(built):
     v = outputs.website_vars(built)
     assert all(isinstance(x, str) and x for x in v.values()), v
-    assert v["source"] == "notebooks/03_taxonomy.py (stage taxonomy)"
     assert v["n_subthemes_released"] == "6" and v["n_details"] == "13"
+    assert v["n_details_question"] == "7" and v["n_details_bug"] == "0"  # no Bug file
+    assert v["top_theme_bug"] == "–" and v["top_theme_requirement"].startswith("B.1 ")
     assert v["n_rows_recovered"] == "1" and "r.csv line 2" in v["rows_recovered_text"]
     assert v["themes_without_issues"] == "A.2 Usage Gaps"
     assert "Extra Wishes (B.1.x1, under B.1)" in v["subthemes_not_in_paper_text"]
@@ -76,13 +77,11 @@ def test_top_share_per_column(built):
     assert text.startswith("PyTorch: Requirement (66.7%); vllm: Requirement (66.7%)")
 
 
-def test_metrics(built):
+def test_metrics_are_a_few_headline_numbers(built):
     m = outputs.metrics(built)
-    assert m["themes"] == 3 and m["subthemes_released"] == 6
-    assert m["details"] == {"Question": 7, "Requirement": 6}
-    assert m["issues_by_theme"] == {"A.1": 3, "A.2": 0, "B.1": 5}
+    assert m["themes"] == 3 and m["subthemes_released"] == 6 and m["details"] == 13
     assert m["themes_without_issues"] == 1 and m["rows_recovered"] == 1
-    assert set(m["cramers_v"]) == set(built.mix.table["test"])
+    assert all(isinstance(x, int) for x in m.values()) and len(m) <= 10
 
 
 def test_build_names_only_files_the_stage_lists(built):
@@ -90,8 +89,11 @@ def test_build_names_only_files_the_stage_lists(built):
     assert set(out.tables) == set(TaxonomyPaths.TABLES)
     assert set(out.figures) == set(TaxonomyPaths.FIGURES)
     assert out.quality is built.parsed.quality and out.processed == {}
-    assert out.tables["types.md"].startswith("| type")
+    assert not [name for name in out.tables if name.endswith(".md")]
     assert out.tables["details.html"].startswith('<div class="taxonomy-details">')
+    examples = out.tables["examples.csv"]
+    assert examples["claim_id"].tolist() == [f"examples.ref{r}" for r in examples["ref"]]
+    assert set(examples["claim_id"]) <= set(outputs.claim_values(built))
 
 
 def test_figures_draw(built, tmp_path):

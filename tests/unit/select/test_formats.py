@@ -14,6 +14,8 @@ import pandas as pd
 import pytest
 
 from analysis.select.__main__ import main
+from analysis.select.engine import accounting_problems
+from analysis.select.formats import sniff_encoding
 
 SPEC = """projects:
   pygithub: {name: PyGithub, order: 1, platform: github, repository: jacquev6/PyGithub,
@@ -93,12 +95,15 @@ def run(tmp_path: Path, export: Path, *extra: str) -> tuple[int, str, Path]:
 
     with redirect_stderr(err), redirect_stdout(io.StringIO()):
         code = main([str(export), "--out", str(out), "--projects", str(spec),
-                     "--keywords", str(kw), *extra])
+                     "--keywords", str(kw), "--known", "none", *extra])
     return code, err.getvalue(), out
 
 
 def selection(out: Path) -> dict:
-    return json.loads((out / "selection/selection.json").read_text(encoding="utf-8"))
+    """The selection record, checked to add up (every record counted once)."""
+    record = json.loads((out / "selection/selection.json").read_text(encoding="utf-8"))
+    assert accounting_problems(record) == []
+    return record
 
 
 def test_a_2012_api_page_keeps_its_issues_and_skips_its_pull_requests(tmp_path):
@@ -123,7 +128,7 @@ def test_a_search_response_gives_its_items(tmp_path):
     code, err, out = run(tmp_path, export)
     assert code == 0, err
     s = selection(out)
-    assert s["inputs"][0]["container"] == "JSON (search response)"
+    assert s["inputs"]["containers"] == {"JSON (search response)": 1}
     p = s["projects"]["search"]
     assert (p["records"], p["not_matched"], p["candidates"]) == (3, 1, 2)
     cand = pd.read_csv(out / "selection/candidates.csv", keep_default_na=False)
@@ -136,7 +141,7 @@ def test_output_of_the_pulls_endpoint_is_skipped_with_a_count(tmp_path):
     export.write_text("".join(json.dumps(pulls_item(n)) + "\n" for n in (3, 4)),
                       encoding="utf-8")
     code, err, out = run(tmp_path, export)
-    assert code == 0, err
+    assert code == 3, err  # no candidates: nothing to label
     p = selection(out)["projects"]["pygithub"]
     assert (p["records"], p["pull_requests"], p["candidates"]) == (2, 2, 0)
 
@@ -184,11 +189,7 @@ def test_csv_exports_in_any_unicode_encoding_with_pull_requests_by_url(tmp_path,
     assert cand["title"].tolist() == ["Über", "old name"]
     # a former name is rewritten to the current one
     assert cand["url"].tolist()[1] == "https://github.com/jacquev6/PyGithub/issues/3"
-    sheet = pd.read_csv(out / "sheets/annotator_3.csv", keep_default_na=False,
-                        encoding="utf-8-sig")
-    assert sheet.columns.tolist()[:6] == ["project", "url", "created_at", "title", "label",
-                                          "excluded"]
-    assert len(sheet) == 2 and set(sheet["label"]) == {""}
+    assert not (out / "sheets").exists()  # labels sheets writes them
 
 
 @pytest.mark.parametrize("content,what", [
@@ -215,17 +216,36 @@ def test_unusable_exports_are_refused_in_one_line_and_leave_nothing(tmp_path, co
     assert code == 1 and what in err and "->" in err, err
     assert "Traceback" not in err and err.count("\n") == 1
     assert not out.exists()
-    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".select-")] == []
+    assert [p.name for p in tmp_path.rglob(".select*")] == []
 
 
-def test_a_second_run_does_not_overwrite_sheets_without_force(tmp_path):
+def test_a_second_run_replaces_a_selection_only_with_force_and_never_the_sheets(tmp_path):
     export = write_csv(tmp_path / "export.csv", ROWS)
     assert run(tmp_path, export)[0] == 0
+    sheet = tmp_path / "out/sheets/annotator_1.csv"
+    sheet.parent.mkdir()
+    sheet.write_text("labelled", encoding="utf-8")
     code, err, _ = run(tmp_path, export)
     assert code == 1 and "already holds a selection" in err
-    assert run(tmp_path, export, "--force", "--annotators", "2")[0] == 0
-    assert sorted(p.name for p in (tmp_path / "out/sheets").glob("annotator_*")) == [
-        "annotator_1.csv", "annotator_2.csv"]
+    code, err, _ = run(tmp_path, export, "--force")
+    assert code == 0 and "were made from an earlier selection" in err
+    assert sheet.read_text(encoding="utf-8") == "labelled"
+
+
+def test_a_selection_without_candidates_says_so_with_its_own_status(tmp_path):
+    export = write_csv(tmp_path / "export.csv", ROWS)
+    code, err, out = run(tmp_path, export, "--since", "2020-01-01")
+    assert code == 3 and "no candidates: nothing to label" in err, err
+    assert selection(out)["candidates"] == 0
+    assert not (out / "sheets").exists()
+
+
+@pytest.mark.parametrize("head, encoding", [
+    (b"\xef\xbb\xbfurl", "utf-8-sig"), (b"\xff\xfeu\x00", "utf-16"),
+    (b"\xfe\xff\x00u", "utf-16"), (b"u\x00r\x00l\x00", "utf-16-le"),
+    (b"\x00u\x00r\x00l", "utf-16-be"), (b"url,title", "utf-8"), (b"", "utf-8")])
+def test_the_encoding_is_sniffed_from_the_first_bytes(head, encoding):
+    assert sniff_encoding(head) == encoding
 
 
 def test_the_window_and_duplicates_are_counted(tmp_path):

@@ -1,0 +1,412 @@
+"""Extend a study dump with a batch of new labels: the study the pipeline runs on next.
+
+    python -m analysis.labels extend --base DUMP --batch BATCH --out STUDY
+        [--name NAME] [--force]
+
+``DUMP`` is a study dump (the release, or a study an earlier ``extend`` wrote); ``BATCH``
+is what ``labels merge`` wrote. ``STUDY`` is the base plus the batch:
+
+- every file of the base that is not a project's label, year or excluded file (the
+  codebook, the interview files, ``filter_keywords``, the detail files, anything else)
+  is copied byte for byte;
+- each project's label file ``Issue Report/<P>/<P>.csv`` is
+  ``Issue_URL, Label1..LabelN, Final_Label, Batch``: the base's rows first (their cells
+  as they were), then the batch's. The batch's annotators are other people, so they get
+  new columns: with a base of 7 annotators and a batch of 3, ``Label1..Label7`` are the
+  base's and ``Label8..Label10`` the batch's (empty on the base's rows, and the base's
+  empty on the batch's): no column mixes two people. ``Batch`` names the batch each row
+  came from: the base's own ``Batch`` cells, or ``release`` for a base without that
+  column; the batch's name (``--name``, default the batch folder's name; a name the base
+  already uses is refused) on the new rows. Every project has the same columns;
+- year files: the base's lines as they were, then the batch's URLs of that year;
+- excluded files (``<P>_excluded.csv``): ``Issue_URL, Created_At, Batch``, the base's rows
+  then the batch's; written where the base or the batch has one;
+- a project new in the batch gets its folder; a project whose candidates were all
+  excluded gets its folder, a label file with the header only and its excluded file;
+- ``labels/batches.json``: each batch's name, its annotator columns, its counts (label
+  rows, excluded, per project), whether it records its exclusions, and the SHA-256 of its
+  inputs (the base's files; the batch's sheets, decisions and merge record); the batch's
+  records (``labels/merge.json``, ``adjudication.csv``, ``comments.csv``) are kept under
+  ``labels/<name>/``, and a base's earlier ones carried.
+
+A report in both the base and the batch (the same report by
+:func:`analysis.select.known.issue_key`: scheme, letter case, trailing slashes, issues or
+pull links, former names) is refused in one line. An ``--out`` that exists is replaced only
+with ``--force``, and only when it holds an earlier extend; the study is built aside and
+moved into place when complete.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from analysis.core.artifacts import sha256_file, to_json_text
+from analysis.core.dump import (
+    ISSUE_DIR,
+    ProjectFiles,
+    discover_projects,
+    parse_excluded_file,
+    parse_label_file,
+    read_text,
+)
+from analysis.core.errors import InputError
+from analysis.core.paths import DumpLayout
+from analysis.labels.merge import write_folder
+from analysis.select.known import dump_issues
+
+BATCH_COLUMN = "Batch"
+RELEASE = "release"
+NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+EXCLUDED_HEADER = ["Issue_URL", "Created_At", BATCH_COLUMN]
+BATCHES = "batches.json"  # in the study's labels/
+
+
+def batches_file(root: Path) -> Path:
+    """A study's record of its batches (``labels/batches.json``)."""
+    return DumpLayout(Path(root)).labels / BATCHES
+
+
+FORMAT = ("Issue Report/<P>/<P>.csv: Issue_URL, Label1..LabelN, Final_Label, Batch (each "
+          "batch's annotators in their own Label columns, listed below); <P>_<year>.txt: "
+          "the base's lines, then the batch's URLs; <P>_excluded.csv: Issue_URL, "
+          "Created_At, Batch")
+
+
+@dataclass
+class LabelRows:
+    """One label file, read: its rows as (url, {annotator number: cell}, final, batch)."""
+
+    rel: str
+    rows: list[tuple[str, dict[int, str], str, str]] = field(default_factory=list)
+    columns: list[int] = field(default_factory=list)  # the annotator numbers it has
+    blank_rows: int = 0
+
+
+@dataclass
+class Part:
+    """A project's files in one dump: label rows, year files, excluded rows, and the
+    bytes of each file as read (path -> bytes)."""
+
+    labels: LabelRows
+    years: dict[int, tuple[str, bytes]] = field(default_factory=dict)  # year -> (rel, bytes)
+    excluded: list[tuple[str, str, str]] | None = None  # (url, created_at, batch)
+    raw: dict[str, bytes] = field(default_factory=dict)
+
+
+@dataclass
+class Extension:
+    """What ``extend`` writes: every file of the study, by path, and the batch record."""
+
+    files: dict[str, bytes]
+    copied: list[str]
+    record: dict
+
+
+def read_label_rows(path: Path, root: Path, default_batch: str | None) -> LabelRows:
+    """A label file's rows; a row of another width than its header, a column that is
+    neither Issue_URL, Label<n>, Final_Label nor Batch, or a row without a batch name
+    (where one is needed) is one message naming the file and line."""
+    text, _ = read_text(path, root)
+    rel = path.relative_to(root).as_posix()
+    parsed = parse_label_file(text, rel)
+    header = parsed.header
+    if not header:
+        return LabelRows(rel)
+    index = {name: i for i, name in enumerate(header)}
+    batch_i = next((i for i, h in enumerate(header) if h.casefold() == "batch"), None)
+    known = {parsed.url_column, parsed.final_column, *parsed.annotator_columns}
+    others = [h for i, h in enumerate(header) if h not in known and i != batch_i]
+    if others:
+        raise InputError(f"column(s) {', '.join(map(repr, others))} are neither Issue_URL, "
+                         "Label<n>, Final_Label nor Batch", file=rel, line=1,
+                         fix="remove them (the pipeline does not read them) and extend again")
+    out = LabelRows(rel, columns=sorted(parsed.annotator_columns.values()))
+    for rec in parsed.records.itertuples(index=False):
+        fields = rec.fields
+        if not any(f.strip() for f in fields):
+            out.blank_rows += 1
+            continue
+        if len(fields) != len(header):
+            raise InputError(f"{len(fields)} fields, the header has {len(header)}", file=rel,
+                             line=int(rec.line), fix="fix the row (python -m "
+                             "analysis.tools.validate lists every problem), then extend")
+        batch = fields[batch_i].strip() if batch_i is not None else default_batch
+        if not batch:
+            raise InputError("the row names no batch", file=rel, line=int(rec.line),
+                             column=BATCH_COLUMN, fix="write the batch the row came from")
+        labels = {n: fields[index[name]] for name, n in parsed.annotator_columns.items()}
+        out.rows.append((fields[index[parsed.url_column]], labels,
+                         fields[index[parsed.final_column]], batch))
+    return out
+
+
+def read_part(project: ProjectFiles, root: Path, default_batch: str | None) -> Part:
+    """One project's label rows, year files and excluded rows."""
+    part = Part(read_label_rows(project.label_file, root, default_batch))
+    part.raw[part.labels.rel] = project.label_file.read_bytes()
+    for year, path in project.year_files.items():
+        part.years[year] = (path.relative_to(root).as_posix(), path.read_bytes())
+        part.raw[part.years[year][0]] = part.years[year][1]
+    if project.excluded_file is not None:
+        part.excluded = read_excluded(project.excluded_file, root, default_batch)
+        part.raw[project.excluded_file.relative_to(root).as_posix()] = \
+            project.excluded_file.read_bytes()
+    return part
+
+
+def read_excluded(path: Path, root: Path, default_batch: str | None
+                  ) -> list[tuple[str, str, str]]:
+    """An excluded-candidates file's rows as (url, created_at, batch): its own Batch
+    cells, else ``default_batch``."""
+    text, _ = read_text(path, root)
+    rel = path.relative_to(root).as_posix()
+    frame = parse_excluded_file(text, rel)
+    header = [h.strip().casefold() for h in next(csv.reader([text.split("\n", 1)[0]]), [])]
+    batch_i = header.index("batch") if "batch" in header else None
+    rows = []
+    for rec in frame.itertuples(index=False):
+        cells = next(csv.reader(io.StringIO(rec.raw)), [])
+        batch = cells[batch_i].strip() if batch_i is not None and batch_i < len(cells) else ""
+        if not batch and not default_batch:
+            raise InputError("the row names no batch", file=rel, line=int(rec.line),
+                             column=BATCH_COLUMN, fix="write the batch the row came from")
+        rows.append((rec.url, rec.created_at, batch or default_batch))
+    return rows
+
+
+def csv_bytes(rows: list[list[str]]) -> bytes:
+    """Rows as UTF-8 CSV with LF line endings, quoted where needed."""
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows(rows)
+    return out.getvalue().encode("utf-8")
+
+
+def digest(files: dict[str, bytes]) -> str:
+    """SHA-256 over files' paths and SHA-256 (sorted by path)."""
+    lines = "".join(f"{rel}\t{hashlib.sha256(data).hexdigest()}\n"
+                    for rel, data in sorted(files.items()))
+    return hashlib.sha256(lines.encode("utf-8")).hexdigest()
+
+
+def check_name(name: str, used: set[str]) -> None:
+    """A batch name is a plain name the base does not use yet."""
+    if not NAME_RE.fullmatch(name):
+        raise InputError(f"batch name {name!r} is not a plain name", column="--name",
+                         fix="use letters, digits, '.', '_' and '-' (e.g. 2026-05)")
+    if name in used:
+        raise InputError(f"the base already has a batch named {name!r} "
+                         f"(it has: {', '.join(sorted(used))})", column="--name",
+                         fix="give the new batch another --name")
+
+
+def check_folders(base: Path, batch: Path, out: Path, force: bool) -> None:
+    """The base must be a dump, the batch a merge's output, ``out`` neither of them nor
+    inside or around them, new, or (with ``force``) an earlier extend."""
+    if not (base / ISSUE_DIR).is_dir():
+        raise InputError(f"not a study dump (no {ISSUE_DIR!r} folder)", file=str(base),
+                         column="--base", fix="give the release or a study extend wrote")
+    if not DumpLayout(batch).merge_record.is_file():
+        raise InputError("not a batch (no labels/merge.json)", file=str(batch),
+                         column="--batch", fix="give the folder labels merge wrote")
+    where = out.resolve()
+    for other, flag in ((base, "--base"), (batch, "--batch")):
+        there = other.resolve()
+        if where == there or where in there.parents or there in where.parents:
+            raise InputError(f"--out is {flag} or holds it or lies inside it", file=str(out),
+                             fix="write the study into a folder of its own")
+    if out.exists() and not out.is_dir():
+        raise InputError("--out is a file, not a folder", file=str(out),
+                         fix="give a folder for the study")
+    if out.is_dir() and any(out.iterdir()):
+        if not batches_file(out).is_file():
+            raise InputError("the folder holds files extend did not write", file=str(out),
+                             fix="choose a new or empty folder for the study")
+        if not force:
+            raise InputError("the folder holds an earlier extend", file=str(out),
+                             fix="choose another --out, or pass --force to replace it")
+
+
+def overlap_problem(base: Path, batch: Path, renames: dict[str, str]) -> InputError | None:
+    """A report in both the base and the batch, as one line (with how many there are)."""
+    held = dump_issues(base, renames, "--base")
+    new = dump_issues(batch, renames, "--batch")
+    both = [key for key in new.where if key in held]
+    if not both:
+        return None
+    first = both[0]
+    return InputError(f"{len(both):,} report(s) of the batch are already in the base "
+                      f"(first: {new.urls[first]}, also at {held.where[first]})",
+                      file=f"{batch}/{new.where[first]}",
+                      fix="leave them out of the batch (select --known BASE does) and merge "
+                          "again, or extend another base")
+
+
+def base_batches(base: Path, parts: dict[str, Part]) -> list[dict]:
+    """The batches the base holds: its ``labels/batches.json``, or one entry a batch
+    name of its label files (``release`` without a Batch column)."""
+    recorded = batches_file(base)
+    if recorded.is_file():
+        try:
+            return json.loads(recorded.read_text(encoding="utf-8"))["batches"]
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise InputError(f"cannot read the base's batches ({exc})", file=str(recorded),
+                             fix="give a study extend wrote, untouched") from exc
+    names = sorted({row[3] for p in parts.values() for row in p.labels.rows}
+                   | {e[2] for p in parts.values() for e in p.excluded or ()}) or [RELEASE]
+    files = {rel: data for p in parts.values() for rel, data in p.raw.items()}
+    entries = []
+    for name in names:
+        counted = batch_counts(parts, name)
+        columns = sorted({n for p in parts.values() for row in p.labels.rows
+                          if row[3] == name for n, cell in row[1].items() if cell.strip()})
+        entries.append({
+            "name": name, "annotator_columns": [f"Label{n}" for n in columns],
+            **counted, "records_exclusions": all(p.excluded is not None
+                                                 for p in parts.values()),
+            "inputs": {"base_files_sha256": digest(files), "base_files": len(files)}})
+    return entries
+
+
+def batch_counts(parts: dict[str, Part], name: str) -> dict:
+    """Label rows and excluded candidates of batch ``name``, in all and per project."""
+    per = {}
+    for project, part in sorted(parts.items()):
+        rows = sum(1 for row in part.labels.rows if row[3] == name)
+        gone = sum(1 for e in part.excluded or () if e[2] == name)
+        if rows or gone:
+            per[project] = {"label_rows": rows, "excluded": gone}
+    return {"label_rows": sum(v["label_rows"] for v in per.values()),
+            "excluded": sum(v["excluded"] for v in per.values()), "projects": per}
+
+
+def read_dump(root: Path, default_batch: str | None) -> dict[str, Part]:
+    """Every project of a dump, read."""
+    projects, _ = discover_projects(root)
+    return {p.name: read_part(p, root, default_batch) for p in projects}
+
+
+def extend(base: Path, batch: Path, name: str, renames: dict[str, str] | None = None
+           ) -> Extension:
+    """The study: the base plus the batch (see the module docstring)."""
+    base, batch = Path(base), Path(batch)
+    problem = overlap_problem(base, batch, renames or {})
+    if problem is not None:
+        raise problem
+    has_column = any(_has_batch_column(p.label_file) for p in discover_projects(base)[0])
+    old = read_dump(base, None if has_column else RELEASE)
+    new = read_dump(batch, name)
+    for project, part in new.items():
+        if part.labels.rows and any(row[3] != name for row in part.labels.rows):
+            raise InputError("the batch's label file has a Batch column", file=str(batch /
+                             part.labels.rel), fix="give the folder labels merge wrote")
+        for path in (batch / ISSUE_DIR / project).iterdir():
+            if path.is_file() and not _batch_file(path.name, project):
+                raise InputError("a file labels merge does not write", file=str(path),
+                                 fix="move it out of the batch, then extend")
+    earlier = base_batches(base, old)
+    check_name(name, {e["name"] for e in earlier} | {row[3] for p in old.values()
+                                                       for row in p.labels.rows})
+    width = max([n for p in old.values() for n in p.labels.columns] or [0])
+    record = json.loads(DumpLayout(batch).merge_record.read_text(encoding="utf-8"))
+    added = int(record.get("annotators") or max(
+        [n for p in new.values() for n in p.labels.columns] or [0]))
+    files: dict[str, bytes] = {}
+    layout = DumpLayout(Path())
+    for project in sorted(set(old) | set(new)):
+        files.update(project_files(project, old.get(project), new.get(project), width, added,
+                                   layout))
+    copied = carried_files(base, old, files)
+    batch_labels = DumpLayout(batch).labels
+    for path in sorted(batch_labels.iterdir()):
+        if path.is_file():
+            files[f"{layout.labels.name}/{name}/{path.name}"] = path.read_bytes()
+    entry = {"name": name,
+             "annotator_columns": [f"Label{width + k}" for k in range(1, added + 1)],
+             **batch_counts(new, name), "records_exclusions": True,
+             "undecided": record.get("undecided"), "selection": record.get("selection"),
+             "inputs": {"sheets": [{"file": s.get("file"), "sha256": s.get("sha256")}
+                                   for s in record.get("sheets") or []],
+                        "decisions": (record.get("decisions") or {}).get("sha256"),
+                        "merge_record_sha256": sha256_file(DumpLayout(batch).merge_record)},
+             "records": f"{layout.labels.name}/{name}/"}
+    study = {"format": FORMAT, "batches": [*earlier, entry],
+             "label_columns": width + added}
+    files[batches_file(Path()).as_posix()] = to_json_text(study).encode("utf-8")
+    return Extension(files, copied, study)
+
+
+def _has_batch_column(label_file: Path) -> bool:
+    """Whether a label file's header names a Batch column."""
+    with open(label_file, encoding="utf-8-sig", errors="replace") as handle:
+        first = handle.readline()
+    return any(c.strip().casefold() == "batch" for c in next(csv.reader([first]), []))
+
+
+def _batch_file(name: str, project: str) -> bool:
+    """Whether a file of a batch's project folder is one merge writes."""
+    return (name in (f"{project}.csv", DumpLayout.excluded_name(project))
+            or re.fullmatch(re.escape(project) + r"_\d{4}\.txt", name) is not None)
+
+
+def project_files(project: str, old: Part | None, new: Part | None, width: int, added: int,
+                  layout: DumpLayout) -> dict[str, bytes]:
+    """One project's label, year and excluded files in the study."""
+    header = ["Issue_URL", *[f"Label{n}" for n in range(1, width + added + 1)],
+              "Final_Label", BATCH_COLUMN]
+    rows = [header]
+    for part, offset in ((old, 0), (new, width)):
+        for url, labels, final, batch in part.labels.rows if part else ():
+            cells = [""] * (width + added)
+            for n, cell in labels.items():
+                cells[offset + n - 1] = cell
+            rows.append([url, *cells, final, batch])
+    label_rel = old.labels.rel if old else layout.label_file(project).as_posix()
+    files = {label_rel: csv_bytes(rows)}
+    years = sorted(set(old.years if old else ()) | set(new.years if new else ()))
+    for year in years:
+        rel, data = (old.years[year] if old and year in old.years
+                     else (layout.year_file(project, year).as_posix(), b""))
+        if data and not data.endswith(b"\n"):
+            data += b"\n"
+        if new and year in new.years:
+            data += new.years[year][1]
+        files[rel] = data
+    if (old and old.excluded is not None) or (new and new.excluded is not None):
+        excluded = [EXCLUDED_HEADER] + [list(e) for part in (old, new) if part
+                                        for e in part.excluded or ()]
+        files[layout.excluded_file(project).as_posix()] = csv_bytes(excluded)
+    return files
+
+
+def carried_files(base: Path, parts: dict[str, Part], written: dict[str, bytes]) -> list[str]:
+    """The base's other files, to copy byte for byte: every file but the projects' label,
+    year and excluded files and the base's batch record (written anew)."""
+    layout = DumpLayout(Path())
+    skip = set(written) | {batches_file(Path()).as_posix()}
+    for project, part in parts.items():
+        skip |= {part.labels.rel, *(rel for rel, _ in part.years.values()),
+                 layout.excluded_file(project).as_posix()}
+    return sorted(rel for path in base.rglob("*") if path.is_file()
+                  and (rel := path.relative_to(base).as_posix()) not in skip)
+
+
+def write_study(extension: Extension, base: Path, out: Path) -> None:
+    """Write the study into ``out``, aside and moved into place when complete."""
+    write_folder({**{rel: base / rel for rel in extension.copied}, **extension.files}, out,
+                 "study")
+
+
+def extend_dump(base: Path, batch: Path, out: Path, name: str | None = None,
+                force: bool = False, renames: dict[str, str] | None = None) -> Extension:
+    """Check, extend and write: the whole ``extend`` command."""
+    base, batch, out = Path(base), Path(batch), Path(out)
+    check_folders(base, batch, out, force)
+    extension = extend(base, batch, name or batch.resolve().name, renames)
+    write_study(extension, base, out)
+    return extension

@@ -1,0 +1,315 @@
+"""The includes of the Agreement page (``agreement.qmd``): the paper's kappas beside ours,
+the coefficients per group with their intervals, how they depend on the grouping, per
+theme, project and year, against the final label, the confusions, and the audit of the
+label columns."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from analysis.core.formatting import (
+    count,
+    dec,
+    decimal,
+    interval,
+    is_missing,
+    pct,
+    pval,
+    signed,
+    yes_no,
+)
+from analysis.report.generated import STATUS_MARK, callout
+from analysis.report.htmlsafe import esc, raw_html_block
+from analysis.report.pages.base import AG, Include, Inputs, annotator, claims_include, table
+
+
+def _intervals(frame: pd.DataFrame, prefix: str, kind: str) -> list[str]:
+    """``kind`` ("ci": analytic, "boot": bootstrap) intervals of the coefficient ``prefix``."""
+    return [interval(a, b) for a, b in zip(frame[f"{prefix}_{kind}_low"],
+                                           frame[f"{prefix}_{kind}_high"], strict=True)]
+
+
+def agreement_headline(i: Inputs) -> str:
+    """Fleiss' kappa per group by both estimators, each with the issues it uses and its
+    analytic and bootstrap intervals, named as such."""
+    h = i.csv(AG("headline.csv"))
+    shown = pd.DataFrame({
+        "group (type of the final label)": h["group"], "issues": h["issues"].map(count),
+        "paper's κ": h["paper_kappa"].map(dec),
+        "Fleiss' κ, complete rows": h["kappa"].map(dec),
+        "issues it uses": h["issues_kappa"].map(count),
+        "analytic interval": _intervals(h, "kappa", "ci"),
+        "bootstrap interval": _intervals(h, "kappa", "boot"),
+        "Fleiss' κ, Gwet's generalised": h["kappa_gen"].map(dec),
+        "issues it uses ": h["issues_kappa_gen"].map(count),
+        "analytic interval ": _intervals(h, "kappa_gen", "ci"),
+        "bootstrap interval ": _intervals(h, "kappa_gen", "boot")})
+    return table(shown, numeric=list(shown.columns[1:]), classes="table compact")
+
+
+def agreement_coefficients(i: Inputs) -> str:
+    """The other coefficients per group, with their bootstrap intervals, and the observed
+    and chance agreement behind the complete-rows Fleiss' kappa."""
+    h = i.csv(AG("headline.csv"))
+    shown = pd.DataFrame({
+        "group (type of the final label)": h["group"],
+        "Krippendorff's α": h["alpha"].map(dec),
+        "α bootstrap interval": _intervals(h, "alpha", "boot"),
+        "Gwet's AC1": h["ac1"].map(dec),
+        "AC1 bootstrap interval": _intervals(h, "ac1", "boot"),
+        "observed agreement": h["observed"].map(dec),
+        "chance agreement": h["chance"].map(dec),
+        "κ on the type only (complete rows)": h["type_kappa"].map(dec)})
+    return table(shown, numeric=list(shown.columns[1:]), classes="table compact")
+
+
+def agreement_grouping(i: Inputs) -> str:
+    """The kappas under each way of grouping the issues, against the paper's, with the
+    grouping rules as a legend."""
+    g = i.csv(AG("grouping.csv"))
+    shown = pd.DataFrame({
+        "issues grouped by": g["grouping"], "type": g["type"],
+        "issues": g["issues"].map(count),
+        "observed": g["observed"].map(dec), "chance": g["chance"].map(dec),
+        "Fleiss' κ, complete rows": g["kappa"].map(dec),
+        "Fleiss' κ, Gwet's generalised": g["kappa_generalised"].map(dec),
+        "its issues": g["issues_generalised"].map(count),
+        "paper's κ": g["paper_kappa"].map(dec),
+        "same as the paper's": [
+            f"{STATUS_MARK['exact']} yes" if yes_no(x) == "yes" else f"{STATUS_MARK['differs']} no"
+            for x in g["matches_paper"]]})
+    rules = g.drop_duplicates("grouping")[["grouping", "rule"]]
+    legend = "".join(f"<li><strong>{esc(a)}</strong>: {esc(b)}</li>"
+                     for a, b in zip(rules["grouping"], rules["rule"], strict=True))
+    return (table(shown, numeric=["issues", "observed", "chance", "Fleiss' κ, complete rows",
+                                  "Fleiss' κ, Gwet's generalised", "its issues", "paper's κ"],
+                  classes="table compact")
+            + raw_html_block(f'<ul class="legend">{legend}</ul>'))
+
+
+def agreement_categories(i: Inputs) -> str:
+    """The kappa and specific agreement of every theme."""
+    c = i.csv(AG("categories.csv"))
+    shown = pd.DataFrame({
+        "code": c["code"], "theme": c["name"], "type": c["type"],
+        "ratings": c["ratings"].map(count),
+        "κ for the theme (complete rows)": c["kappa"].map(dec),
+        "bootstrap interval": [interval(a, b) for a, b in zip(c["boot_low"], c["boot_high"],
+                                                         strict=True)],
+        "specific agreement": c["specific_agreement"].map(dec),
+        "note": c["note"].fillna("").astype(str)})
+    return table(shown, numeric=["ratings", "κ for the theme (complete rows)",
+                                 "bootstrap interval",
+                                 "specific agreement"])
+
+
+def agreement_groups(i: Inputs) -> str:
+    """Fleiss' kappa per project and per year, by both estimators with their issues."""
+    s = i.csv(AG("statistics.csv"))
+    keys = ["grouping", "group"]
+    by = s[s["grouping"].isin(["project", "year"])]
+    full = by[by["statistic"] == "fleiss_kappa"]
+    gen = by[by["statistic"] == "fleiss_kappa_generalised"][
+        [*keys, "value", "issues_used", "ci_low", "ci_high"]]
+    s = full.merge(gen, on=keys, how="left", suffixes=("", "_gen"), sort=False)
+    shown = pd.DataFrame({
+        "by": s["grouping"], "group": s["group"].astype(str),
+        "issues": s["issues"].map(count),
+        "Fleiss' κ, complete rows": s["value"].map(dec),
+        "issues it uses": s["issues_used"].map(count),
+        "bootstrap interval": [interval(a, b) for a, b in zip(s["boot_low"], s["boot_high"],
+                                                         strict=True)],
+        "Fleiss' κ, Gwet's generalised": s["value_gen"].map(dec),
+        "issues it uses ": s["issues_used_gen"].map(count),
+        "analytic interval": [interval(a, b) for a, b in zip(s["ci_low_gen"], s["ci_high_gen"],
+                                                        strict=True)],
+        "observed": s["observed"].map(dec), "chance": s["chance"].map(dec),
+        "note": s["note"].fillna("").astype(str)})
+    return table(shown, numeric=[c for c in shown.columns if c not in ("by", "group", "note")])
+
+
+def agreement_leave_one_out(i: Inputs) -> str:
+    """One row per label column left out, one column per issue type: the complete-rows
+    Fleiss' kappa and its change against all columns (the generalised one where ratings
+    are missing is in the CSV)."""
+    t = i.csv(AG("audit_leave_one_out.csv"))
+    types = list(dict.fromkeys(t["type"].astype(str)))
+    rows = []
+    for left in dict.fromkeys(t["left_out"]):
+        part = t[t["left_out"] == left]
+        row = {"label column left out": "none (all columns)" if left == "none"
+               else annotator(left)}
+        cells = dict(zip(part["type"].astype(str), zip(part["kappa"], part["change"],
+                                                          strict=True), strict=True))
+        for ty in types:
+            kappa, change = cells.get(ty, (None, None))
+            row[ty] = dec(kappa) if left == "none" or is_missing(change) \
+                else f"{dec(kappa)} ({signed(change)})"
+        rows.append(row)
+    shown = pd.DataFrame(rows)
+    return table(shown, numeric=types, classes="table compact")
+
+
+SCENARIOS = {"all columns": "all label columns",
+             "without in those projects": "without the column(s) in those projects only",
+             "without everywhere": "without the column(s) in every project"}
+
+
+def agreement_sensitivity(i: Inputs) -> str:
+    """The per-type kappas without the columns that always equal the final label in a
+    project: both estimators, with the issues each uses."""
+    t = i.csv(AG("audit_sensitivity.csv"))
+    if t.empty:
+        return "No label column equals the final label on every report of a project.\n"
+    shown = pd.DataFrame({
+        "label columns": t["scenario"].map(lambda x: SCENARIOS.get(str(x), str(x))),
+        "type": t["type"].astype(str),
+        "Fleiss' κ, complete rows": t["kappa"].map(dec),
+        "issues it uses": t["issues"].map(count),
+        "change": t["change"].map(signed),
+        "Fleiss' κ, Gwet's generalised": t["kappa_generalised"].map(dec),
+        "issues it uses ": t["issues_generalised"].map(count),
+        "change ": t["change_generalised"].map(signed)})
+    return table(shown, numeric=list(shown.columns[2:]), classes="table compact")
+
+
+def agreement_versus_final(i: Inputs) -> str:
+    """Each label column against the final label: how often equal, and Cohen's kappa."""
+    a = i.csv(AG("annotator_final.csv"))
+    shown = pd.DataFrame({
+        "label column": a["annotator"].map(annotator), "issues": a["n"].map(count),
+        "equal to the final label": a["agreement"].map(lambda x: pct(x, fraction=True)),
+        "Cohen's κ with the final label": a["kappa"].map(dec),
+        "asymptotic interval": [interval(x, y) for x, y in zip(a["ci_low"], a["ci_high"],
+                                                        strict=True)]})
+    return table(shown, numeric=list(shown.columns[1:]), classes="table compact")
+
+
+def agreement_confusions(i: Inputs, top: int = 12) -> str:
+    """The pairs of themes annotators confused most often; all of them collapsed below."""
+    c = i.csv(AG("confusions.csv"))
+    if c.empty:
+        return "No two annotators ever disagreed.\n"
+
+    def frame(rows: pd.DataFrame) -> pd.DataFrame:
+        return pd.DataFrame({
+            "themes": [f"{a} / {b}" for a, b in zip(rows["label_a"], rows["label_b"],
+                                                    strict=True)],
+            "types": [a if a == b else f"{a} / {b}" for a, b in zip(
+                rows["type_a"], rows["type_b"], strict=True)],
+            "annotator pairs": rows["rater_pairs"].map(count),
+            "issues": rows["issues"].map(count),
+            "share of all disagreeing pairs": rows["share_of_disagreements"].map(
+                lambda x: pct(x, fraction=True))})
+
+    num = ["annotator pairs", "issues", "share of all disagreeing pairs"]
+    out = table(frame(c.head(top)), numeric=num)
+    if len(c) > top:
+        out += callout("note", f"All {len(c):,} pairs of themes annotators confused",
+                       table(frame(c), numeric=num), collapse=True)
+    return out
+
+
+def agreement_audit_final(i: Inputs) -> str:
+    """The share of each label column equal to the final label, over all projects and per
+    project (a full column marked), with the issues of each."""
+    f = i.csv(AG("audit_final_by_project.csv"))
+    strata = list(dict.fromkeys(f["stratum"]))
+    order = ["all"] + [s for s in strata if s != "all"]
+    issues = dict(zip(f["stratum"], f["issues"], strict=True))
+    shown = pd.DataFrame({"project": ["all projects" if s == "all" else s for s in order],
+                          "issues": [count(issues[s]) for s in order]})
+    cells = {}
+    for col in dict.fromkeys(f["annotator"]):
+        share = dict(zip(f.loc[f["annotator"] == col, "stratum"],
+                         f.loc[f["annotator"] == col, "share"], strict=True))
+        cells[annotator(col)] = [
+            f'<span class="{"full" if share.get(s) == 1.0 else ""}">'
+            f"{esc(pct(share.get(s), fraction=True))}</span>" for s in order]
+    shown = pd.concat([shown, pd.DataFrame(cells)], axis=1)
+    cls = ["sum" if s == "all" else "" for s in order]
+    return table(shown, numeric=list(shown.columns[1:]), raw=tuple(cells),
+                 classes="table sortable compact audit", row_classes=cls)
+
+
+def agreement_audit_dissent(i: Inputs) -> str:
+    """Issues by the number of dissenting annotators, observed and expected."""
+    d = i.csv(AG("audit_dissent.csv"))
+    shown = pd.DataFrame({
+        "annotators dissenting": d["dissenters"].map(count),
+        "issues observed": d["observed"].map(count),
+        "expected, rates per project, final label a majority":
+            d["expected_by_project_majority"].map(decimal),
+        "expected, rates per project": d["expected_by_project"].map(decimal),
+        "expected, one rate per annotator": d["expected_pooled"].map(decimal)})
+    return table(shown, numeric=list(shown.columns), classes="table compact")
+
+
+def agreement_audit_tests(i: Inputs) -> str:
+    """The tests of the dissent counts against independent annotators."""
+    t = i.csv(AG("audit_tests.csv"))
+    shown = pd.DataFrame({
+        "model of independent annotators": t["model"],
+        "χ²": t["chi2"].map(decimal), "df": t["dof"].map(count),
+        "p": t["p_value"].map(pval),
+        "variance observed / expected": t["variance_ratio"].map(dec),
+        "issues without dissent, observed": t["no_dissent_observed"].map(count),
+        "expected": t["no_dissent_expected"].map(decimal),
+        "issues expected beyond the most dissent observed":
+            t["expected_above_max_observed"].map(decimal)})
+    return table(shown, numeric=list(shown.columns[1:]), classes="table compact")
+
+
+def agreement_audit_spread(i: Inputs) -> str:
+    """Where each final theme's dissenting labels go, and how evenly."""
+    s = i.csv(AG("audit_spread.csv"))
+    shown = pd.DataFrame({
+        "final theme": s["final_label"], "type": s["type"],
+        "dissenting labels": s["dissenting_labels"].map(count),
+        "within the type": s["within_type_share"].map(lambda x: pct(x, fraction=True)),
+        "most frequent other theme": s["top_alternative"].fillna("").astype(str),
+        "its share": s["top_share"].map(lambda x: pct(x, fraction=True)),
+        "even share": s["even_share"].map(lambda x: pct(x, fraction=True)),
+        "evenness": s["evenness"].map(dec),
+        "χ² p (even within the type)": s["p_value"].map(pval)})
+    return table(shown, numeric=["dissenting labels", "within the type", "its share",
+                                 "even share", "evenness", "χ² p (even within the type)"])
+
+
+def agreement_audit_co_dissent(i: Inputs) -> str:
+    """How often two label columns dissent together, against independence."""
+    c = i.csv(AG("audit_co_dissent.csv"))
+    shown = pd.DataFrame({
+        "label columns": [f"{annotator(a)} & {annotator(b)}" for a, b in zip(
+            c["annotator_a"], c["annotator_b"], strict=True)],
+        "issues both dissent": c["both_dissent"].map(count),
+        "expected (independent)": c["expected"].map(decimal),
+        "ratio": c["ratio"].map(lambda x: dec(x, 2)),
+        "expected (final label a majority)": c["expected_majority"].map(decimal),
+        "ratio ": c["ratio_majority"].map(lambda x: dec(x, 2))})
+    return table(shown, numeric=list(shown.columns[1:]))
+
+
+INCLUDES: tuple[Include, ...] = (
+    claims_include("agreement", "agreement"),
+    Include("agreement/headline.md", (AG("headline.csv"),), agreement_headline),
+    Include("agreement/coefficients.md", (AG("headline.csv"),), agreement_coefficients),
+    Include("agreement/leave_one_out.md", (AG("audit_leave_one_out.csv"),),
+            agreement_leave_one_out),
+    Include("agreement/sensitivity.md", (AG("audit_sensitivity.csv"),),
+            agreement_sensitivity),
+    Include("agreement/grouping.md", (AG("grouping.csv"),), agreement_grouping),
+    Include("agreement/categories.md", (AG("categories.csv"),), agreement_categories),
+    Include("agreement/groups.md", (AG("statistics.csv"),), agreement_groups),
+    Include("agreement/versus_final.md", (AG("annotator_final.csv"),),
+            agreement_versus_final),
+    Include("agreement/confusions.md", (AG("confusions.csv"),), agreement_confusions),
+    Include("agreement/audit_final.md", (AG("audit_final_by_project.csv"),),
+            agreement_audit_final),
+    Include("agreement/audit_dissent.md", (AG("audit_dissent.csv"),),
+            agreement_audit_dissent),
+    Include("agreement/audit_tests.md", (AG("audit_tests.csv"),), agreement_audit_tests),
+    Include("agreement/audit_spread.md", (AG("audit_spread.csv"),), agreement_audit_spread),
+    Include("agreement/audit_co_dissent.md", (AG("audit_co_dissent.csv"),),
+            agreement_audit_co_dissent),
+)

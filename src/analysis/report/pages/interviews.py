@@ -1,0 +1,141 @@
+"""The includes of the Interviews page (``interviews.qmd``): the paper's interview claims
+beside ours, the participants and their groups, how the roles are read, the themes the
+codebook links, the quotes, the guideline and the anomalies of the interview files."""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+
+from analysis.core.formatting import count, dec, is_missing, pct, yes_no
+from analysis.report.htmlsafe import esc, raw_html_block, sanitize_html
+from analysis.report.markdown import pandoc_markdown_to_html
+from analysis.report.pages.base import (
+    IV,
+    Include,
+    Inputs,
+    P,
+    claims_include,
+    quality_anomalies,
+    rel,
+    table,
+)
+
+QUALITY = rel(P.interviews.quality)
+VARS = rel(P.interviews.vars)
+
+
+def interviews_participants(i: Inputs) -> str:
+    """Every participant of the background sheet: role, category and experience."""
+    p = i.csv(IV("participants.csv"))
+    role = [esc(r) + (f'<span class="note">{esc(x)}</span>' if isinstance(x, str) and x
+                      else "")
+            for r, x in zip(p["role"], p["responsibilities"], strict=True)]
+    experience = []
+    for written, years in zip(p["experience"], p["experience_years"], strict=True):
+        text = "" if is_missing(written) else str(written)
+        if not is_missing(years) and not text.lower().startswith(f"{float(years):g} year"):
+            text += f" ({dec(years, 2)} years)"
+        experience.append(text)
+    shown = pd.DataFrame({
+        "sheet row": p["sheet_row"].map(count), "type": p["type"],
+        "role and responsibilities": role, "category (Section IV.A)": p["role_category"],
+        "experience": experience})
+    return table(shown, numeric=["sheet row"], classes="table sortable compact participants",
+                 raw=("role and responsibilities",))
+
+
+def interviews_groups(i: Inputs) -> str:
+    """The role categories: participants and their years of experience."""
+    g = i.csv(IV("groups.csv"))
+    shown = pd.DataFrame({
+        "type": g["type"], "category": g["label"],
+        "participants": g["participants"].map(count),
+        "years (least–most)": [f"{dec(a, 1)}–{dec(b, 1)}" for a, b in zip(
+            g["years_min"], g["years_max"], strict=True)],
+        "mean years": g["years_mean"].map(lambda x: dec(x, 2)),
+        "roles in the sheet": g["roles"].fillna("").astype(str)})
+    return table(shown, numeric=["participants", "years (least–most)", "mean years"],
+                 classes="table compact")
+
+
+def both_groups(counts: pd.DataFrame, column: str) -> list[str]:
+    """``<participants> (<share of the group>)`` of every row, for ``column`` (users or
+    developers)."""
+    return [f"{count(n)} ({pct(p, 1)})" for n, p in zip(
+        counts[column], counts[f"{column}_percent"], strict=True)]
+
+
+def theme_name(theme: object) -> str:
+    """The theme a codebook node is, or a note that the taxonomy has none."""
+    return theme if isinstance(theme, str) and theme else "(not in the taxonomy)"
+
+
+def interviews_theme_counts(i: Inputs) -> str:
+    """Every codebook node: its theme, and the users and developers who link it."""
+    c = i.csv(IV("theme_counts.csv"))
+    shown = pd.DataFrame({
+        "node": c["node"], "theme": c["theme"].map(theme_name),
+        "type": c["issue_type"].fillna("").astype(str),
+        "users": both_groups(c, "users"), "developers": both_groups(c, "developers"),
+        "participants": c["total"].map(count)})
+    cls = ["st-differs" if yes_no(x) == "no" else ("muted" if int(t) == 0 else "")
+           for x, t in zip(c["in_taxonomy"], c["total"], strict=True)]
+    return table(shown, numeric=["users", "developers", "participants"], row_classes=cls)
+
+
+def interviews_quotes(i: Inputs) -> str:
+    """The quotes by theme (the stage's quotes.html, sanitised)."""
+    html = i.text(IV("quotes.html"))
+    return raw_html_block('<div class="interview-quotes">'
+                          + sanitize_html(html, fragment_tags=True) + "</div>")
+
+
+def interviews_guideline(i: Inputs) -> str:
+    """The guideline (Markdown written by the interviews stage) as sanitised HTML, its
+    headings moved below the page's own, its "generated from" comment left out."""
+    text = re.sub(r"<!--.*?-->", "", i.text(IV("guideline.md")), flags=re.S)
+    body = pandoc_markdown_to_html(text, shift_headings=2)
+    return raw_html_block('<div class="guideline">'
+                          + sanitize_html(body, fragment_tags=True) + "</div>")
+
+
+def interviews_roles(i: Inputs) -> str:
+    """The role mapping (raw role -> category) and, per role claim, which readings of the
+    roles give the paper's count (the interviews stage's ``role_claims``)."""
+    r = i.csv(IV("roles.csv")).fillna("")
+    roles = pd.DataFrame({
+        "group": r["type"], "role as the sheet spells it": r["role_raw"],
+        "participants": r["participants"].map(count), "category": r["category"],
+        "patterns it matches": r["matching"].map(lambda x: x or "none")})
+    out = [table(roles, numeric=["participants"], classes="table compact")]
+    m = pd.read_csv(i.path(IV("role_claims.csv")), dtype=str, keep_default_na=False)
+    if not m.empty:
+        n = int(i.json(VARS)["interviews_role_readings"])
+        shown = pd.DataFrame({
+            "claim": m["claim_id"], "paper": m["paper"].map(count), "ours": m["ours"].map(count),
+            f"counts the {n} readings give": m["possible"],
+            "readings that give the paper's count": m["readings"]})
+        out.append(raw_html_block(
+            f"<p>A reading assigns each participant one of the categories whose pattern "
+            f"their role matches; the roles allow {n:,} readings (the one used takes each "
+            "role's first match).</p>"))
+        out.append(table(shown, numeric=["paper", "ours"], classes="table compact"))
+    return "\n".join(out)
+
+
+INCLUDES: tuple[Include, ...] = (
+    claims_include("interviews", "interviews"),
+    Include("interviews/participants.md", (IV("participants.csv"),),
+            interviews_participants),
+    Include("interviews/groups.md", (IV("groups.csv"),), interviews_groups),
+    Include("interviews/theme_counts.md", (IV("theme_counts.csv"),),
+            interviews_theme_counts),
+    Include("interviews/quotes.md", (IV("quotes.html"),), interviews_quotes),
+    Include("interviews/guideline.md", (IV("guideline.md"),), interviews_guideline),
+    Include("interviews/roles.md", (IV("roles.csv"), IV("role_claims.csv"), VARS),
+            interviews_roles),
+    Include("interviews/anomalies.md", (QUALITY,), lambda i: quality_anomalies(
+        i.json(QUALITY))),
+)

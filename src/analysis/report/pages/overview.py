@@ -1,0 +1,172 @@
+"""The includes of the overview page (``index.qmd``): links to the study, the claims that
+differ, how to cite and the licence."""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+import yaml
+
+from analysis.core.claims import paper_statement
+from analysis.report.htmlsafe import esc, html_table, raw_html_block
+from analysis.report.pages.base import FD, SCORECARD, Include, P, rel
+
+CITATION = rel(P.citation)
+LICENCE = rel(P.licence)
+PROVENANCE = rel(P.provenance)
+BY_SOURCE = FD("status_by_source.csv")
+
+
+def relations(rows: pd.DataFrame) -> pd.Series:
+    """The comparator of each claim (``=`` for a card written before it had one)."""
+    return rows["relation"] if "relation" in rows else pd.Series("=", index=rows.index)
+
+
+def in_paper_order(rows: pd.DataFrame, order: dict[str, int]) -> pd.DataFrame:
+    """``rows`` in the paper's order of their ``source`` (``order``: source -> its place,
+    as the findings stage ranks them), rows of one place in their own order."""
+    last = max(order.values(), default=0) + 1
+    keys = sorted(range(len(rows)), key=lambda i: (order.get(rows["source"].iloc[i], last),
+                                                   i))
+    return rows.iloc[keys]
+
+
+def paper_places(by_source: pd.DataFrame) -> dict[str, int]:
+    """source -> its place in the paper, as the findings stage's ``status_by_source``
+    gives it."""
+    return dict(zip(by_source["source"].astype(str), by_source["place"].astype(int),
+                    strict=True))
+
+
+def scorecard_differs(card: pd.DataFrame, order: dict[str, int]) -> str:
+    """Every claim whose verdict is ``differs``, in the paper's order: the paper's value,
+    ours, and why."""
+    rows = card[card["status"] == "differs"]
+    if rows.empty:
+        return raw_html_block("<p>No number of the paper differs from ours.</p>")
+    rows = in_paper_order(rows, order)
+    shown = pd.DataFrame({
+        "what the paper says": [f'{esc(d)}<span class="claim-id">{esc(c)} · {esc(w)}</span>'
+                                for d, c, w in zip(rows["description"], rows["claim_id"],
+                                                   rows["source"], strict=True)],
+        "paper": [esc(paper_statement(v, r)) for v, r in zip(
+            rows["paper_value"], relations(rows), strict=True)],
+        "ours": rows["reproduced_value"].map(esc),
+        "why": rows["note"].map(esc)})
+    return raw_html_block(html_table(shown, numeric=["paper", "ours"], classes="table claims",
+                                     raw_columns=tuple(shown.columns)))
+
+
+# -- the study, its links, how to cite, the licence ----------------------------------------
+
+def citation(text: str) -> dict:
+    """``CITATION.cff`` as a mapping (empty if it holds nothing)."""
+    return yaml.safe_load(text) or {}
+
+
+def _link(href: str, text: str) -> str:
+    ok = re.match(r"^https://[^\s\"'<>]+$", str(href or ""))
+    return f'<a href="{esc(href)}">{esc(text)}</a>' if ok else esc(text)
+
+
+def release_reference(cff: dict) -> dict:
+    """The data reference of ``CITATION.cff`` (the upstream release)."""
+    for ref in cff.get("references") or []:
+        if ref.get("type") == "data":
+            return ref
+    return {}
+
+
+def _identifier(work: dict) -> str:
+    """The first identifier of a cited work (the arXiv id of the paper)."""
+    return next((str(i.get("value")) for i in work.get("identifiers") or []
+                 if i.get("value")), "")
+
+
+def study_links(cff: dict, prov: dict) -> str:
+    """Links to the paper, the upstream release at the pinned commit and this package."""
+    paper = cff.get("preferred-citation") or {}
+    ref = release_reference(cff)
+    repo = ref.get("repository-code", "")
+    commit = str(prov.get("commit") or ref.get("commit") or "")
+    release = (f"{repo}/tree/{commit}" if repo and re.fullmatch(r"[0-9a-f]{40}", commit)
+               else repo)
+    own = cff.get("repository-code", "")
+    placeholder = "REPLACE-ME" in own
+    items = [
+        f"<li>The paper: {_link(paper.get('url', ''), paper.get('title', 'the paper'))}"
+        + (f" ({esc(_identifier(paper))})" if _identifier(paper) else "") + "</li>",
+        f"<li>The authors' release: {_link(release, repo.replace('https://github.com/', ''))}"
+        f" at commit <code>{esc(commit[:7] or 'unknown')}</code></li>",
+        "<li>This package: " + _link(own, own or "not set")
+        + (" (a placeholder: set <code>repository-code</code> in CITATION.cff)"
+           if placeholder else "") + "</li>"]
+    return raw_html_block(f'<ul class="study-links">{"".join(items)}</ul>')
+
+
+def _authors(people: list[dict]) -> list[str]:
+    out = []
+    for p in people or []:
+        if p.get("family-names"):
+            out.append(f"{p['family-names']}, {p.get('given-names', '')}".strip(", "))
+        elif p.get("name"):
+            out.append(str(p["name"]))
+    return out
+
+
+def _bibtex(key: str, kind: str, fields: dict[str, str]) -> str:
+    body = ",\n".join(f"  {k} = {{{v}}}" for k, v in fields.items() if v)
+    return f"@{kind}{{{key},\n{body}\n}}"
+
+
+def how_to_cite(cff: dict) -> str:
+    """A "How to cite" block built from ``CITATION.cff``: the study and this package."""
+    if not cff:
+        return "No `CITATION.cff` in this build.\n"
+    paper = cff.get("preferred-citation") or {}
+    paper_authors = _authors(paper.get("authors"))
+    ident = _identifier(paper)
+    pkg_authors = _authors(cff.get("authors"))
+    texts = [
+        f"{'; '.join(paper_authors)} ({paper.get('year', '')}). {paper.get('title', '')}. "
+        f"{paper.get('journal', '')} {ident}. {paper.get('url', '')}",
+        f"{'; '.join(pkg_authors)}. {cff.get('title', '')} (version {cff.get('version', '')})"
+        f" [software]. {cff.get('repository-code', '')}"]
+    bib = "\n\n".join([
+        _bibtex("mu2025designing", "article", {
+            "title": paper.get("title", ""), "author": " and ".join(paper_authors),
+            "journal": f"{paper.get('journal', '')} {ident}".strip(),
+            "year": str(paper.get("year", "")), "url": paper.get("url", "")}),
+        _bibtex("reproduction_package", "software", {
+            "title": cff.get("title", ""), "author": " and ".join(pkg_authors),
+            "version": str(cff.get("version", "")), "url": cff.get("repository-code", ""),
+            "license": cff.get("license", "")})])
+    return raw_html_block(
+        '<div class="cite"><p><strong>The study</strong></p>'
+        f"<p>{esc(texts[0])}</p><p><strong>This reproduction package</strong></p>"
+        f"<p>{esc(texts[1])}</p><details><summary>BibTeX</summary>"
+        f'<pre class="bibtex">{esc(bib)}</pre></details>'
+        "<p>Built from <code>CITATION.cff</code> in the repository.</p></div>")
+
+
+def licence_block(text: str, name: str = LICENCE) -> str:
+    """The licence of the code (the first line of ``LICENSE``, the full text folded)."""
+    text = text.strip()
+    first = text.splitlines()[0] if text else name
+    return raw_html_block(
+        f"<p>The code of this package is under the {esc(first)}. The released data are "
+        "the study authors'; their repository states no licence, so the downloads on the "
+        "Data page are offered for checking this reproduction only.</p>"
+        f'<details><summary>{esc(first)}, full text</summary><pre class="licence">'
+        f"{esc(text)}</pre></details>")
+
+
+INCLUDES: tuple[Include, ...] = (
+    Include("scorecard_differs.md", (SCORECARD, BY_SOURCE), lambda i: scorecard_differs(
+        i.card, paper_places(i.csv(BY_SOURCE)))),
+    Include("links.md", (CITATION, PROVENANCE),
+            lambda i: study_links(citation(i.text(CITATION)), i.json(PROVENANCE))),
+    Include("cite.md", (CITATION,), lambda i: how_to_cite(citation(i.text(CITATION)))),
+    Include("licence.md", (LICENCE,), lambda i: licence_block(i.text(LICENCE))),
+)

@@ -1,0 +1,114 @@
+"""The includes of the Reproducibility page (``reproducibility.qmd``) that come from the
+pipeline's outputs: the scorecard's verdicts (also on the overview page), the whole
+scorecard, and the parameters with their seeds. (The build, versions and run-time blocks
+describe one rendering and are written when the site is rendered, by
+:mod:`analysis.report.site`.)"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from analysis.core.claims import paper_statement
+from analysis.core.config import load_yaml
+from analysis.core.formatting import count
+from analysis.report.generated import STATUS_HELP, STATUS_LABELS, callout
+from analysis.report.htmlsafe import esc, html_table, raw_html_block
+from analysis.report.pages.base import FD, SCORECARD, Include, Inputs, P, rel
+from analysis.report.pages.overview import relations
+
+FINDINGS_VARS = rel(P.findings.vars)
+BY_SOURCE = FD("status_by_source.csv")
+PARAMS = rel(P.params)
+
+
+def scorecard_summary(totals: dict, by_source: pd.DataFrame,
+                      target: str = "reproducibility.qmd") -> str:
+    """The claims per verdict as a bar and a legend linking the full scorecard, and the
+    claims per place in the paper (the findings stage's vars and ``status_by_source``)."""
+    total = max(int(totals["claims"]), 1)
+    n = {s: int(totals[s]) for s in STATUS_LABELS}
+    bar = ['<div class="statusbar" role="img" aria-label="'
+           + esc(", ".join(f"{n[s]} {STATUS_LABELS[s]}" for s in STATUS_LABELS)) + '">']
+    for s in STATUS_LABELS:
+        if n[s]:
+            bar.append(f'<span class="st-{s}" style="width:{100 * n[s] / total:.3f}%" '
+                       f'title="{n[s]} {esc(STATUS_LABELS[s])}"></span>')
+    bar.append("</div>")
+    lines = [raw_html_block("".join(bar))]
+    page = target.replace(".qmd", ".html")
+    legend = "".join(
+        f'<li><span class="swatch st-{s}" aria-hidden="true"></span>'
+        f'<a href="{page}#scorecard-{s.replace("_", "-")}"><strong>{count(n[s])} '
+        f"{esc(STATUS_LABELS[s])}</strong></a>: {esc(STATUS_HELP[s])}</li>"
+        for s in STATUS_LABELS)
+    lines.append(raw_html_block(f'<ul class="status-legend">{legend}</ul>'))
+    shown = by_source[["source", "claims", *STATUS_LABELS]].rename(
+        columns={"source": "where in the paper", **STATUS_LABELS})
+    lines.append(raw_html_block(html_table(shown, classes="table sortable compact")))
+    return "\n".join(lines)
+
+
+def scorecard_full(card: pd.DataFrame) -> str:
+    """The whole scorecard, one section per verdict (long lists collapsed)."""
+    out = []
+    for s, label in STATUS_LABELS.items():
+        rows = card[card["status"] == s]
+        out.append(f"### {label.capitalize()}: {len(rows):,} claims "
+                   f"{{#scorecard-{s.replace('_', '-')}}}\n")
+        out.append(f"{STATUS_HELP[s].capitalize()}.\n")
+        if rows.empty:
+            out.append("No claims.\n")
+            continue
+        rows = rows.assign(paper_value=[paper_statement(v, r) for v, r in zip(
+            rows["paper_value"], relations(rows), strict=True)])
+        shown = rows[["claim_id", "description", "paper_value", "reproduced_value", "note",
+                      "source"]].rename(columns={
+                          "claim_id": "claim", "description": "what", "paper_value": "paper",
+                          "reproduced_value": "ours", "source": "where"})
+        shown["claim"] = [esc(c).replace(".", ".<wbr>") for c in shown["claim"]]
+        block = raw_html_block(html_table(shown, numeric=["paper", "ours"],
+                                          classes="table sortable scorecard",
+                                          raw_columns=("claim",),
+                                          table_id=f"scorecard-table-{s.replace('_', '-')}"))
+        if len(rows) > 15:
+            out.append(callout("note", f"All {len(rows):,} {label} claims", block,
+                               collapse=(s == "exact")))
+        else:
+            out.append(block)
+    return "\n".join(out)
+
+
+def find_seeds(params: dict, prefix: str = "") -> dict[str, object]:
+    """Every parameter whose name holds "seed", by its dotted path."""
+    out = {}
+    for key, value in (params or {}).items():
+        path = f"{prefix}{key}"
+        if isinstance(value, dict):
+            out.update(find_seeds(value, path + "."))
+        elif "seed" in str(key).lower():
+            out[path] = value
+    return out
+
+
+def params_block(params_text: str, seeds: dict[str, object]) -> str:
+    """``params.yaml`` as used, and its seeds."""
+    out = [raw_html_block(f'<pre class="params">{esc(params_text)}</pre>')]
+    if seeds:
+        out.append(raw_html_block("<p>Seeds: " + ", ".join(
+            f"<code>{esc(k)}</code> = {esc(v)}" for k, v in sorted(seeds.items())) + ".</p>"))
+    else:
+        out.append("No stage of the pipeline draws random numbers yet, so `params.yaml` has "
+                   "no seed; a stage that does takes its seed from there.\n")
+    return "\n".join(out)
+
+
+def params_include(i: Inputs) -> str:
+    return params_block(i.text(PARAMS), find_seeds(load_yaml(i.path(PARAMS)) or {}))
+
+
+INCLUDES: tuple[Include, ...] = (
+    Include("scorecard_summary.md", (FINDINGS_VARS, BY_SOURCE),
+            lambda i: scorecard_summary(i.json(FINDINGS_VARS), i.csv(BY_SOURCE))),
+    Include("scorecard_full.md", (SCORECARD,), lambda i: scorecard_full(i.card)),
+    Include("params.md", (PARAMS,), params_include),
+)

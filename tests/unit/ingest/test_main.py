@@ -1,0 +1,28 @@
+"""The command line of the ingest stage: user errors in one line, without a traceback;
+the limits read from the params file."""
+
+from __future__ import annotations
+
+from analysis.ingest import __main__ as cli
+from tests.unit.ingest.sources import assert_untouched, flat_dump, run_cli
+
+
+def test_cli_reports_user_errors_without_traceback(tmp_path, capsys):
+    params = tmp_path / "params.yaml"
+    params.write_text("ingest:\n  source: http://example.org/x.zip\n")
+    assert cli.main(["--params", str(params), "--out", str(tmp_path / "raw")]) == 1
+    err = capsys.readouterr().err
+    assert "only https" in err and "Traceback" not in err
+
+
+def test_max_files_is_read_from_params_and_checked(tmp_path, out):
+    src = flat_dump(tmp_path / "src", 3)
+    err, _ = run_cli(tmp_path, src, out, extra="  max_files: 2\n")
+    assert err == (f"ingest: {src}: source holds more than 2 files and folders "
+                   "(ingest.max_files) -> check the source, or raise ingest.max_files in "
+                   "params.yaml if it is genuine\n")
+    err, _ = run_cli(tmp_path, src, out, extra="  max_files: 0\n")
+    assert err == (f"ingest: {tmp_path / 'params.yaml'}: ingest.max_files must be a whole "
+                   "number of at least 1, not 0 -> set ingest.max_files to a number such as "
+                   "10000, or remove it for the default\n")
+    assert_untouched(out)

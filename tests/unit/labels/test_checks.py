@@ -1,0 +1,105 @@
+"""Every problem of a set of sheets named in one line, nothing written: per row, across
+sheets, and against the selection the sheets were made from (a row deleted from every
+sheet is caught)."""
+
+from __future__ import annotations
+
+import pytest
+
+from analysis.labels import merge
+from analysis.labels.checks import selection_problems
+from analysis.labels.sheets import read_candidates, read_sheet, write_blank_sheets
+from tests.support.sheets import blank_sheets, fill, issues_of, read_rows
+
+U, CANDIDATES = issues_of("pytorch/pytorch", 4, 2024)
+
+
+@pytest.fixture
+def filled(tmp_path, taxonomy):
+    paths = blank_sheets(tmp_path / "sel", CANDIDATES, 3, taxonomy)
+    for path in paths:
+        fill(path, {u: ("C.3", "") for u in U})
+    return paths
+
+
+def write_rows(path, rows) -> None:
+    path.write_text("\n".join(",".join(f'"{c}"' for c in r) for r in rows) + "\n",
+                    encoding="utf-8")
+
+
+def problems_of(paths, tmp_path, taxonomy, **selection) -> list[str]:
+    out = tmp_path / "out"
+    with pytest.raises(merge.SheetProblems) as err:
+        merge.merge_sheets(paths, out, set(taxonomy.codes), **selection)
+    assert not out.exists() and not list(tmp_path.glob(".out-*"))
+    return [str(p) for p in err.value.problems]
+
+
+def test_every_problem_is_named_and_nothing_is_written(filled, tmp_path, taxonomy):
+    fill(filled[0], {U[0]: ("C.13", ""), U[1]: ("", ""), U[3]: ("A.2", "maybe")})
+    rows = read_rows(filled[1])
+    del rows[2]  # annotator 2 deleted a row
+    rows[1][7] = "sel-000000000000"
+    write_rows(filled[1], rows)
+    found = problems_of(filled, tmp_path, taxonomy)
+    name0, name1 = str(filled[0]), str(filled[1])
+    assert f"{name0}, line 2, column 'label': 'C.13' is not a theme code" in found[0]
+    assert any(f"{name0}, line 3, column 'label': the row has no label and is not "
+               "excluded" in p for p in found)
+    assert any(f"{name0}, line 5, column 'excluded': 'maybe' is not a yes/no" in p
+               for p in found)
+    assert any(f"{name1}, line 2, column 'selection'" in p for p in found)
+    assert any(p.startswith(f"{name1}: {U[1]} (in {name0}, {filled[2]}) is missing")
+               for p in found)
+    assert all("\n" not in p and " -> " in p for p in found)
+
+
+def test_other_selection_duplicates_and_the_same_file_twice(filled, tmp_path, taxonomy):
+    other = write_blank_sheets(tmp_path / "other", CANDIDATES.iloc[:3], 1, taxonomy)[0]
+    fill(other, {u: ("C.1", "") for u in U})
+    rows = read_rows(filled[2])
+    rows.append(rows[1])
+    write_rows(filled[2], rows)
+    found = problems_of([filled[0], other, filled[2], filled[0]], tmp_path, taxonomy)
+    assert any(f"{other}, column 'selection': a sheet of another selection" in p
+               for p in found)
+    assert any(f"{filled[2]}, line 6, column 'url': {U[0]} is also on line 2" in p
+               for p in found)
+    assert any(p.startswith(f"{filled[0]}: the same file as {filled[0]}") for p in found)
+
+
+def test_a_row_deleted_from_every_sheet_is_caught_against_the_selection(filled, tmp_path,
+                                                                       taxonomy):
+    for path in filled:
+        rows = read_rows(path)
+        del rows[3]  # every annotator deleted the same candidate
+        write_rows(path, rows)
+    candidates = tmp_path / "sel" / "selection" / "candidates.csv"
+    selection = read_candidates(candidates)
+    merge.merge_sheets(filled, tmp_path / "unchecked", set(taxonomy.codes))  # merges...
+    found = problems_of(filled, tmp_path, taxonomy, selection=selection,
+                        selection_name=str(candidates))  # ...unless checked
+    assert found == [f"{candidates}: 1 candidate(s) of the selection are in no sheet (first: "
+                     f"{U[2]}): a row deleted from every sheet would change the "
+                     "false-positive denominator -> restore the rows from a blank sheet "
+                     "(labels sheets writes them again), label them, and merge again"]
+
+
+def test_rows_that_are_no_candidates_and_another_selection_are_one_line(filled, taxonomy):
+    sheets = [read_sheet(p) for p in filled]
+    assert selection_problems(sheets, CANDIDATES, "c.csv") == []
+    added = "https://github.com/pytorch/pytorch/issues/99"
+    for path in filled:
+        rows = read_rows(path)
+        rows.append([rows[1][0], added, *rows[1][2:]])
+        write_rows(path, rows)
+    sheets = [read_sheet(p) for p in filled]
+    assert [str(p) for p in selection_problems(sheets, CANDIDATES, "c.csv")] == [
+        f"c.csv: 1 row(s) of the sheets are not candidates of the selection (first: {added}) "
+        "-> remove the rows added to the sheets, or pass --selection the candidates.csv the "
+        "sheets were made from"]
+    fewer = CANDIDATES.iloc[:3]
+    [problem] = selection_problems(sheets, fewer, "c.csv")
+    assert "the sheets are of selection sel-" in str(problem) and "--selection" in str(
+        problem)
+    assert str(problem).startswith("c.csv: ")

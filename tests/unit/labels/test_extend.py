@@ -1,0 +1,158 @@
+"""Extending a study dump with a batch: the base's files carried byte for byte, the
+batch's annotators in columns of their own, every row's batch recorded, year and excluded
+files merged, new and all-excluded projects, a report in both refused, the batch record,
+and --out replaced only when it holds an earlier extend."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from analysis.core.errors import InputError
+from analysis.core.paths import DumpLayout
+from analysis.labels.extend import batches_file, extend_dump
+from tests.support.dumps import Project, write_batch, write_dump
+from tests.support.sheets import read_rows
+
+T = "https://github.com/pytorch/pytorch/issues/"
+S = "https://github.com/sgl-project/sglang/issues/"
+RENAMES = {"microsoft/deepspeed": "deepspeedai/DeepSpeed"}
+
+
+@pytest.fixture
+def base(tmp_path) -> Path:
+    """The release's shape: 7 annotators, study files, no Batch column."""
+    root = tmp_path / "base"
+    write_dump(root, [Project("pytorch", {2023: 2, 2024: 1}, repo="pytorch/pytorch"),
+                      Project("DeepSpeed", {2024: 1}, repo="microsoft/DeepSpeed")])
+    (root / "Issue Report" / "pytorch" / "notes.md").write_text("kept\n", encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def batch(tmp_path) -> Path:
+    return write_batch(tmp_path / "2026-05", {
+        "pytorch": [(f"{T}7", "2024-12-30T00:00:00Z", ["C.1", "C.1", "C.2"], "C.1"),
+                    (f"{T}8", "2026-01-02T00:00:00Z", ["B.1", "", "B.1"], "B.1")],
+        "sglang": [(f"{S}1", "2026-02-01T00:00:00Z", ["A.1", "A.2", "A.3"], "A.2")]},
+        excluded={"pytorch": [(f"{T}9", "2026-01-03T00:00:00Z")],
+                  "mindnlp": [("https://github.com/mindspore-lab/mindnlp/issues/3",
+                               "2026-01-04T00:00:00Z")]})
+
+
+def files(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_the_study_is_the_base_plus_the_batch(base, batch, tmp_path):
+    out = tmp_path / "study"
+    extension = extend_dump(base, batch, out, renames=RENAMES)
+    layout = DumpLayout(out)
+    rows = read_rows(layout.label_file("pytorch"))
+    assert rows[0] == ["Issue_URL", *[f"Label{n}" for n in range(1, 11)], "Final_Label",
+                       "Batch"]
+    old = read_rows(base / "Issue Report/pytorch/pytorch.csv")
+    assert [r[:8] + [r[11]] for r in rows[1:4]] == [r for r in old[1:]]  # every rating kept
+    assert all(r[8:11] == ["", "", ""] and r[12] == "release" for r in rows[1:4])
+    assert rows[4:] == [[f"{T}7", *[""] * 7, "C.1", "C.1", "C.2", "C.1", "2026-05"],
+                        [f"{T}8", *[""] * 7, "B.1", "", "B.1", "B.1", "2026-05"]]
+    # year files: the base's lines, then the batch's
+    base_2024 = (base / "Issue Report/pytorch/pytorch_2024.txt").read_text()
+    assert layout.year_file("pytorch", 2024).read_text() == base_2024 + f"{T}7\n"
+    assert layout.year_file("pytorch", 2026).read_text() == f"{T}8\n"
+    assert read_rows(layout.excluded_file("pytorch")) == [
+        ["Issue_URL", "Created_At", "Batch"], [f"{T}9", "2026-01-03T00:00:00Z", "2026-05"]]
+    assert not layout.excluded_file("DeepSpeed").exists()  # the base recorded none
+    assert read_rows(layout.label_file("DeepSpeed"))[0] == rows[0]  # one header for all
+    # a project new in the batch; one whose candidates were all excluded
+    assert read_rows(layout.label_file("sglang"))[1][8:] == ["A.1", "A.2", "A.3", "A.2",
+                                                            "2026-05"]
+    assert read_rows(layout.label_file("mindnlp")) == [rows[0]]
+    assert len(read_rows(layout.excluded_file("mindnlp"))) == 2
+    # every other file of the base, byte for byte; the batch's records kept
+    before, after = files(base), files(out)
+    carried = ["CodeBook.csv", "Interview GuideLine.md", "Interviewee Background.xlsx",
+               "filter_keywords", "Issue Report/bug_symptoms.csv",
+               "Issue Report/question_intents.csv", "Issue Report/requirement_expections.csv",
+               "Issue Report/pytorch/notes.md"]
+    assert sorted(extension.copied) == sorted(carried)
+    assert all(after[rel] == before[rel] for rel in carried)
+    assert "labels/2026-05/merge.json" in after and "labels/2026-05/comments.csv" in after
+    record = json.loads(batches_file(layout.root).read_text())
+    assert [b["name"] for b in record["batches"]] == ["release", "2026-05"]
+    release, new = record["batches"]
+    assert release["annotator_columns"] == [f"Label{n}" for n in range(1, 8)]
+    assert (release["label_rows"], release["records_exclusions"]) == (4, False)
+    assert new["annotator_columns"] == ["Label8", "Label9", "Label10"]
+    assert (new["label_rows"], new["excluded"], new["records_exclusions"]) == (3, 2, True)
+    assert new["projects"]["mindnlp"] == {"label_rows": 0, "excluded": 1}
+    assert len(new["inputs"]["merge_record_sha256"]) == 64
+    assert record["label_columns"] == 10
+
+
+def test_a_second_batch_gets_columns_of_its_own_and_keeps_the_first(base, batch, tmp_path):
+    study = tmp_path / "study"
+    extend_dump(base, batch, study, renames=RENAMES)
+    second = write_batch(tmp_path / "b2", {
+        "pytorch": [(f"{T}20", "2026-06-01T00:00:00Z", ["C.3", "C.3"], "C.3")]},
+        annotators=2)
+    out = tmp_path / "study2"
+    extend_dump(study, second, out, name="2026-06", renames=RENAMES)
+    rows = read_rows(DumpLayout(out).label_file("pytorch"))
+    assert rows[0][1:-2] == [f"Label{n}" for n in range(1, 13)]
+    assert rows[-1] == [f"{T}20", *[""] * 10, "C.3", "C.3", "C.3", "2026-06"]
+    assert [r[-1] for r in rows[1:]] == ["release"] * 3 + ["2026-05"] * 2 + ["2026-06"]
+    assert read_rows(DumpLayout(out).excluded_file("pytorch"))[1][2] == "2026-05"
+    record = json.loads(batches_file(out).read_text())
+    assert [b["name"] for b in record["batches"]] == ["release", "2026-05", "2026-06"]
+    assert record["batches"][2]["annotator_columns"] == ["Label11", "Label12"]
+    assert (out / "labels/2026-05/merge.json").is_file()  # the earlier records carried
+    with pytest.raises(InputError, match="already has a batch named '2026-05'"):
+        extend_dump(study, second, tmp_path / "x", name="2026-05", renames=RENAMES)
+
+
+@pytest.mark.parametrize("url", [
+    "https://github.com/pytorch/pytorch/issues/1001",   # the same address
+    "http://GitHub.com/PyTorch/pytorch/pull/1001/",     # written another way
+    "https://github.com/deepspeedai/DeepSpeed/issues/1001"])  # under the current name
+def test_a_report_in_both_is_refused_in_one_line(base, tmp_path, url):
+    batch = write_batch(tmp_path / "b", {"pytorch": [(url, "2026-01-01", ["C.1"] * 3,
+                                                      "C.1")]})
+    with pytest.raises(InputError) as err:
+        extend_dump(base, batch, tmp_path / "study", renames=RENAMES)
+    text = str(err.value)
+    assert "1 report(s) of the batch are already in the base (first: " in text
+    assert "also at Issue Report/" in text and "\n" not in text
+    assert not (tmp_path / "study").exists()
+
+
+def test_out_is_replaced_only_when_it_holds_an_earlier_extend(base, batch, tmp_path):
+    out = tmp_path / "study"
+    extend_dump(base, batch, out, renames=RENAMES)
+    first = files(out)
+    with pytest.raises(InputError, match="holds an earlier extend -> .* --force"):
+        extend_dump(base, batch, out, renames=RENAMES)
+    extend_dump(base, batch, out, force=True, renames=RENAMES)
+    assert files(out) == first  # the same inputs, the same bytes
+    other = tmp_path / "mine"
+    other.mkdir()
+    (other / "notes.txt").write_text("x")
+    with pytest.raises(InputError, match="holds files extend did not write"):
+        extend_dump(base, batch, other, force=True, renames=RENAMES)
+    with pytest.raises(InputError, match="--out is --base"):
+        extend_dump(base, batch, base / "inside", renames=RENAMES)
+    with pytest.raises(InputError, match="not a batch"):
+        extend_dump(base, base, tmp_path / "x", renames=RENAMES)
+    with pytest.raises(InputError, match="not a plain name"):
+        extend_dump(base, batch, tmp_path / "y", name="a b", renames=RENAMES)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["2026-05", "base", "mine", "study"]
+
+
+def test_a_malformed_base_row_is_named(base, batch, tmp_path):
+    label = base / "Issue Report/pytorch/pytorch.csv"
+    label.write_text(label.read_text() + "https://x/y/issues/1,C.1\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"pytorch.csv, line 5: 2 fields, the header has 9"):
+        extend_dump(base, batch, tmp_path / "study", renames=RENAMES)

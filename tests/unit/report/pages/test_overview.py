@@ -1,0 +1,75 @@
+"""The overview page's includes (:mod:`analysis.report.pages.overview`)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from analysis.report.pages import overview
+from tests.unit.report.pages.conftest import scorecard
+
+CFF = """
+cff-version: 1.2.0
+title: The package
+version: 1.0.0
+repository-code: https://example.org/pkg
+authors: [{family-names: Doe, given-names: Jo}]
+preferred-citation:
+  title: The paper
+  url: https://arxiv.org/abs/1
+  year: 2025
+  journal: arXiv
+  authors: [{family-names: Mu, given-names: A}]
+  identifiers: [{type: other, value: "arXiv:1"}]
+references:
+  - type: data
+    repository-code: https://github.com/o/r
+"""
+
+
+def test_the_claims_that_differ_follow_the_paper():
+    card = scorecard(("b", "2", "3", "differs"), ("a", "1", "2", "differs"),
+                     ("c", "1", "1", "exact"))
+    card.loc[0, "source"] = "Section IV"
+    card.loc[1, "source"] = "Abstract"
+    out = overview.scorecard_differs(card, {"Abstract": 1, "Section IV": 2})
+    assert out.index(">a · Abstract<") < out.index(">b · Section IV<")
+    assert ">c ·" not in out
+    card.loc[1, "relation"] = ">"
+    assert ">&gt;1<" in overview.scorecard_differs(card, {}).replace('class="num">', ">")
+    assert "No number of the paper differs" in overview.scorecard_differs(card.iloc[2:], {})
+
+
+def test_places_come_from_the_findings_stage():
+    by_source = pd.DataFrame({"source": ["Abstract", "Section I"], "place": [1, 2]})
+    assert overview.paper_places(by_source) == {"Abstract": 1, "Section I": 2}
+    rows = pd.DataFrame({"source": ["Section I", "other", "Abstract", "Section I"]})
+    ordered = overview.in_paper_order(rows, overview.paper_places(by_source))
+    assert ordered.index.tolist() == [2, 0, 3, 1]  # unknown places last
+
+
+def test_links_citation_and_licence(project):
+    cff = overview.citation(CFF)
+    commit = "a" * 40
+    links = overview.study_links(cff, {"commit": commit})
+    assert f'href="https://github.com/o/r/tree/{commit}"' in links
+    assert "(arXiv:1)" in links and "<code>aaaaaaa</code>" in links
+    cite = overview.how_to_cite(cff)
+    assert "Mu, A (2025). The paper. arXiv arXiv:1. https://arxiv.org/abs/1" in cite
+    assert "@software&#123;reproduction_package" in cite
+    assert overview.how_to_cite({}) == "No `CITATION.cff` in this build.\n"
+    licence = overview.licence_block("MIT License\n\nText <b>\n")
+    assert "under the MIT License." in licence and "Text &lt;b&gt;" in licence
+    assert 'href="javascript' not in overview.study_links(
+        {"repository-code": "javascript:alert(1)"}, {})
+
+
+def test_includes_read_their_inputs(project):
+    project.write(overview.CITATION, CFF)
+    project.write(overview.LICENCE, "MIT License\n")
+    project.write(overview.PROVENANCE, {"commit": "b" * 40})
+    project.write(overview.SCORECARD, scorecard(("a", "1", "2", "differs")))
+    project.write(overview.BY_SOURCE, pd.DataFrame({"source": ["Section I"], "place": [1]}))
+    out = {inc.name: inc.make(project.inputs()) for inc in overview.INCLUDES}
+    assert set(out) == {"scorecard_differs.md", "links.md", "cite.md", "licence.md"}
+    assert ">a · Section I<" in out["scorecard_differs.md"]
+    assert "<code>bbbbbbb</code>" in out["links.md"]

@@ -1,0 +1,64 @@
+"""The Table I page's includes (:mod:`analysis.report.pages.table1`)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from analysis.core.projects import Project, Projects
+from analysis.report.pages import table1
+from tests.unit.report.pages.conftest import scorecard
+
+COUNTS = pd.DataFrame({"project": ["pytorch", "Sum"], "name": ["PyTorch", "All projects"],
+                       "kind": ["framework", ""], "2023": [10, 10], "Bug": [6, 6],
+                       "Question": [4, 4], "Total": [10, 10]})
+CLAIMS = pd.DataFrame({"project": ["pytorch", "pytorch", "Sum", "Sum", "pytorch", "Sum"],
+                       "column": ["2023", "Bug", "Bug", "Total", "false_positive",
+                                  "false_positive"],
+                       "claim_id": ["t.p.2023", "t.p.bug", "t.sum.bug", "t.total", "t.p.fp",
+                                    "t.fp.avg"]})
+CARD = scorecard(("t.p.2023", "10", "10", "exact"), ("t.p.bug", "7", "6", "differs"),
+                 ("t.sum.bug", "6", "6", "exact"), ("t.total", "10", "10", "exact"),
+                 ("t.p.fp", "8.33%", "", "not_reproducible"),
+                 ("t.fp.avg", "8.33%", "", "not_reproducible"))
+PROJECTS = Projects({"pytorch": Project("pytorch", "PyTorch", "framework", 1, "Pytorch")})
+
+
+def fps(source: str) -> pd.DataFrame:
+    computed = source == "computed"
+    return pd.DataFrame({"project": ["pytorch", "Sum"], "name": ["PyTorch", "All projects"],
+                         "excluded": [1, 1] if computed else [None, None],
+                         "candidates": [12, 12] if computed else [None, None],
+                         "false_positive_percent": [100 / 12, 100 / 12] if computed
+                         else [8.33, 8.33], "source": [source, source]})
+
+
+def test_every_cell_is_marked_against_the_claim_the_stage_names():
+    html = table1.table1_compare(COUNTS, CARD, PROJECTS, fps("reported"),
+                                 table1.claim_ids(CLAIMS), computed=0)
+    assert "(paper: Pytorch)" in html
+    assert 'class="num st-differs"' in html and "paper 7" in html  # t.p.bug
+    assert html.count('class="num st-exact"') == 3  # pytorch 2023, Sum Bug, Sum Total
+    assert 'title="no printed value in the paper">4<' in html  # Question: no claim
+    assert "8.33% (reported)" in html and "False positives (paper only)" in html
+    assert "the paper's own rates" in html
+
+
+def test_computed_false_positive_rates_show_the_paper_under_them():
+    html = table1.table1_compare(COUNTS, CARD, PROJECTS, fps("computed"),
+                                 table1.claim_ids(CLAIMS), computed=1)
+    assert "8.33%<span class=\"paper-value\">paper 8.33%</span>" in html
+    assert "Average: 8.33%" in html and "computed for 1 project(s)" in html
+    assert "computed: 1 excluded of 12 candidates · paper: 8.33%" in html
+
+
+def test_includes_read_their_inputs(project):
+    project.write(table1.COUNTS, COUNTS)
+    project.write(table1.FALSE_POSITIVES, fps("reported"))
+    project.write(table1.CLAIMS, CLAIMS)
+    project.write(table1.VARS, {"false_positive_computed_projects": 0})
+    project.write(table1.SCORECARD, CARD)
+    project.write(table1.PROJECTS, "projects:\n  pytorch: {name: PyTorch, kind: framework}\n")
+    out = {inc.name: inc.make(project.inputs()) for inc in table1.INCLUDES}
+    assert set(out) == {"table1_compare.md", "tables/table1/counts.md"}
+    assert "st-differs" in out["table1_compare.md"]
+    assert '<td class="num" data-label="Total">10</td>' in out["tables/table1/counts.md"]

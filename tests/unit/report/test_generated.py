@@ -1,0 +1,48 @@
+"""Blocks the pages share and the includes the site step writes itself
+(:mod:`analysis.report.generated`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from analysis.report import generated as gen
+
+SCRIPT = "<script>x()</script>"
+
+
+def test_callouts_and_badges():
+    assert gen.callout("note", "All 3 items", "body", collapse=True) == (
+        '::: {.callout-note collapse="true"}\n## All 3 items\n\nbody\n:::\n')
+    assert gen.callout("warning", "A title", "b").startswith("::: {.callout-warning}\n")
+    with pytest.raises(ValueError, match="template text"):
+        gen.callout("note", "{{< env HOME >}}", "b")
+    assert gen.status_badge("rounding") == (
+        '<span class="status-badge st-rounding">≈ within rounding</span>')
+    assert gen.status_badge("<b>") == '<span class="status-badge st-&lt;b&gt;"> &lt;b&gt;</span>'
+    assert list(gen.STATUS_LABELS) == list(gen.STATUS_HELP) == list(gen.STATUS_MARK)
+
+
+def test_build_blocks_escape_what_they_show():
+    git = {"commit": "a" * 40, "branch": "main<x>", "dirty": "yes",
+           "dirty_files": ["b<c>.py"], "commit_short": "aaaaaaa"}
+    out = gen.build_info(git, "Quarto 1.8")
+    assert "<code>main&lt;x&gt;</code>" in out and "(1 files)" in out
+    assert "<code>b&lt;c&gt;.py</code>" in out and "Renderer: Quarto 1.8" in out
+    clean = gen.build_info({**git, "dirty": "no", "dirty_files": []}, "r")
+    assert "Modified files" not in clean
+    versions = gen.versions_table({"pandas": "2.2", "Python": "3.11"})
+    assert versions.index(">pandas<") < versions.index(">Python<")  # by name, any case
+    assert 'src="build-info.js"' in gen.build_info_placeholder()
+    assert "__DATA__" in gen.BUILD_INFO_JS
+
+
+def test_dag_and_notebooks_index():
+    dag = gen.dag_block("flowchart\n a-->b", "dvc.yaml", "_generated/figures/report_dag.svg")
+    assert "::: {#fig-pipeline-dag}" in dag and "a--&gt;b" in dag
+    assert "{#fig" not in gen.dag_block("x", "y", None)
+    index = gen.notebooks_index([{"stem": "01_clean", "href": "notebooks/01_clean.qmd",
+                                  "title": f"Clean {SCRIPT}", "stage": "clean",
+                                  "outs": ["data/processed/clean"]}])
+    assert index.startswith("### [01_clean](notebooks/01_clean.qmd)")
+    assert "Clean &lt;script&gt;" in index and "<code>data/processed/clean</code>" in index
+    assert gen.notebooks_index([]) == "No executed notebook yet: run `dvc repro`.\n"

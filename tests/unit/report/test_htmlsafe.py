@@ -1,0 +1,36 @@
+"""Escaping for the website (:mod:`analysis.report.htmlsafe`): sanitised fragments keep
+their structure and lose active content; raw blocks hold any data."""
+
+from __future__ import annotations
+
+from analysis.report.htmlsafe import raw_html_block, sanitize_html
+from analysis.report.markdown import markdown_block
+
+SCRIPT = "<script>alert(1)</script>"
+
+
+def test_sanitised_fragments_keep_structure_and_drop_active_content():
+    fragment = ('<details class="theme" id="theme-A.1" open><summary>A.1 '
+                '<small>(2 details)</small></summary><ul><li>&lt;script&gt;x</li>'
+                f'<li onclick="alert(1)">{SCRIPT}<a href="javascript:alert(2)">link</a></li>'
+                '</ul></details><section id="bad id"><blockquote>q</blockquote></section>'
+                '<img src=x onerror=alert(3)>{{< var a >}}<hr>')
+    out = sanitize_html(fragment, fragment_tags=True)
+    assert '<details class="theme" id="theme-A.1" open="">' in out
+    assert "<summary>A.1 <small>(2 details)</small></summary>" in out
+    assert "<li>&lt;script&gt;x</li>" in out and "<li>link</li>" in out  # text kept
+    assert "<script" not in out and "onclick" not in out and "href" not in out
+    assert "<img" not in out and "alert(1)" not in out
+    assert '<section><blockquote>q</blockquote></section>' in out  # bad id dropped
+    assert "&#123;&#123;&lt; var a &gt;&#125;&#125;" in out and "<hr>" in out
+    # without fragment_tags, collapsible markup is not kept (notebook outputs)
+    assert "<details" not in sanitize_html(fragment)
+
+
+def test_raw_html_block_fence_outlasts_backticks_in_the_data():
+    block = raw_html_block("<p>```{=html} and ````</p>")
+    assert block.startswith("`````{=html}\n") and block.endswith("\n`````\n")
+    html = markdown_block("before\n\n" + block + "\nafter\n")
+    assert "<p>```&#123;=html&#125; and ````</p>" in html and "after" in html
+    # braces are entities inside every raw block: nothing there can form a shortcode
+    assert "{" not in block.split("\n", 1)[1]

@@ -1,0 +1,103 @@
+"""select's command line: which study dump's issues it leaves out (said in one line), the
+summary that adds up, what --workers auto chose, no candidates (status 3), an unreachable
+scheduler in one line naming its address, and the next command."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from analysis.select import __main__ as cli
+from analysis.select import engine
+from tests.support.dumps import Project, write_dump
+from tests.support.gharchive import opened_issues, write_events
+
+SPEC = """projects:
+  vllm: {name: vLLM, order: 1, platform: github, repository: vllm-project/vllm,
+         filter: none}
+"""
+ISSUES = [(1001, "2025-01-01T00:00:00Z", "known", ""), (5, "2025-02-01T00:00:00Z", "new", "")]
+
+
+@pytest.fixture
+def inputs(tmp_path) -> list[str]:
+    spec = tmp_path / "projects.yaml"
+    spec.write_text(SPEC, encoding="utf-8")
+    hour = write_events(tmp_path / "gh" / "2025-02-01-0.json.gz",
+                        opened_issues("vllm-project/vllm", ISSUES))
+    write_dump(tmp_path / "dump", [Project("vllm", {2024: 1}, repo="vllm-project/vllm")],
+               study_files=False)
+    return [str(hour), "--projects", str(spec), "--out", str(tmp_path / "out")]
+
+
+def run(capsys, *args: str) -> tuple[int, str, str]:
+    code = cli.main(list(args))
+    said = capsys.readouterr()
+    return code, said.out, said.err
+
+
+def test_known_issues_of_a_given_dump_are_left_out_and_counted(inputs, tmp_path, capsys):
+    code, out, err = run(capsys, *inputs, "--known", str(tmp_path / "dump"))
+    assert code == 0 and err == ""
+    lines = out.splitlines()
+    assert lines[0] == f"select: known issues: 1 in {tmp_path / 'dump'}, left out"
+    assert "candidates: vllm 1 of 2 (1 already in the study left out)" in lines[1]
+    assert lines[2].startswith("select: next: ") and lines[2].endswith(
+        f"-m analysis.labels sheets {tmp_path}/out/selection/candidates.csv --annotators N "
+        f"--out {tmp_path}/out")
+    record = json.loads((tmp_path / "out/selection/selection.json").read_text())
+    assert record["known"]["left_out"] == 1 and engine.accounting_problems(record) == []
+
+
+def test_annotators_of_older_commands_name_the_sheets_to_write(inputs, tmp_path, capsys):
+    code, out, _ = run(capsys, *inputs, "--known", "none", "--annotators", "5")
+    assert code == 0 and out.splitlines()[-1].endswith(
+        "--annotators 5 --out " + str(tmp_path / "out") + " (select writes no sheets)")
+    assert not (tmp_path / "out" / "sheets").exists()
+
+
+def test_the_default_is_the_current_study_dump_said_in_one_line(inputs, tmp_path, capsys,
+                                                                monkeypatch):
+    monkeypatch.setattr(cli, "current_dump", lambda: (tmp_path / "dump", "the dump (here)"))
+    code, out, _ = run(capsys, *inputs)
+    assert code == 0 and out.splitlines()[0] == (
+        "select: known issues: 1 in the dump (here), left out (--known none keeps them)")
+    monkeypatch.setattr(cli, "current_dump", lambda: (None, "no current study dump -> x"))
+    code, out, _ = run(capsys, *inputs, "--force")
+    assert code == 0 and out.splitlines()[0] == "select: known issues: no current study dump -> x"
+    code, out, _ = run(capsys, *inputs, "--force", "--known", "none")
+    assert out.splitlines()[0] == ("select: known issues: --known none, nothing left out as "
+                                   "already labelled")
+    assert "candidates: vllm 2 of 2" in out
+
+
+def test_no_candidates_ends_with_status_3_and_says_so(inputs, tmp_path, capsys):
+    code, _, err = run(capsys, *inputs, "--known", "none", "--since", "2026-01-01")
+    assert code == cli.NO_CANDIDATES == 3
+    assert err.startswith("select: no candidates: nothing to label") and err.count("\n") == 1
+    assert (tmp_path / "out/selection/selection.json").is_file()
+
+
+def test_workers_auto_says_which_engine_it_chose(inputs, capsys, monkeypatch):
+    monkeypatch.setattr(engine, "available_cores", lambda: 2)
+    code, out, _ = run(capsys, *inputs, "--known", "none", "--workers", "auto")
+    assert code == 0
+    assert "select: --workers auto: streaming (0.0 MB of input, below the crossover" in out
+    assert "engine: streaming;" in out
+
+
+def test_a_workers_value_that_is_not_one_is_an_argument_error(capsys):
+    with pytest.raises(SystemExit):
+        cli.parser().parse_args(["x", "--out", "o", "--workers", "many"])
+    assert "not a number of workers: 'many'" in capsys.readouterr().err
+
+
+def test_an_unreachable_scheduler_is_one_line(inputs, tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(engine, "SCHEDULER_TIMEOUT", "1s")
+    code, _, err = run(capsys, *inputs, "--known", "none", "--scheduler",
+                       "tcp://127.0.0.1:9")
+    assert code == 1 and err.count("\n") == 1 and "Traceback" not in err
+    assert err.startswith("select: cannot reach the Dask scheduler at tcp://127.0.0.1:9 (")
+    assert not Path(tmp_path / "out").exists()
