@@ -180,8 +180,9 @@ def test_installer_pip_never_runs_uv(tmp_path, versions):
     venv = tmp_path / ".venv"
     run = Recorder(venv)
     assert install.set_up(venv, "pip", run) == "pip 9.9 (INSTALLER=pip)"
-    assert not [c for c in run.commands if "uv" in " ".join(c)]
-    assert len(run.by("pip")) == 3
+    assert not [c for c in run.commands  # uv neither installed nor run
+                if Path(c[0]).name == "uv" or str(PATHS.requirements_uv) in c]
+    assert len(run.by("pip")) == 3 and len(run.commands) == 4
 
 
 def test_installer_uv_allows_no_fallback(tmp_path, versions):
