@@ -165,7 +165,7 @@ def write_dumps(tmp: Path, source: Path) -> tuple[Path, Path, Path, int]:
     the same with MISSING_SHARE of its ratings removed."""
     import numpy as np
 
-    from analysis.clean.issues import clean_dump
+    from analysis.clean.compute import clean_dump
     from analysis.core.artifacts import write_parquet
     from analysis.core.paths import PATHS
     from analysis.core.projects import Projects

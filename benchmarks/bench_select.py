@@ -18,6 +18,14 @@ where they cross is ``crossover_bytes``, next to the constant ``--workers auto``
 (:data:`analysis.select.engine.CROSSOVER_BYTES`, recorded from this measurement). Target:
 at every measured size, the engine ``--workers auto`` picks is within 10% of the faster.
 
+Floor: in one run on the same files, zlib's decompression rate (MB/s of JSON out, one
+core, CPU time), select's per-file work (:func:`analysis.select.engine.scan_input`: read,
+decompress, find the events of the spec, parse and match them) with 1% and with 0.1% of
+the events in the study's repositories, with zlib and, when python-isal is installed, with
+ISA-L, and ISA-L's own decompression rate. Target: select at 60% or more of zlib's rate
+with zlib, faster still with ISA-L. From the rate: the CPU hours of a year of GH Archive
+(about 1.5 billion events) at the synthetic hours' bytes per event.
+
 Hostile input: the peak resident size of ``python -m analysis.select`` (a fresh process,
 its ``VmHWM``) on files made to fill the memory, next to the limits that refuse them: a
 gzip bomb of 1 GiB of zeros without a line break (1 MB compressed), an hour whose one line
@@ -170,6 +178,113 @@ def measure(mode: str, keywords: Path, out: Path, files: list[Path]) -> dict:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+FLOOR_CHILD = r"""
+import json, sys, time, zlib
+from analysis.select import engine, gharchive
+from analysis.select.__main__ import load_spec, parser
+keywords, out, files = sys.argv[1], sys.argv[2], sys.argv[3:]
+spec = load_spec(parser().parse_args([*files, "--out", out, "--keywords", keywords]))
+modules = {"zlib": zlib}
+try:
+    from isal import isal_zlib
+    modules["isal"] = isal_zlib
+except ImportError:
+    pass
+def inflate(module):
+    n = 0
+    for f in files:
+        n += sum(hi - lo for _, lo, hi in gharchive._blocks(
+            __import__("pathlib").Path(f), f, inflate_module=module))
+    return n
+result = {}
+for name, module in modules.items():
+    best = {}
+    for _ in range(3):
+        start = time.process_time(); size = inflate(module)
+        best["inflate"] = min(best.get("inflate", 1e9), time.process_time() - start)
+        gharchive.INFLATE = module
+        start = time.process_time()
+        parts = [engine.scan_input(f, spec) for f in files]
+        best["select"] = min(best.get("select", 1e9), time.process_time() - start)
+    result[name] = {"bytes": size, "inflate_seconds": best["inflate"],
+                    "select_seconds": best["select"],
+                    "events": sum(p.records for p in parts),
+                    "candidates": sum(len(p.candidates) for p in parts)}
+print(json.dumps(result))
+"""
+FLOOR_SHARES = (("1pct", 0.01), ("0_1pct", 0.001))
+FLOOR_FILES = 4
+TARGET_FLOOR_SHARE = 0.6
+YEAR_EVENTS = 1.5e9
+ISSUE_AND_PR_SHARE = 0.12  # of all events, in the synthetic mix (MIX)
+
+
+def measure_floor(tmp: Path, keywords: Path, repos: tuple[str, ...]) -> dict:
+    """zlib's rate, select's rate with zlib and (installed) ISA-L, at 1% and 0.1%."""
+    from tests.support.gharchive import Hour, write_archive
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    result: dict = {"target_floor_share": TARGET_FLOOR_SHARE}
+    for tag, share in FLOOR_SHARES:
+        # only issue and pull-request events are put in the spec's repositories
+        files = write_archive(tmp / f"floor-{tag}", FLOOR_FILES,
+                              Hour(repos, events=EVENTS_PER_FILE,
+                                   spec_share=share / ISSUE_AND_PR_SHARE), seed=7)
+        proc = subprocess.run([sys.executable, "-c", FLOOR_CHILD, str(keywords),
+                               str(tmp / f"floor-out-{tag}"), *map(str, files)],
+                              capture_output=True, text=True, env=env, check=True, cwd=ROOT)
+        runs = json.loads(proc.stdout.strip().splitlines()[-1])
+        zl = runs["zlib"]
+        result["floor_json_mb"] = round(zl["bytes"] / 1e6, 1)
+        result["floor_zlib_mb_per_second"] = round(zl["bytes"] / zl["inflate_seconds"] / 1e6)
+        result[f"floor_select_{tag}_zlib_mb_per_second"] = round(
+            zl["bytes"] / zl["select_seconds"] / 1e6)
+        result[f"floor_select_{tag}_zlib_share"] = round(
+            zl["inflate_seconds"] / zl["select_seconds"], 2)
+        result[f"floor_select_{tag}_candidates"] = zl["candidates"]
+        events_per_second = zl["events"] / zl["select_seconds"]
+        if "isal" in runs:
+            isal = runs["isal"]
+            assert isal["candidates"] == zl["candidates"]
+            result["floor_isal_mb_per_second"] = round(
+                isal["bytes"] / isal["inflate_seconds"] / 1e6)
+            result[f"floor_select_{tag}_isal_mb_per_second"] = round(
+                isal["bytes"] / isal["select_seconds"] / 1e6)
+            result[f"floor_select_{tag}_isal_share"] = round(
+                zl["inflate_seconds"] / isal["select_seconds"], 2)
+            events_per_second = isal["events"] / isal["select_seconds"]
+        result[f"floor_year_cpu_hours_{tag}"] = round(YEAR_EVENTS / events_per_second / 3600,
+                                                      2)
+    result["floor_isal_installed"] = "floor_isal_mb_per_second" in result
+    result["target_met_floor"] = all(result[f"floor_select_{tag}_zlib_share"]
+                                     >= TARGET_FLOOR_SHARE for tag, _ in FLOOR_SHARES)
+    return result
+
+
+def floor_summary(result: dict) -> list[str]:
+    """Markdown lines: select's rate beside the decompression floor."""
+    if "floor_zlib_mb_per_second" not in result:
+        return []
+    isal = result["floor_isal_installed"]
+    lines = [f"- Decompression floor (one core, CPU time, {result['floor_json_mb']} MB of "
+             f"JSON): zlib {result['floor_zlib_mb_per_second']} MB/s"
+             + (f", ISA-L {result['floor_isal_mb_per_second']} MB/s." if isal else
+                " (python-isal not installed).")]
+    for tag, label in (("1pct", "1%"), ("0_1pct", "0.1%")):
+        line = (f"  - select, {label} of events in the study's repositories: "
+                f"{result[f'floor_select_{tag}_zlib_mb_per_second']} MB/s with zlib "
+                f"({result[f'floor_select_{tag}_zlib_share']:.0%} of zlib's rate)")
+        if isal:
+            line += (f", {result[f'floor_select_{tag}_isal_mb_per_second']} MB/s with ISA-L "
+                     f"({result[f'floor_select_{tag}_isal_share']:.0%} of zlib's rate)")
+        line += (f"; a year of GH Archive ({YEAR_EVENTS / 1e9:.1f} billion events) about "
+                 f"{result[f'floor_year_cpu_hours_{tag}']} CPU hours at these events' size")
+        lines.append(line + ".")
+    lines.append(f"  - target: select at {result['target_floor_share']:.0%} of zlib's rate "
+                 f"or more: {'met' if result['target_met_floor'] else 'not met'}.")
+    return lines
+
+
 CROSSOVER_FILES = (1, 2, 4, 8, 16)
 AUTO_TOLERANCE = 1.1
 
@@ -265,6 +380,7 @@ def run(results_dir: Path) -> dict:
         twenty = measure("1", keywords, tmp / "o4", files)
         result["worker_peak_rss_mb_1_file"] = round(one["worker_rss_mb"][0], 1)
         result["worker_peak_rss_mb_20_files"] = round(twenty["worker_rss_mb"][0], 1)
+        result.update(measure_floor(tmp, keywords, repos))
         result.update(measure_crossover(tmp, keywords, files))
         result.update(measure_bombs(tmp, keywords, files[0]))
     result["worker_memory_ratio_20_vs_1"] = round(result["worker_peak_rss_mb_20_files"]
@@ -298,6 +414,7 @@ def summary(result: dict) -> list[str]:
         f"{result['worker_peak_rss_mb_20_files']} MB for 20 (ratio "
         f"{result['worker_memory_ratio_20_vs_1']}: "
         f"{'flat' if result['target_met_memory'] else 'not flat'}).",
+        *floor_summary(result),
         *crossover_summary(result),
         *bomb_summary(result),
     ]

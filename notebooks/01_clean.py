@@ -2,12 +2,14 @@
 # # Clean: one tidy row per labelled issue
 #
 # Reads the raw dump (`data/raw/`, written by the `ingest` stage), discovers projects,
-# years and annotators, applies the anomaly rules of `analysis.clean.issues.RULES`, and writes
+# years and annotators, applies the anomaly rules of `analysis.clean.compute.RULES`, and writes
 # the processed issues table, the rows set aside, and the quality report.
 
 # %% tags=["parameters"]
 root = "."  # the project root: every path below derives from it (analysis.core.paths)
-duplicates = "keep"
+# The stage's section of params.yaml (the one place its values are written), injected by
+# `python -m analysis.tools.nbrun`; run by hand, inject them the same way.
+duplicates = None
 
 # %%
 import warnings
@@ -15,7 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis.clean import issues as cleaning
+from analysis.clean import compute as cleaning
 from analysis.clean import outputs
 from analysis.core.paths import Paths
 from analysis.core.projects import Projects

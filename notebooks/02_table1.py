@@ -19,12 +19,12 @@ from analysis.core.paths import Paths
 from analysis.core.projects import Projects
 from analysis.core.stage import write_outputs
 from analysis.core.taxonomy import load_taxonomy
-from analysis.table1 import counts, outputs
+from analysis.table1 import compute, outputs
 
 # %%
 paths = Paths(Path(root).resolve())
 issues = pd.read_parquet(paths.clean.issues_parquet)
-result = counts.compute(issues, Projects.load(paths.projects_file),
+result = compute.compute(issues, Projects.load(paths.projects_file),
                         load_taxonomy(paths.taxonomy_file).type_names,
                         load_claims(paths.claims_file),
                         pd.read_csv(paths.clean.exclusions_csv, dtype={"project": str}))
@@ -34,7 +34,7 @@ write_outputs(paths.table1, outputs.build(result))
 # ## Table I (reproduced)
 
 # %%
-counts.table1_display(result.table, result.false_positives)
+compute.table1_display(result.table, result.false_positives)
 
 # %% [markdown]
 # ## Shares of the issue types (percent)

@@ -8,12 +8,10 @@
 
 # %% tags=["parameters"]
 root = "."  # the project root: every path below derives from it (analysis.core.paths)
-detail_files = {
-    "Question": "Issue Report/question_intents.csv",
-    "Requirement": "Issue Report/requirement_expections.csv",
-    "Bug": "Issue Report/bug_symptoms.csv",
-}
-item_split = "comma"
+# The stage's section of params.yaml (the one place its values are written), injected by
+# `python -m analysis.tools.nbrun`; run by hand, inject them the same way.
+detail_files = None
+item_split = None
 
 # %%
 import warnings
@@ -26,7 +24,7 @@ from analysis.core.paths import Paths
 from analysis.core.projects import Projects
 from analysis.core.stage import write_outputs
 from analysis.core.taxonomy import load_taxonomy
-from analysis.taxonomy import details, outputs, tree
+from analysis.taxonomy import compute, details, outputs
 
 # %%
 paths = Paths(Path(root).resolve())
@@ -35,7 +33,7 @@ parsed = details.parse_detail_files(paths.raw, detail_files, taxonomy)
 for message in details.notable_anomalies(parsed.quality):
     warnings.warn(message, stacklevel=1)
 cited = (load_examples(paths.examples_file), *load_statements(paths.examples_file))
-result = tree.compute(parsed, pd.read_parquet(paths.clean.issues_parquet), taxonomy,
+result = compute.compute(parsed, pd.read_parquet(paths.clean.issues_parquet), taxonomy,
                       Projects.load(paths.projects_file), item_split, cited)
 write_outputs(paths.taxonomy, outputs.build(result))
 

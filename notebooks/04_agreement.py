@@ -10,10 +10,12 @@
 
 # %% tags=["parameters"]
 root = "."  # the project root: every path below derives from it (analysis.core.paths)
-bootstrap_resamples = 1000
-seed = 20250613
-confidence_level = 0.95
-ac1_categories = "taxonomy"
+# The stage's section of params.yaml (the one place its values are written), injected by
+# `python -m analysis.tools.nbrun`; run by hand, inject them the same way.
+bootstrap_resamples = None
+seed = None
+confidence_level = None
+ac1_categories = None
 
 # %%
 from pathlib import Path

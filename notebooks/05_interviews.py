@@ -10,10 +10,12 @@
 
 # %% tags=["parameters"]
 root = "."  # the project root: every path below derives from it (analysis.core.paths)
+# The stage's section of params.yaml (the one place its values are written), injected by
+# `python -m analysis.tools.nbrun`; run by hand, inject them the same way.
 sheet = None
-groups = {"LLM User": "User", "DL framework Developer": "Developer"}
-translations = {"或": "or"}
-role_categories = []
+groups = None
+translations = None
+role_categories = None
 
 # %%
 from pathlib import Path
@@ -24,12 +26,12 @@ from analysis.core.claims import load_claims
 from analysis.core.paths import Paths
 from analysis.core.stage import write_outputs
 from analysis.core.taxonomy import load_taxonomy
-from analysis.interviews import outputs, read, views
+from analysis.interviews import compute, outputs, read
 
 # %%
 paths = Paths(Path(root).resolve())
 params = {"groups": groups, "translations": translations, "role_categories": role_categories}
-result = views.compute(read.read_release(paths.raw, sheet),
+result = compute.compute(read.read_release(paths.raw, sheet),
                        load_taxonomy(paths.taxonomy_file), params,
                        load_claims(paths.claims_file))
 write_outputs(paths.interviews, outputs.build(result))

@@ -5,18 +5,20 @@
 # the pinned upstream commit (`python -m analysis.compare snapshot`). This notebook sets
 # the current run beside it: new and removed projects and years, count changes per
 # project, year and type, and the headline kappas with intervals (both runs' kappas are
-# the agreement stage's; see `analysis.compare.changes`).
+# the agreement stage's; see `analysis.compare.compute`).
 
 # %% tags=["parameters"]
 root = "."  # the project root: every path below derives from it (analysis.core.paths)
-baseline = "upstream-2fba316"  # a snapshot in data/baseline/
+# The stage's section of params.yaml (the one place its values are written), injected by
+# `python -m analysis.tools.nbrun`; run by hand, inject them the same way.
+baseline = None
 
 # %%
 from pathlib import Path
 
 import pandas as pd
 
-from analysis.compare import changes, outputs
+from analysis.compare import compute, outputs
 from analysis.compare.snapshot import load_baseline
 from analysis.core.artifacts import read_json
 from analysis.core.paths import Paths
@@ -26,7 +28,7 @@ from analysis.core.stage import write_outputs
 # %%
 paths = Paths(Path(root).resolve())
 agreement = paths.agreement.metrics
-result = changes.compute(pd.read_parquet(paths.clean.issues_parquet),
+result = compute.compute(pd.read_parquet(paths.clean.issues_parquet),
                          Projects.load(paths.projects_file),
                          load_baseline(paths.baseline(baseline)),
                          read_json(agreement), agreement.relative_to(paths.root).as_posix())

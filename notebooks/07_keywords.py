@@ -10,14 +10,16 @@
 
 # %% tags=["parameters"]
 root = "."  # the project root: every path below derives from it (analysis.core.paths)
-keywords_file = "filter_keywords"  # a file of the release, relative to data/raw
+# The stage's section of params.yaml (the one place its values are written), injected by
+# `python -m analysis.tools.nbrun`; run by hand, inject them the same way.
+keywords_file = None
 
 # %%
 from pathlib import Path
 
 from analysis.core.paths import Paths
 from analysis.core.stage import write_outputs
-from analysis.keywords import lists as keywords
+from analysis.keywords import compute as keywords
 from analysis.keywords import outputs
 
 # %%

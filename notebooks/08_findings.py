@@ -9,7 +9,9 @@
 
 # %% tags=["parameters"]
 root = "."  # the project root: every path below derives from it (analysis.core.paths)
-dominant_share = 50.0  # a theme dominates a challenge above this share (percent)
+# The stage's section of params.yaml (the one place its values are written), injected by
+# `python -m analysis.tools.nbrun`; run by hand, inject them the same way.
+dominant_share = None
 
 # %%
 from pathlib import Path
@@ -22,7 +24,7 @@ from analysis.core.examples import example_claims, load_examples
 from analysis.core.paths import Paths
 from analysis.core.projects import Projects
 from analysis.core.stage import write_outputs
-from analysis.findings import outputs, scorecard
+from analysis.findings import compute, outputs
 from analysis.findings.challenges import load_challenges
 
 # %%
@@ -35,12 +37,12 @@ themes = pd.read_csv(paths.taxonomy.table("themes.csv"), keep_default_na=False,
 shares = pd.read_csv(paths.taxonomy.table("shares.csv"), keep_default_na=False,
                      na_values=[""])
 names = Projects.load(paths.projects_file).names(shares["column"].astype(str).unique())
-result = scorecard.compute(claims, reproduced, themes, shares,
+result = compute.compute(claims, reproduced, themes, shares,
                            load_challenges(paths.challenges_file), names, dominant_share)
 write_outputs(paths.findings, outputs.build(result))
 
 # %%
-pd.Series(scorecard.status_counts(result.card), name="claims")
+pd.Series(compute.status_counts(result.card), name="claims")
 
 # %%
 result.card[result.card["status"] != "exact"]

@@ -13,7 +13,7 @@ from analysis.agreement import compute as agreement
 from analysis.agreement import outputs
 from analysis.agreement.group_kappas import fleiss_by_group
 from analysis.agreement.ratings import encode_ratings
-from analysis.clean.issues import clean_dump
+from analysis.clean.compute import clean_dump
 from analysis.core import artifacts
 from analysis.core.claims import judge, load_claims
 from analysis.core.paths import PATHS, AgreementPaths, Paths
@@ -93,12 +93,12 @@ def test_notebook_runs_on_a_synthetic_dump_with_missing_ratings(tmp_path, taxono
     one equals irrCAC's, and the website's kappas say which estimator they are."""
     from irrCAC.raw import CAC
 
-    from analysis.tools.nbrun import run
+    from analysis.tools.nbrun import parse_params, run
 
     paths = stage_root(tmp_path, taxonomy, projects, missing=0.1)
     code = run(PATHS.agreement.notebook_source, paths.agreement.notebook,
-               {"root": str(paths.root), "bootstrap_resamples": 40, "seed": 3,
-                "confidence_level": 0.95})
+               {**parse_params("agreement", []), "root": str(paths.root),
+                "bootstrap_resamples": 40, "seed": 3})
     assert code == 0
     assert paths.agreement.notebook.is_file()
     for name in AgreementPaths.TABLES:

@@ -8,7 +8,7 @@ import shutil
 import pandas as pd
 import pytest
 
-from analysis.clean.issues import clean_dump
+from analysis.clean.compute import clean_dump
 from analysis.compare.snapshot import load_baseline
 from analysis.core import artifacts
 from analysis.core.paths import PATHS, Paths

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis.clean.issues import clean_dump
+from analysis.clean.compute import clean_dump
 from analysis.core import artifacts
 from analysis.core.errors import InputError
 from analysis.ingest import __main__ as cli

@@ -76,7 +76,7 @@ def test_findings_notebook_scores_every_claim_from_every_stage_file(tmp_path):
 
 @pytest.mark.slow
 def test_a_claim_produced_by_two_stages_stops_the_notebook(tmp_path, capsys):
-    from analysis.tools.nbrun import run
+    from analysis.tools.nbrun import parse_params, run
 
     root = tmp_path / "root"
     paths = Paths(root)
@@ -86,6 +86,6 @@ def test_a_claim_produced_by_two_stages_stops_the_notebook(tmp_path, capsys):
         artifacts.write_json(stage.reproduced, {"table1.projects": {"value": 11}})
     taxonomy_counts(paths)
     assert run(PATHS.findings.notebook_source, paths.findings.notebook,
-               {"root": str(root)}) == 1
+               {**parse_params("findings", []), "root": str(root)}) == 1
     assert "claim ids produced by two stages" in capsys.readouterr().err
     assert not paths.findings.scorecard.exists()

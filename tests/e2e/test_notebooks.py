@@ -9,7 +9,7 @@ import pytest
 
 from analysis.core import artifacts
 from analysis.core.paths import PATHS, ROOT, Paths
-from analysis.tools.nbrun import load_notebook, run
+from analysis.tools.nbrun import load_notebook, parse_params, run
 from tests.support.sites import copy_curated
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.py"))
@@ -65,7 +65,8 @@ def test_user_error_in_a_notebook_is_one_message_and_leaves_no_output(tmp_path, 
     copy_curated(root)
     paths = Paths(root)
     paths.raw.mkdir(parents=True)
-    code = run(PATHS.clean.notebook_source, paths.clean.notebook, {"root": str(root)})
+    code = run(PATHS.clean.notebook_source, paths.clean.notebook,
+               {**parse_params("clean", []), "root": str(root)})
     assert code == 1
     err = capsys.readouterr().err.strip()
     assert "no 'Issue Report' folder" in err and "Traceback" not in err

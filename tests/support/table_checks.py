@@ -7,8 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
-from pandera.errors import SchemaErrors
+from pandera.errors import SchemaError, SchemaErrors
 
+from analysis.core.columns import TableSchemas
 from analysis.core.paths import Paths
 from analysis.core.table_schemas import UndocumentedColumnError, data_dictionary, schema_for
 
@@ -58,3 +59,35 @@ def table_problems(root: Path, rel: str) -> list[str]:
         empty = dictionary.loc[dictionary["meaning"].str.strip() == "", "column"].tolist()
         problems += [f"{rel}: no meaning for {c}" for c in empty]
     return problems
+
+
+def stage_csvs(stage: str) -> set[str]:
+    """The CSVs an analysis stage's paths list (tables and processed files), relative to the
+    project root."""
+    paths = Paths(Path(".")).stage(stage)
+    return {*(paths.table(n).as_posix() for n in paths.TABLES if n.endswith(".csv")),
+            *(paths.processed_file(n).as_posix() for n in paths.PROCESSED
+              if n.endswith(".csv"))}
+
+
+def declared_problems(stage: str, schemas: TableSchemas) -> list[str]:
+    """What is wrong with a stage's schemas: a CSV it writes without one, one for a CSV it
+    does not write, a schema not named after its table, a column without a meaning."""
+    problems = [f"{rel}: no schema" for rel in sorted(stage_csvs(stage) - set(schemas.tables))]
+    problems += [f"{rel}: not written" for rel in sorted(set(schemas.tables) - stage_csvs(stage))]
+    for rel, schema in schemas.tables.items():
+        if schema.name != rel or not schema.strict:
+            problems.append(f"{rel}: named {schema.name!r}, strict {schema.strict}")
+        problems += [f"{rel}: {name} has no meaning" for name, col in schema.columns.items()
+                     if not (col.description or "").strip()]
+    return problems
+
+
+def column_accepts(schemas: TableSchemas, rel: str, column: str, value: object) -> bool:
+    """Whether the column ``column`` of the table ``rel`` accepts ``value``."""
+    frame = pd.DataFrame({column: [value]})
+    try:
+        schemas.schema_for(rel).columns[column].validate(frame)
+    except SchemaError:
+        return False
+    return True

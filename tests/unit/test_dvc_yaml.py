@@ -1,8 +1,8 @@
-"""dvc.yaml declares exactly what each stage reads: notebooks, library modules, params."""
+"""dvc.yaml declares exactly what each stage reads: notebooks, library modules, params (it is
+generated: tests/unit/tools/test_pipeline.py; these tests read it as DVC does)."""
 
 from __future__ import annotations
 
-import ast
 import re
 from pathlib import Path
 
@@ -10,78 +10,22 @@ import pytest
 import yaml
 
 from analysis.core.paths import ROOT, Paths
+from analysis.tools.pipeline import closure, imported_modules, module_file
 
 SRC = ROOT / "src" / "analysis"
 STAGES = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]
 
 
-def module_file(dotted: str) -> Path | None:
-    """The file of an ``analysis`` module (``core.errors`` -> ``src/analysis/core/errors.py``;
-    a package -> its ``__init__.py``), or None if there is none."""
-    path = SRC.joinpath(*dotted.split("."))
-    if path.with_suffix(".py").is_file():
-        return path.with_suffix(".py")
-    if (path / "__init__.py").is_file():
-        return path / "__init__.py"
-    return None
-
-
-def imported_modules(path: Path) -> set[str]:
-    """``analysis`` modules a file imports, as dotted names below ``analysis``
-    (``from analysis.core.errors import X`` -> ``core.errors``; ``from analysis.core import
-    paths`` -> ``core.paths``); relative imports are resolved against the file's package."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    package = path.relative_to(SRC).parent.parts if path.is_relative_to(SRC) else ()
-    found = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = list(package[:len(package) - (node.level - 1)])
-                module = ".".join(base + ([node.module] if node.module else []))
-            elif node.module == "analysis":
-                module = ""
-            elif node.module and node.module.startswith("analysis."):
-                module = node.module.removeprefix("analysis.")
-            else:
-                continue
-            for alias in node.names:
-                sub = f"{module}.{alias.name}" if module else alias.name
-                found.add(sub if module_file(sub) else module)
-        elif isinstance(node, ast.Import):
-            for alias in node.names:
-                if alias.name.startswith("analysis."):
-                    found.add(alias.name.removeprefix("analysis."))
-    return {m for m in found if m and module_file(m)}
-
-
-def closure(modules: set[str]) -> set[Path]:
-    """Every file the modules run: the modules, their packages' ``__init__``, and what
-    they import, transitively."""
-    seen: set[Path] = set()
-    todo = [module_file(m) for m in modules]
-    while todo:
-        path = todo.pop()
-        if path is None or path in seen:
-            continue
-        seen.add(path)
-        for parent in path.relative_to(SRC).parents:
-            init = SRC / parent / "__init__.py"
-            if parent != Path(".") and init.is_file():
-                todo.append(init)
-        todo.extend(module_file(m) for m in imported_modules(path))
-    return seen
-
-
 def stage_entry_modules(stage: dict) -> tuple[set[str], Path | None]:
     cmd = stage["cmd"]
     mods = set(re.findall(r"-m analysis\.([\w.]+)", cmd))
-    mods = {f"{m}.__main__" if module_file(f"{m}.__main__") else m for m in mods}
+    mods = {f"{m}.__main__" if module_file(SRC, f"{m}.__main__") else m for m in mods}
     nb = re.search(r"(notebooks/\S+\.py)", cmd)
     runs = re.search(r"-m analysis\.tools\.nbrun (\w+)", cmd)  # nbrun <stage>: its notebook
     notebook = ROOT / nb.group(1) if nb else \
         Paths(ROOT).stage(runs.group(1)).notebook_source if runs else None
     if notebook:
-        mods |= imported_modules(notebook)
+        mods |= imported_modules(SRC, notebook)
     return mods, notebook
 
 
@@ -97,7 +41,7 @@ def test_stage_depends_on_every_module_it_runs(name):
     stage's own package and ``core`` are listed as folders); no listed code goes unused."""
     stage = STAGES[name]
     mods, notebook = stage_entry_modules(stage)
-    needed = closure(mods) - {SRC / "__init__.py"}
+    needed = closure(SRC, mods)
     deps = {d for d in stage.get("deps", []) if isinstance(d, str)}
     missing = sorted(p.relative_to(ROOT).as_posix() for p in needed if not covered(p, deps))
     assert not missing, f"stage {name} runs {missing} but does not list them as deps"

@@ -11,7 +11,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from analysis.clean.issues import clean_dump
+from analysis.clean.compute import clean_dump
 from analysis.core.config import load_params
 from analysis.core.errors import InputError
 from analysis.core.paths import PATHS
@@ -19,7 +19,7 @@ from analysis.core.projects import Projects
 from analysis.core.taxonomy import load_taxonomy
 from analysis.interviews.background import clean_background
 from analysis.interviews.codebook import clean_codebook
-from analysis.keywords.lists import parse_keyword_file
+from analysis.keywords.compute import parse_keyword_file
 from analysis.select.formats import Tally, read_records
 from analysis.taxonomy.details import parse_detail_file
 from tests.support.dumps import Project, write_dump

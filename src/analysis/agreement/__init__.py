@@ -12,3 +12,14 @@ and an audit of the label columns.
 - ``audit``: how the label columns behave;
 - ``compute``: the stage's computation; ``inputs``, ``figures``, ``outputs`` around it.
 """
+
+from analysis.core.pipeline import P, Plot, Stage, rel
+
+# What the stage reads and writes (dvc.yaml is generated from it: analysis.tools.pipeline).
+STAGE = Stage("agreement", reads=(rel(P.clean.processed), rel(P.taxonomy_file),
+                                   rel(P.projects_file), rel(P.claims_file)),
+              writes=("tables", "figures", "vars", "reproduced"),
+              plots=(Plot(rel(P.agreement.figure("kappas").with_suffix(".png"))),
+                     Plot(rel(P.agreement.table("headline.csv")),
+                          "Fleiss' kappa per issue type (Section III.B)", x="kappa",
+                          y="group")))

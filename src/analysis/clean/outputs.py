@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from analysis.clean.issues import CleanResult
+from analysis.clean.compute import CleanResult
+from analysis.clean.schemas import SCHEMAS
 from analysis.core.stage import StageOutputs
 
 
@@ -52,4 +53,5 @@ def metrics(result: CleanResult) -> dict:
 
 def build(result: CleanResult) -> StageOutputs:
     return StageOutputs(processed=processed(result), quality=quality(result),
-                        website_vars=website_vars(result), metrics=metrics(result))
+                        website_vars=website_vars(result), metrics=metrics(result),
+                        schemas=SCHEMAS)

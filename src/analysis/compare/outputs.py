@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from analysis.compare.changes import STATUS_ORDER, Comparison
+from analysis.compare.compute import STATUS_ORDER, Comparison
 from analysis.compare.figures import counts_figure, kappa_figure
+from analysis.compare.schemas import SCHEMAS
 from analysis.core.formatting import MISSING, dec, is_missing, signed
 from analysis.core.stage import StageOutputs
 
@@ -124,4 +125,5 @@ def website_vars(result: Comparison) -> dict[str, object]:
 
 def build(result: Comparison) -> StageOutputs:
     return StageOutputs(tables=tables(result), figures=figures(result),
-                        website_vars=website_vars(result), metrics=metrics(result))
+                        website_vars=website_vars(result), metrics=metrics(result),
+                        schemas=SCHEMAS)

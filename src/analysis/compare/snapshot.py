@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis.compare.changes import count_summary, kappas_from_agreement
+from analysis.compare.compute import count_summary, kappas_from_agreement
 from analysis.core.artifacts import read_json, write_json
 from analysis.core.errors import InputError
 from analysis.core.paths import PATHS, ROOT, project_path

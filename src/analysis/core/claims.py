@@ -18,7 +18,7 @@ as the start of a folded text block):
 and ``reproducible: false`` with a ``reason`` a number the release cannot give.
 
 Stages write their reproduced values keyed by claim id (``data/reproduced/<stage>.json``);
-the findings stage (:mod:`analysis.findings.scorecard`) sets them beside the claims, and
+the findings stage (:mod:`analysis.findings.compute`) sets them beside the claims, and
 :func:`judge` gives each claim a status:
 
 - ``exact``: equal at the paper's printed precision (our value, rounded half-up to as many

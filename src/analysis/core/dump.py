@@ -18,9 +18,12 @@ are returned as anomalies for the clean stage to rule on.
 from __future__ import annotations
 
 import csv
+import io
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 import pandas as pd
 
@@ -31,7 +34,6 @@ ISSUE_DIR = "Issue Report"
 YEAR_FILE_RE = re.compile(r"^(?P<prefix>.+)_(?P<year>\d{4})\.txt$")
 LABEL_COL_RE = re.compile(r"^label\s*(\d+)$", re.IGNORECASE)
 URL_RE = re.compile(r"^https?://[A-Za-z0-9.-]+(?::\d+)?/\S+$")
-UTF8_BOM = b"\xef\xbb\xbf"
 
 
 @dataclass(frozen=True)
@@ -58,68 +60,130 @@ class ProjectFiles:
     excluded_file: Path | None = None  # the excluded candidates, when the dump records them
 
 
-@dataclass
-class LabelFile:
-    """A parsed label file: one record per data line, with the header mapping."""
+MAX_LINE = 131_072
+"""The longest line a dump file may hold, in characters, and the longest CSV record when a
+quoted field spans lines: the csv module's own field limit. A dump's lines are a URL and
+a few labels; a longer line is junk (a file without line breaks, a binary), refused in one
+message instead of being read whole."""
 
-    rel: str
-    records: pd.DataFrame  # line, n_fields, raw, fields (list[str])
-    url_column: str
-    final_column: str
-    annotator_columns: dict[str, int]  # header name -> annotator number
-    header: list[str]
-    quirks: list[Quirk]
+
+class TextLines:
+    """The lines of a UTF-8 text file, read one at a time, in bounded memory.
+
+    Iterating gives exactly the pieces of ``text.split("\n")``, where ``text`` is the file
+    decoded, without its byte-order mark and with CRLF and CR line endings normalised to LF
+    (after the last line ending comes one more piece, empty or not). Each normalisation, and
+    an empty file, is recorded in :attr:`quirks` once the lines are read. A line longer than
+    ``max_line`` characters (None: no limit), bytes that are not UTF-8 and NUL bytes stop
+    with one message naming the line. ``source`` is a path (``rel`` names it in messages) or
+    an open binary file. Read it once.
+    """
+
+    def __init__(self, source: Path | BinaryIO, rel: str, max_line: int | None = MAX_LINE):
+        self.source = source
+        self.rel = rel
+        self.max_line = max_line
+        self.quirks: list[Quirk] = []
+        self.lines = 0  # pieces read so far: the number of the current line
+
+    def __iter__(self) -> Iterator[str]:
+        if not isinstance(self.source, Path):
+            yield from self._pieces(self.source)
+            return
+        try:
+            binary = self.source.open("rb")
+        except OSError as exc:
+            raise InputError(f"cannot read file ({exc.strerror})", file=self.rel,
+                             fix="check the file's permissions") from exc
+        with binary:
+            yield from self._pieces(binary)
+
+    def _pieces(self, binary: BinaryIO) -> Iterator[str]:
+        text = io.TextIOWrapper(binary, encoding="utf-8", errors="surrogateescape",
+                                newline="")
+        limit = -1 if self.max_line is None else self.max_line + 2  # room for CR LF
+        offset = newlines = 0  # bytes and LFs before the current line (for messages)
+        endings: set[str] = set()
+        piece = self._read(text, limit)
+        if not piece:
+            self.quirks.append(Quirk("empty_file", self.rel, "file is empty (0 bytes)"))
+        elif piece.startswith("\ufeff"):
+            piece = piece[1:]
+            self.quirks.append(Quirk("utf8_bom", self.rel,
+                                     "file starts with a UTF-8 byte-order mark"))
+        while piece:  # a line with its ending: LF, CR LF, CR, or none at the end of the file
+            body = piece.rstrip("\r\n")
+            end = piece[len(body):]
+            endings.add(end)
+            self.lines += 1
+            size = self._check(body, offset, newlines + 1)
+            yield body
+            if not end:
+                break
+            offset += size + len(end)
+            newlines += end.endswith("\n")
+            piece = self._read(text, limit)
+        else:
+            yield ""  # what follows the last line ending (or an empty file)
+        if "\r\n" in endings:
+            self.quirks.append(Quirk("crlf_line_endings", self.rel,
+                                     "Windows (CRLF) line endings"))
+        if "\r" in endings:
+            self.quirks.append(Quirk("cr_line_endings", self.rel, "old Mac (CR) line endings"))
+
+    def _read(self, text: io.TextIOWrapper, limit: int) -> str:
+        try:
+            return text.readline(limit)
+        except OSError as exc:
+            raise InputError(f"cannot read file ({exc.strerror})", file=self.rel,
+                             line=self.lines + 1, fix="check the file and the disk") from exc
+
+    def _check(self, body: str, offset: int, raw_line: int) -> int:
+        """The size of a line in bytes; a line too long, not UTF-8 (escaped bytes are lone
+        surrogates) or with a NUL is refused. ``offset`` and ``raw_line`` (LFs before it + 1)
+        place a bad byte as :meth:`bytes.decode` would."""
+        if self.max_line is not None and len(body) > self.max_line:
+            raise InputError(
+                f"line longer than {self.max_line:,} characters (not read further)",
+                file=self.rel, line=self.lines,
+                fix="a dump's lines are short (a URL and labels): check that this is the "
+                    "right file, with line breaks")
+        try:
+            size = len(body.encode("utf-8"))
+        except UnicodeEncodeError as exc:
+            byte = ord(body[exc.start]) - 0xDC00
+            at = offset + len(body[:exc.start].encode("utf-8"))
+            raise InputError(
+                f"not UTF-8 (byte 0x{byte:02x} at offset {at})", file=self.rel,
+                line=raw_line,
+                fix="re-save the file as UTF-8 (e.g. `iconv -f cp1252 -t utf-8`)") from None
+        if "\x00" in body:
+            raise InputError("file contains NUL bytes (binary or UTF-16?)", file=self.rel,
+                             line=self.lines, fix="re-save the file as UTF-8 text")
+        return size
 
 
 def decode(raw: bytes, rel: str) -> tuple[str, list[Quirk]]:
-    """Decode a raw file as UTF-8, normalising BOM and line endings (reported as quirks).
+    """Decode a raw file as UTF-8, normalising BOM and line endings (reported as quirks):
+    the whole-text form of :class:`TextLines`. A file that is not UTF-8 stops with a
+    message naming the line and byte."""
+    lines = TextLines(io.BytesIO(raw), rel, max_line=None)
+    text = "\n".join(lines)
+    return text, [q for q in lines.quirks if q.kind != "empty_file"]
 
-    A file that is not UTF-8 stops with a message naming the line and byte.
-    """
-    quirks: list[Quirk] = []
-    if raw.startswith(UTF8_BOM):
-        raw = raw[len(UTF8_BOM):]
-        quirks.append(Quirk("utf8_bom", rel, "file starts with a UTF-8 byte-order mark"))
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise InputError(
-            f"not UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start})",
-            file=rel,
-            line=line,
-            fix="re-save the file as UTF-8 (e.g. `iconv -f cp1252 -t utf-8`)",
-        ) from exc
-    if "\r\n" in text:
-        quirks.append(Quirk("crlf_line_endings", rel, "Windows (CRLF) line endings"))
-        text = text.replace("\r\n", "\n")
-    if "\r" in text:
-        quirks.append(Quirk("cr_line_endings", rel, "old Mac (CR) line endings"))
-        text = text.replace("\r", "\n")
-    if "\x00" in text:
-        line = text[: text.index("\x00")].count("\n") + 1
-        raise InputError(
-            "file contains NUL bytes (binary or UTF-16?)",
-            file=rel,
-            line=line,
-            fix="re-save the file as UTF-8 text",
-        )
-    return text, quirks
+
+def open_lines(path: Path, root: Path, max_line: int | None = MAX_LINE) -> TextLines:
+    """The lines of a dump file, named in messages by its path under ``root``."""
+    return TextLines(path, path.relative_to(root).as_posix(), max_line)
 
 
 def read_text(path: Path, root: Path) -> tuple[str, list[Quirk]]:
-    """Read and decode a file; unreadable files stop with one clear message."""
-    rel = path.relative_to(root).as_posix()
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise InputError(
-            f"cannot read file ({exc.strerror})", file=rel, fix="check the file's permissions"
-        ) from exc
-    text, quirks = decode(raw, rel)
-    if not raw:
-        quirks.append(Quirk("empty_file", rel, "file is empty (0 bytes)"))
-    return text, quirks
+    """Read and decode a whole file (:class:`TextLines` without a line limit), for the
+    commands that take a study's files whole; unreadable files stop with one clear
+    message."""
+    lines = open_lines(path, root, max_line=None)
+    text = "\n".join(lines)
+    return text, lines.quirks
 
 
 def discover_projects(raw_dir: Path) -> tuple[list[ProjectFiles], list[Quirk]]:
@@ -203,48 +267,121 @@ def parse_header(header: list[str], rel: str) -> tuple[str, str, dict[str, int],
     return lowered["issue_url"], lowered["final_label"], annotators, quirks
 
 
-def csv_records(lines: list[str], rel: str, fix: str,
-                **fmt) -> list[tuple[int, int, list[str]]]:
-    """Every CSV record of ``lines`` (a text split at ``"\n"``) as (first line, last line,
-    fields): a quoted field may span lines, and a message should name where the record
-    starts (the csv module's ``line_num`` is where it ends). ``fmt``: csv reader options.
-    Broken quoting is refused in one line."""
-    reader = csv.reader((line + "\n" for line in lines), **fmt)
-    records: list[tuple[int, int, list[str]]] = []
+def iter_csv_records(lines: Iterable[str], rel: str, fix: str, max_record: int | None = None,
+                     **fmt) -> Iterator[tuple[int, int, list[str], str]]:
+    """Every CSV record of ``lines`` (a text split at ``"\n"``, e.g. :class:`TextLines`) as
+    (first line, last line, fields, raw text), read as the lines come: a quoted field may
+    span lines, and a message should name where the record starts (the csv module's
+    ``line_num`` is where it ends). What follows the text's last newline is not a record.
+    A record longer than ``max_record`` characters and broken quoting are refused in one
+    line. ``fmt``: csv reader options."""
+    pending: list[str] = []  # the physical lines of the record being read
+    seen = {"lines": 0, "size": -1, "last": None}
+
+    def feed() -> Iterator[str]:
+        for line in lines:
+            pending.append(line)
+            seen["lines"] += 1
+            seen["last"] = line
+            seen["size"] += len(line) + 1
+            if max_record is not None and seen["size"] > max_record:
+                raise InputError(f"record longer than {max_record:,} characters (a quoted "
+                                 "field that does not end?)", file=rel,
+                                 line=seen["lines"] - len(pending) + 1, fix=fix)
+            yield line + "\n"
+
+    reader = csv.reader(feed(), **fmt)
     prev = 0
+    held = None  # an empty record: the end of the text if nothing follows it
     try:
         for fields in reader:
-            records.append((prev + 1, reader.line_num, fields))
+            record = (prev + 1, reader.line_num, fields, "\n".join(pending))
+            pending.clear()
+            seen["size"] = -1
             prev = reader.line_num
+            if held is not None:
+                yield held
+                held = None
+            if fields:
+                yield record
+            else:
+                held = record
     except csv.Error as exc:
         raise InputError(f"not valid CSV ({exc})", file=rel, line=prev + 1, fix=fix) from exc
-    if records and lines and lines[-1] == "" and records[-1] == (len(lines), len(lines), []):
-        records.pop()  # what follows the text's last newline is not a record
-    return records
+    if held is not None and not (held[0] == seen["lines"] and seen["last"] == ""):
+        yield held
+
+
+def csv_records(lines: list[str], rel: str, fix: str,
+                **fmt) -> list[tuple[int, int, list[str]]]:
+    """Every CSV record of ``lines`` as (first line, last line, fields): see
+    :func:`iter_csv_records`."""
+    return [record[:3] for record in iter_csv_records(lines, rel, fix, **fmt)]
+
+
+@dataclass
+class LabelReader:
+    """A label file being read: its header (found before the first record is given) and
+    its records, given in chunks as they are read."""
+
+    rel: str
+    header: list[str]  # stripped names; empty when the file has no header
+    url_column: str
+    final_column: str
+    annotator_columns: dict[str, int]  # header name -> annotator number
+    quirks: list[Quirk]
+    records: Iterator[tuple[int, int, list[str], str]]
+    count: int = 0  # records given so far
+
+    def chunks(self, size: int | None = None) -> Iterator[pd.DataFrame]:
+        """The records, ``size`` at a time (all at once when None), as frames of line,
+        fields, raw and n_fields; at least one frame, empty when there are no records."""
+        for batch in chunked(self.records, size):
+            self.count += len(batch)
+            yield _records([{"line": start, "fields": fields, "raw": raw}
+                            for start, _, fields, raw in batch])
+
+
+def read_label_file(lines: Iterable[str], rel: str,
+                    max_record: int | None = MAX_LINE) -> LabelReader:
+    """Start reading a label file: find its header (the first record that is not blank;
+    physical line numbers count from 1) and check it; the records follow in chunks."""
+    records = iter_csv_records(lines, rel, fix="fix the quoting on that line",
+                               max_record=max_record)
+    quirks: list[Quirk] = []
+    for record in records:
+        if any(f.strip() for f in record[2]):
+            break
+    else:
+        return LabelReader(rel, [], "", "", {}, quirks, iter(()))
+    start, _, fields, _ = record
+    if start != 1:
+        quirks.append(Quirk("leading_blank_lines", rel, "blank lines before the header"))
+    url_col, final_col, annotators, header_quirks = parse_header(fields, rel)
+    return LabelReader(rel, [h.strip() for h in fields], url_col, final_col, annotators,
+                       quirks + header_quirks, records)
+
+
+@dataclass
+class LabelFile:
+    """A label file read whole: one record per data line, with the header mapping."""
+
+    rel: str
+    records: pd.DataFrame  # line, fields (list[str]), raw, n_fields
+    url_column: str
+    final_column: str
+    annotator_columns: dict[str, int]  # header name -> annotator number
+    header: list[str]
+    quirks: list[Quirk]
 
 
 def parse_label_file(text: str, rel: str) -> LabelFile:
-    """Parse a label file into records with physical line numbers (header = line 1)."""
-    quirks: list[Quirk] = []
-    lines = text.split("\n")
-    rows: list[dict] = []
-    header: list[str] | None = None
-    for start, end, fields in csv_records(lines, rel, fix="fix the quoting on that line"):
-        raw = "\n".join(lines[start - 1: end])
-        if header is None:
-            if not fields or all(not f.strip() for f in fields):
-                continue
-            header = fields
-            header_line = start
-            continue
-        rows.append({"line": start, "fields": fields, "raw": raw})
-    if header is None:
-        return LabelFile(rel, _records(rows), "", "", {}, [], quirks)
-    if header_line != 1:
-        quirks.append(Quirk("leading_blank_lines", rel, "blank lines before the header"))
-    url_col, final_col, annotators, header_quirks = parse_header(header, rel)
-    return LabelFile(rel, _records(rows), url_col, final_col, annotators,
-                     [h.strip() for h in header], quirks + header_quirks)
+    """Parse a label file's text whole into records with physical line numbers (header =
+    line 1): :func:`read_label_file` in one chunk, without a record limit."""
+    reader = read_label_file(text.split("\n"), rel, max_record=None)
+    records = next(reader.chunks())
+    return LabelFile(rel, records, reader.url_column, reader.final_column,
+                     reader.annotator_columns, reader.header, reader.quirks)
 
 
 def _records(rows: list[dict]) -> pd.DataFrame:
@@ -253,37 +390,58 @@ def _records(rows: list[dict]) -> pd.DataFrame:
     return frame
 
 
-def parse_year_file(text: str, rel: str, year: int) -> pd.DataFrame:
-    """Every line of a year file: its number, raw and stripped text (validated in
+def chunked(items: Iterable, size: int | None) -> Iterator[list]:
+    """``items`` in lists of ``size`` (one list of all when None); at least one list,
+    empty when there are no items."""
+    batch: list = []
+    given = False
+    for item in items:
+        batch.append(item)
+        if size is not None and len(batch) >= size:
+            yield batch
+            batch, given = [], True
+    if batch or not given:
+        yield batch
+
+
+def _without_final_empty(lines: Iterable[str]) -> Iterator[tuple[int, str]]:
+    """Numbered lines (from 1), but not an empty piece after the last line ending."""
+    held: tuple[int, str] | None = None
+    for numbered in enumerate(lines, 1):
+        if held is not None:
+            yield held
+        held = numbered
+    if held is not None and held[1]:
+        yield held
+
+
+def year_file_chunks(lines: Iterable[str], rel: str, year: int,
+                     size: int | None = None) -> Iterator[pd.DataFrame]:
+    """Every line of a year file, ``size`` lines a frame (all in one when None): its
+    number, raw and stripped text (validated in
     :func:`analysis.core.schemas.year_line_status`)."""
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    frame = pd.DataFrame({"line": pd.Series(range(1, len(lines) + 1), dtype="int64"),
-                          "raw": pd.Series(lines, dtype=object)})
-    frame["url"] = frame["raw"].str.strip()
-    frame["year"] = year
-    frame["file"] = rel
-    return frame
+    for batch in chunked(_without_final_empty(lines), size):
+        frame = pd.DataFrame({"line": pd.Series([n for n, _ in batch], dtype="int64"),
+                              "raw": pd.Series([t for _, t in batch], dtype=object)})
+        frame["url"] = frame["raw"].str.strip()
+        frame["year"] = year
+        frame["file"] = rel
+        yield frame
 
 
-def parse_excluded_file(text: str, rel: str) -> pd.DataFrame:
-    """Every data line of an excluded-candidates file: line, raw text, ``url`` and
-    ``created_at`` (stripped; empty when the column is absent) and the number of fields.
+def excluded_file_chunks(lines: Iterable[str], rel: str, size: int | None = None,
+                         max_record: int | None = MAX_LINE) -> Iterator[pd.DataFrame]:
+    """Every data line of an excluded-candidates file, ``size`` a frame (all in one when
+    None): line, raw text, ``url`` and ``created_at`` (stripped; empty when the column is
+    absent) and the number of fields.
 
     The header must name ``Issue_URL`` (any case); other columns are not used. Rows are
     validated by the clean stage.
     """
-    lines = text.split("\n")
-    header: list[str] | None = None
-    rows: list[dict] = []
-    for start, end, fields in csv_records(lines, rel, fix="fix the quoting on that line"):
-        if header is None:
-            header = [h.strip().casefold() for h in fields]
-            continue
-        rows.append({"line": start, "raw": "\n".join(lines[start - 1: end]),
-                     "fields": fields})
-    if not header or "issue_url" not in header:
+    records = iter_csv_records(lines, rel, fix="fix the quoting on that line",
+                               max_record=max_record)
+    header = [h.strip().casefold() for h in next(records, (0, 0, [], ""))[2]]
+    if "issue_url" not in header:
         raise InputError("the header has no Issue_URL column", file=rel, line=1,
                          fix="the excluded-candidates file's header is Issue_URL,Created_At")
     url_i = header.index("issue_url")
@@ -292,10 +450,17 @@ def parse_excluded_file(text: str, rel: str) -> pd.DataFrame:
     def cell(fields: list[str], i: int | None) -> str:
         return fields[i].strip() if i is not None and i < len(fields) else ""
 
-    return pd.DataFrame({
-        "line": pd.Series([r["line"] for r in rows], dtype="int64"),
-        "raw": pd.Series([r["raw"] for r in rows], dtype=object),
-        "url": pd.Series([cell(r["fields"], url_i) for r in rows], dtype=object),
-        "created_at": pd.Series([cell(r["fields"], created_i) for r in rows], dtype=object),
-        "n_fields": pd.Series([len(r["fields"]) for r in rows], dtype="int64"),
-    })
+    for rows in chunked(records, size):
+        yield pd.DataFrame({
+            "line": pd.Series([r[0] for r in rows], dtype="int64"),
+            "raw": pd.Series([r[3] for r in rows], dtype=object),
+            "url": pd.Series([cell(r[2], url_i) for r in rows], dtype=object),
+            "created_at": pd.Series([cell(r[2], created_i) for r in rows], dtype=object),
+            "n_fields": pd.Series([len(r[2]) for r in rows], dtype="int64"),
+        })
+
+
+def parse_excluded_file(text: str, rel: str) -> pd.DataFrame:
+    """Every data line of an excluded-candidates file's text, in one frame:
+    :func:`excluded_file_chunks` without a record limit."""
+    return next(excluded_file_chunks(text.split("\n"), rel, max_record=None))

@@ -9,6 +9,7 @@ into the JSON written next to the processed data.
 
 from __future__ import annotations
 
+import bisect
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
@@ -70,6 +71,40 @@ def make_anomaly(
     )
 
 
+def anomaly_order(a: Anomaly) -> tuple:
+    """Where an anomaly sorts in the report: by file, line and column, missing ones first
+    (the order of :func:`anomalies_frame` within one kind)."""
+    return (a.file, a.line is not None, a.line or 0, a.column is not None, a.column or "")
+
+
+class AnomalySample:
+    """Anomalies counted per kind, keeping only the first ``limit`` of each in the report's
+    order: what a check prints, in memory that does not grow with the number found.
+    Takes anomalies as a list does (``append``, ``extend``)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.counts: Counter[str] = Counter()
+        self._first: dict[str, list[tuple[tuple, int, Anomaly]]] = {}
+
+    def append(self, anomaly: Anomaly) -> None:
+        self.counts[anomaly.kind] += 1
+        first = self._first.setdefault(anomaly.kind, [])
+        key = anomaly_order(anomaly)
+        if len(first) == self.limit and (not first or key >= first[-1][0]):
+            return  # later than every one kept (ties: the first found stays)
+        bisect.insort(first, (key, self.counts[anomaly.kind], anomaly))
+        del first[self.limit:]
+
+    def extend(self, anomalies: Iterable[Anomaly]) -> None:
+        for anomaly in anomalies:
+            self.append(anomaly)
+
+    def kept(self) -> list[Anomaly]:
+        """The first anomalies of every kind."""
+        return [a for first in self._first.values() for _, _, a in first]
+
+
 def anomalies_frame(anomalies: Iterable[Anomaly]) -> pd.DataFrame:
     """Anomalies as a table sorted by file, line and kind (stable order for reports)."""
     cols = ["kind", "file", "line", "column", "value", "message", "action"]
@@ -86,17 +121,19 @@ def quality_report(
     rules: Mapping[str, Rule],
     files: list[dict],
     summary: dict,
+    counts: Mapping[str, int] | None = None,
 ) -> dict:
     """Assemble the quality report: accounting per file and per role, anomalies, rules.
 
     ``files`` holds one dict per input file with ``file``, ``role`` (what its rows are:
     ``labels``, ``years``...), ``input``, ``kept`` and ``set_aside``. The report totals
     them per role and states, per file and over all, whether they balance (input = kept +
-    set aside).
+    set aside). ``counts``: the anomalies per kind, when ``anomalies`` are a sample of them
+    (:class:`AnomalySample`).
     """
     frame = anomalies_frame(anomalies)
     records = frame.astype(object).where(frame.notna(), None).to_dict("records")
-    counts = Counter(a["kind"] for a in records)
+    counts = counts if counts is not None else Counter(a["kind"] for a in records)
     roles: dict[str, dict[str, int]] = {}
     for f in files:
         total = roles.setdefault(f["role"], {"input": 0, "kept": 0, "set_aside": 0})

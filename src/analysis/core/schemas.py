@@ -8,7 +8,7 @@
 The input schemas are validated lazily, so every failing cell is found in one pass;
 :func:`failures` turns pandera's failure cases into ``(row index, check, column)`` triples
 that the clean stage maps back to file lines and rules (each check is named after the
-anomaly kind of :data:`analysis.clean.issues.RULES` it reports). Structural problems that make a
+anomaly kind of :data:`analysis.clean.compute.RULES` it reports). Structural problems that make a
 file unreadable (encoding, missing columns) are caught earlier, with the line, in
 :mod:`analysis.core.dump`; a processed table that breaks :func:`issues_schema` is a bug and
 fails loudly.
@@ -94,7 +94,7 @@ ISSUE_DESCRIPTIONS: dict[str, str] = {
                    "(e.g. Issue Report/pytorch/pytorch.csv)",
     "source_line": "the row's line number in that label file (counting from 1, the "
                    "header included)",
-    "flags": "the kept anomalies of this row (rules of analysis.clean.issues.RULES such as "
+    "flags": "the kept anomalies of this row (rules of analysis.clean.rules.RULES such as "
              "whitespace, missing_rating, final_not_majority, duplicate_url), separated "
              "by `;` in alphabetical order; empty when the row has none",
 }

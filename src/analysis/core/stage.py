@@ -18,7 +18,11 @@ one of them leaves it out):
 - ``metrics(result)``       headline numbers for ``dvc metrics``, ``metrics/<stage>.json``.
 
 :func:`write_outputs` writes them, each atomically and deterministically (fixed float
-precision, sorted keys), and checks that every file name is one the stage's paths list.
+precision, sorted keys), and checks that every file name is one the stage's paths list and
+that every CSV has a schema in the stage's ``schemas`` module (``schemas``, a
+:class:`~analysis.core.columns.TableSchemas`) and validates against it before it is written:
+a table that breaks its schema is a bug of the stage, and fails the run with the columns and
+checks it breaks, leaving the earlier outputs as they were.
 """
 
 from __future__ import annotations
@@ -27,8 +31,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import pandas as pd
+from pandera.errors import SchemaErrors
 
 from analysis.core.artifacts import write_csv, write_json, write_parquet, write_text
+from analysis.core.columns import TableSchemas
 from analysis.core.figures import save_figure
 from analysis.core.paths import StagePaths
 
@@ -44,10 +50,40 @@ class StageOutputs:
     website_vars: Mapping[str, object] | None = None
     claim_values: Mapping[str, object] | None = None
     metrics: Mapping[str, object] | None = None
+    schemas: TableSchemas = field(default_factory=lambda: TableSchemas({}))
+
+
+class TableSchemaError(ValueError):
+    """A table a stage is about to write has no schema, or breaks it (a bug of the stage)."""
+
+
+def check_table(schemas: TableSchemas, relpath: str, frame: pd.DataFrame) -> None:
+    """Validate the CSV ``relpath`` (relative to the project root) against its schema.
+
+    Raises :class:`TableSchemaError` naming the table when it has no schema, or naming
+    every column and check it breaks (at most ten, with an example value each).
+    """
+    schema = schemas.schema_for(relpath, frame)
+    if schema is None:
+        raise TableSchemaError(f"{relpath}: no schema; declare it in the schemas module of "
+                               "the stage that writes it")
+    try:
+        schema.validate(frame, lazy=True)
+    except SchemaErrors as exc:
+        cases = exc.failure_cases.drop_duplicates(["column", "check"]).head(10)
+        broken = "; ".join(f"column {c.column}: {c.check} (e.g. {c.failure_case!r})"
+                           for c in cases.itertuples())
+        raise TableSchemaError(f"{relpath}: breaks its schema: {broken}") from None
 
 
 def write_outputs(paths: StagePaths, out: StageOutputs) -> list[str]:
     """Write every output of a stage; return the paths written, relative to the root."""
+    csvs = {target: frame for target, frame in (
+        *((paths.processed_file(n), f) for n, f in out.processed.items()),
+        *((paths.table(n), t) for n, t in out.tables.items()))
+        if target.suffix == ".csv" and isinstance(frame, pd.DataFrame)}
+    for target, frame in csvs.items():
+        check_table(out.schemas, target.relative_to(paths.root).as_posix(), frame)
     written = []
     for name, frame in out.processed.items():
         target = paths.processed_file(name)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pandas as pd
 
 from analysis.core.stage import StageOutputs
-from analysis.findings.scorecard import (
+from analysis.findings.compute import (
     Findings,
     claim_groups,
     status_by_group,
@@ -16,6 +16,7 @@ from analysis.findings.scorecard import (
     status_counts,
     totals,
 )
+from analysis.findings.schemas import SCHEMAS
 
 
 def tables(result: Findings) -> dict[str, pd.DataFrame]:
@@ -29,7 +30,7 @@ def tables(result: Findings) -> dict[str, pd.DataFrame]:
 
 
 def website_vars(result: Findings) -> dict[str, object]:
-    """The verdicts the pages quote (:func:`~analysis.findings.scorecard.totals`) and the
+    """The verdicts the pages quote (:func:`~analysis.findings.compute.totals`) and the
     share above which a theme dominates a challenge (percent)."""
     return {**totals(result.card), "dominant_share": float(result.dominant_share)}
 
@@ -41,4 +42,5 @@ def metrics(result: Findings) -> dict[str, int]:
 
 def build(result: Findings) -> StageOutputs:
     return StageOutputs(tables=tables(result), website_vars=website_vars(result),
-                        metrics=metrics(result))
+                        metrics=metrics(result),
+                        schemas=SCHEMAS)

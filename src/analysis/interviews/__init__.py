@@ -11,7 +11,7 @@ The modules, in the order the data goes through them:
   translations, pronouns);
 - :mod:`~analysis.interviews.background` and :mod:`~analysis.interviews.codebook`: clean
   each file; :mod:`~analysis.interviews.clean`: both together, with the quality report;
-- :mod:`~analysis.interviews.views`: the tables the report shows, and ``compute``, the
+- :mod:`~analysis.interviews.compute`: the tables the report shows, and ``compute``, the
   stage's entry point;
 - :mod:`~analysis.interviews.markup`: texts for the site (Markdown, HTML), escaped;
 - :mod:`~analysis.interviews.figures`: the heatmap and the theme bars;
@@ -22,3 +22,10 @@ joined; a node the taxonomy does not have is kept and flagged (it may be a categ
 interviews added, Section IV.C); gender is normalised in the processed data but never
 published, and pronouns in published responsibilities are neutralised.
 """
+
+from analysis.core.pipeline import P, Plot, Stage, rel
+
+# What the stage reads and writes (dvc.yaml is generated from it: analysis.tools.pipeline).
+STAGE = Stage("interviews", reads=(rel(P.raw), rel(P.taxonomy_file), rel(P.claims_file)),
+              writes=("processed", "tables", "figures", "vars", "reproduced"),
+              plots=(Plot(rel(P.interviews.figure("heatmap").with_suffix(".png"))),))

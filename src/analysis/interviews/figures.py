@@ -15,9 +15,9 @@ from matplotlib.colors import to_rgb
 from analysis.core.figures import PAGE_WIDTH_IN, apply_style
 from analysis.core.taxonomy import Taxonomy
 from analysis.core.textsafe import visible
+from analysis.interviews.compute import node_labels
 from analysis.interviews.read import CODEBOOK_FILE
 from analysis.interviews.rules import TAXONOMY_FILE
-from analysis.interviews.views import node_labels
 
 GROUP_COLOURS = {"User": "#0072B2", "Developer": "#E69F00"}
 

@@ -1,1 +1,7 @@
 """The ``keywords`` stage: the Section III.A keyword lists, counted and audited."""
+
+from analysis.core.pipeline import P, Stage, rel
+
+# What the stage reads and writes (dvc.yaml is generated from it: analysis.tools.pipeline).
+STAGE = Stage("keywords", reads=(rel(P.raw), rel(P.ordinary_words_file)),
+              writes=("tables", "vars", "reproduced"))

@@ -24,6 +24,24 @@ pipeline's outputs. Modules:
 How a stage gets onto the site is described in README.md ("Adding a stage").
 """
 
+from analysis.core.paths import PATHS, ROOT
+from analysis.core.pipeline import P, Stage, rel
 from analysis.report.site import build, generate, render
 
-__all__ = ["build", "generate", "render"]
+__all__ = ["STAGE", "build", "generate", "render"]
+
+# What the website's stage reads and writes (dvc.yaml is generated from it:
+# analysis.tools.pipeline). Step 1 generates report/_variables.yml, report/_generated/ and
+# report/downloads/ (the outs) from the stages' output folders; step 2 renders a staging
+# copy of report/ into report/_site/, with Quarto when it can be found, else with the pandoc
+# preview. report/_site/ is not an output: which renderer a machine has never changes
+# dvc.lock. Every page (report/*.qmd) is read.
+STAGE = Stage(
+    "report", notebook=False, cmd="python -m analysis.report",
+    module="analysis.report.__main__", all_params=True,
+    reads=(rel(P.quarto_yml), rel(P.assets),
+           *(rel(page.relative_to(ROOT)) for page in PATHS.pages()),
+           rel(P.tables), rel(P.figures), rel(P.vars_dir), rel(P.notebooks), rel(P.processed),
+           rel(P.provenance), rel(P.metrics), rel(P.projects_file), rel(P.citation),
+           rel(P.licence), rel(P.requirements), rel(P.requirements_no_deps)),
+    outs=(rel(P.variables_yml), rel(P.generated), rel(P.downloads)))

@@ -10,7 +10,7 @@ from analysis.core.errors import InputError, os_problem
 from analysis.core.paths import PATHS
 from analysis.core.projects import Projects
 from analysis.core.sizes import parse_size, size_text
-from analysis.keywords.lists import read_keyword_file
+from analysis.keywords.compute import read_keyword_file
 from analysis.select import engine, gharchive
 from analysis.select.formats import FILE_OPTION, LINE_OPTION, MAX_FILE, MAX_LINE, Limits
 from analysis.select.hints import python, shown

@@ -10,19 +10,19 @@ skipped), whatever its payload holds. Hours before 2015 are in GitHub's older Ti
 schema (a ``repository`` object, ``payload.issue`` an id without title or body): they are
 refused in one line that names the schema (:func:`schema_problem`).
 
-Almost every event is of another repository or another type, so a file is scanned as
-decompressed blocks of whole lines: one regular-expression pass over a block finds the
-lines naming a repository of the spec (``"name":"owner/name"``, case-insensitive; a JSON
-string cannot hold an unescaped quote, so text inside titles and bodies never matches), and
-only those lines are parsed. Everything else is counted (a newline count) and skipped
-without being parsed, which keeps a worker at hundreds of thousands of events a second and
-its memory flat (one block at a time).
+Almost every event is of another type or another repository, so a file is scanned as
+decompressed blocks of whole lines, and only the lines of an issue or pull-request event in
+a repository of the spec are parsed. GH Archive writes each event compactly, its ``type``
+first and its ``repo`` before its ``payload``: a byte search finds the lines whose type is
+``"type":"IssuesEvent"`` or ``"type":"PullRequestEvent"`` (a JSON string cannot hold an
+unescaped quote, so text inside titles and bodies never matches), and for those lines
+only, the event's ``"repo":{..."name":"owner/name"`` is matched against the spec
+(case-insensitive, as GitHub names them). Everything else is counted (a newline count, in
+numpy) and skipped without being parsed. The work after decompression then costs a
+fraction of the decompression itself, which sets the floor: ISA-L (python-isal, an
+optional extra: ``pip install isal``) inflates gzip two to three times faster than zlib
+and is used when it is installed, with the same bytes out.
 
-Memory stays bounded whatever the file holds: zlib is asked for at most one output block
-at a time (a gzip bomb, 1 GiB of zeros in 1 MB, never comes out whole), the line begun in
-one block and not ended is held only up to the line limit, and the decompressed bytes are
-counted against the file limit (:class:`~analysis.select.formats.Limits`), both checked
-once a block.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import numpy as np
 import orjson
 
 from analysis.core.errors import InputError
@@ -48,10 +49,18 @@ from analysis.select.formats import (
     line_too_long,
 )
 
+try:  # ISA-L's inflate: the same interface as zlib's, two to three times faster
+    from isal import isal_zlib as INFLATE
+except ImportError:  # pragma: no cover - depends on the optional extra
+    INFLATE = zlib
+
 BLOCK = 1 << 20          # compressed bytes read at a time
 OUT_BLOCK = 16 * MiB     # the most decompressed bytes asked of zlib at a time
 SUFFIX = GHARCHIVE_SUFFIX
 OPENED = "opened"
+EVENT_TYPES = (b'"type":"IssuesEvent"', b'"type":"PullRequestEvent"')
+REPO_KEY = b'"repo":{'
+NAME_KEY = b'"name":"'
 
 
 def repo_pattern(repositories: list[str]) -> re.Pattern[bytes]:
@@ -102,14 +111,20 @@ def too_big(name: str, limits: Limits) -> InputError:
                           f"genuine file that big)")
 
 
-def _blocks(path: Path, name: str, limits: Limits = DEFAULT_LIMITS) -> Iterator[bytes]:
-    """Decompressed blocks of whole lines (multi-member gzip files included); a damaged
-    or truncated file is a user error. At most ``limits.file`` bytes are decompressed and
-    a line longer than ``limits.line`` raises :class:`LineTooLong`: zlib gives at most
-    one output block at a time, no bigger than the line limit, so every line inside a
-    block is shorter than it and only the line carried from block to block is measured."""
+def _blocks(path: Path, name: str, limits: Limits = DEFAULT_LIMITS,
+            inflate_module=None) -> Iterator[tuple[bytes, int, int]]:
+    """Decompressed whole lines, as ``(buffer, start, end)``: ``buffer[start:end]`` holds
+    whole lines (multi-member gzip files included); a damaged or truncated file is a user
+    error. The lines are handed over as ranges of what the decompressor gave, not copied:
+    only a line begun in one block and ended in the next is joined (and given alone).
+    At most ``limits.file`` bytes are decompressed and a line longer than ``limits.line``
+    raises :class:`LineTooLong`: the decompressor gives at most one output block at a
+    time, no bigger than the line limit, so every line inside a block is shorter than it
+    and only the line carried from block to block is measured. ``inflate_module`` is zlib
+    or ISA-L's ``isal_zlib`` (default :data:`INFLATE`, the faster one installed)."""
+    module = inflate_module or INFLATE
     out_block = min(OUT_BLOCK, limits.line)
-    inflate = zlib.decompressobj(wbits=31)
+    inflate = module.decompressobj(wbits=31)
     held: list[bytes] = []   # the line begun and not yet ended
     held_bytes = 0
     total = 0
@@ -129,33 +144,37 @@ def _blocks(path: Path, name: str, limits: Limits = DEFAULT_LIMITS) -> Iterator[
                                 raise LineTooLong
                             held.append(data)
                         else:
+                            start = 0
                             if held:
-                                if held_bytes + data.find(b"\n") > limits.line:
+                                first = data.find(b"\n")
+                                if held_bytes + first > limits.line:
                                     raise LineTooLong
-                                held.append(data[:cut + 1])
-                                yield b"".join(held)
-                            else:
-                                yield data[:cut + 1]
+                                held.append(data[:first + 1])
+                                line = b"".join(held)
+                                yield line, 0, len(line)
+                                start = first + 1
+                            if start <= cut:
+                                yield data, start, cut + 1
                             held = [data[cut + 1:]] if cut + 1 < len(data) else []
                             held_bytes = len(data) - cut - 1
                     if inflate.eof:  # the end of a gzip member; another may follow
                         chunk = inflate.unused_data
                         if not chunk:
                             break
-                        inflate = zlib.decompressobj(wbits=31)
+                        inflate = module.decompressobj(wbits=31)
                         continue
                     chunk = inflate.unconsumed_tail
                     if not chunk and len(data) < out_block:
-                        break  # zlib wants more input
+                        break  # the decompressor wants more input
         if not inflate.eof:
             raise InputError("the gzip file is truncated", file=name,
                              fix="download the hour again")
-    except zlib.error as exc:
+    except (zlib.error, module.error) as exc:
         raise InputError(f"not a valid gzip file ({exc})", file=name,
                          fix="download the hour again") from exc
     rest = b"".join(held)
     if rest.strip():
-        yield rest + b"\n"
+        yield rest + b"\n", 0, len(rest) + 1
 
 
 def schema_problem(first_line: bytes, name: str) -> InputError | None:
@@ -184,9 +203,41 @@ PRE_2015 = ("a GH Archive hour in the pre-2015 schema (GitHub Timeline events: a
             "body)")
 
 
+def typed_line_starts(block: bytes, lo: int = 0, hi: int | None = None) -> list[int]:
+    """The offsets, in order and each once, of the lines of ``block[lo:hi]`` (whole lines)
+    that hold an issue or pull-request event (:data:`EVENT_TYPES`): a few percent of GH
+    Archive's events, found by a byte search instead of a pattern run over every byte."""
+    hi = len(block) if hi is None else hi
+    starts: set[int] = set()
+    for needle in EVENT_TYPES:
+        at = block.find(needle, lo, hi)
+        while at >= 0:
+            starts.add(max(block.rfind(b"\n", lo, at) + 1, lo))
+            at = block.find(needle, at + len(needle), hi)
+    return sorted(starts)
+
+
+def in_spec(block: bytes, start: int, end: int, pattern: re.Pattern[bytes]) -> bool:
+    """Whether the event on ``block[start:end]`` is of a repository of ``pattern``: the
+    first ``"name"`` of its ``"repo"`` object (GH Archive writes ``repo`` before
+    ``payload``); a line without a ``"repo"`` object is searched whole."""
+    repo = block.find(REPO_KEY, start, end)
+    if repo < 0:
+        return pattern.search(block, start, end) is not None
+    name = block.find(NAME_KEY, repo, end)
+    return name >= 0 and pattern.match(block, name, end) is not None
+
+
+def newlines(block: bytes, start: int = 0, end: int | None = None) -> int:
+    """The number of line breaks in ``block[start:end]``, counted in numpy (several times
+    faster than ``bytes.count`` on large blocks)."""
+    view = np.frombuffer(block, dtype=np.uint8)[start:end]
+    return int(np.count_nonzero(view == 10))
+
+
 def scan_file(path: str | Path, pattern: re.Pattern[bytes], tally: Tally,
               progress: Callable[[int], None] | None = None,
-              limits: Limits = DEFAULT_LIMITS) -> Iterator[Record]:
+              limits: Limits = DEFAULT_LIMITS, inflate_module=None) -> Iterator[Record]:
     """The issues opened (and, flagged, the pull requests opened) in the repositories of
     ``pattern`` in one GH Archive file. ``tally.records`` counts every event of the file,
     and every event is counted once: a record yielded, a record skipped for a reason
@@ -201,28 +252,25 @@ def scan_file(path: str | Path, pattern: re.Pattern[bytes], tally: Tally,
     tally.fmt, tally.container = "gharchive", "gzip JSON lines"
     lines_before = 0
     other = 0
-    blocks = _blocks(path, name, limits)
+    blocks = _blocks(path, name, limits, inflate_module)
     while True:
         try:
-            block = next(blocks)
+            block, lo, hi = next(blocks)
         except StopIteration:
             break
         except LineTooLong:
             raise line_too_long(name, lines_before + 1, limits) from None
         if lines_before == 0 and (problem := schema_problem(
-                block[:block.find(b"\n")].strip(), name)) is not None:
+                block[lo:block.find(b"\n", lo, hi)].strip(), name)) is not None:
             raise problem
-        events = block.count(b"\n")
+        events = newlines(block, lo, hi)
         judged = 0
-        last = -1
-        cursor, line = 0, lines_before + 1  # the line number at ``cursor``, moved forward
-        for hit in pattern.finditer(block):
-            start = block.rfind(b"\n", 0, hit.start()) + 1
-            if start <= last:
-                continue  # a second name on a line already read
-            end = block.find(b"\n", hit.end())
-            last = end
-            line += block.count(b"\n", cursor, start)
+        cursor, line = lo, lines_before + 1  # the line number at ``cursor``, moved forward
+        for start in typed_line_starts(block, lo, hi):
+            end = block.find(b"\n", start, hi)
+            if not in_spec(block, start, end, pattern):
+                continue
+            line += newlines(block, cursor, start)
             cursor = start
             record = _event_record(block[start:end], name, line, tally)
             if record is not None:

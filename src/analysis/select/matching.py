@@ -25,7 +25,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from analysis.core.errors import InputError
-from analysis.keywords.lists import is_word_char
+from analysis.keywords.compute import is_word_char
 
 MATCH_MODES = ("word", "plural")
 PLURAL_ENDINGS = ("s", "es")

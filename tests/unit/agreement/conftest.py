@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from analysis.clean.issues import clean_dump
+from analysis.clean.compute import clean_dump
 from analysis.core.paths import PATHS
 from analysis.core.projects import Projects
 from tests.support.dumps import small_dump

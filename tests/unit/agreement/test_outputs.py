@@ -11,8 +11,8 @@ import pytest
 
 from analysis.agreement import compute as agreement
 from analysis.agreement import outputs
-from analysis.clean.issues import clean_dump
-from analysis.compare.changes import kappas_from_agreement
+from analysis.clean.compute import clean_dump
+from analysis.compare.compute import kappas_from_agreement
 from analysis.core.claims import load_claims
 from analysis.core.formatting import dec
 from analysis.core.paths import PATHS, AgreementPaths, Paths

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from analysis.clean import outputs
-from analysis.clean.issues import clean_dump, unknown_projects
+from analysis.clean.compute import clean_dump, unknown_projects
 from analysis.core.artifacts import read_json
 from analysis.core.paths import Paths
 from analysis.core.stage import write_outputs

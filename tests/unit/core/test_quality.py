@@ -26,3 +26,28 @@ def test_the_report_accounts_for_every_row_per_file_and_role():
     assert q["rules"]["blank"] == {"action": SET_ASIDE, "severity": "info",
                                    "description": "blank"}
     assert "balanced" not in files[0]  # the caller's records are left as they were
+
+
+def test_anomaly_order_puts_file_then_line_then_column_missing_first():
+    from analysis.core.quality import anomaly_order
+
+    rule = {"x": Rule(KEPT, "info", "x")}
+    found = [make_anomaly(rule, "x", f, "m", line, column)
+             for f, line, column in (("b", 1, None), ("a", 2, "c"), ("a", 2, None),
+                                     ("a", None, None), ("a", 1, None))]
+    ordered = sorted(found, key=anomaly_order)
+    assert [(a.file, a.line, a.column) for a in ordered] == [
+        ("a", None, None), ("a", 1, None), ("a", 2, None), ("a", 2, "c"), ("b", 1, None)]
+
+
+def test_an_anomaly_sample_keeps_the_first_of_each_kind_and_counts_all():
+    from analysis.core.quality import AnomalySample
+
+    rules = {k: Rule(KEPT, "info", k) for k in ("x", "y")}
+    sample = AnomalySample(2)
+    sample.extend(make_anomaly(rules, "x", "a.csv", f"x{n}", n) for n in (5, 4, 3, 4))
+    sample.append(make_anomaly(rules, "y", "a.csv", "y1", 1))
+    assert sample.counts == {"x": 4, "y": 1}
+    assert [a.message for a in sample.kept()] == ["x3", "x4", "y1"]  # the first 4 found
+    report = quality_report(sample.kept(), rules, [], {}, counts=sample.counts)
+    assert report["anomaly_counts"] == {"x": 4, "y": 1} and len(report["anomalies"]) == 3

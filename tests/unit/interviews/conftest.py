@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from analysis.interviews.compute import compute
 from analysis.interviews.read import read_release
-from analysis.interviews.views import compute
 from tests.unit.interviews.synthetic import PARAMS, write_inputs
 
 

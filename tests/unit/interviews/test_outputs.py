@@ -9,8 +9,8 @@ from analysis.core.claims import judge, load_claims
 from analysis.core.paths import InterviewsPaths, Paths
 from analysis.core.stage import write_outputs
 from analysis.interviews import outputs
+from analysis.interviews.compute import compute
 from analysis.interviews.read import read_release
-from analysis.interviews.views import compute
 from tests.support.mirror import MIRROR, needs_mirror
 from tests.unit.interviews.synthetic import PARAMS
 

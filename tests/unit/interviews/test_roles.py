@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from analysis.core.claims import load_claims
+from analysis.interviews.compute import compute
 from analysis.interviews.roles import (
     ROLE_CLAIMS,
     compositions,
@@ -14,7 +15,6 @@ from analysis.interviews.roles import (
     role_table,
     session_minutes,
 )
-from analysis.interviews.views import compute
 from tests.unit.interviews.synthetic import PARAMS
 
 CATEGORIES = [{"key": "training", "type": "Developer", "pattern": "training"},

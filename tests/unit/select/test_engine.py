@@ -12,7 +12,7 @@ import pytest
 
 from analysis.core.errors import InputError
 from analysis.core.projects import Projects
-from analysis.keywords.lists import read_keyword_file
+from analysis.keywords.compute import read_keyword_file
 from analysis.select import engine
 from analysis.select.formats import Tally
 from analysis.select.known import dump_issues

@@ -103,3 +103,76 @@ def test_a_pull_request_with_a_trimmed_payload_is_counted_once(tmp_path):
         ("https://github.com/pytorch/pytorch/pull/8", True),
         ("https://github.com/pytorch/pytorch/issues/9", False)]
     assert tally.records == 2 and sum(tally.skipped.values()) == 0
+
+
+INFLATERS = [pytest.param(__import__("zlib"), id="zlib")]
+try:
+    from isal import isal_zlib
+    INFLATERS.append(pytest.param(isal_zlib, id="isal"))
+except ImportError:  # the optional extra is not installed: zlib alone is tested
+    pass
+
+
+def test_typed_line_starts_finds_issue_and_pull_request_lines_once_each():
+    lines = [line("PushEvent", "a/b"), line("IssuesEvent", "a/b"),
+             line("PullRequestEvent", "a/b"), line("IssueCommentEvent", "a/b")]
+    block = b"\n".join(lines) + b"\n"
+    offsets = [0]
+    for one in lines[:-1]:
+        offsets.append(offsets[-1] + len(one) + 1)
+    assert gharchive.typed_line_starts(block) == [offsets[1], offsets[2]]
+    # within a range: the first typed line is outside it
+    assert gharchive.typed_line_starts(block, offsets[2], len(block)) == [offsets[2]]
+    # a line naming both types (one in a nested object) is given once
+    both = lines[1][:-1] + b',"x":{"type":"PullRequestEvent"}}\n'
+    assert gharchive.typed_line_starts(both) == [0]
+
+
+def test_in_spec_reads_the_events_repository_not_a_name_in_its_payload():
+    pattern = gharchive.repo_pattern(["pytorch/pytorch"])
+    ours = line("IssuesEvent", "PyTorch/pytorch")
+    theirs = line("IssuesEvent", "other/repo").replace(
+        b'"payload":{', b'"payload":{"label":{"name":"pytorch/pytorch"},')
+    assert gharchive.in_spec(ours, 0, len(ours), pattern)
+    assert not gharchive.in_spec(theirs, 0, len(theirs), pattern)
+    # without a repo object the whole line is searched
+    bare = b'{"type":"IssuesEvent","x":{"name":"pytorch/pytorch"}}'
+    assert gharchive.in_spec(bare, 0, len(bare), pattern)
+
+
+def test_newlines_counts_line_breaks_in_a_range():
+    block = b"a\nbb\n\nccc\n"
+    assert gharchive.newlines(block) == 4
+    assert gharchive.newlines(block, 2, 6) == 2
+    assert gharchive.newlines(block, 3, 3) == 0
+
+
+@pytest.mark.parametrize("inflater", INFLATERS)
+def test_blocks_hand_over_whole_lines_as_ranges_without_losing_a_byte(
+        tmp_path, monkeypatch, inflater):
+    monkeypatch.setattr(gharchive, "BLOCK", 7)
+    monkeypatch.setattr(gharchive, "OUT_BLOCK", 10)  # lines carried across many blocks
+    body = b"".join(b"line %d " % n + b"x" * (n % 23) + b"\n" for n in range(300))
+    path = tmp_path / "2024-01-01-0.json.gz"
+    path.write_bytes(gzip.compress(body[:1000]) + gzip.compress(body[1000:] + b"tail"))
+    parts = list(gharchive._blocks(path, path.name, inflate_module=inflater))
+    assert all(b[lo:hi].endswith(b"\n") for b, lo, hi in parts)
+    assert b"".join(b[lo:hi] for b, lo, hi in parts) == body + b"tail\n"
+
+
+@pytest.mark.parametrize("inflater", INFLATERS)
+def test_scan_gives_the_same_records_whatever_the_inflater(tmp_path, inflater):
+    import zlib
+
+    lines = [line("IssuesEvent", "pytorch/pytorch", number=n) if n % 3 else
+             line("PushEvent", "pytorch/pytorch") for n in range(200)]
+    path = tmp_path / "2024-01-01-0.json.gz"
+    path.write_bytes(gzip.compress(b"\n".join(lines) + b"\n"))
+    pattern = gharchive.repo_pattern(["pytorch/pytorch"])
+    runs = []
+    for module in (zlib, inflater):
+        tally = Tally()
+        runs.append((list(gharchive.scan_file(path, pattern, tally, inflate_module=module)),
+                     tally.records, dict(tally.skipped)))
+    assert runs[0] == runs[1]
+    assert runs[0][1] == 200 and len(runs[0][0]) == 133

@@ -7,7 +7,7 @@ import pytest
 from analysis.core.errors import InputError
 from analysis.core.paths import PATHS
 from analysis.core.projects import Projects
-from analysis.keywords.lists import parse_keyword_file
+from analysis.keywords.compute import parse_keyword_file
 from analysis.select.engine import _canonical
 from analysis.select.spec import build_spec
 

@@ -8,8 +8,8 @@ import pytest
 
 from analysis.core.projects import Project, Projects
 from analysis.core.taxonomy import load_taxonomy
+from analysis.taxonomy.compute import compute
 from analysis.taxonomy.details import parse_detail_files
-from analysis.taxonomy.tree import compute
 from tests.support.taxonomy_fixtures import small_detail_files, write_small_taxonomy
 
 PROJECTS = Projects({"pytorch": Project("pytorch", "PyTorch", "framework", 1),

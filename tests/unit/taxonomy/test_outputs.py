@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from analysis.core.claims import judge, load_claims
 from analysis.core.paths import TaxonomyPaths
-from analysis.taxonomy import outputs, tree
+from analysis.taxonomy import compute as tree
+from analysis.taxonomy import outputs
 from analysis.taxonomy.details import parse_detail_files
 from tests.support.taxonomy_fixtures import small_detail_files
 from tests.unit.taxonomy.conftest import PROJECTS

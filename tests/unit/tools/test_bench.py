@@ -127,3 +127,35 @@ def test_unknown_benchmark_is_refused(project, capsys):
 def test_summary_lines_without_a_formatter_list_the_measurements():
     lines = bench.summary_lines({"x": {"a": 1, "b": [1, 2]}})
     assert "- a: 1" in lines and "- b: [1, 2]" in lines
+
+
+VALIDATE = bench.load(ROOT / "benchmarks" / "bench_validate.py")
+
+
+def test_validate_bench_writes_its_three_dumps(tmp_path):
+    sizes = {}
+    for case in VALIDATE.CASES:
+        written = VALIDATE.write_case(tmp_path / case, case, 50_000)
+        label = tmp_path / case / "Issue Report" / "pytorch" / "pytorch.csv"
+        text = label.read_text(encoding="utf-8")
+        sizes[case] = written["label_bytes"]
+        assert len(text.encode()) == written["label_bytes"] >= 50_000
+        if case == "junk_header":
+            assert "\n" not in text
+        else:
+            assert text.startswith(VALIDATE.HEADER)
+    years = sorted((tmp_path / "valid" / "Issue Report" / "pytorch").glob("*_*.txt"))
+    listed = sum(len(p.read_text().splitlines()) for p in years)
+    assert len(years) == 3 and listed == written["rows"] > 500
+
+
+def test_validate_bench_summary_is_a_table_and_what_was_printed():
+    case = {"label_bytes": 300_000_000, "peak_rss_mb": 812.4, "seconds": 61.0,
+            "exit_status": 0, "output": ["projects: pytorch"], "target_met": True}
+    result = {"code": "/x", "label_file_mb": 300, "target_peak_rss_mb": 1536,
+              "cases": {"valid": {**case, "rows": 10}, "junk_rows": {
+                  **case, "peak_rss_mb": 2000.0, "target_met": False}}}
+    lines = VALIDATE.summary(result)
+    assert "| valid | 300 | 10 | 812 | yes | 61 | 0 |" in lines
+    assert "| junk_rows | 300 | - | 2,000 | NO | 61 | 0 |" in lines
+    assert lines.count("projects: pytorch") == 2

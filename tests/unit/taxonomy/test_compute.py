@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from analysis.core.errors import InputError
-from analysis.taxonomy import tree
+from analysis.taxonomy import compute as tree
 from analysis.taxonomy.details import parse_detail_files
 from analysis.taxonomy.distribution import MixTests
 from tests.support.taxonomy_fixtures import small_detail_files, synthetic_issues

@@ -9,7 +9,7 @@ from analysis.core.figures import save_figure
 from analysis.core.paths import Paths
 from analysis.core.projects import Project, Projects
 from analysis.core.stage import write_outputs
-from analysis.table1 import counts as tables
+from analysis.table1 import compute as tables
 from analysis.table1 import outputs
 from analysis.table1.figures import counts_figure
 

@@ -8,7 +8,7 @@ import pytest
 from analysis.core.claims import STATUSES, load_claims
 from analysis.core.paths import ROOT, Paths
 from analysis.findings import outputs
-from analysis.findings.scorecard import (
+from analysis.findings.compute import (
     SCORECARD_COLUMNS,
     claim_groups,
     compute,

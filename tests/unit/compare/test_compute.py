@@ -8,8 +8,8 @@ import math
 import pandas as pd
 import pytest
 
-from analysis.clean.issues import clean_dump
-from analysis.compare import changes as compare
+from analysis.clean.compute import clean_dump
+from analysis.compare import compute as compare
 from analysis.compare import outputs
 from analysis.compare.snapshot import load_baseline, main, snapshot
 from analysis.core import artifacts

@@ -1,5 +1,8 @@
 """The scorecard: every claim of the paper beside the value this run reproduced.
 
+The stage's computation. Its other module, :mod:`analysis.findings.challenges`, counts the
+reports each challenge of Section V.A rests on, which :func:`compute` adds to the result.
+
 Each stage writes the values it reproduced, keyed by claim id (``{"value": x, "note":
 "..."}``); :func:`compute` merges them (a claim id produced by two stages is a bug) and
 gives every claim of the claims file a status with :func:`~analysis.core.claims.judge`. A

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from analysis.interviews.views import (
+from analysis.interviews.compute import (
     Interviews,
     guideline_questions,
     node_labels,

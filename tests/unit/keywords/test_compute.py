@@ -7,7 +7,7 @@ import pytest
 from analysis.core.errors import InputError
 from analysis.core.paths import ROOT, Paths
 from analysis.keywords import outputs
-from analysis.keywords.lists import (
+from analysis.keywords.compute import (
     audit,
     compute,
     contains_on_boundary,
@@ -143,7 +143,7 @@ def test_outputs_name_every_table_and_carry_counts_and_examples():
 
 
 def test_ordinary_words_are_found_with_their_evidence(tmp_path):
-    from analysis.keywords.lists import read_ordinary_words
+    from analysis.keywords.compute import read_ordinary_words
 
     words = tmp_path / "ordinary_words.tsv"
     words.write_text("# comment\nzero\tenglish\t4.63\nprint\tcode\t\n", encoding="utf-8")
@@ -161,7 +161,7 @@ def test_ordinary_words_are_found_with_their_evidence(tmp_path):
 
 
 def test_the_committed_ordinary_words_flag_zero_but_not_llm():
-    from analysis.keywords.lists import read_ordinary_words
+    from analysis.keywords.compute import read_ordinary_words
 
     ordinary = read_ordinary_words(Paths(ROOT).ordinary_words_file)
     assert ordinary["zero"][0] == "english" and ordinary["bloom"][0] == "english"

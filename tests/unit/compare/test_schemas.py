@@ -1,0 +1,18 @@
+"""The compare stage's table schemas (:mod:`analysis.compare.schemas`); every CSV of a run is
+validated against them as it is written (tests/unit/compare/ test the outputs)."""
+
+from __future__ import annotations
+
+from analysis.compare.schemas import SCHEMAS
+from analysis.core.columns import P, rel
+from tests.support.table_checks import column_accepts, declared_problems
+
+
+def test_every_csv_the_stage_writes_is_declared_and_described():
+    assert not declared_problems("compare", SCHEMAS)
+
+
+def test_a_column_checks_its_values():
+    table = rel(P.compare.table("projects.csv"))
+    assert column_accepts(SCHEMAS, table, "status", "new")
+    assert not column_accepts(SCHEMAS, table, "status", "gone")

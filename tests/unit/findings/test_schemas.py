@@ -1,0 +1,18 @@
+"""The findings stage's table schemas (:mod:`analysis.findings.schemas`); every CSV of a run is
+validated against them as it is written (tests/unit/findings/ test the outputs)."""
+
+from __future__ import annotations
+
+from analysis.core.columns import P, rel
+from analysis.findings.schemas import SCHEMAS
+from tests.support.table_checks import column_accepts, declared_problems
+
+
+def test_every_csv_the_stage_writes_is_declared_and_described():
+    assert not declared_problems("findings", SCHEMAS)
+
+
+def test_a_column_checks_its_values():
+    table = rel(P.findings.scorecard)
+    assert column_accepts(SCHEMAS, table, "status", "exact")
+    assert not column_accepts(SCHEMAS, table, "status", "close")

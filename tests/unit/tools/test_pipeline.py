@@ -1,0 +1,120 @@
+"""dvc.yaml is generated from the stages' declarations (:mod:`analysis.tools.pipeline`), and
+the notebooks write no parameter value of their own."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+import yaml
+
+from analysis.core.config import load_params
+from analysis.core.paths import ROOT, STAGES, Paths
+from analysis.core.pipeline import Plot, Stage
+from analysis.tools import pipeline
+
+PATHS = Paths(ROOT)
+
+
+def test_the_committed_dvc_yaml_is_the_generated_one():
+    assert PATHS.dvc_yaml.read_text(encoding="utf-8") == pipeline.generate(), \
+        "dvc.yaml drifted from the stages' declarations: run python -m analysis.tools.pipeline"
+
+
+def test_check_fails_on_a_hand_edit(monkeypatch, capsys):
+    monkeypatch.setattr(pipeline, "generate", lambda: "stages: {}\n")
+    assert pipeline.main(["--check"]) == 1
+    assert "not the generated one" in capsys.readouterr().err
+
+
+def test_every_stage_is_declared_in_pipeline_order():
+    names = [stage.name for stage in pipeline.STAGES]
+    assert names == ["ingest", *STAGES, "report"]
+
+
+def test_a_stage_has_the_params_of_its_section_only():
+    params = {"clean": {"duplicates": "keep"}}
+    clean = next(s for s in pipeline.STAGES if s.name == "clean")
+    table1 = next(s for s in pipeline.STAGES if s.name == "table1")
+    assert pipeline.stage_entry(clean, ROOT, params)["params"] == ["clean"]
+    assert "params" not in pipeline.stage_entry(table1, ROOT, params)
+
+
+def _package(tmp_path: Path) -> Path:
+    """A project with a stage ``toy`` whose notebook imports its compute module, which
+    imports a core module and a tools module."""
+    src = tmp_path / "src" / "analysis"
+    files = {
+        "__init__.py": "",
+        "core/__init__.py": "",
+        "core/paths.py": "",
+        "tools/__init__.py": "",
+        "tools/nbrun.py": "from analysis.core import paths\n",
+        "tools/extra.py": "",
+        "toy/__init__.py": "",
+        "toy/compute.py": "from analysis.core.paths import X\nfrom analysis.tools import extra\n",
+        "other/__init__.py": "",
+    }
+    for name, text in files.items():
+        (src / name).parent.mkdir(parents=True, exist_ok=True)
+        (src / name).write_text(text)
+    return tmp_path
+
+
+def test_code_deps_are_what_the_stage_runs(tmp_path, monkeypatch):
+    root = _package(tmp_path)
+    notebook = root / "nb.py"
+    notebook.write_text("from analysis.toy import compute\n")
+    monkeypatch.setattr(pipeline, "entry_modules", lambda stage, root: {
+        stage.entry_module, *pipeline.imported_modules(pipeline.package_root(root), notebook)})
+    deps = pipeline.code_deps(Stage("toy"), root)
+    assert deps == ["src/analysis/core", "src/analysis/tools/__init__.py",
+                    "src/analysis/tools/extra.py", "src/analysis/tools/nbrun.py",
+                    "src/analysis/toy"]
+
+
+def test_yaml_is_written_in_dvc_yaml_style():
+    lines = pipeline._lines({"s": {"cmd": "python -m x", "deps": ["a", "${b.c}"],
+                                   "params": [{"params.yaml": None}],
+                                   "metrics": [{"m.json": {"cache": False}}]}}, 2)
+    assert lines == ["  s:", "    cmd: python -m x", "    deps:", "      - a", "      - ${b.c}",
+                     "    params:", "      - params.yaml:", "    metrics:",
+                     "      - m.json:", "          cache: false"]
+    assert pipeline._scalar("a: b") == "'a: b'"
+    assert yaml.safe_load("\n".join(lines))["s"]["metrics"] == [{"m.json": {"cache": False}}]
+
+
+def test_plots_list_images_then_charts():
+    stages = (Stage("x", plots=(Plot("a.png"), Plot("t.csv", "T", x="n", y="k"))),
+              Stage("y", plots=(Plot("b.png"),)))
+    assert pipeline.plots(stages) == ["a.png", "b.png", {"T": {
+        "template": "bar_horizontal", "x": "n", "y": {"t.csv": "k"}}}]
+
+
+# --------------------------------------------------------------------------- notebooks
+
+
+def parameters_cell(notebook: Path) -> dict[str, object]:
+    """The names the notebook's ``parameters`` cell assigns, with their literal values."""
+    text = notebook.read_text(encoding="utf-8")
+    cell = text.split('# %% tags=["parameters"]\n', 1)[1].split("\n# %%", 1)[0]
+    return {node.targets[0].id: ast.literal_eval(node.value)
+            for node in ast.parse(cell).body if isinstance(node, ast.Assign)}
+
+
+@pytest.mark.parametrize("name", list(STAGES))
+def test_a_notebook_names_its_parameters_but_writes_no_value(name):
+    """The parameters cell lists exactly the names of the stage's params.yaml section,
+    each None (nbrun injects the values), so no notebook default can disagree."""
+    assigned = parameters_cell(PATHS.stage(name).notebook_source)
+    assert assigned.pop("root") == "."
+    section = load_params(PATHS.params).get(name) or {}
+    assert set(assigned) == set(section)
+    assert not {k: v for k, v in assigned.items() if v is not None}
+
+
+def test_the_parameter_check_can_fail(tmp_path):
+    nb = tmp_path / "nb.py"
+    nb.write_text('# %% tags=["parameters"]\nroot = "."\nrole_categories = []\n\n# %%\nx = 1\n')
+    assert parameters_cell(nb) == {"root": ".", "role_categories": []}
