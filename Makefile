@@ -8,19 +8,24 @@ BIN := $(CURDIR)/$(VENV)/bin
 STAMP := $(VENV)/.installed
 RUN := PATH="$(BIN):$$PATH" PYTHONHASHSEED=0
 PYTEST_ARGS ?=
+# the set-up: uv installs the hashed pins when it can be had, else pip; INSTALLER=pip uses
+# pip only, INSTALLER=uv allows no fallback. The line printed and .venv/.installer say which
+# one ran.
+INSTALLER ?= auto
+SETUP = PYTHONPATH=src $(1) -m analysis.tools.install
+PINNED := requirements.txt requirements-no-deps.txt requirements-uv.txt pyproject.toml
 
-.PHONY: report pipeline serve test test-fast bench lint venv clean-venv
+.PHONY: report pipeline serve test test-fast bench lint venv clean-venv pins
 
 venv: $(STAMP)
 
-$(STAMP): requirements.txt requirements-no-deps.txt pyproject.toml
-	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps \
-		-r requirements-no-deps.txt
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps \
-		--no-build-isolation -e .
-	@touch $(STAMP)
+$(STAMP): $(PINNED)
+	@$(call SETUP,$(PYTHON)) $(VENV) --installer $(INSTALLER)
+
+## after adding or changing a pin in requirements*.txt: rewrite the files with the hashes of
+## every pinned version (and the dependencies a new package needs), with uv and PyPI
+pins:
+	@$(call SETUP,$(PYTHON)) $(VENV) --pins
 
 ## the whole study: ingest -> clean -> analyses -> scorecard -> site (Quarto if it can be
 ## had, else the pandoc preview; the site is rendered again if it does not show the current
@@ -55,7 +60,8 @@ coverage: $(STAMP)
 		--cov-report=term $(PYTEST_ARGS)
 
 ## the unit tests under each of Python 3.11, 3.12 and 3.13 that this machine has (on PATH,
-## else under pyenv), each in its own .venv-3.X made like .venv (never touching .venv);
+## else under pyenv), each in its own .venv-3.X made like .venv, by the same installer
+## (never touching .venv);
 ## ends with one line per version: passed, failed or absent
 PYENV_ROOT ?= $(HOME)/.pyenv
 TEST_PYTHONS ?= 3.11 3.12 3.13
@@ -73,20 +79,11 @@ test-pythons:
 	    echo "test-pythons: python$$v not found, skipped"; \
 	    summary+=("Python $$v: absent"); continue; \
 	  fi; \
-	  venv=.venv-$$v; \
-	  if [ ! -f $$venv/.installed ] || [ requirements.txt -nt $$venv/.installed ] || \
-	      [ requirements-no-deps.txt -nt $$venv/.installed ] || \
-	      [ pyproject.toml -nt $$venv/.installed ]; then \
+	  venv=.venv-$$v; stale=; \
+	  for f in $(PINNED); do [ $$f -nt $$venv/.installed ] && stale=1; done; \
+	  if [ ! -f $$venv/.installed ] || [ -n "$$stale" ]; then \
 	    echo "test-pythons: setting up $$venv with $$py"; \
-	    rm -f $$venv/.installed; { test -x $$venv/bin/python || "$$py" -m venv $$venv; } && \
-	    echo '*' > $$venv/.gitignore && \
-	    $$venv/bin/python -m pip install --quiet --disable-pip-version-check \
-	      -r requirements.txt && \
-	    $$venv/bin/python -m pip install --quiet --disable-pip-version-check --no-deps \
-	      -r requirements-no-deps.txt && \
-	    $$venv/bin/python -m pip install --quiet --disable-pip-version-check --no-deps \
-	      --no-build-isolation -e . && \
-	    touch $$venv/.installed || { \
+	    $(call SETUP,"$$py") $$venv --installer $(INSTALLER) || { \
 	      summary+=("Python $$v: failed (could not set up $$venv)"); failed=1; continue; }; \
 	  fi; \
 	  echo "test-pythons: Python $$v ($$py) in $$venv"; \

@@ -11,6 +11,7 @@ from pathlib import Path
 import yaml
 
 from analysis.core.paths import ROOT
+from analysis.core.pins import normalise, pins
 from tests.support.mirror import MIRROR, needs_mirror
 
 SRC = sorted((ROOT / "src" / "analysis").rglob("*.py"))
@@ -39,20 +40,13 @@ def test_no_code_execution_primitives_in_the_library():
     assert not found, found
 
 
-def normalise(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
 def pip_pins(files: tuple[str, ...] = ("requirements.txt", "requirements-no-deps.txt")
              ) -> dict[str, str]:
-    pins = {}
+    found = {}
     for file in files:
-        for line in (ROOT / file).read_text().splitlines():
-            line = line.split("#", 1)[0].strip()
-            if line:
-                name, _, version = line.partition("==")
-                pins[normalise(name)] = version
-    return pins
+        found.update({normalise(name): version
+                      for name, version in pins((ROOT / file).read_text()).items()})
+    return found
 
 
 def conda_pins() -> dict[str, str | None]:

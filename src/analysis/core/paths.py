@@ -229,6 +229,11 @@ class Paths:
         return self.root / "requirements-no-deps.txt"
 
     @property
+    def requirements_uv(self) -> Path:
+        """The pinned installer of ``make venv`` (uv; pip is the fallback)."""
+        return self.root / "requirements-uv.txt"
+
+    @property
     def citation(self) -> Path:
         return self.root / "CITATION.cff"
 

@@ -49,6 +49,8 @@ from analysis.core.config import load_yaml
 from analysis.core.errors import InputError
 from analysis.core.figures import save_figure
 from analysis.core.paths import Paths
+from analysis.core.pins import installer, normalise
+from analysis.core.pins import pins as read_pins
 from analysis.report import blocks
 from analysis.report import generated as gen
 from analysis.report.dag import dag_figure, pipeline_graph
@@ -84,19 +86,13 @@ KEY_PACKAGES = ("dvc", "pandas", "numpy", "scipy", "matplotlib", "statsmodels", 
 RENDER_INCLUDES = ("versions.md", "pins.md", "build.md", "build_info.md")
 
 
-def _norm(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
 def pinned_packages(paths: Paths) -> dict[str, str]:
-    """``name==version`` pins of requirements.txt and requirements-no-deps.txt."""
+    """``name==version`` pins of requirements.txt and requirements-no-deps.txt (hashes and
+    extras aside)."""
     pins = {}
     for path in (paths.requirements, paths.requirements_no_deps):
         if path.is_file():
-            for line in path.read_text(encoding="utf-8").splitlines():
-                m = re.match(r"^\s*([A-Za-z0-9_.\-]+)==([^\s;#]+)", line)
-                if m:
-                    pins[m.group(1)] = m.group(2)
+            pins.update(read_pins(path.read_text(encoding="utf-8")))
     return pins
 
 
@@ -108,9 +104,11 @@ def installed_version(name: str) -> str:
 
 
 def environment(quarto: str | None) -> dict[str, str]:
-    """Versions that shape the outputs: Python, pandoc, Quarto and the key packages."""
+    """Versions that shape the outputs: Python, pandoc, Quarto and the key packages, and
+    the installer that put the packages there."""
     versions = {"python": sys.version.split()[0], "pandoc": pandoc_version(),
-                "quarto": quarto_version(quarto) if quarto else "not installed"}
+                "quarto": quarto_version(quarto) if quarto else "not installed",
+                "installer": installer(Path(sys.prefix))}
     for name in KEY_PACKAGES:
         versions[name] = installed_version(name)
     return versions
@@ -118,7 +116,7 @@ def environment(quarto: str | None) -> dict[str, str]:
 
 def pins_table(paths: Paths) -> pd.DataFrame:
     rows = []
-    for name, pin in sorted(pinned_packages(paths).items(), key=lambda kv: _norm(kv[0])):
+    for name, pin in sorted(pinned_packages(paths).items(), key=lambda kv: normalise(kv[0])):
         have = installed_version(name)
         rows.append({"package": name, "pinned": pin, "installed": have,
                      "matches": "yes" if have == pin else "no"})
