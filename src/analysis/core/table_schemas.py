@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 import pandera.pandas as pa
 
-from analysis.core.claims import STATUSES
+from analysis.core.claims import CAUSES, STATUSES
 from analysis.core.paths import Paths
 from analysis.core.schemas import ANNOTATOR_DESCRIPTION, ISSUE_DESCRIPTIONS, ISSUE_URL_PATTERN
 
@@ -139,20 +139,23 @@ def range_check(low: float | None = None, high: float | None = None) -> pa.Check
             inside &= numbers <= high
         return inside | numbers.isna()
 
-    return pa.Check(ok, name=f"in_range_{low}_{high}", error=f"a number outside [{low}, {high}]")
+    return pa.Check(ok, name=f"in_range_{low}_{high}", error=f"a number outside [{low}, {high}]",
+                    statistics={"minimum": low, "maximum": high})
 
 
 def one_of(words: Iterable[str]) -> pa.Check:
     """Every value of the column is one of ``words`` (compared as text)."""
     allowed = frozenset(str(w) for w in words)
     return pa.Check(lambda s: s.astype(str).isin(allowed) | ~present(s),
-                    name="one_of", error=f"a value outside {sorted(allowed)}")
+                    name="one_of", error=f"a value outside {sorted(allowed)}",
+                    statistics={"enum": sorted(allowed)})
 
 
 def matches(pattern: str) -> pa.Check:
     """Every value of the column matches the regular expression ``pattern``."""
     return pa.Check(lambda s: s.astype(str).str.match(pattern) | ~present(s),
-                    name="matches", error=f"a value not matching {pattern}")
+                    name="matches", error=f"a value not matching {pattern}",
+                    statistics={"pattern": pattern})
 
 
 def no_empty_cells() -> pa.Check:
@@ -355,6 +358,23 @@ def scorecard_csv() -> pa.DataFrameSchema:
                                       "states the value), `>`, `>=`, `<`, `<=` (a bound, "
                                       "e.g. 'over three' is `>` 3) or `~` (about)",
                                       words=("=", ">", ">=", "<", "<=", "~")),
+                     "cause": text("the root cause of a difference (empty unless the "
+                                   "verdict is `differs`): "
+                                   + "; ".join(f"`{k}`: {v}" for k, v in CAUSES.items()),
+                                   nullable=True, words=CAUSES),
+                 })
+
+
+def findings_differences_by_cause_csv() -> pa.DataFrameSchema:
+    """``report/tables/findings/differences_by_cause.csv``: the differences per cause."""
+    return table(rel(P.findings.table("differences_by_cause.csv")),
+                 "The scorecard's differences (verdict `differs`) grouped by root cause, "
+                 "in the order the Overview lists them.", {
+                     "cause": text("the root cause (the scorecard's cause)", words=CAUSES),
+                     "meaning": text("what the cause is, in words"),
+                     "claims": count("claims that differ for this cause", low=1),
+                     "claim_ids": text("their claim ids, separated by spaces, in the "
+                                       "scorecard's order"),
                  })
 
 
@@ -1818,6 +1838,7 @@ TABLE_SCHEMAS: dict[str, Callable[[], pa.DataFrameSchema]] = {
     rel(P.findings.table("status_by_source.csv")): findings_status_by_source_csv,
     rel(P.findings.table("status_by_group.csv")): findings_status_by_group_csv,
     rel(P.findings.table("claim_groups.csv")): findings_claim_groups_csv,
+    rel(P.findings.table("differences_by_cause.csv")): findings_differences_by_cause_csv,
     rel(P.findings.table("challenges.csv")): findings_challenges_csv,
     rel(P.findings.table("dominant.csv")): findings_dominant_csv,
     rel(P.table1.table("counts.csv")): table1_csv,

@@ -16,15 +16,26 @@ from __future__ import annotations
 import csv
 import io
 import shutil
-from pathlib import Path
+from pathlib import Path, PurePath
 
 import pandas as pd
+import pandera.pandas as pa
 
-from analysis.core.artifacts import atomic_folder, sha256_file
+from analysis.core.artifacts import atomic_folder, sha256_file, write_json
 from analysis.core.paths import Paths
 from analysis.core.table_schemas import data_dictionary, schema_for
 from analysis.core.textsafe import neutralise_cell
-from analysis.report.htmlsafe import esc, html_table, raw_html_block
+from analysis.report.datapackage import datapackage, resource
+from analysis.report.htmlsafe import esc, hash_html, html_table, raw_html_block
+
+PACKAGE_TITLE = ("Reproduction of Mu et al. (arXiv:2506.13114): processed labels, scorecard "
+                 "and the analysis tables")
+PACKAGE_DESCRIPTION = ("The downloads of the reproduction site: every file is a resource; "
+                       "each CSV's table schema is derived from the pandera schema that "
+                       "checks it in the pipeline (analysis.core.table_schemas).")
+PACKAGE_WHAT = ("the Frictionless data package of these files: each CSV's columns with "
+                "their types, meanings and constraints, and every file's size and SHA-256 "
+                "(`frictionless validate datapackage.json` checks them)")
 
 
 def processed_downloads(paths: Paths) -> list[tuple[Path, str, str]]:
@@ -65,16 +76,29 @@ def downloadable(paths: Paths) -> list[tuple[str, str, str]]:
         for csv_path in sorted(stage.tables.glob("*.csv")) if stage.tables.is_dir() else []:
             if csv_path == paths.findings.scorecard:
                 continue
-            out.append((csv_path.relative_to(paths.root).as_posix(),
-                        f"tables/{stage.name}/{csv_path.name}",
-                        f"a table of the {stage.name} stage"))
+            source = csv_path.relative_to(paths.root).as_posix()
+            out.append((source, f"tables/{stage.name}/{csv_path.name}",
+                        table_description(paths, source)))
     return out
 
 
-def dictionary_html(paths: Paths, source: str) -> str:
-    """The data dictionary of one CSV as an escaped table (empty if it has no schema)."""
+def table_description(paths: Paths, source: str) -> str:
+    """What a table holds: its schema's description (the file's name, for a table
+    without one)."""
+    schema, _ = csv_schema(paths, source)
+    described = (schema.description or "").strip() if schema is not None else ""
+    return described or f"the table {PurePath(source).name}"
+
+
+def csv_schema(paths: Paths, source: str) -> tuple[pa.DataFrameSchema | None, pd.DataFrame]:
+    """The pandera schema of a CSV of the pipeline (None if it has none) and the first rows
+    it was looked up with (a few schemas name the columns a table lists in its rows)."""
     frame = pd.read_csv(paths.root / source, dtype=str, keep_default_na=False, nrows=200)
-    schema = schema_for(source, frame)
+    return schema_for(source, frame), frame
+
+
+def dictionary_html(schema: pa.DataFrameSchema | None, frame: pd.DataFrame) -> str:
+    """The data dictionary of one CSV as an escaped table (empty if it has no schema)."""
     if schema is None:
         return ""
     return html_table(data_dictionary(schema, frame), numeric=[],
@@ -82,23 +106,34 @@ def dictionary_html(paths: Paths, source: str) -> str:
 
 
 def write_downloads(paths: Paths, dest: Path) -> str:
-    """Fill ``dest`` (replaced whole) and return the Data page's include listing it."""
-    rows, dictionaries, neutralised = [], [], 0
+    """Fill ``dest`` (replaced whole) with the downloads and their data package
+    (``datapackage.json``), and return the Data page's include listing them."""
+    rows, dictionaries, neutralised, resources = [], [], 0, []
     with atomic_folder(dest) as tmp:
         for source, name, what in downloadable(paths):
             target = tmp / name
             target.parent.mkdir(parents=True, exist_ok=True)
+            schema = None
             if name.endswith(".csv"):
                 neutralised += neutralise_csv(paths.root / source, target)
-                dictionary = dictionary_html(paths, source)
+                schema, head = csv_schema(paths, source)
+                dictionary = dictionary_html(schema, head)
                 if dictionary:
                     dictionaries.append((name, dictionary))
             else:
                 shutil.copyfile(paths.root / source, target)
+            resources.append(resource(name, target, what, schema))
             rows.append({"file": f'<a href="downloads/{esc(name)}" download>{esc(name)}</a>',
                          "what it holds": esc(what),
                          "bytes": f"{target.stat().st_size:,}",
-                         "SHA-256": f'<code class="hash">{sha256_file(target)}</code>'})
+                         "SHA-256": hash_html(sha256_file(target))})
+        package = datapackage(resources, PACKAGE_TITLE, PACKAGE_DESCRIPTION)
+        write_json(tmp / "datapackage.json", package)
+        rows.append({"file": '<a href="downloads/datapackage.json" download>'
+                             "datapackage.json</a>",
+                     "what it holds": esc(PACKAGE_WHAT),
+                     "bytes": f"{(tmp / 'datapackage.json').stat().st_size:,}",
+                     "SHA-256": hash_html(sha256_file(tmp / "datapackage.json"))})
     return downloads_include(rows, dictionaries, neutralised)
 
 

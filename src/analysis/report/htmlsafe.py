@@ -120,6 +120,34 @@ def html_table(frame: pd.DataFrame, *, numeric: list[str] | None = None,
     return "".join(out)
 
 
+WEB_URL_RE = re.compile(r"https://[A-Za-z0-9.-]+(?:/[^\s<>\"'`;,)]*)?")
+
+
+def linkify(text: object) -> str:
+    """Data text escaped, with every ``https://`` URL in it a link (class ``url``: it
+    wraps anywhere, so a long URL stays inside a phone's card). Only https URLs of plain
+    characters become links; the link text is the URL itself."""
+    raw = cell_text(text)
+    out, last = [], 0
+    for m in WEB_URL_RE.finditer(raw):
+        url = m.group(0).rstrip(".")
+        out.append(esc(raw[last:m.start()]))
+        out.append(f'<a class="url" href="{esc(url)}">{esc(url)}</a>')
+        last = m.start() + len(url)
+    out.append(esc(raw[last:]))
+    return "".join(out)
+
+
+def hash_html(digest: object, shown: int = 12) -> str:
+    """A hash shortened to its first ``shown`` characters that opens to the whole value
+    (a ``details`` element: no script, and a phone shows one line, not ten)."""
+    text = esc(digest)
+    if len(str(digest)) <= shown:
+        return f'<code class="hash">{text}</code>'
+    return (f'<details class="hash"><summary><code>{esc(str(digest)[:shown])}…</code>'
+            f'</summary><code class="hash">{text}</code></details>')
+
+
 def paragraph(text: object, classes: str = "") -> str:
     """Data text as one escaped HTML paragraph in a raw block."""
     cls = f' class="{esc(classes)}"' if classes else ""

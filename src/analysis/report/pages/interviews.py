@@ -106,7 +106,8 @@ def interviews_roles(i: Inputs) -> str:
     roles give the paper's count (the interviews stage's ``role_claims``)."""
     r = i.csv(IV("roles.csv")).fillna("")
     roles = pd.DataFrame({
-        "group": r["type"], "role as the sheet spells it": r["role_raw"],
+        "group": r["type"], "role (words translated by interviews.translations)":
+        r["role_title"],
         "participants": r["participants"].map(count), "category": r["category"],
         "patterns it matches": r["matching"].map(lambda x: x or "none")})
     out = [table(roles, numeric=["participants"], classes="table compact")]

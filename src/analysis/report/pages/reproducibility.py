@@ -10,9 +10,9 @@ import pandas as pd
 
 from analysis.core.claims import paper_statement
 from analysis.core.config import load_yaml
-from analysis.core.formatting import count
+from analysis.core.formatting import count, plural
 from analysis.report.generated import STATUS_HELP, STATUS_LABELS, callout
-from analysis.report.htmlsafe import esc, html_table, raw_html_block
+from analysis.report.htmlsafe import esc, html_table, linkify, raw_html_block
 from analysis.report.pages.base import FD, SCORECARD, Include, Inputs, P, rel
 from analysis.report.pages.overview import relations
 
@@ -49,7 +49,8 @@ def scorecard_summary(totals: dict, by_source: pd.DataFrame,
 
 
 def scorecard_full(card: pd.DataFrame) -> str:
-    """The whole scorecard, one section per verdict (long lists collapsed)."""
+    """The whole scorecard, one section per verdict, each list folded behind its count (the
+    page stays short; the verdicts' counts are its headings)."""
     out = []
     for s, label in STATUS_LABELS.items():
         rows = card[card["status"] == s]
@@ -66,15 +67,13 @@ def scorecard_full(card: pd.DataFrame) -> str:
                           "claim_id": "claim", "description": "what", "paper_value": "paper",
                           "reproduced_value": "ours", "source": "where"})
         shown["claim"] = [esc(c).replace(".", ".<wbr>") for c in shown["claim"]]
+        shown["note"] = shown["note"].map(linkify)
         block = raw_html_block(html_table(shown, numeric=["paper", "ours"],
                                           classes="table sortable scorecard",
-                                          raw_columns=("claim",),
+                                          raw_columns=("claim", "note"),
                                           table_id=f"scorecard-table-{s.replace('_', '-')}"))
-        if len(rows) > 15:
-            out.append(callout("note", f"All {len(rows):,} {label} claims", block,
-                               collapse=(s == "exact")))
-        else:
-            out.append(block)
+        out.append(callout("note", f"The {plural(len(rows), 'claim')} {label}", block,
+                           collapse=True))
     return "\n".join(out)
 
 

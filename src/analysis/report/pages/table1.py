@@ -108,7 +108,8 @@ def _compare_cell(value, claims: pd.DataFrame, claim_id: str) -> str:
     if status != "exact":
         extra = f'<span class="paper-value">paper {esc(row["paper_value"])}</span>'
     return (f'<td class="num st-{esc(status)}" title="{esc(title)}">'
-            f'{ours}<span class="mark" aria-hidden="true">{STATUS_MARK.get(status, "")}</span>'
+            f'{ours}<span class="verdict-mark" aria-hidden="true">'
+            f'{STATUS_MARK.get(status, "")}</span>'
             f"{extra}</td>")
 
 
