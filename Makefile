@@ -13,13 +13,16 @@ PYTEST_ARGS ?=
 
 venv: $(STAMP)
 
+# (the set-up's time is recorded for the site's end-to-end run time: build/runs/setup.json)
 $(STAMP): requirements.txt requirements-no-deps.txt pyproject.toml
+	$(eval SETUP_STARTED := $(shell date +%s.%N))
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps \
 		-r requirements-no-deps.txt
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps \
 		--no-build-isolation -e .
+	@$(BIN)/python -m analysis.core.runlog setup setup $(SETUP_STARTED)
 	@touch $(STAMP)
 
 ## the whole study: ingest -> clean -> analyses -> scorecard -> site (Quarto if it can be

@@ -102,7 +102,7 @@ def dictionary_html(schema: pa.DataFrameSchema | None, frame: pd.DataFrame) -> s
     if schema is None:
         return ""
     return html_table(data_dictionary(schema, frame), numeric=[],
-                      classes="table compact dictionary")
+                      classes="table compact dictionary cards")
 
 
 def write_downloads(paths: Paths, dest: Path) -> str:
@@ -142,7 +142,7 @@ def downloads_include(rows: list[dict], dictionaries: list[tuple[str, str]],
     frame = pd.DataFrame(rows, columns=["file", "what it holds", "bytes", "SHA-256"])
     out = io.StringIO()
     out.write(raw_html_block(html_table(frame, numeric=["bytes"],
-                                        classes="table compact downloads",
+                                        classes="table compact downloads cards",
                                         raw_columns=("file", "what it holds", "SHA-256"))))
     out.write(raw_html_block(
         f"<p>Cells that a spreadsheet would run as a formula (beginning with <code>=</code>, "

@@ -83,6 +83,11 @@ def md_escape(text: object) -> str:
     return _PUNCT.sub(r"\\\1", s)
 
 
+# A table of this many columns is set in a smaller type (class ``wide``), so that it fits
+# the text column at 1280 px without scrolling.
+WIDE_COLUMNS = 10
+
+
 def html_table(frame: pd.DataFrame, *, numeric: list[str] | None = None,
                classes: str = "table sortable", caption: str | None = None,
                row_classes: list[str] | None = None, raw_columns: tuple[str, ...] = (),
@@ -93,10 +98,13 @@ def html_table(frame: pd.DataFrame, *, numeric: list[str] | None = None,
     ``numeric`` columns are right-aligned (default: the numeric dtypes). ``raw_columns``
     hold HTML the report built itself from escaped parts (links, badges) and are inserted
     as they are. ``row_classes`` gives one class string per row. Every cell carries its
-    column name (``data-label``) so that narrow screens can show a row as a card.
+    column name (``data-label``) so that narrow screens can show a row as a card. A table
+    of :data:`WIDE_COLUMNS` columns or more gets the class ``wide`` (a smaller type).
     """
     if numeric is None:
         numeric = [c for c in frame.columns if pd.api.types.is_numeric_dtype(frame[c])]
+    if len(frame.columns) >= WIDE_COLUMNS:
+        classes = f"{classes} wide".strip()
     attrs = f' class="{esc(classes)}"' if classes else ""
     if table_id:
         attrs += f' id="{esc(table_id)}"'

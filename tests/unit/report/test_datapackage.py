@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 
 from analysis.core import table_schemas as ts
+from analysis.core.paths import ROOT
 from analysis.report.datapackage import constraints, datapackage, field, resource, table_schema
 
 pytest.importorskip("frictionless")
@@ -92,3 +93,22 @@ def test_a_changed_file_fails_its_hash(tmp_path):
     with (tmp_path / "demo.csv").open("a", encoding="utf-8") as fh:
         fh.write("b,1,1,True,=,,1\n")
     assert validate(path).returncode != 0
+
+
+CURRENT = ROOT / "report" / "downloads" / "datapackage.json"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not CURRENT.is_file(), reason="no pipeline run here: "
+                    "report/downloads/datapackage.json does not exist (make report)")
+def test_the_current_runs_package_validates():
+    """The package of this checkout's last run (the release, on a machine with the mirror
+    or the download): every download a resource, and frictionless accepts it."""
+    package = json.loads(CURRENT.read_text(encoding="utf-8"))
+    files = {p.relative_to(CURRENT.parent).as_posix() for p in CURRENT.parent.rglob("*")
+             if p.is_file() and p != CURRENT}
+    assert {r["path"] for r in package["resources"]} == files
+    run = validate(CURRENT)
+    report = json.loads(run.stdout)
+    errors = [e.get("message") for t in report["tasks"] for e in t.get("errors", [])[:3]]
+    assert report["valid"], errors[:20]

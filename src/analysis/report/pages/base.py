@@ -168,12 +168,12 @@ def claims_table(card: pd.DataFrame, groups: pd.DataFrame, counts: pd.DataFrame,
     raw = ("what the paper says", "paper", "ours", "verdict", "note")
     shown, cls = claim_rows(rows[~detail])
     out = (f"{count(t['claims'])} numbers of the paper are checked here: {summary}.\n\n"
-           + table(shown, numeric=["paper", "ours"], classes="table claims", raw=raw,
+           + table(shown, numeric=["paper", "ours"], classes="table claims cards", raw=raw,
                    row_classes=cls))
     if detail.any():
         more, more_cls = claim_rows(rows[detail])
         out += callout("note", f"{count(t['folded'])} more, all exact",
-                       table(more, numeric=["paper", "ours"], classes="table claims", raw=raw,
+                       table(more, numeric=["paper", "ours"], classes="table claims cards", raw=raw,
                              row_classes=more_cls), collapse=True)
     return out
 

@@ -70,7 +70,7 @@ def provenance_files(prov: dict) -> str:
     files["sha256"] = files["sha256"].map(hash_html)
     out = [callout("note", f"SHA-256 of the {len(files):,} ingested files",
                    raw_html_block(html_table(files, numeric=["bytes"],
-                                             classes="table sortable hashes",
+                                             classes="table sortable hashes cards",
                                              raw_columns=("file", "sha256"))),
                    collapse=True)]
     extra = prov.get("not_in_manifest") or []

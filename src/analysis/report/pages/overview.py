@@ -52,7 +52,7 @@ def _differs_table(rows: pd.DataFrame) -> str:
             rows["paper_value"], relations(rows), strict=True)],
         "ours": rows["reproduced_value"].map(esc),
         "why": rows["note"].map(linkify)})
-    return html_table(shown, numeric=["paper", "ours"], classes="table claims",
+    return html_table(shown, numeric=["paper", "ours"], classes="table claims cards",
                       raw_columns=tuple(shown.columns))
 
 

@@ -69,7 +69,7 @@ def scorecard_full(card: pd.DataFrame) -> str:
         shown["claim"] = [esc(c).replace(".", ".<wbr>") for c in shown["claim"]]
         shown["note"] = shown["note"].map(linkify)
         block = raw_html_block(html_table(shown, numeric=["paper", "ours"],
-                                          classes="table sortable scorecard",
+                                          classes="table sortable scorecard cards",
                                           raw_columns=("claim", "note"),
                                           table_id=f"scorecard-table-{s.replace('_', '-')}"))
         out.append(callout("note", f"The {plural(len(rows), 'claim')} {label}", block,

@@ -91,7 +91,7 @@ def _false_positive_cell(own, paper_value: str, total: bool) -> str:
         return f'<td class="num st-none" title="{esc(title)}">{esc(text)}{extra}</td>'
     if paper_value:
         return (f'<td class="num st-reported" title="reported by the paper, not computed">'
-                f"{esc(paper_value)} (reported)</td>")
+                f'{esc(paper_value)}<span class="reported-mark">(reported)</span></td>')
     return f'<td class="num st-reported">{MISSING}</td>'
 
 
