@@ -60,6 +60,10 @@ RENDERERS = ("preview", "quarto")
 DATA_MARKERS = ("alert(", "onerror", "onload", "javascript", "<script", "{{<", "$$", "$m$",
                 "HYPERLINK", "passwd", "\u202e", CANARY_ENV, "evil", "calc", "```")
 SHORTCODE_RE = re.compile(r"\{\{<.*?>\}\}")
+# Tables (and preformatted blocks) wider than their box: they scroll or are cut off.
+SCROLLING_TABLES = """[...document.querySelectorAll('.table-wrap, pre.params')]
+    .filter(e => e.scrollWidth > e.clientWidth + 1)
+    .map(e => (e.querySelector('th') || e).textContent.slice(0, 40))"""
 # The one event handler of the site's own markup: Quarto's navbar toggle button.
 OWN_HANDLERS = {"button.navbar-toggler onclick"}
 
@@ -383,6 +387,13 @@ def test_every_page_in_a_browser(site, width):
             if width == 1280:
                 assert facts["brandCut"] is False, f"{rel}: the site title is cut"
                 assert facts["navHeight"] < 80, f"{rel}: the navbar wraps"
+                # no table is cut off or scrolls inside its box at 1280 px
+                assert browser.evaluate(SCROLLING_TABLES) == [], rel
+                if rel == "reproducibility.html":  # its lists folded behind their counts
+                    assert facts["height"] < 9000, facts["height"]
+            else:  # a phone: every hash is one short line until opened
+                assert browser.evaluate("""[...document.querySelectorAll(
+                    'details.hash > summary')].every(s => s.offsetHeight < 40)"""), rel
             if rel in EVIL_BY_PAGE:  # hostile text is there, shown as text
                 shown = browser.evaluate("""(() => {
                     document.querySelectorAll('details').forEach(d => d.open = true);

@@ -26,7 +26,7 @@ from analysis.core.paths import Paths
 from analysis.core.table_schemas import data_dictionary, schema_for
 from analysis.core.textsafe import neutralise_cell
 from analysis.report.datapackage import datapackage, resource
-from analysis.report.htmlsafe import esc, hash_html, html_table, raw_html_block
+from analysis.report.htmlsafe import details_block, esc, hash_html, html_table, raw_html_block
 
 PACKAGE_TITLE = ("Reproduction of Mu et al. (arXiv:2506.13114): processed labels, scorecard "
                  "and the analysis tables")
@@ -123,13 +123,15 @@ def write_downloads(paths: Paths, dest: Path) -> str:
             else:
                 shutil.copyfile(paths.root / source, target)
             resources.append(resource(name, target, what, schema))
-            rows.append({"file": f'<a href="downloads/{esc(name)}" download>{esc(name)}</a>',
+            rows.append({"name": name,
+                         "file": f'<a href="downloads/{esc(name)}" download>{esc(name)}</a>',
                          "what it holds": esc(what),
                          "bytes": f"{target.stat().st_size:,}",
                          "SHA-256": hash_html(sha256_file(target))})
         package = datapackage(resources, PACKAGE_TITLE, PACKAGE_DESCRIPTION)
         write_json(tmp / "datapackage.json", package)
-        rows.append({"file": '<a href="downloads/datapackage.json" download>'
+        rows.append({"name": "datapackage.json",
+                     "file": '<a href="downloads/datapackage.json" download>'
                              "datapackage.json</a>",
                      "what it holds": esc(PACKAGE_WHAT),
                      "bytes": f"{(tmp / 'datapackage.json').stat().st_size:,}",
@@ -137,13 +139,31 @@ def write_downloads(paths: Paths, dest: Path) -> str:
     return downloads_include(rows, dictionaries, neutralised)
 
 
+def download_groups(rows: list[dict]) -> list[tuple[str | None, list[dict]]]:
+    """The download rows by group, in their order: the files outside ``tables/`` first
+    (group None), then one group per stage (``tables/<stage>/...``)."""
+    groups: dict[str | None, list[dict]] = {None: []}
+    for row in rows:
+        parts = row["name"].split("/")
+        stage = parts[1] if parts[0] == "tables" and len(parts) > 2 else None
+        groups.setdefault(stage, []).append(row)
+    return [(k, v) for k, v in groups.items() if v]
+
+
 def downloads_include(rows: list[dict], dictionaries: list[tuple[str, str]],
                       neutralised: int) -> str:
-    frame = pd.DataFrame(rows, columns=["file", "what it holds", "bytes", "SHA-256"])
+    """The Data page's listing: the processed data, scorecard and data package, then each
+    stage's tables folded behind their count, the spreadsheet rule, the dictionaries."""
     out = io.StringIO()
-    out.write(raw_html_block(html_table(frame, numeric=["bytes"],
-                                        classes="table compact downloads cards",
-                                        raw_columns=("file", "what it holds", "SHA-256"))))
+    for stage, mine in download_groups(rows):
+        frame = pd.DataFrame(mine, columns=["file", "what it holds", "bytes", "SHA-256"])
+        block = html_table(frame, numeric=["bytes"], classes="table compact downloads cards",
+                           raw_columns=("file", "what it holds", "SHA-256"))
+        if stage is None:
+            out.write(raw_html_block(block))
+        else:
+            out.write(details_block(f"Tables of the {stage} stage ({len(mine):,} files)",
+                                    block))
     out.write(raw_html_block(
         f"<p>Cells that a spreadsheet would run as a formula (beginning with <code>=</code>, "
         f"<code>+</code>, <code>-</code>, <code>@</code>, a tab or a carriage return, and "

@@ -112,3 +112,17 @@ def test_the_current_runs_package_validates():
     report = json.loads(run.stdout)
     errors = [e.get("message") for t in report["tasks"] for e in t.get("errors", [])[:3]]
     assert report["valid"], errors[:20]
+
+
+def test_the_data_page_folds_each_stages_tables():
+    from analysis.report.downloads import download_groups, downloads_include
+
+    rows = [{"name": n, "file": f"<a>{n}</a>", "what it holds": "w", "bytes": "1",
+             "SHA-256": "h"} for n in ("data/issues.csv", "scorecard.csv",
+                                       "tables/table1/counts.csv", "tables/table1/x.csv",
+                                       "tables/taxonomy/themes.csv", "datapackage.json")]
+    groups = download_groups(rows)
+    assert [(k, len(v)) for k, v in groups] == [(None, 3), ("table1", 2), ("taxonomy", 1)]
+    out = downloads_include(rows, [], 0)
+    assert "Tables of the table1 stage (2 files)" in out
+    assert out.index("<a>datapackage.json</a>") < out.index("Tables of the table1 stage")

@@ -208,7 +208,7 @@ def quality_anomalies(quality: dict, max_listed: int = MAX_LISTED) -> str:
         "rule": rules.get(kind, {}).get("description", ""),
     } for kind in kinds])
     out = [raw_html_block(html_table(summary, numeric=["count"],
-                                     classes="table sortable anomalies"))]
+                                     classes="table sortable anomalies cards"))]
     for kind in kinds:
         group = frame[frame["kind"] == kind].sort_values(
             ["file", "line"], na_position="first", kind="mergesort")

@@ -44,7 +44,7 @@ def scorecard_summary(totals: dict, by_source: pd.DataFrame,
     lines.append(raw_html_block(f'<ul class="status-legend">{legend}</ul>'))
     shown = by_source[["source", "claims", *STATUS_LABELS]].rename(
         columns={"source": "where in the paper", **STATUS_LABELS})
-    lines.append(raw_html_block(html_table(shown, classes="table sortable compact")))
+    lines.append(raw_html_block(html_table(shown, classes="table sortable compact cards")))
     return "\n".join(lines)
 
 
