@@ -153,7 +153,8 @@ def download_groups(rows: list[dict]) -> list[tuple[str | None, list[dict]]]:
 def downloads_include(rows: list[dict], dictionaries: list[tuple[str, str]],
                       neutralised: int) -> str:
     """The Data page's listing: the processed data, scorecard and data package, then each
-    stage's tables folded behind their count, the spreadsheet rule, the dictionaries."""
+    stage's tables folded behind their count, the spreadsheet rule, and the data
+    dictionaries (those of a stage's tables folded together)."""
     out = io.StringIO()
     for stage, mine in download_groups(rows):
         frame = pd.DataFrame(mine, columns=["file", "what it holds", "bytes", "SHA-256"])
@@ -171,9 +172,15 @@ def downloads_include(rows: list[dict], dictionaries: list[tuple[str, str]],
         f"({neutralised:,} cells in this build); the untouched files are "
         f"<code>data/processed/</code>, <code>report/tables/</code> and "
         f"<code>report/tables/findings/scorecard.csv</code> of a run of the pipeline.</p>"))
-    for name, dictionary in dictionaries:
-        out.write(raw_html_block(
-            f'<details class="callout callout-note dictionary"><summary class="callout-title">'
-            f"Data dictionary of {esc(name)}</summary><div class=\"callout-body\">"
-            f"{dictionary}</div></details>"))
+    by_stage = download_groups([{"name": n, "html": d} for n, d in dictionaries])
+    for stage, mine in by_stage:
+        blocks = "".join(
+            f'<details class="callout callout-note dictionary"><summary '
+            f'class="callout-title">Data dictionary of {esc(d["name"])}</summary>'
+            f'<div class="callout-body">{d["html"]}</div></details>' for d in mine)
+        if stage is None:
+            out.write(raw_html_block(blocks))
+        else:
+            out.write(details_block(f"Data dictionaries of the {stage} stage's tables "
+                                    f"({len(mine):,})", blocks, classes="dictionaries"))
     return out.getvalue()

@@ -123,6 +123,10 @@ def test_the_data_page_folds_each_stages_tables():
                                        "tables/taxonomy/themes.csv", "datapackage.json")]
     groups = download_groups(rows)
     assert [(k, len(v)) for k, v in groups] == [(None, 3), ("table1", 2), ("taxonomy", 1)]
-    out = downloads_include(rows, [], 0)
+    out = downloads_include(rows, [("data/issues.csv", "<table>i</table>"),
+                                   ("tables/table1/counts.csv", "<table>c</table>")], 0)
     assert "Tables of the table1 stage (2 files)" in out
+    assert "Data dictionaries of the table1 stage&#x27;s tables (1)" in out
+    assert out.index("Data dictionary of data/issues.csv") < out.index(
+        "Data dictionaries of the table1")
     assert out.index("<a>datapackage.json</a>") < out.index("Tables of the table1 stage")
