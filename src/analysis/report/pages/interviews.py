@@ -42,7 +42,7 @@ def interviews_participants(i: Inputs) -> str:
         "sheet row": p["sheet_row"].map(count), "type": p["type"],
         "role and responsibilities": role, "category (Section IV.A)": p["role_category"],
         "experience": experience})
-    return table(shown, numeric=["sheet row"], classes="table sortable compact participants",
+    return table(shown, numeric=["sheet row"], classes="table sortable compact participants cards",
                  raw=("role and responsibilities",))
 
 

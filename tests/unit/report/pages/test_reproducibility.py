@@ -19,6 +19,7 @@ def test_summary_bar_legend_and_places():
     assert 'style="width:50.000%"' in out and "st-rounding\" style" not in out
     assert 'href="reproducibility.html#scorecard-not-reproducible"><strong>1 not ' in out
     assert ">where in the paper<" in out and ">place<" not in out
+    assert "The verdicts per place in the paper (2 places)</summary>" in out
     assert out.index(">Abstract<") < out.index(">Section I<")
 
 
