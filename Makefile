@@ -19,8 +19,11 @@ PINNED := requirements.txt requirements-no-deps.txt requirements-uv.txt pyprojec
 
 venv: $(STAMP)
 
+# (the set-up's time is recorded for the site's end-to-end run time: build/runs/setup.json)
 $(STAMP): $(PINNED)
+	$(eval SETUP_STARTED := $(shell date +%s.%N))
 	@$(call SETUP,$(PYTHON)) $(VENV) --installer $(INSTALLER)
+	@$(BIN)/python -m analysis.core.runlog setup setup $(SETUP_STARTED)
 
 ## after adding or changing a pin in requirements*.txt: rewrite the files with the hashes of
 ## every pinned version (and the dependencies a new package needs), with uv and PyPI

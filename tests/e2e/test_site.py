@@ -22,9 +22,12 @@ from __future__ import annotations
 
 import csv
 import filecmp
+import json
 import os
 import re
 import shutil
+import subprocess
+import sys
 from html import unescape
 from html.parser import HTMLParser
 from pathlib import Path
@@ -58,8 +61,27 @@ RENDERERS = ("preview", "quarto")
 DATA_MARKERS = ("alert(", "onerror", "onload", "javascript", "<script", "{{<", "$$", "$m$",
                 "HYPERLINK", "passwd", "\u202e", CANARY_ENV, "evil", "calc", "```")
 SHORTCODE_RE = re.compile(r"\{\{<.*?>\}\}")
+# Tables (and preformatted blocks) wider than their box: they scroll or are cut off.
+SCROLLING_TABLES = """[...document.querySelectorAll('.table-wrap, pre.params')]
+    .filter(e => e.scrollWidth > e.clientWidth + 1)
+    .map(e => (e.querySelector('th') || e).textContent.slice(0, 40))"""
 # The one event handler of the site's own markup: Quarto's navbar toggle button.
 OWN_HANDLERS = {"button.navbar-toggler onclick"}
+
+
+def validate_package(path: Path) -> dict:
+    """``frictionless validate --json`` of a data package: its report."""
+    exe = shutil.which("frictionless", path=str(Path(sys.executable).parent))
+    run = subprocess.run([exe or "frictionless", "validate", "--json", path.name],
+                         cwd=path.parent, capture_output=True, text=True, timeout=1800)
+    assert run.stdout, run.stderr[-2000:]
+    return json.loads(run.stdout)
+
+
+def report_errors(report: dict) -> list[str]:
+    """The first errors of a frictionless report, one line each."""
+    return [f"{t.get('name') or t['resource'].get('name')}: {e.get('message')}"
+            for t in report.get("tasks", []) for e in t.get("errors", [])[:5]]
 
 
 def render_copy(project: Path, dest: Path, renderer: str) -> Paths:
@@ -311,6 +333,35 @@ def test_scorecard_and_downloads_are_in_the_site(site):
         assert f'href="{stem}.ipynb"' in nb_page
 
 
+def test_the_downloads_data_package_validates(site):
+    """``downloads/datapackage.json``: every download is a resource, and ``frictionless
+    validate`` accepts the package (types, constraints, sizes and hashes)."""
+    downloads = site.site / "downloads"
+    package = json.loads((downloads / "datapackage.json").read_text(encoding="utf-8"))
+    files = {p.relative_to(downloads).as_posix() for p in downloads.rglob("*")
+             if p.is_file() and p.name != "datapackage.json"}
+    assert {r["path"] for r in package["resources"]} == files
+    for r in package["resources"]:
+        if r["path"].endswith(".csv"):
+            assert r["schema"]["fields"] and all(f["description"] for f in
+                                                 r["schema"]["fields"]), r["path"]
+    report = validate_package(downloads / "datapackage.json")
+    assert report["valid"], report_errors(report)
+    data = (site.site / "data.html").read_text(encoding="utf-8")
+    assert 'href="downloads/datapackage.json"' in data
+    assert "a table of the" not in data  # each table described by its schema
+
+
+def test_no_placeholder_link_and_years_print_as_years(site):
+    index = (site.site / "index.html").read_text(encoding="utf-8")
+    assert "REPLACE-ME" not in index and "This package: not published yet" in index
+    with (site.site / "downloads" / "scorecard.csv").open(encoding="utf-8") as fh:
+        rows = {r["claim_id"]: r for r in csv.DictReader(fh)}
+    years = [rows[k]["reproduced_value"] for k in ("collection.window.first_year",
+                                                   "collection.window.last_year")]
+    assert all(re.fullmatch(r"(19|20)\d\d", y) for y in years), years
+
+
 def test_site_files_are_readable_by_everyone(site):
     for path in site.site.rglob("*"):
         assert path.stat().st_mode & 0o004, path
@@ -362,6 +413,13 @@ def test_every_page_in_a_browser(site, width):
             if width == 1280:
                 assert facts["brandCut"] is False, f"{rel}: the site title is cut"
                 assert facts["navHeight"] < 80, f"{rel}: the navbar wraps"
+                # no table is cut off or scrolls inside its box at 1280 px
+                assert browser.evaluate(SCROLLING_TABLES) == [], rel
+                if rel == "reproducibility.html":  # its lists folded behind their counts
+                    assert facts["height"] < 9000, facts["height"]
+            else:  # a phone: every hash is one short line until opened
+                assert browser.evaluate("""[...document.querySelectorAll(
+                    'details.hash > summary')].every(s => s.offsetHeight < 40)"""), rel
             if rel in EVIL_BY_PAGE:  # hostile text is there, shown as text
                 shown = browser.evaluate("""(() => {
                     document.querySelectorAll('details').forEach(d => d.open = true);

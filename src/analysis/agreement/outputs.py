@@ -187,8 +187,8 @@ def website_vars(result: Agreement) -> dict:
         rows, lambda r: dec(r.observed))
     (v["type_kappa_bug"], v["type_kappa_requirement"], v["type_kappa_question"],
      v["type_kappa_all"]) = each_type(rows, lambda r: dec(r.type_kappa))
-    v.update(audit_vars(a))
-    v.update(sensitivity_vars(a))
+    v.update(audit_vars(a, result.project_names))
+    v.update(sensitivity_vars(a, result.project_names))
     v.update(figure_texts(result, v))
     v["method_note_text"] = method_note(a)
     return v
@@ -242,11 +242,12 @@ def figure_texts(result: Agreement, v: dict) -> dict[str, str]:
     return out
 
 
-def audit_vars(a: Analysis) -> dict:
+def audit_vars(a: Analysis, names: dict[str, str] | None = None) -> dict:
     """The audit of the label columns in numbers: how often each equals the final label,
-    the columns that always do in a project, the tests of the dissent counts (the pooled
-    model's is in the tests table), the spread of dissenting labels and how often two
-    columns dissent together."""
+    the columns that always do in a project (projects by their display ``names``), the
+    tests of the dissent counts (the pooled model's is in the tests table), the spread of
+    dissenting labels and how often two columns dissent together."""
+    names = names or {}
     fbp = a.final_by_project
     shares = [float(x) for x in fbp.loc[fbp["stratum"] == "all", "share"]]
     always = fbp[(fbp["stratum"] != "all") & (fbp["share"] == 1.0)]
@@ -265,7 +266,8 @@ def audit_vars(a: Analysis) -> dict:
         "audit_projects": int(fbp.loc[fbp["stratum"] != "all", "stratum"].nunique()),
         "always_final_pairs": int(len(always)),
         "always_final_text": ("Where a column always equals the final label: " + "; ".join(
-            f"{ann.replace('annotator_', 'annotator ')}: {', '.join(map(str, projs))}"
+            f"{ann.replace('annotator_', 'annotator ')}: "
+            f"{', '.join(names.get(str(p), str(p)) for p in projs)}"
             for ann, projs in by_ann.items()) + "." if by_ann else
             "No column equals the final label on every report of a project."),
         "dissent_by_project_chi2": dec(by_project["chi2"], 1),
@@ -327,10 +329,11 @@ def spread_sentence(spread: dict) -> str:
             "dissenting labels.")
 
 
-def sensitivity_vars(a: Analysis) -> dict:
+def sensitivity_vars(a: Analysis, names: dict[str, str] | None = None) -> dict:
     """Numbers and texts of the sensitivity analysis: leave-one-annotator-out ranges per
     type, and the kappas without a column that equals the final label on every report of
-    a project."""
+    a project (projects by their display ``names``)."""
+    names = names or {}
     left = a.leave_one_out[a.leave_one_out["left_out"] != "none"]
     kappas = {type_key(str(t)): left.loc[left["type"] == t, "kappa"].dropna()
               for t in dict.fromkeys(left["type"])}
@@ -363,7 +366,7 @@ def sensitivity_vars(a: Analysis) -> dict:
                 rows["issues_generalised"], strict=True)) + ".")
     where = "; ".join(
         f"{c.replace('annotator_', 'column ')} in "
-        f"{', '.join(pairs.loc[pairs['annotator'] == c, 'project'])}"
+        f"{', '.join(names.get(p, p) for p in pairs.loc[pairs['annotator'] == c, 'project'])}"
         for c in dict.fromkeys(pairs["annotator"]))
     out["sensitivity_text"] = (f"Equal to the final label on every report of a project: "
                                f"{where}. " + " ".join(parts))

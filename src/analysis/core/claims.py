@@ -47,6 +47,20 @@ RELATIONS = ("=", ">", ">=", "<", "<=", "~")
 # older spellings of the claims file, read as the symbols
 RELATION_ALIASES = {"eq": "=", "gt": ">", "ge": ">="}
 KINDS = ("number", "count", "label")
+# The root causes a difference is grouped by (the scorecard's ``cause`` of a ``differs``
+# claim, analysis.findings.scorecard.cause_of), in the order the Overview lists them: the
+# stage that reproduces a value names the cause in its entry (``{"value": ..., "note": ...,
+# "cause": ...}``); a cited example's label is one by its kind; any other difference is
+# ``other``.
+CAUSES = {
+    "subtheme_numbering": "the released detail files' sub-themes are not the paper's "
+                          "numbering (a sub-theme the paper does not number)",
+    "cited_example_label": "a report the paper cites as an example of a theme carries "
+                           "another final label in the release",
+    "interview_roles": "how the background sheet's roles and experience years are read "
+                       "into the paper's groups of interviewees",
+    "other": "no common cause: see the claim's note",
+}
 # "~": how far (relative to the printed value) a value may be and still be "about" it
 APPROX_TOLERANCE = Decimal("0.1")
 
@@ -149,14 +163,18 @@ def judge(paper_value: str, reproduced: float | str | None, relation: str = "=",
 
 def format_value(value: float | str | None, paper_value: str, kind: str = "number") -> str:
     """Show a reproduced value with the paper's precision plus two more digits (a label as
-    it is)."""
+    it is); a whole number has thousands separators, except where the paper prints four
+    digits without one (a year: ``2023``, not ``2,023``)."""
     if value is None:
         return ""
     if kind == "label":
         return str(value)
     _, decimals, percent = parse_printed(paper_value)
     if float(value).is_integer() and decimals == 0:
-        text = f"{int(value):,}"
+        # thousands grouped ("38,742"), except where the paper prints four digits
+        # without a separator: a year ("2023")
+        year = re.fullmatch(r"\d{4}", str(paper_value).strip()) is not None
+        text = str(int(value)) if year else f"{int(value):,}"
     else:
         text = f"{float(value):,.{decimals + 2}f}"
     return text + ("%" if percent else "")

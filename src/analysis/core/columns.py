@@ -126,20 +126,23 @@ def range_check(low: float | None = None, high: float | None = None) -> pa.Check
             inside &= numbers <= high
         return inside | numbers.isna()
 
-    return pa.Check(ok, name=f"in_range_{low}_{high}", error=f"a number outside [{low}, {high}]")
+    return pa.Check(ok, name=f"in_range_{low}_{high}", error=f"a number outside [{low}, {high}]",
+                    statistics={"minimum": low, "maximum": high})
 
 
 def one_of(words: Iterable[str]) -> pa.Check:
     """Every value of the column is one of ``words`` (compared as text)."""
     allowed = frozenset(str(w) for w in words)
     return pa.Check(lambda s: s.astype(str).isin(allowed) | ~present(s),
-                    name="one_of", error=f"a value outside {sorted(allowed)}")
+                    name="one_of", error=f"a value outside {sorted(allowed)}",
+                    statistics={"enum": sorted(allowed)})
 
 
 def matches(pattern: str) -> pa.Check:
     """Every value of the column matches the regular expression ``pattern``."""
     return pa.Check(lambda s: s.astype(str).str.match(pattern) | ~present(s),
-                    name="matches", error=f"a value not matching {pattern}")
+                    name="matches", error=f"a value not matching {pattern}",
+                    statistics={"pattern": pattern})
 
 
 def no_empty_cells() -> pa.Check:

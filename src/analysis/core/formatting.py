@@ -39,6 +39,12 @@ def dec(x: object, digits: int = 3) -> str:
         return str(x)
 
 
+def plural(n: int, word: str, words: str | None = None) -> str:
+    """``n`` things in words: ``1 row``, ``2 rows``, ``1,234 claims`` (``words``: the plural
+    when it is not ``word`` + s)."""
+    return f"{int(n):,} {word if int(n) == 1 else (words or word + 's')}"
+
+
 def count(x: object) -> str:
     """A whole number with thousands separators: ``38,742``."""
     if is_missing(x):

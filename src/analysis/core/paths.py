@@ -197,7 +197,7 @@ class KeywordsPaths(StagePaths):
 class FindingsPaths(StagePaths):
     name: str = "findings"
     TABLES = ("scorecard.csv", "status_by_source.csv", "status_by_group.csv",
-              "claim_groups.csv", "challenges.csv", "dominant.csv")
+              "claim_groups.csv", "differences_by_cause.csv", "challenges.csv", "dominant.csv")
 
     @property
     def scorecard(self) -> Path:

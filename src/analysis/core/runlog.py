@@ -54,11 +54,20 @@ def machine() -> dict:
             "python": sys.version.split()[0]}
 
 
-def record(stage: str, seconds: float, runs_dir: Path = RUNS_DIR, **parts: float) -> Path:
-    """Write the run record of ``stage`` (``parts``: named sub-durations in seconds)."""
+# The steps of a build from a fresh clone, end to end (``make report``): setting up the
+# environment, fetching the release, the ingest stage, the analysis stages, rendering.
+PHASES = ("setup", "fetch", "ingest", "stages", "render")
+
+
+def record(stage: str, seconds: float, runs_dir: Path = RUNS_DIR, phase: str = "stages",
+           **parts: float) -> Path:
+    """Write the run record of ``stage``, a step of ``phase`` (:data:`PHASES`; ``parts``:
+    named sub-durations in seconds)."""
+    if phase not in PHASES:
+        raise ValueError(f"unknown phase {phase!r}; one of {PHASES}")
     runs_dir.mkdir(parents=True, exist_ok=True)
     path = runs_dir / f"{stage}.json"
-    data = {"stage": stage, "seconds": round(seconds, 2),
+    data = {"stage": stage, "phase": phase, "seconds": round(seconds, 2),
             **{k: round(v, 2) for k, v in parts.items()}, "machine": machine()}
     tmp = path.with_suffix(".json.tmp")
     tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
@@ -77,3 +86,36 @@ def read_all(runs_dir: Path = RUNS_DIR) -> list[dict]:
         if isinstance(data, dict) and "seconds" in data:
             out.append(data)
     return out
+
+
+def phase_seconds(runs: list[dict]) -> dict[str, float]:
+    """Seconds per phase of the build (:data:`PHASES`, in order; phases without a record
+    left out): a record without a phase is an analysis stage's."""
+    totals: dict[str, float] = {}
+    for run in runs:
+        phase = run.get("phase") or "stages"
+        totals[phase] = totals.get(phase, 0.0) + float(run["seconds"])
+    return {p: round(totals[p], 1) for p in PHASES if p in totals}
+
+
+def main(argv: list[str] | None = None, runs_dir: Path = RUNS_DIR) -> int:
+    """``python -m analysis.core.runlog NAME PHASE STARTED``: record a step that began at
+    ``STARTED`` (seconds since the epoch, as ``date +%s.%N`` prints them) and ends now
+    (the Makefile records the environment's set-up this way)."""
+    import time
+
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 3:
+        print("usage: python -m analysis.core.runlog NAME PHASE STARTED", file=sys.stderr)
+        return 2
+    name, phase, started = args
+    try:
+        record(name, max(0.0, time.time() - float(started)), runs_dir, phase=phase)
+    except ValueError as exc:
+        print(f"runlog: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -23,11 +23,20 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from analysis.core.claims import STATUSES, format_value, judge
+from analysis.core.claims import CAUSES, STATUSES, format_value, judge
 from analysis.findings import challenges as ch
 
 SCORECARD_COLUMNS = ["claim_id", "description", "paper_value", "reproduced_value", "status",
-                     "note", "source", "relation"]
+                     "note", "source", "relation", "cause"]
+
+def cause_of(status: str, kind: str, entry: dict) -> str:
+    """The root cause of a claim's difference (:data:`CAUSES`); empty unless it differs."""
+    if status != "differs":
+        return ""
+    if kind == "label":
+        return "cited_example_label"
+    cause = str(entry.get("cause") or "")
+    return cause if cause in CAUSES else "other"
 
 
 def scorecard(claims: pd.DataFrame, reproduced: dict[str, dict]) -> pd.DataFrame:
@@ -55,6 +64,7 @@ def scorecard(claims: pd.DataFrame, reproduced: dict[str, dict]) -> pd.DataFrame
             "note": note,
             "source": claim.source,
             "relation": claim.relation,
+            "cause": cause_of(status, kind, entry),
         })
     return pd.DataFrame(rows, columns=SCORECARD_COLUMNS)
 
@@ -68,14 +78,51 @@ def status_counts(card: pd.DataFrame) -> dict[str, int]:
 def totals(card: pd.DataFrame) -> dict[str, object]:
     """The verdicts the pages quote: claims, claims per status, the claims the release can
     answer (``checkable``: all but the not reproducible), those reproduced (exact or within
-    rounding) and their share of the checkable ones."""
+    rounding) and their share of the checkable ones; then the same for the numbers the
+    paper prints (``printed_*``), and for the example reports it cites
+    (``examples_cited``, ``examples_in_release``: the release holds them,
+    ``examples_cited_theme``: their final label has the cited theme), two kinds of claim
+    the headline keeps apart."""
     n = status_counts(card)
     checkable = len(card) - n["not_reproducible"]
     reproduced = n["exact"] + n["rounding"]
+    examples = is_example(card)
+    printed, cited = card[~examples], card[examples]
+    p = status_counts(printed)
+    p_checkable = len(printed) - p["not_reproducible"]
+    p_reproduced = p["exact"] + p["rounding"]
     return {"claims": len(card), "exact": n["exact"], "rounding": n["rounding"],
             "differs": n["differs"], "not_reproducible": n["not_reproducible"],
             "checkable": checkable, "reproduced": reproduced,
-            "reproduced_pct": f"{100 * reproduced / checkable:.0f}%" if checkable else None}
+            "reproduced_pct": _pct(reproduced, checkable),
+            "printed": len(printed), "printed_checkable": p_checkable,
+            "printed_reproduced": p_reproduced,
+            "printed_reproduced_pct": _pct(p_reproduced, p_checkable),
+            "printed_differs": p["differs"], "printed_not_reproducible": p["not_reproducible"],
+            "examples_cited": len(cited),
+            "examples_in_release": int((cited["status"] != "not_reproducible").sum()),
+            "examples_cited_theme": int((cited["status"] == "exact").sum())}
+
+
+def _pct(part: int, whole: int) -> str | None:
+    return f"{100 * part / whole:.0f}%" if whole else None
+
+
+def is_example(card: pd.DataFrame) -> pd.Series:
+    """The claims that are cited example reports (``examples.ref<n>``), not printed numbers."""
+    return card["claim_id"].astype(str).str.startswith("examples.")
+
+
+def differences_by_cause(card: pd.DataFrame) -> pd.DataFrame:
+    """The ``differs`` claims per root cause (:data:`CAUSES`, in its order; causes without
+    a difference left out): the cause, what it means, how many claims and their ids."""
+    rows = []
+    for cause, meaning in CAUSES.items():
+        ids = card.loc[(card["status"] == "differs") & (card["cause"] == cause), "claim_id"]
+        if len(ids):
+            rows.append({"cause": cause, "meaning": meaning, "claims": len(ids),
+                         "claim_ids": " ".join(ids.astype(str))})
+    return pd.DataFrame(rows, columns=["cause", "meaning", "claims", "claim_ids"])
 
 
 # Claims shown folded under their group's table when exact: the sub-theme count of each

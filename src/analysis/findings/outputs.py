@@ -11,6 +11,7 @@ from analysis.core.stage import StageOutputs
 from analysis.findings.compute import (
     Findings,
     claim_groups,
+    differences_by_cause,
     status_by_group,
     status_by_source,
     status_counts,
@@ -25,6 +26,7 @@ def tables(result: Findings) -> dict[str, pd.DataFrame]:
             "status_by_source.csv": status_by_source(result.card),
             "status_by_group.csv": status_by_group(result.card, groups),
             "claim_groups.csv": groups,
+            "differences_by_cause.csv": differences_by_cause(result.card),
             "challenges.csv": result.coverage,
             "dominant.csv": result.dominant}
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pandera.pandas as pa
 
-from analysis.core.claims import STATUSES
+from analysis.core.claims import CAUSES, STATUSES
 from analysis.core.columns import (
     P,
     TableSchemas,
@@ -45,6 +45,19 @@ SCORECARD = table(
                          "states the value), `>`, `>=`, `<`, `<=` (a bound, "
                          "e.g. 'over three' is `>` 3) or `~` (about)",
                          words=("=", ">", ">=", "<", "<=", "~")),
+        "cause": text("the root cause of a difference (empty unless the verdict is "
+                      "`differs`): " + "; ".join(f"`{k}`: {v}" for k, v in CAUSES.items()),
+                      nullable=True, words=CAUSES),
+    })
+
+DIFFERENCES_BY_CAUSE = table(
+    P.findings.table("differences_by_cause.csv"),
+    "The scorecard's differences (verdict `differs`) grouped by root cause, in the order "
+    "the Overview lists them.", {
+        "cause": text("the root cause (the scorecard's cause)", words=CAUSES),
+        "meaning": text("what the cause is, in words"),
+        "claims": count("claims that differ for this cause", low=1),
+        "claim_ids": text("their claim ids, separated by spaces, in the scorecard's order"),
     })
 
 
@@ -128,5 +141,6 @@ SCHEMAS = TableSchemas.of(
     STATUS_BY_SOURCE,
     STATUS_BY_GROUP,
     CLAIM_GROUPS,
+    DIFFERENCES_BY_CAUSE,
     CHALLENGES,
     DOMINANT)

@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from collections.abc import Iterable
 from pathlib import Path
 
+from analysis.core import runlog
 from analysis.core.artifacts import write_json
 from analysis.core.config import load_params
 from analysis.core.errors import InputError
-from analysis.core.paths import PATHS, project_path
+from analysis.core.paths import PATHS, ROOT, project_path
 from analysis.ingest import fetch
 from analysis.ingest import ingest as copying
 from analysis.ingest.ingest import ingest, limit_param
@@ -52,8 +54,11 @@ def main(argv: Iterable[str] | None = None) -> int:
         help=f"params file (ingest.*); the project is its folder (default: {PATHS.params})",
     )
     args = parser.parse_args(list(argv) if argv is not None else None)
+    started = time.perf_counter()
     if args.command == "fetch":
-        return fetch.run(Path(args.params))
+        code = fetch.run(Path(args.params))
+        own_run_record("fetch", started, Path(args.params).resolve().parent, code)
+        return code
     try:
         params = load_params(args.params)
         cfg = params.get("ingest", {})
@@ -77,7 +82,15 @@ def main(argv: Iterable[str] | None = None) -> int:
         f"; {len(prov['ignored'])} junk file(s) ignored; {len(prov['not_in_manifest'])} not in "
         "manifest"
     )
+    own_run_record("ingest", started, project_path(args.out), 0)
     return 0
+
+
+def own_run_record(step: str, started: float, where: Path, code: int) -> None:
+    """The run record of a successful fetch or ingest of this checkout (not of a test's
+    copy): the build's end-to-end time on the Reproducibility page counts it."""
+    if code == 0 and Path(where).resolve().is_relative_to(ROOT):
+        runlog.record(step, time.perf_counter() - started, phase=step)
 
 
 if __name__ == "__main__":

@@ -124,6 +124,19 @@ def website_vars(result: Interviews) -> dict[str, object]:
     return out
 
 
+# The claims read from the background sheet's roles and experience years: a difference in
+# one of them has that reading as its root cause (``cause: interview_roles``, which the
+# findings stage groups differences by).
+ROLE_CLAIMS = ("interviews.users.engineers.count", "interviews.users.engineers.min_years",
+               "interviews.users.students.count", "interviews.users.students.mean_years",
+               "interviews.developers.managers.count",
+               "interviews.developers.managers.min_years",
+               "interviews.developers.feature_engineers.count",
+               "interviews.developers.training.count",
+               "interviews.developers.inference.count",
+               "interviews.developers.deployment.count")
+
+
 def claim_values(result: Interviews) -> dict[str, dict]:
     """Values for the Section IV claims (``interviews.*`` of the claims file).
 
@@ -177,10 +190,12 @@ def claim_values(result: Interviews) -> dict[str, dict]:
         f" deployment engineers count as inference); {breakdown}"}
     if result.session is not None:
         low, high, line = result.session
-        note = (f"the planned length in {GUIDELINE_FILE} (line {line}); the release has no "
-                "recordings or session times, so the actual lengths cannot be checked")
+        note = f"the guideline plans {low}–{high} minutes ({GUIDELINE_FILE}, line {line})"
         out["interviews.session.min_minutes"] = {"value": low, "note": note}
         out["interviews.session.max_minutes"] = {"value": high, "note": note}
+    for key in ROLE_CLAIMS:
+        if key in out:
+            out[key]["cause"] = "interview_roles"
     out["interviews.guideline.parts"] = {
         "value": int(guideline["part"].nunique()),
         "note": f"'## Part' sections of {GUIDELINE_FILE}"}

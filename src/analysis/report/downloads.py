@@ -16,15 +16,26 @@ from __future__ import annotations
 import csv
 import io
 import shutil
-from pathlib import Path
+from pathlib import Path, PurePath
 
 import pandas as pd
+import pandera.pandas as pa
 
-from analysis.core.artifacts import atomic_folder, sha256_file
+from analysis.core.artifacts import atomic_folder, sha256_file, write_json
 from analysis.core.paths import Paths
 from analysis.core.table_schemas import data_dictionary, schema_for
 from analysis.core.textsafe import neutralise_cell
-from analysis.report.htmlsafe import esc, html_table, raw_html_block
+from analysis.report.datapackage import datapackage, resource
+from analysis.report.htmlsafe import details_block, esc, hash_html, html_table, raw_html_block
+
+PACKAGE_TITLE = ("Reproduction of Mu et al. (arXiv:2506.13114): processed labels, scorecard "
+                 "and the analysis tables")
+PACKAGE_DESCRIPTION = ("The downloads of the reproduction site: every file is a resource; "
+                       "each CSV's table schema is derived from the pandera schema that "
+                       "checks it in the pipeline (analysis.core.table_schemas).")
+PACKAGE_WHAT = ("the Frictionless data package of these files: each CSV's columns with "
+                "their types, meanings and constraints, and every file's size and SHA-256 "
+                "(`frictionless validate datapackage.json` checks them)")
 
 
 def processed_downloads(paths: Paths) -> list[tuple[Path, str, str]]:
@@ -65,50 +76,95 @@ def downloadable(paths: Paths) -> list[tuple[str, str, str]]:
         for csv_path in sorted(stage.tables.glob("*.csv")) if stage.tables.is_dir() else []:
             if csv_path == paths.findings.scorecard:
                 continue
-            out.append((csv_path.relative_to(paths.root).as_posix(),
-                        f"tables/{stage.name}/{csv_path.name}",
-                        f"a table of the {stage.name} stage"))
+            source = csv_path.relative_to(paths.root).as_posix()
+            out.append((source, f"tables/{stage.name}/{csv_path.name}",
+                        table_description(paths, source)))
     return out
 
 
-def dictionary_html(paths: Paths, source: str) -> str:
-    """The data dictionary of one CSV as an escaped table (empty if it has no schema)."""
+def table_description(paths: Paths, source: str) -> str:
+    """What a table holds: its schema's description (the file's name, for a table
+    without one)."""
+    schema, _ = csv_schema(paths, source)
+    described = (schema.description or "").strip() if schema is not None else ""
+    return described or f"the table {PurePath(source).name}"
+
+
+def csv_schema(paths: Paths, source: str) -> tuple[pa.DataFrameSchema | None, pd.DataFrame]:
+    """The pandera schema of a CSV of the pipeline (None if it has none) and the first rows
+    it was looked up with (a few schemas name the columns a table lists in its rows)."""
     frame = pd.read_csv(paths.root / source, dtype=str, keep_default_na=False, nrows=200)
-    schema = schema_for(source, frame)
+    return schema_for(source, frame), frame
+
+
+def dictionary_html(schema: pa.DataFrameSchema | None, frame: pd.DataFrame) -> str:
+    """The data dictionary of one CSV as an escaped table (empty if it has no schema)."""
     if schema is None:
         return ""
     return html_table(data_dictionary(schema, frame), numeric=[],
-                      classes="table compact dictionary")
+                      classes="table compact dictionary cards")
 
 
 def write_downloads(paths: Paths, dest: Path) -> str:
-    """Fill ``dest`` (replaced whole) and return the Data page's include listing it."""
-    rows, dictionaries, neutralised = [], [], 0
+    """Fill ``dest`` (replaced whole) with the downloads and their data package
+    (``datapackage.json``), and return the Data page's include listing them."""
+    rows, dictionaries, neutralised, resources = [], [], 0, []
     with atomic_folder(dest) as tmp:
         for source, name, what in downloadable(paths):
             target = tmp / name
             target.parent.mkdir(parents=True, exist_ok=True)
+            schema = None
             if name.endswith(".csv"):
                 neutralised += neutralise_csv(paths.root / source, target)
-                dictionary = dictionary_html(paths, source)
+                schema, head = csv_schema(paths, source)
+                dictionary = dictionary_html(schema, head)
                 if dictionary:
                     dictionaries.append((name, dictionary))
             else:
                 shutil.copyfile(paths.root / source, target)
-            rows.append({"file": f'<a href="downloads/{esc(name)}" download>{esc(name)}</a>',
+            resources.append(resource(name, target, what, schema))
+            rows.append({"name": name,
+                         "file": f'<a href="downloads/{esc(name)}" download>{esc(name)}</a>',
                          "what it holds": esc(what),
                          "bytes": f"{target.stat().st_size:,}",
-                         "SHA-256": f'<code class="hash">{sha256_file(target)}</code>'})
+                         "SHA-256": hash_html(sha256_file(target))})
+        package = datapackage(resources, PACKAGE_TITLE, PACKAGE_DESCRIPTION)
+        write_json(tmp / "datapackage.json", package)
+        rows.append({"name": "datapackage.json",
+                     "file": '<a href="downloads/datapackage.json" download>'
+                             "datapackage.json</a>",
+                     "what it holds": esc(PACKAGE_WHAT),
+                     "bytes": f"{(tmp / 'datapackage.json').stat().st_size:,}",
+                     "SHA-256": hash_html(sha256_file(tmp / "datapackage.json"))})
     return downloads_include(rows, dictionaries, neutralised)
+
+
+def download_groups(rows: list[dict]) -> list[tuple[str | None, list[dict]]]:
+    """The download rows by group, in their order: the files outside ``tables/`` first
+    (group None), then one group per stage (``tables/<stage>/...``)."""
+    groups: dict[str | None, list[dict]] = {None: []}
+    for row in rows:
+        parts = row["name"].split("/")
+        stage = parts[1] if parts[0] == "tables" and len(parts) > 2 else None
+        groups.setdefault(stage, []).append(row)
+    return [(k, v) for k, v in groups.items() if v]
 
 
 def downloads_include(rows: list[dict], dictionaries: list[tuple[str, str]],
                       neutralised: int) -> str:
-    frame = pd.DataFrame(rows, columns=["file", "what it holds", "bytes", "SHA-256"])
+    """The Data page's listing: the processed data, scorecard and data package, then each
+    stage's tables folded behind their count, the spreadsheet rule, and the data
+    dictionaries (those of a stage's tables folded together)."""
     out = io.StringIO()
-    out.write(raw_html_block(html_table(frame, numeric=["bytes"],
-                                        classes="table compact downloads",
-                                        raw_columns=("file", "what it holds", "SHA-256"))))
+    for stage, mine in download_groups(rows):
+        frame = pd.DataFrame(mine, columns=["file", "what it holds", "bytes", "SHA-256"])
+        block = html_table(frame, numeric=["bytes"], classes="table compact downloads cards",
+                           raw_columns=("file", "what it holds", "SHA-256"))
+        if stage is None:
+            out.write(raw_html_block(block))
+        else:
+            out.write(details_block(f"Tables of the {stage} stage ({len(mine):,} files)",
+                                    block))
     out.write(raw_html_block(
         f"<p>Cells that a spreadsheet would run as a formula (beginning with <code>=</code>, "
         f"<code>+</code>, <code>-</code>, <code>@</code>, a tab or a carriage return, and "
@@ -116,9 +172,15 @@ def downloads_include(rows: list[dict], dictionaries: list[tuple[str, str]],
         f"({neutralised:,} cells in this build); the untouched files are "
         f"<code>data/processed/</code>, <code>report/tables/</code> and "
         f"<code>report/tables/findings/scorecard.csv</code> of a run of the pipeline.</p>"))
-    for name, dictionary in dictionaries:
-        out.write(raw_html_block(
-            f'<details class="callout callout-note dictionary"><summary class="callout-title">'
-            f"Data dictionary of {esc(name)}</summary><div class=\"callout-body\">"
-            f"{dictionary}</div></details>"))
+    by_stage = download_groups([{"name": n, "html": d} for n, d in dictionaries])
+    for stage, mine in by_stage:
+        blocks = "".join(
+            f'<details class="callout callout-note dictionary"><summary '
+            f'class="callout-title">Data dictionary of {esc(d["name"])}</summary>'
+            f'<div class="callout-body">{d["html"]}</div></details>' for d in mine)
+        if stage is None:
+            out.write(raw_html_block(blocks))
+        else:
+            out.write(details_block(f"Data dictionaries of the {stage} stage's tables "
+                                    f"({len(mine):,})", blocks, classes="dictionaries"))
     return out.getvalue()

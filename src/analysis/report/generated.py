@@ -94,10 +94,17 @@ BUILD_INFO_JS = """// This build's run record, written by `python -m analysis.re
     var box = document.getElementById("build-info");
     if (!box) { return; }
     var m = info.machine || {};
-    box.appendChild(text("p", "The pipeline's stages took " + info.total_seconds +
-      " s in all when each last ran, on " + (m.cpu || "an unknown CPU") + " (" + m.cores +
-      " cores, " + m.memory_gib + " GiB memory), " + m.os + ", Python " + m.python +
-      "; rendered by " + info.renderer + "."));
+    var names = {setup: "set-up of the environment", fetch: "fetching the release",
+                 ingest: "the ingest stage", stages: "the analysis stages",
+                 render: "rendering the site"};
+    var phases = (info.phases || []).map(function (p) {
+      return names[p.phase] + " " + p.seconds.toFixed(1) + " s"; });
+    box.appendChild(text("p", "End to end, this build took " + info.total_seconds +
+      " s (each step as it last ran): " + phases.join(", ") + ". Machine: " +
+      (m.cpu || "an unknown CPU") + " (" + m.cores + " cores, " + m.memory_gib +
+      " GiB memory), " + m.os + ", Python " + m.python + "; rendered by " +
+      info.renderer + ". A step without a record here did not run in this checkout " +
+      "(set-up is recorded by make venv, fetching by make report)."));
     var table = document.createElement("table");
     table.className = "table compact";
     var head = table.createTHead().insertRow();

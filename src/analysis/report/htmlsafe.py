@@ -83,6 +83,11 @@ def md_escape(text: object) -> str:
     return _PUNCT.sub(r"\\\1", s)
 
 
+# A table of this many columns is set in a smaller type (class ``wide``), so that it fits
+# the text column at 1280 px without scrolling.
+WIDE_COLUMNS = 10
+
+
 def html_table(frame: pd.DataFrame, *, numeric: list[str] | None = None,
                classes: str = "table sortable", caption: str | None = None,
                row_classes: list[str] | None = None, raw_columns: tuple[str, ...] = (),
@@ -93,10 +98,13 @@ def html_table(frame: pd.DataFrame, *, numeric: list[str] | None = None,
     ``numeric`` columns are right-aligned (default: the numeric dtypes). ``raw_columns``
     hold HTML the report built itself from escaped parts (links, badges) and are inserted
     as they are. ``row_classes`` gives one class string per row. Every cell carries its
-    column name (``data-label``) so that narrow screens can show a row as a card.
+    column name (``data-label``) so that narrow screens can show a row as a card. A table
+    of :data:`WIDE_COLUMNS` columns or more gets the class ``wide`` (a smaller type).
     """
     if numeric is None:
         numeric = [c for c in frame.columns if pd.api.types.is_numeric_dtype(frame[c])]
+    if len(frame.columns) >= WIDE_COLUMNS:
+        classes = f"{classes} wide".strip()
     attrs = f' class="{esc(classes)}"' if classes else ""
     if table_id:
         attrs += f' id="{esc(table_id)}"'
@@ -118,6 +126,34 @@ def html_table(frame: pd.DataFrame, *, numeric: list[str] | None = None,
         out.append("</tr>")
     out.append("</tbody></table></div>")
     return "".join(out)
+
+
+WEB_URL_RE = re.compile(r"https://[A-Za-z0-9.-]+(?:/[^\s<>\"'`;,)]*)?")
+
+
+def linkify(text: object) -> str:
+    """Data text escaped, with every ``https://`` URL in it a link (class ``url``: it
+    wraps anywhere, so a long URL stays inside a phone's card). Only https URLs of plain
+    characters become links; the link text is the URL itself."""
+    raw = cell_text(text)
+    out, last = [], 0
+    for m in WEB_URL_RE.finditer(raw):
+        url = m.group(0).rstrip(".")
+        out.append(esc(raw[last:m.start()]))
+        out.append(f'<a class="url" href="{esc(url)}">{esc(url)}</a>')
+        last = m.start() + len(url)
+    out.append(esc(raw[last:]))
+    return "".join(out)
+
+
+def hash_html(digest: object, shown: int = 12) -> str:
+    """A hash shortened to its first ``shown`` characters that opens to the whole value
+    (a ``details`` element: no script, and a phone shows one line, not ten)."""
+    text = esc(digest)
+    if len(str(digest)) <= shown:
+        return f'<code class="hash">{text}</code>'
+    return (f'<details class="hash"><summary><code>{esc(str(digest)[:shown])}…</code>'
+            f'</summary><code class="hash">{text}</code></details>')
 
 
 def paragraph(text: object, classes: str = "") -> str:

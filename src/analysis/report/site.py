@@ -31,6 +31,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -231,13 +232,24 @@ def render_quarto(quarto: str, project: Path, log: Callable[[str], None] = print
             log(f"quarto: {line.strip()}")
 
 
-def build_info(paths: Paths, renderer: str, git: dict) -> dict:
-    """What ``build-info.js`` holds: renderer, commit, stage run times, the machine."""
+def build_info(paths: Paths, renderer: str, git: dict,
+               render_seconds: float | None = None) -> dict:
+    """What ``build-info.js`` holds: renderer, commit, the machine, and the build's run
+    time end to end: per phase (set-up, fetch, ingest, the analysis stages, rendering:
+    :data:`analysis.core.runlog.PHASES`, those with a record) and per analysis stage."""
     runs = runlog.read_all(paths.runs_dir)
+    if render_seconds is not None:
+        runs = [*runs, {"stage": "render", "phase": "render",
+                        "seconds": round(render_seconds, 2)}]
+    stages = [r for r in runs if (r.get("phase") or "stages") == "stages"]
+    phases = runlog.phase_seconds(runs)
+    machines = [r["machine"] for r in runs if r.get("machine")]
     return {"renderer": renderer, "commit": git["commit"], "dirty": git["dirty"],
-            "stages": [{"stage": r["stage"], "seconds": r["seconds"]} for r in runs],
-            "total_seconds": round(sum(r["seconds"] for r in runs), 1),
-            "machine": runs[-1]["machine"] if runs else runlog.machine()}
+            "stages": [{"stage": r["stage"], "seconds": r["seconds"]} for r in stages],
+            "stages_seconds": round(sum(r["seconds"] for r in stages), 1),
+            "phases": [{"phase": k, "seconds": v} for k, v in phases.items()],
+            "total_seconds": round(sum(phases.values()), 1),
+            "machine": machines[-1] if machines else runlog.machine()}
 
 
 def write_build_info(site: Path, info: dict) -> None:
@@ -262,6 +274,7 @@ def render(paths: Paths | None = None, renderer: str = "auto",
     label = check_template_text(renderer_label(quarto, versions), "renderer")
     git = git_info(paths.root)
     staging = paths.render_dir
+    started = time.perf_counter()
     try:
         hashes = stage(paths, staging, versions, git, label)
         if quarto:
@@ -272,7 +285,7 @@ def render(paths: Paths | None = None, renderer: str = "auto",
             staged_vars = yaml.safe_load((staging / "_variables.yml").read_text("utf-8"))
             pages = render_site(staging, staging / "_site", staged_vars)
         out = staging / "_site"
-        write_build_info(out, build_info(paths, label, git))
+        write_build_info(out, build_info(paths, label, git, time.perf_counter() - started))
         write_record(out, make_record(label, hashes, code_digest()))
         publishable(out)
         publish_folder(out, paths.site)

@@ -106,6 +106,8 @@ def website_vars(result: Table1) -> dict[str, object]:
         "projects_mostly_requirement": mostly("Requirement"),
         "false_positive_computed_projects": int(
             (fp.loc[fp["project"] != SUM_ROW, "source"] == COMPUTED).sum()),
+        "toolkits": int(kinds.get("toolkit", 0)),
+        "toolkits_with_false_positives": toolkits_with_false_positives(body, fp),
         "fig_counts_caption": ("Labelled LLM-related issue reports per project, by year "
                                "(left) and by issue type (right), counted from the released "
                                "labels."),
@@ -121,6 +123,14 @@ def website_vars(result: Table1) -> dict[str, object]:
                 f"{mostly('Bug')} of {len(body)} projects.")
     out["fig_counts_alt"] = alt
     return out
+
+
+def toolkits_with_false_positives(body: pd.DataFrame, fp: pd.DataFrame) -> int:
+    """The toolkit projects that Table I gives a false-positive rate above zero (the paper
+    says it took the toolkits' issues "without filtering": a rate contradicts that)."""
+    rates = fp[fp["project"] != SUM_ROW].set_index("project")["false_positive_percent"]
+    toolkits = body.index[body["kind"] == "toolkit"]
+    return int((rates.reindex(toolkits).fillna(0) > 0).sum())
 
 
 KIND_NAMES = {"framework": ("framework", "frameworks"),

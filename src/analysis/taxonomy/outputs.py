@@ -299,17 +299,16 @@ def claim_values(result: TaxonomyResult) -> dict[str, dict]:
     out["taxonomy.types"] = {"value": int((per_type["themes_released"] > 0).sum()),
                              "note": "issue types with themes in the released detail files"}
     out["taxonomy.themes"] = {"value": int(total["themes_released"]), "note": theme_note}
-    out["taxonomy.subthemes"] = {"value": int(total["subthemes_released"]),
-                                 "note": _subtheme_note(subthemes, "sub-theme rows of the "
-                                                        "released detail files")}
+    out["taxonomy.subthemes"] = _subtheme_entry(int(total["subthemes_released"]), subthemes,
+                                                "sub-theme rows of the released detail "
+                                                "files")
     for name, row in per_type.iterrows():
         key = name.lower()
         out[f"taxonomy.themes.{key}"] = {"value": int(row["themes_released"]),
                                          "note": f"themes in the {name} detail file"}
-        out[f"taxonomy.subthemes.{key}"] = {
-            "value": int(row["subthemes_released"]),
-            "note": _subtheme_note(subthemes[subthemes["type"] == name],
-                                   f"sub-theme rows of the {name} detail file")}
+        out[f"taxonomy.subthemes.{key}"] = _subtheme_entry(
+            int(row["subthemes_released"]), subthemes[subthemes["type"] == name],
+            f"sub-theme rows of the {name} detail file")
         note = (f"items of the {name} detail file split on "
                 + ("every comma, as the paper counts" if item_split == "comma" else
                    "commas outside parentheses"))
@@ -326,10 +325,9 @@ def claim_values(result: TaxonomyResult) -> dict[str, dict]:
         out[f"taxonomy.details.{key}"] = {"value": int(row[detail_col]), "note": note}
     for theme in themes[themes["code"] != ""].itertuples(index=False):
         subs = subthemes[subthemes["theme_code"] == theme.code]
-        out[f"taxonomy.subthemes.{theme.code}"] = {
-            "value": int(theme.subthemes_released),
-            "note": _subtheme_note(subs, f"sub-theme rows of {theme.code} in the "
-                                         "released detail file")}
+        out[f"taxonomy.subthemes.{theme.code}"] = _subtheme_entry(
+            int(theme.subthemes_released), subs,
+            f"sub-theme rows of {theme.code} in the released detail file")
     out.update(example_values(result))
     out.update(window_values(result))
     if missing_types:
@@ -376,6 +374,16 @@ def window_values(result: TaxonomyResult) -> dict[str, dict]:
 
 def _and(items: list[str]) -> str:
     return ", ".join(items[:-1]) + " and " + items[-1] if len(items) > 1 else "".join(items)
+
+
+def _subtheme_entry(value: int, subs: pd.DataFrame, lead: str) -> dict:
+    """A sub-theme count's reproduced value and note; where the released sub-themes are
+    not the paper's numbering, the root cause of the difference
+    (``cause: subtheme_numbering``, which the findings stage groups differences by)."""
+    entry: dict = {"value": value, "note": _subtheme_note(subs, lead)}
+    if ((subs["rows_in_file"] > 0) != subs["in_paper"]).any():
+        entry["cause"] = "subtheme_numbering"
+    return entry
 
 
 def _subtheme_note(subs: pd.DataFrame, lead: str) -> str:

@@ -60,6 +60,9 @@ def test_format_value():
     assert format_value(1234, "1,234") == "1,234"
     assert format_value(2.498999, "2.50%") == "2.4990%"
     assert format_value(None, "3") == ""
+    assert format_value(2023, "2023") == "2023"  # a year stays a year
+    assert format_value(2091, "2,091") == "2,091" and format_value(38742, "38742") == "38,742"
+    assert format_value(4, "3") == "4" and format_value(12000, "1") == "12,000"
 
 
 def write_claims(tmp_path, body: str):

@@ -12,6 +12,7 @@ from analysis.findings.compute import (
     SCORECARD_COLUMNS,
     claim_groups,
     compute,
+    differences_by_cause,
     merge_reproduced,
     paper_order,
     scorecard,
@@ -71,7 +72,13 @@ def test_compute_merges_the_stages_files_and_outputs_the_card_and_counts(claims)
     assert list(built.metrics)[1:] == list(STATUSES)
     assert built.website_vars == {"claims": 5, "exact": 1, "rounding": 1, "differs": 0,
                                   "not_reproducible": 3, "checkable": 2, "reproduced": 2,
-                                  "reproduced_pct": "100%", "dominant_share": 50.0}
+                                  "reproduced_pct": "100%", "printed": 5,
+                                  "printed_checkable": 2, "printed_reproduced": 2,
+                                  "printed_reproduced_pct": "100%", "printed_differs": 0,
+                                  "printed_not_reproducible": 3, "examples_cited": 0,
+                                  "examples_in_release": 0, "examples_cited_theme": 0,
+                                  "dominant_share": 50.0}
+    assert built.tables["differences_by_cause.csv"].empty
     assert built.claim_values is None
     assert built.tables["challenges.csv"].empty and built.tables["dominant.csv"].empty
     with pytest.raises(ValueError, match="two stages"):
@@ -88,8 +95,48 @@ def test_totals_say_how_many_the_release_answers():
                    ("b.x", "not_reproducible", ""))
     assert totals(card) == {"claims": 4, "exact": 1, "rounding": 1, "differs": 1,
                             "not_reproducible": 1, "checkable": 3, "reproduced": 2,
-                            "reproduced_pct": "67%"}
+                            "reproduced_pct": "67%", "printed": 4, "printed_checkable": 3,
+                            "printed_reproduced": 2, "printed_reproduced_pct": "67%",
+                            "printed_differs": 1, "printed_not_reproducible": 1,
+                            "examples_cited": 0, "examples_in_release": 0,
+                            "examples_cited_theme": 0}
     assert totals(card.iloc[3:])["reproduced_pct"] is None  # nothing the release answers
+
+
+def test_printed_numbers_and_cited_examples_are_counted_apart():
+    card = card_of(("a.x", "exact", ""), ("a.y", "differs", ""),
+                   ("examples.ref1", "exact", ""), ("examples.ref2", "differs", ""),
+                   ("examples.ref3", "not_reproducible", ""))
+    t = totals(card)
+    assert (t["printed"], t["printed_checkable"], t["printed_reproduced"],
+            t["printed_differs"]) == (2, 2, 1, 1)
+    assert (t["examples_cited"], t["examples_in_release"],
+            t["examples_cited_theme"]) == (3, 2, 1)
+    assert t["claims"] == 5 and t["differs"] == 2  # the whole card as before
+
+
+def test_differences_are_grouped_by_their_root_cause():
+    claims = pd.DataFrame([
+        {"claim_id": i, "description": "", "paper_value": v, "source": "S", "relation": "=",
+         "kind": k, "reproducible": True, "reason": ""}
+        for i, v, k in (("t.sub", "6", "count"), ("i.roles", "3", "count"),
+                        ("o.other", "1", "number"), ("examples.ref9", "A.1", "label"),
+                        ("t.same", "2", "count"))])
+    card = scorecard(claims, {
+        "t.sub": {"value": 7, "cause": "subtheme_numbering"},
+        "i.roles": {"value": 2, "cause": "interview_roles"},
+        "o.other": {"value": 5, "cause": "no such cause"},
+        "examples.ref9": {"value": "B.2"},
+        "t.same": {"value": 2, "cause": "subtheme_numbering"}})
+    assert card.set_index("claim_id")["cause"].to_dict() == {
+        "t.sub": "subtheme_numbering", "i.roles": "interview_roles", "o.other": "other",
+        "examples.ref9": "cited_example_label", "t.same": ""}  # exact: no cause
+    by_cause = differences_by_cause(card)
+    assert by_cause["cause"].tolist() == ["subtheme_numbering", "cited_example_label",
+                                          "interview_roles", "other"]  # CAUSES' order
+    assert by_cause["claims"].tolist() == [1, 1, 1, 1]
+    assert by_cause.set_index("cause").loc["subtheme_numbering", "claim_ids"] == "t.sub"
+    assert differences_by_cause(card[card["status"] != "differs"]).empty
 
 
 def test_groups_and_the_claims_their_page_folds():

@@ -84,10 +84,23 @@ def test_reproduced_values(result):
 
 def test_every_interview_claim_is_reproduced(result):
     claims = load_claims()
-    ids = set(claims.loc[(claims["group"] == "interviews") & claims["reproducible"],
-                         "claim_id"])
-    assert ids and ids == set(outputs.claim_values(result))
-    assert outputs.claim_values(result)["interviews.session.max_minutes"]["value"] == 40
+    mine = claims[claims["group"] == "interviews"]
+    ids = set(mine.loc[mine["reproducible"], "claim_id"])
+    produced = set(outputs.claim_values(result))
+    assert ids and ids <= produced
+    # beyond them only the session length, which the paper states of the real sessions:
+    # not reproducible (the release has the guideline's plan), the plan kept as a note
+    assert produced - ids == {"interviews.session.min_minutes",
+                              "interviews.session.max_minutes"}
+    assert not mine.set_index("claim_id").loc[sorted(produced - ids), "reproducible"].any()
+    session = outputs.claim_values(result)["interviews.session.max_minutes"]
+    assert session["value"] == 40 and session["note"].startswith("the guideline plans 30–40")
+
+
+def test_role_claims_name_their_cause(result):
+    values = outputs.claim_values(result)
+    assert values["interviews.developers.training.count"]["cause"] == "interview_roles"
+    assert "cause" not in values["interviews.guideline.parts"]
 
 
 @needs_mirror

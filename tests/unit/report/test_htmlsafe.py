@@ -3,7 +3,7 @@ their structure and lose active content; raw blocks hold any data."""
 
 from __future__ import annotations
 
-from analysis.report.htmlsafe import raw_html_block, sanitize_html
+from analysis.report.htmlsafe import hash_html, linkify, raw_html_block, sanitize_html
 from analysis.report.markdown import markdown_block
 
 SCRIPT = "<script>alert(1)</script>"
@@ -34,3 +34,21 @@ def test_raw_html_block_fence_outlasts_backticks_in_the_data():
     assert "<p>```&#123;=html&#125; and ````</p>" in html and "after" in html
     # braces are entities inside every raw block: nothing there can form a shortcode
     assert "{" not in block.split("\n", 1)[1]
+
+
+def test_urls_in_data_text_become_links_and_nothing_else_does():
+    out = linkify("see https://github.com/o/r/issues/1, and <b>javascript:alert(1)</b> "
+                  "or http://plain.example/x; https://x.org/a?b=1&c={d}.")
+    assert ('<a class="url" href="https://github.com/o/r/issues/1">'
+            "https://github.com/o/r/issues/1</a>, and &lt;b&gt;") in out
+    assert 'href="javascript' not in out and 'href="http://' not in out
+    assert 'href="https://x.org/a?b=1&amp;c=&#123;d&#125;"' in out and out.endswith("</a>.")
+    assert linkify(None) == "" and linkify("no link") == "no link"
+
+
+def test_hashes_are_short_and_open_to_the_whole_value():
+    digest = "ab" * 32
+    out = hash_html(digest)
+    assert out.startswith('<details class="hash"><summary><code>abababababab…</code>')
+    assert f'<code class="hash">{digest}</code></details>' in out
+    assert hash_html("<short>") == '<code class="hash">&lt;short&gt;</code>'

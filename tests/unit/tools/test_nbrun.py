@@ -7,6 +7,7 @@ import ast
 import gc
 import itertools
 import json
+import time
 from queue import Empty
 from unittest import mock
 
@@ -224,3 +225,24 @@ def test_strip_volatile_drops_the_python_version_and_keeps_the_language():
                                     "file_extension": ".py"}
     strip_volatile(nb, "notebooks/x.py", "report/notebooks/x.ipynb")
     assert nb.metadata["language_info"] == {"name": "python", "file_extension": ".py"}
+
+
+def test_the_build_is_timed_end_to_end_by_phase(tmp_path):
+    runlog.record("setup", 300.0, tmp_path, phase="setup")
+    runlog.record("ingest", 2.0, tmp_path, phase="ingest")
+    runlog.record("clean", 6.5, tmp_path)
+    runlog.record("table1", 3.5, tmp_path)
+    runs = runlog.read_all(tmp_path)
+    assert runlog.phase_seconds(runs) == {"setup": 300.0, "ingest": 2.0, "stages": 10.0}
+    assert runlog.phase_seconds([{"stage": "old", "seconds": 1}]) == {"stages": 1.0}
+    with pytest.raises(ValueError, match="unknown phase"):
+        runlog.record("x", 1, tmp_path, phase="lunch")
+
+
+def test_a_step_is_recorded_from_the_command_line(tmp_path, capsys):
+    assert runlog.main(["setup", "setup", str(time.time() - 3600)], tmp_path) == 0
+    data = json.loads((tmp_path / "setup.json").read_text())
+    assert data["phase"] == "setup" and data["seconds"] >= 3600  # since the start given
+    assert runlog.main(["x", "lunch", "0"], tmp_path) == 2
+    assert "unknown phase" in capsys.readouterr().err
+    assert runlog.main([], tmp_path) == 2 and not (tmp_path / "x.json").exists()

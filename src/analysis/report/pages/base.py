@@ -168,12 +168,12 @@ def claims_table(card: pd.DataFrame, groups: pd.DataFrame, counts: pd.DataFrame,
     raw = ("what the paper says", "paper", "ours", "verdict", "note")
     shown, cls = claim_rows(rows[~detail])
     out = (f"{count(t['claims'])} numbers of the paper are checked here: {summary}.\n\n"
-           + table(shown, numeric=["paper", "ours"], classes="table claims", raw=raw,
+           + table(shown, numeric=["paper", "ours"], classes="table claims cards", raw=raw,
                    row_classes=cls))
     if detail.any():
         more, more_cls = claim_rows(rows[detail])
         out += callout("note", f"{count(t['folded'])} more, all exact",
-                       table(more, numeric=["paper", "ours"], classes="table claims", raw=raw,
+                       table(more, numeric=["paper", "ours"], classes="table claims cards", raw=raw,
                              row_classes=more_cls), collapse=True)
     return out
 
@@ -208,7 +208,7 @@ def quality_anomalies(quality: dict, max_listed: int = MAX_LISTED) -> str:
         "rule": rules.get(kind, {}).get("description", ""),
     } for kind in kinds])
     out = [raw_html_block(html_table(summary, numeric=["count"],
-                                     classes="table sortable anomalies"))]
+                                     classes="table sortable anomalies cards"))]
     for kind in kinds:
         group = frame[frame["kind"] == kind].sort_values(
             ["file", "line"], na_position="first", kind="mergesort")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pandas as pd
 
 from analysis.report.generated import callout
-from analysis.report.htmlsafe import esc, html_table, raw_html_block
+from analysis.report.htmlsafe import esc, hash_html, html_table, raw_html_block
 from analysis.report.pages.base import Include, P, quality_anomalies, rel
 
 PROVENANCE = rel(P.provenance)
@@ -66,9 +66,12 @@ def provenance_files(prov: dict) -> str:
         return "No file was ingested.\n"
     files["in manifest"] = files["in manifest"].map(
         lambda v: "n/a" if v is None else ("yes" if v else "no"))
+    files["file"] = files["file"].map(lambda f: f"<code>{esc(f)}</code>")
+    files["sha256"] = files["sha256"].map(hash_html)
     out = [callout("note", f"SHA-256 of the {len(files):,} ingested files",
                    raw_html_block(html_table(files, numeric=["bytes"],
-                                             classes="table sortable hashes")),
+                                             classes="table sortable hashes cards",
+                                             raw_columns=("file", "sha256"))),
                    collapse=True)]
     extra = prov.get("not_in_manifest") or []
     if extra:

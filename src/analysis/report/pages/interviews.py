@@ -42,7 +42,7 @@ def interviews_participants(i: Inputs) -> str:
         "sheet row": p["sheet_row"].map(count), "type": p["type"],
         "role and responsibilities": role, "category (Section IV.A)": p["role_category"],
         "experience": experience})
-    return table(shown, numeric=["sheet row"], classes="table sortable compact participants",
+    return table(shown, numeric=["sheet row"], classes="table sortable compact participants cards",
                  raw=("role and responsibilities",))
 
 
@@ -106,7 +106,8 @@ def interviews_roles(i: Inputs) -> str:
     roles give the paper's count (the interviews stage's ``role_claims``)."""
     r = i.csv(IV("roles.csv")).fillna("")
     roles = pd.DataFrame({
-        "group": r["type"], "role as the sheet spells it": r["role_raw"],
+        "group": r["type"], "role (words translated by interviews.translations)":
+        r["role_title"],
         "participants": r["participants"].map(count), "category": r["category"],
         "patterns it matches": r["matching"].map(lambda x: x or "none")})
     out = [table(roles, numeric=["participants"], classes="table compact")]

@@ -58,7 +58,7 @@ def keywords_counts(i: Inputs) -> str:
 
 
 def keywords_audit(i: Inputs) -> str:
-    """The audit's findings by kind (what each means, the first keywords), then every
+    """The audit's findings by kind (what each means, every keyword it found), then every
     finding of each kind, collapsed."""
     a = i.csv(KW("audit.csv"))
     if a.empty:
@@ -70,7 +70,7 @@ def keywords_audit(i: Inputs) -> str:
         "finding": kinds,
         "what it means": [KEYWORD_KINDS.get(k, "") for k in kinds],
         "findings": [count(len(parts[k])) for k in kinds],
-        "keywords": [code_list(list(dict.fromkeys(parts[k]["keyword"].astype(str)))[:10])
+        "keywords": [code_list(list(dict.fromkeys(parts[k]["keyword"].astype(str))))
                      for k in kinds]})
     out = [table(summary, numeric=["findings"], classes="table compact", raw=("keywords",))]
     for k in kinds:

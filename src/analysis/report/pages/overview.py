@@ -9,13 +9,15 @@ import pandas as pd
 import yaml
 
 from analysis.core.claims import paper_statement
-from analysis.report.htmlsafe import esc, html_table, raw_html_block
+from analysis.core.formatting import count
+from analysis.report.htmlsafe import esc, html_table, linkify, raw_html_block
 from analysis.report.pages.base import FD, SCORECARD, Include, P, rel
 
 CITATION = rel(P.citation)
 LICENCE = rel(P.licence)
 PROVENANCE = rel(P.provenance)
 BY_SOURCE = FD("status_by_source.csv")
+BY_CAUSE = FD("differences_by_cause.csv")
 
 
 def relations(rows: pd.DataFrame) -> pd.Series:
@@ -39,13 +41,9 @@ def paper_places(by_source: pd.DataFrame) -> dict[str, int]:
                     strict=True))
 
 
-def scorecard_differs(card: pd.DataFrame, order: dict[str, int]) -> str:
-    """Every claim whose verdict is ``differs``, in the paper's order: the paper's value,
-    ours, and why."""
-    rows = card[card["status"] == "differs"]
-    if rows.empty:
-        return raw_html_block("<p>No number of the paper differs from ours.</p>")
-    rows = in_paper_order(rows, order)
+def _differs_table(rows: pd.DataFrame) -> str:
+    """Claims that differ: what the paper says, its value, ours and why (issue URLs in
+    the reason as links)."""
     shown = pd.DataFrame({
         "what the paper says": [f'{esc(d)}<span class="claim-id">{esc(c)} · {esc(w)}</span>'
                                 for d, c, w in zip(rows["description"], rows["claim_id"],
@@ -53,9 +51,54 @@ def scorecard_differs(card: pd.DataFrame, order: dict[str, int]) -> str:
         "paper": [esc(paper_statement(v, r)) for v, r in zip(
             rows["paper_value"], relations(rows), strict=True)],
         "ours": rows["reproduced_value"].map(esc),
-        "why": rows["note"].map(esc)})
-    return raw_html_block(html_table(shown, numeric=["paper", "ours"], classes="table claims",
-                                     raw_columns=tuple(shown.columns)))
+        "why": rows["note"].map(linkify)})
+    return html_table(shown, numeric=["paper", "ours"], classes="table claims cards",
+                      raw_columns=tuple(shown.columns))
+
+
+def causes(card: pd.DataFrame) -> pd.Series:
+    """The root cause of each claim (``other`` for a card written before it had them)."""
+    if "cause" not in card:
+        return pd.Series("other", index=card.index)
+    return card["cause"].fillna("").astype(str).replace("", "other")
+
+
+def differences_summary(by_cause: pd.DataFrame) -> str:
+    """The differences per root cause (the findings stage's ``differences_by_cause``),
+    each linking to its claims below: the first thing an evaluator reads."""
+    if by_cause.empty:
+        return raw_html_block("<p>No number of the paper differs from ours.</p>")
+    items = "".join(
+        f'<li><a href="#cause-{esc(r.cause)}"><strong>{count(int(r.claims))}</strong></a> '
+        f"{'differs' if int(r.claims) == 1 else 'differ'}: {esc(r.meaning)}</li>"
+        for r in by_cause.itertuples(index=False))
+    return raw_html_block(f'<ul class="causes">{items}</ul>')
+
+
+def scorecard_differs(card: pd.DataFrame, order: dict[str, int],
+                      by_cause: pd.DataFrame | None = None) -> str:
+    """Every claim whose verdict is ``differs``, grouped by root cause (the findings
+    stage's order and words), each group in the paper's order: the paper's value, ours,
+    and why. A group of more than eight claims is folded behind its count."""
+    rows = card[card["status"] == "differs"]
+    if rows.empty:
+        return raw_html_block("<p>No number of the paper differs from ours.</p>")
+    rows = in_paper_order(rows, order)
+    cause = causes(rows)
+    meanings = ({} if by_cause is None else
+                dict(zip(by_cause["cause"], by_cause["meaning"], strict=True)))
+    out = []
+    for key in dict.fromkeys([*meanings, *cause]):
+        mine = rows[(cause == key).to_numpy()]
+        if mine.empty:
+            continue
+        title = (f"{len(mine):,} {'claim differs' if len(mine) == 1 else 'claims differ'}: "
+                 f"{meanings.get(key, key)}")
+        out.append(f'<details class="callout callout-note differs" id="cause-{esc(key)}"'
+                   f'{"" if len(mine) > 8 else " open"}><summary class="callout-title">'
+                   f'{esc(title)}</summary><div class="callout-body">'
+                   f"{_differs_table(mine)}</div></details>")
+    return raw_html_block("".join(out))
 
 
 # -- the study, its links, how to cite, the licence ----------------------------------------
@@ -84,6 +127,17 @@ def _identifier(work: dict) -> str:
                  if i.get("value")), "")
 
 
+NOT_PUBLISHED = ("not published yet (it has no public repository; "
+                 "<code>repository-code</code> in CITATION.cff is unset)")
+
+
+def published_repository(cff: dict) -> str:
+    """This package's repository (``repository-code`` of ``CITATION.cff``), or ``""``
+    while it is unset or still a placeholder: then no page links to it or cites it."""
+    url = str(cff.get("repository-code") or "")
+    return "" if not url or "REPLACE-ME" in url else url
+
+
 def study_links(cff: dict, prov: dict) -> str:
     """Links to the paper, the upstream release at the pinned commit and this package."""
     paper = cff.get("preferred-citation") or {}
@@ -92,16 +146,13 @@ def study_links(cff: dict, prov: dict) -> str:
     commit = str(prov.get("commit") or ref.get("commit") or "")
     release = (f"{repo}/tree/{commit}" if repo and re.fullmatch(r"[0-9a-f]{40}", commit)
                else repo)
-    own = cff.get("repository-code", "")
-    placeholder = "REPLACE-ME" in own
+    own = published_repository(cff)
     items = [
         f"<li>The paper: {_link(paper.get('url', ''), paper.get('title', 'the paper'))}"
         + (f" ({esc(_identifier(paper))})" if _identifier(paper) else "") + "</li>",
         f"<li>The authors' release: {_link(release, repo.replace('https://github.com/', ''))}"
         f" at commit <code>{esc(commit[:7] or 'unknown')}</code></li>",
-        "<li>This package: " + _link(own, own or "not set")
-        + (" (a placeholder: set <code>repository-code</code> in CITATION.cff)"
-           if placeholder else "") + "</li>"]
+        "<li>This package: " + (_link(own, own) if own else NOT_PUBLISHED) + "</li>"]
     return raw_html_block(f'<ul class="study-links">{"".join(items)}</ul>')
 
 
@@ -121,31 +172,39 @@ def _bibtex(key: str, kind: str, fields: dict[str, str]) -> str:
 
 
 def how_to_cite(cff: dict) -> str:
-    """A "How to cite" block built from ``CITATION.cff``: the study and this package."""
+    """A "How to cite" block built from ``CITATION.cff``: the study and this package (while
+    the package is not published, :func:`published_repository`, it says so and names no
+    placeholder author or address)."""
     if not cff:
         return "No `CITATION.cff` in this build.\n"
     paper = cff.get("preferred-citation") or {}
     paper_authors = _authors(paper.get("authors"))
     ident = _identifier(paper)
-    pkg_authors = _authors(cff.get("authors"))
-    texts = [
-        f"{'; '.join(paper_authors)} ({paper.get('year', '')}). {paper.get('title', '')}. "
-        f"{paper.get('journal', '')} {ident}. {paper.get('url', '')}",
-        f"{'; '.join(pkg_authors)}. {cff.get('title', '')} (version {cff.get('version', '')})"
-        f" [software]. {cff.get('repository-code', '')}"]
-    bib = "\n\n".join([
-        _bibtex("mu2025designing", "article", {
-            "title": paper.get("title", ""), "author": " and ".join(paper_authors),
-            "journal": f"{paper.get('journal', '')} {ident}".strip(),
-            "year": str(paper.get("year", "")), "url": paper.get("url", "")}),
-        _bibtex("reproduction_package", "software", {
+    own = published_repository(cff)
+    study = (f"{'; '.join(paper_authors)} ({paper.get('year', '')}). "
+             f"{paper.get('title', '')}. {paper.get('journal', '')} {ident}. "
+             f"{paper.get('url', '')}")
+    entries = [_bibtex("mu2025designing", "article", {
+        "title": paper.get("title", ""), "author": " and ".join(paper_authors),
+        "journal": f"{paper.get('journal', '')} {ident}".strip(),
+        "year": str(paper.get("year", "")), "url": paper.get("url", "")})]
+    if own:
+        pkg_authors = _authors(cff.get("authors"))
+        package = esc(f"{'; '.join(pkg_authors)}. {cff.get('title', '')} (version "
+                      f"{cff.get('version', '')}) [software]. {own}")
+        entries.append(_bibtex("reproduction_package", "software", {
             "title": cff.get("title", ""), "author": " and ".join(pkg_authors),
-            "version": str(cff.get("version", "")), "url": cff.get("repository-code", ""),
-            "license": cff.get("license", "")})])
+            "version": str(cff.get("version", "")), "url": own,
+            "license": cff.get("license", "")}))
+    else:
+        package = ("Not published yet: there is no public repository or author list to "
+                   "cite. Cite the study; this package's citation appears here once "
+                   "<code>repository-code</code> and the authors are set in CITATION.cff.")
+    bib = "\n\n".join(entries)
     return raw_html_block(
         '<div class="cite"><p><strong>The study</strong></p>'
-        f"<p>{esc(texts[0])}</p><p><strong>This reproduction package</strong></p>"
-        f"<p>{esc(texts[1])}</p><details><summary>BibTeX</summary>"
+        f"<p>{esc(study)}</p><p><strong>This reproduction package</strong></p>"
+        f"<p>{package}</p><details><summary>BibTeX</summary>"
         f'<pre class="bibtex">{esc(bib)}</pre></details>'
         "<p>Built from <code>CITATION.cff</code> in the repository.</p></div>")
 
@@ -163,8 +222,11 @@ def licence_block(text: str, name: str = LICENCE) -> str:
 
 
 INCLUDES: tuple[Include, ...] = (
-    Include("scorecard_differs.md", (SCORECARD, BY_SOURCE), lambda i: scorecard_differs(
-        i.card, paper_places(i.csv(BY_SOURCE)))),
+    Include("scorecard_differs.md", (SCORECARD, BY_SOURCE, BY_CAUSE),
+            lambda i: scorecard_differs(i.card, paper_places(i.csv(BY_SOURCE)),
+                                        i.csv(BY_CAUSE))),
+    Include("differences_by_cause.md", (BY_CAUSE,),
+            lambda i: differences_summary(i.csv(BY_CAUSE))),
     Include("links.md", (CITATION, PROVENANCE),
             lambda i: study_links(citation(i.text(CITATION)), i.json(PROVENANCE))),
     Include("cite.md", (CITATION,), lambda i: how_to_cite(citation(i.text(CITATION)))),

@@ -10,9 +10,9 @@ import pandas as pd
 
 from analysis.core.claims import paper_statement
 from analysis.core.config import load_yaml
-from analysis.core.formatting import count
+from analysis.core.formatting import count, plural
 from analysis.report.generated import STATUS_HELP, STATUS_LABELS, callout
-from analysis.report.htmlsafe import esc, html_table, raw_html_block
+from analysis.report.htmlsafe import details_block, esc, html_table, linkify, raw_html_block
 from analysis.report.pages.base import FD, SCORECARD, Include, Inputs, P, rel
 from analysis.report.pages.overview import relations
 
@@ -24,7 +24,8 @@ PARAMS = rel(P.params)
 def scorecard_summary(totals: dict, by_source: pd.DataFrame,
                       target: str = "reproducibility.qmd") -> str:
     """The claims per verdict as a bar and a legend linking the full scorecard, and the
-    claims per place in the paper (the findings stage's vars and ``status_by_source``)."""
+    claims per place in the paper, folded (the findings stage's vars and
+    ``status_by_source``)."""
     total = max(int(totals["claims"]), 1)
     n = {s: int(totals[s]) for s in STATUS_LABELS}
     bar = ['<div class="statusbar" role="img" aria-label="'
@@ -44,12 +45,14 @@ def scorecard_summary(totals: dict, by_source: pd.DataFrame,
     lines.append(raw_html_block(f'<ul class="status-legend">{legend}</ul>'))
     shown = by_source[["source", "claims", *STATUS_LABELS]].rename(
         columns={"source": "where in the paper", **STATUS_LABELS})
-    lines.append(raw_html_block(html_table(shown, classes="table sortable compact")))
+    lines.append(details_block(f"The verdicts per place in the paper ({len(shown):,} places)",
+                               html_table(shown, classes="table sortable compact cards")))
     return "\n".join(lines)
 
 
 def scorecard_full(card: pd.DataFrame) -> str:
-    """The whole scorecard, one section per verdict (long lists collapsed)."""
+    """The whole scorecard, one section per verdict, each list folded behind its count (the
+    page stays short; the verdicts' counts are its headings)."""
     out = []
     for s, label in STATUS_LABELS.items():
         rows = card[card["status"] == s]
@@ -66,15 +69,13 @@ def scorecard_full(card: pd.DataFrame) -> str:
                           "claim_id": "claim", "description": "what", "paper_value": "paper",
                           "reproduced_value": "ours", "source": "where"})
         shown["claim"] = [esc(c).replace(".", ".<wbr>") for c in shown["claim"]]
+        shown["note"] = shown["note"].map(linkify)
         block = raw_html_block(html_table(shown, numeric=["paper", "ours"],
-                                          classes="table sortable scorecard",
-                                          raw_columns=("claim",),
+                                          classes="table sortable scorecard cards",
+                                          raw_columns=("claim", "note"),
                                           table_id=f"scorecard-table-{s.replace('_', '-')}"))
-        if len(rows) > 15:
-            out.append(callout("note", f"All {len(rows):,} {label} claims", block,
-                               collapse=(s == "exact")))
-        else:
-            out.append(block)
+        out.append(callout("note", f"The {plural(len(rows), 'claim')} {label}", block,
+                           collapse=True))
     return "\n".join(out)
 
 

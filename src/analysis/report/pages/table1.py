@@ -91,7 +91,7 @@ def _false_positive_cell(own, paper_value: str, total: bool) -> str:
         return f'<td class="num st-none" title="{esc(title)}">{esc(text)}{extra}</td>'
     if paper_value:
         return (f'<td class="num st-reported" title="reported by the paper, not computed">'
-                f"{esc(paper_value)} (reported)</td>")
+                f'{esc(paper_value)}<span class="reported-mark">(reported)</span></td>')
     return f'<td class="num st-reported">{MISSING}</td>'
 
 
@@ -108,7 +108,8 @@ def _compare_cell(value, claims: pd.DataFrame, claim_id: str) -> str:
     if status != "exact":
         extra = f'<span class="paper-value">paper {esc(row["paper_value"])}</span>'
     return (f'<td class="num st-{esc(status)}" title="{esc(title)}">'
-            f'{ours}<span class="mark" aria-hidden="true">{STATUS_MARK.get(status, "")}</span>'
+            f'{ours}<span class="verdict-mark" aria-hidden="true">'
+            f'{STATUS_MARK.get(status, "")}</span>'
             f"{extra}</td>")
 
 

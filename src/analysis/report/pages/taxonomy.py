@@ -10,7 +10,7 @@ import re
 import pandas as pd
 
 from analysis.core.examples import safe_issue_url
-from analysis.core.formatting import MISSING, count, dec, decimal, pct, pval, signed
+from analysis.core.formatting import MISSING, count, dec, decimal, pct, plural, pval, signed
 from analysis.report.generated import callout, status_badge
 from analysis.report.htmlsafe import details_block, esc, html_table, raw_html_block, sanitize_html
 from analysis.report.pages.base import (
@@ -44,6 +44,39 @@ def taxonomy_types(i: Inputs) -> str:
     cls = ["sum" if x == "Total" else "" for x in t["type"]]
     return table(shown, numeric=list(shown.columns[1:]), classes="table compact",
                  row_classes=cls)
+
+
+def tree_text(themes: pd.DataFrame, subthemes: pd.DataFrame) -> str:
+    """Fig. 2 as a text tree that folds: type, then each theme with its issues, then its
+    sub-themes with their details (a sub-theme outside the paper's numbering marked).
+    Readable at any width, where the drawn figure's small text is not (a phone)."""
+    if themes.empty:
+        return raw_html_block("<p>No theme in this build.</p>")
+    out = ['<div class="tree-text">']
+    for kind in dict.fromkeys(themes["type"].astype(str)):
+        mine = themes[themes["type"].astype(str) == kind]
+        out.append(f'<details class="tree-type"><summary><strong>{esc(kind)}</strong> · '
+                   f"{plural(len(mine), 'theme')}, {plural(mine['issues'].sum(), 'issue')}"
+                   "</summary><ul>")
+        for t in mine.itertuples(index=False):
+            subs = subthemes[subthemes["theme_code"].astype(str) == str(t.code)]
+            items = "".join(
+                f"<li><code>{esc(r.code)}</code> {esc(r.name)} · "
+                f"{plural(r.details, 'detail')}"
+                + ("" if yes(r.in_paper) else
+                   ' <span class="note-inline">not in the paper\'s numbering</span>')
+                + "</li>" for r in subs.itertuples(index=False))
+            out.append(f"<li><details><summary><code>{esc(t.code)}</code> {esc(t.name)} · "
+                       f"{plural(t.issues, 'issue')}, {plural(len(subs), 'sub-theme')}"
+                       f"</summary><ul>{items}</ul></details></li>")
+        out.append("</ul></details>")
+    out.append("</div>")
+    return raw_html_block("".join(out))
+
+
+def yes(value: object) -> bool:
+    """A yes/no cell of a stage's table as read (``True``, ``"True"``)."""
+    return str(value) == "True"
 
 
 def taxonomy_themes(i: Inputs) -> str:
@@ -206,6 +239,8 @@ INCLUDES: tuple[Include, ...] = (
     claims_include("taxonomy", "taxonomy"),
     Include("taxonomy/types.md", (TX("types.csv"),), taxonomy_types),
     Include("taxonomy/themes.md", (TX("themes.csv"),), taxonomy_themes),
+    Include("taxonomy/tree_text.md", (TX("themes.csv"), TX("subthemes.csv")),
+            lambda i: tree_text(i.csv(TX("themes.csv")), i.csv(TX("subthemes.csv")))),
     Include("taxonomy/tests.md", (TX("tests.csv"),), taxonomy_tests),
     Include("taxonomy/residuals.md", (TX("residuals.csv"),), taxonomy_residuals),
     Include("taxonomy/details.md", (TX("details.html"), TX("examples.csv")),

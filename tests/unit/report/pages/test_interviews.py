@@ -10,14 +10,16 @@ from analysis.report.pages.base import IV
 
 def test_roles_and_the_readings_the_stage_found(project):
     project.write(IV("roles.csv"), pd.DataFrame({
-        "type": ["Developer"], "role_raw": ["LLM Inference <b>"], "participants": [2],
+        "type": ["Developer"], "role_raw": ["LLM Inference 或 <b>"],
+        "role_title": ["LLM Inference or <b>"], "participants": [2],
         "category": ["inference"], "matching": ["inference, deployment"]}))
     project.write(IV("role_claims.csv"), pd.DataFrame({
         "claim_id": ["interviews.developers.inference.count"], "paper": [">1"], "ours": [2],
         "possible": ["0, 1, 2"], "readings": ["the one used"]}))
     project.write(interviews.VARS, {"interviews_role_readings": 3})
     out = interviews.interviews_roles(project.inputs())
-    assert "LLM Inference &lt;b&gt;" in out and ">inference, deployment<" in out
+    assert "LLM Inference or &lt;b&gt;" in out and ">inference, deployment<" in out
+    assert "或" not in out  # the role as translated (interviews.translations)
     assert ">counts the 3 readings give<" in out and "the roles allow 3 readings" in out
     assert ">&gt;1<" in out and ">0, 1, 2<" in out and ">the one used<" in out
     project.write(IV("role_claims.csv"), pd.DataFrame(columns=["claim_id", "paper", "ours",

@@ -39,6 +39,40 @@ def test_the_claims_that_differ_follow_the_paper():
     assert "No number of the paper differs" in overview.scorecard_differs(card.iloc[2:], {})
 
 
+def test_differences_are_grouped_by_cause_with_links():
+    card = scorecard(("t.a", "6", "7", "differs"), ("examples.ref1", "A.1", "B.2", "differs"),
+                     ("x", "1", "1", "exact"))
+    card["cause"] = ["subtheme_numbering", "cited_example_label", ""]
+    card.loc[1, "note"] = "https://github.com/o/r/issues/9 (2024); annotators: B.2"
+    by_cause = pd.DataFrame({"cause": ["subtheme_numbering", "cited_example_label"],
+                             "meaning": ["extra sub-theme", "example labels"],
+                             "claims": [1, 1], "claim_ids": ["t.a", "examples.ref1"]})
+    out = overview.scorecard_differs(card, {}, by_cause)
+    assert out.index('id="cause-subtheme_numbering"') < out.index(
+        'id="cause-cited_example_label"')
+    assert "1 claim differs: extra sub-theme" in out
+    assert ('<a class="url" href="https://github.com/o/r/issues/9">'
+            "https://github.com/o/r/issues/9</a> (2024)") in out
+    card["cause"] = ""  # a card without causes: one group
+    assert out.count("<details") == 2 and overview.scorecard_differs(
+        card, {}).count("<details") == 1
+    summary = overview.differences_summary(by_cause)
+    assert summary.count("<li>") == 2 and 'href="#cause-cited_example_label"' in summary
+
+
+def test_an_unpublished_package_is_not_linked_or_cited():
+    cff = overview.citation(CFF.replace("repository-code: https://example.org/pkg\n", ""))
+    links = overview.study_links(cff, {})
+    assert "This package: not published yet" in links and "example.org" not in links
+    cite = overview.how_to_cite(cff)
+    assert "Not published yet" in cite and "Doe" not in cite
+    assert "@software" not in cite and "@article" in cite
+    placeholder = dict(cff, **{"repository-code": "https://github.com/REPLACE-ME/x"})
+    assert overview.published_repository(placeholder) == ""
+    assert "REPLACE-ME" not in overview.study_links(placeholder, {})
+    assert "REPLACE-ME" not in overview.how_to_cite(placeholder)
+
+
 def test_places_come_from_the_findings_stage():
     by_source = pd.DataFrame({"source": ["Abstract", "Section I"], "place": [1, 2]})
     assert overview.paper_places(by_source) == {"Abstract": 1, "Section I": 2}
@@ -69,7 +103,13 @@ def test_includes_read_their_inputs(project):
     project.write(overview.PROVENANCE, {"commit": "b" * 40})
     project.write(overview.SCORECARD, scorecard(("a", "1", "2", "differs")))
     project.write(overview.BY_SOURCE, pd.DataFrame({"source": ["Section I"], "place": [1]}))
+    project.write(overview.BY_CAUSE, pd.DataFrame({
+        "cause": ["other"], "meaning": ["no common <cause>"], "claims": [1],
+        "claim_ids": ["a"]}))
     out = {inc.name: inc.make(project.inputs()) for inc in overview.INCLUDES}
-    assert set(out) == {"scorecard_differs.md", "links.md", "cite.md", "licence.md"}
+    assert set(out) == {"scorecard_differs.md", "links.md", "cite.md", "licence.md",
+                        "differences_by_cause.md"}
     assert ">a · Section I<" in out["scorecard_differs.md"]
+    assert 'href="#cause-other"><strong>1</strong></a> differs: no common &lt;cause&gt;' \
+        in out["differences_by_cause.md"]
     assert "<code>bbbbbbb</code>" in out["links.md"]

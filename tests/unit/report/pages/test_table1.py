@@ -39,7 +39,8 @@ def test_every_cell_is_marked_against_the_claim_the_stage_names():
     assert 'class="num st-differs"' in html and "paper 7" in html  # t.p.bug
     assert html.count('class="num st-exact"') == 3  # pytorch 2023, Sum Bug, Sum Total
     assert 'title="no printed value in the paper">4<' in html  # Question: no claim
-    assert "8.33% (reported)" in html and "False positives (paper only)" in html
+    assert '8.33%<span class="reported-mark">(reported)</span>' in html
+    assert "False positives (paper only)" in html
     assert "the paper's own rates" in html
 
 

@@ -103,3 +103,21 @@ def test_empty_themes(project):
     assert out.count(">–<") == 3
     project.write(TX("empty_themes.csv"), pd.DataFrame(columns=["code"]))
     assert "Every theme is the final label" in taxonomy.empty_themes_table(project.inputs())
+
+
+def test_the_tree_as_text_folds_by_type_and_theme():
+    themes = pd.DataFrame({"type": ["Bug", "Bug", "Question"], "code": ["C.1", "C.2", "A.1"],
+                           "name": ["Crash <b>", "Slow", "Install"], "issues": [3, 1, 0]})
+    subs = pd.DataFrame({"theme_code": ["C.1", "C.1", "A.1"],
+                         "code": ["C.1.i", "C.1.x1", "A.1.i"],
+                         "name": ["Segfault", "Extra", "Deps"], "in_paper": [True, False, True],
+                         "details": [5, 1, 2]})
+    out = taxonomy.tree_text(themes, subs)
+    assert out.count('<details class="tree-type">') == 2
+    assert "<strong>Bug</strong> · 2 themes, 4 issues" in out
+    assert "Crash &lt;b&gt; · 3 issues, 2 sub-themes" in out
+    assert "Slow · 1 issue, 0 sub-themes" in out
+    assert "<code>C.1.i</code> Segfault · 5 details</li>" in out
+    assert "Extra · 1 detail <span class=\"note-inline\">not in the paper" in out
+    assert out.index("Bug") < out.index("Question")  # the stage's order
+    assert "No theme" in taxonomy.tree_text(themes.iloc[:0], subs)

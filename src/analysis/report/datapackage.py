@@ -1,0 +1,124 @@
+"""The downloads as a Frictionless data package (``downloads/datapackage.json``).
+
+Tools and evaluators load the site's tables with their types from it (``frictionless
+validate downloads/datapackage.json``; ``frictionless.Package(...)``; pandas through
+``frictionless``' pandas plugin). One resource per downloaded file; a CSV's table schema is
+derived from the pandera schema of :mod:`analysis.core.table_schemas` that checks it in the
+pipeline:
+
+- a field per column of the file, in the file's order (a regex column of the pandera
+  schema, whose names come from the data, gives one field per matching column);
+- the field's type from the column's kind (integer, number, boolean written ``True`` /
+  ``False``, string) and its description;
+- ``required`` for a column that is never empty, ``minimum`` / ``maximum`` / ``enum`` /
+  ``pattern`` from the value checks that carry them (their ``statistics``).
+
+The package describes the copies in ``downloads/`` as written: a cell the spreadsheet rule
+of :mod:`analysis.report.downloads` starts with an apostrophe is allowed by an ``enum`` in
+that form too, and every resource carries its size and SHA-256, which ``frictionless
+validate`` checks.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pandera.pandas as pa
+
+from analysis.core.artifacts import sha256_file
+from analysis.core.table_schemas import (
+    DECIMAL,
+    INTEGER,
+    YES_NO,
+    describing_column,
+    reader_type,
+)
+from analysis.core.textsafe import neutralise_cell
+
+# a reader's kind (analysis.core.table_schemas) -> a Frictionless field type
+FIELD_TYPES = {INTEGER: "integer", DECIMAL: "number", YES_NO: "boolean"}
+PACKAGE_NAME = "llm-framework-challenges-reproduction"
+
+
+def constraints(col: pa.Column) -> dict[str, object]:
+    """The Frictionless constraints a pandera column states: ``required`` when it is never
+    empty, and the bounds, word lists and patterns its checks carry as statistics.
+
+    A word list also admits each word as the spreadsheet rule writes it in the downloads
+    (``=`` as ``'=``); a pattern is anchored at the start only, as pandera's ``str.match``
+    reads it (Frictionless anchors both ends).
+    """
+    out: dict[str, object] = {}
+    if not col.nullable:
+        out["required"] = True
+    for check in col.checks:
+        stats = check.statistics or {}
+        for key in ("minimum", "maximum"):
+            if stats.get(key) is not None:
+                out[key] = stats[key]
+        if "enum" in stats:
+            words = [str(w) for w in stats["enum"]]
+            out["enum"] = sorted(set(words) | {neutralise_cell(w) for w in words})
+        if stats.get("pattern"):
+            out["pattern"] = f"(?:{stats['pattern']})[\\s\\S]*"
+    return out
+
+
+def field(name: str, col: pa.Column) -> dict[str, object]:
+    """The Frictionless field of the table column ``name`` described by ``col``."""
+    kind = reader_type(col)
+    out: dict[str, object] = {"name": name, "type": FIELD_TYPES.get(kind, "string"),
+                              "description": col.description or ""}
+    if kind == YES_NO:
+        out.update(trueValues=["True"], falseValues=["False"])
+    limits = constraints(col)
+    if kind not in (INTEGER, DECIMAL):
+        limits = {k: v for k, v in limits.items() if k not in ("minimum", "maximum")}
+    if limits:
+        out["constraints"] = limits
+    return out
+
+
+def table_schema(schema: pa.DataFrameSchema, columns: list[str]) -> dict[str, object]:
+    """The Frictionless table schema of a file with ``columns`` checked by ``schema``.
+
+    Raises ValueError for a column the schema does not describe (the pipeline's own
+    validation refuses such a table first).
+    """
+    fields = []
+    for name in columns:
+        col = describing_column(schema, name)
+        if col is None:
+            raise ValueError(f"{schema.name}: no schema column describes {name!r}")
+        fields.append(field(name, col))
+    return {"fields": fields, "missingValues": [""]}
+
+
+def resource(name: str, path: Path, description: str,
+             schema: pa.DataFrameSchema | None = None) -> dict[str, object]:
+    """One resource: the downloaded file ``path`` (``name`` under downloads/), its size and
+    SHA-256, and, for a CSV with a schema, its table schema."""
+    stem = name.rsplit(".", 1)[0].replace("/", "-").replace("_", "-").lower()
+    out: dict[str, object] = {"name": stem, "path": name, "description": description,
+                              "bytes": path.stat().st_size,
+                              "hash": f"sha256:{sha256_file(path)}"}
+    if name.endswith(".csv"):
+        header = pd.read_csv(path, dtype=str, keep_default_na=False, nrows=0)
+        out.update(type="table", scheme="file", format="csv", mediatype="text/csv",
+                   encoding="utf-8",
+                   dialect={"csv": {"delimiter": ",", "lineTerminator": "\n"}})
+        if schema is not None:
+            out["schema"] = table_schema(schema, [str(c) for c in header.columns])
+    else:
+        suffix = name.rsplit(".", 1)[-1]
+        out.update(type="file", scheme="file", format=suffix,
+                   mediatype={"json": "application/json"}.get(suffix, "text/plain"))
+    return out
+
+
+def datapackage(resources: list[dict[str, object]], title: str,
+                description: str) -> dict[str, object]:
+    """The package descriptor (Frictionless v2 data package) of ``resources``."""
+    return {"$frictionless": "package/v2", "name": PACKAGE_NAME, "title": title,
+            "description": description, "resources": resources}

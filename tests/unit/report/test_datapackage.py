@@ -1,0 +1,132 @@
+"""The downloads as a Frictionless data package (:mod:`analysis.report.datapackage`): fields
+derived from the pandera schemas, and ``frictionless validate`` accepts the package of a
+synthetic set of downloads and refuses one whose data breaks its schema."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from analysis.core import table_schemas as ts
+from analysis.core.paths import ROOT
+from analysis.report.datapackage import constraints, datapackage, field, resource, table_schema
+
+pytest.importorskip("frictionless")
+
+
+def schema():
+    return ts.table("demo.csv", "A demo table.", {
+        "name": ts.text("a name"),
+        "n": ts.count("how many"),
+        "share": ts.percent("a share in percent"),
+        "flag": ts.yes_no("a flag"),
+        "relation": ts.text("a comparator", words=("=", ">")),
+        "url": ts.text("a URL", pattern=r"https://", nullable=True),
+        r"^year_\d{4}$": ts.count("reports of that year", regex=True),
+    })
+
+
+def test_fields_follow_the_pandera_columns():
+    s = schema()
+    assert field("n", s.columns["n"]) == {
+        "name": "n", "type": "integer", "description": "how many",
+        "constraints": {"required": True, "minimum": 0}}
+    assert field("share", s.columns["share"])["constraints"] == {
+        "required": True, "minimum": 0.0, "maximum": 100.0}
+    flag = field("flag", s.columns["flag"])
+    assert flag["type"] == "boolean" and flag["trueValues"] == ["True"]
+    # a word list admits the words as the downloads write them ("=" is a formula start)
+    assert constraints(s.columns["relation"])["enum"] == ["'=", "=", ">"]
+    url = field("url", s.columns["url"])
+    assert url["type"] == "string" and url["constraints"] == {"pattern": r"(?:https://)[\s\S]*"}
+    fields = table_schema(s, ["name", "year_2023", "year_2024"])["fields"]
+    assert [f["name"] for f in fields] == ["name", "year_2023", "year_2024"]
+    assert fields[1]["description"] == "reports of that year"
+    with pytest.raises(ValueError, match="no schema column describes 'other'"):
+        table_schema(s, ["name", "other"])
+
+
+def write_package(folder: Path, rows: list[dict]) -> Path:
+    pd.DataFrame(rows).to_csv(folder / "demo.csv", index=False, lineterminator="\n")
+    (folder / "notes.json").write_text('{"a": 1}\n', encoding="utf-8")
+    resources = [resource("demo.csv", folder / "demo.csv", "the demo", schema()),
+                 resource("notes.json", folder / "notes.json", "notes")]
+    package = datapackage(resources, "Demo", "A demo package.")
+    path = folder / "datapackage.json"
+    path.write_text(json.dumps(package, indent=2), encoding="utf-8")
+    return path
+
+
+def validate(path: Path) -> subprocess.CompletedProcess:
+    exe = shutil.which("frictionless", path=str(Path(sys.executable).parent)) or "frictionless"
+    return subprocess.run([exe, "validate", "--json", path.name], cwd=path.parent,
+                          capture_output=True, text=True, timeout=300)
+
+
+ROW = {"name": "a", "n": 3, "share": 12.5, "flag": True, "relation": "'=",
+       "url": "https://x.org/1", "year_2023": 4}
+
+
+def test_frictionless_validates_the_package(tmp_path):
+    path = write_package(tmp_path, [ROW, {**ROW, "url": "", "relation": ">", "flag": False}])
+    run = validate(path)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
+    report = json.loads(run.stdout)
+    assert report["valid"] and len(report["tasks"]) == 2
+
+
+@pytest.mark.parametrize("bad", [{"n": -1}, {"share": 101}, {"flag": "yes"},
+                                 {"relation": "<"}, {"url": "ftp://x"}, {"n": ""}])
+def test_frictionless_refuses_data_that_breaks_the_schema(tmp_path, bad):
+    run = validate(write_package(tmp_path, [ROW, {**ROW, **bad}]))
+    assert run.returncode != 0 and not json.loads(run.stdout)["valid"], bad
+
+
+def test_a_changed_file_fails_its_hash(tmp_path):
+    path = write_package(tmp_path, [ROW])
+    with (tmp_path / "demo.csv").open("a", encoding="utf-8") as fh:
+        fh.write("b,1,1,True,=,,1\n")
+    assert validate(path).returncode != 0
+
+
+CURRENT = ROOT / "report" / "downloads" / "datapackage.json"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not CURRENT.is_file(), reason="no pipeline run here: "
+                    "report/downloads/datapackage.json does not exist (make report)")
+def test_the_current_runs_package_validates():
+    """The package of this checkout's last run (the release, on a machine with the mirror
+    or the download): every download a resource, and frictionless accepts it."""
+    package = json.loads(CURRENT.read_text(encoding="utf-8"))
+    files = {p.relative_to(CURRENT.parent).as_posix() for p in CURRENT.parent.rglob("*")
+             if p.is_file() and p != CURRENT}
+    assert {r["path"] for r in package["resources"]} == files
+    run = validate(CURRENT)
+    report = json.loads(run.stdout)
+    errors = [e.get("message") for t in report["tasks"] for e in t.get("errors", [])[:3]]
+    assert report["valid"], errors[:20]
+
+
+def test_the_data_page_folds_each_stages_tables():
+    from analysis.report.downloads import download_groups, downloads_include
+
+    rows = [{"name": n, "file": f"<a>{n}</a>", "what it holds": "w", "bytes": "1",
+             "SHA-256": "h"} for n in ("data/issues.csv", "scorecard.csv",
+                                       "tables/table1/counts.csv", "tables/table1/x.csv",
+                                       "tables/taxonomy/themes.csv", "datapackage.json")]
+    groups = download_groups(rows)
+    assert [(k, len(v)) for k, v in groups] == [(None, 3), ("table1", 2), ("taxonomy", 1)]
+    out = downloads_include(rows, [("data/issues.csv", "<table>i</table>"),
+                                   ("tables/table1/counts.csv", "<table>c</table>")], 0)
+    assert "Tables of the table1 stage (2 files)" in out
+    assert "Data dictionaries of the table1 stage&#x27;s tables (1)" in out
+    assert out.index("Data dictionary of data/issues.csv") < out.index(
+        "Data dictionaries of the table1")
+    assert out.index("<a>datapackage.json</a>") < out.index("Tables of the table1 stage")
