@@ -9,6 +9,8 @@ are set aside.
 
 from __future__ import annotations
 
+import csv
+import json
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +22,7 @@ from analysis.core.dump import (
     URL_RE,
     ProjectFiles,
     Quirk,
+    batch_index,
     discover_projects,
     parse_excluded_file,
     parse_label_file,
@@ -27,7 +30,7 @@ from analysis.core.dump import (
     read_text,
 )
 from analysis.core.errors import InputError
-from analysis.core.paths import PATHS
+from analysis.core.paths import PATHS, DumpLayout
 from analysis.core.projects import Projects
 from analysis.core.quality import (
     IGNORED,
@@ -159,6 +162,47 @@ def majority_label(labels: list[str]) -> tuple[str | None, bool]:
     return (None if tie else top[0][0]), tie
 
 
+# --- study dumps (base + batches, written by `python -m analysis.labels extend`) ---------
+RELEASE_BATCH = "release"  # the batch name of rows without a Batch cell
+
+
+def study_batches(raw_dir: Path) -> list[dict] | None:
+    """The batches a study dump records (``labels/batches.json``: name, annotator columns,
+    counts, whether the batch records its exclusions), or None for a dump without that
+    record (the release: nothing changes for it). An unreadable record is one line."""
+    path = DumpLayout(Path(raw_dir)).labels / "batches.json"
+    if not path.is_file():
+        return None
+    try:
+        batches = json.loads(path.read_text(encoding="utf-8"))["batches"]
+        if not all(isinstance(b, dict) and isinstance(b.get("name"), str) for b in batches):
+            raise ValueError("a batch without a name")
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise InputError(f"cannot read the study's batches ({exc})",
+                         file=path.relative_to(raw_dir).as_posix(),
+                         fix="extend the study again (python -m analysis.labels extend)") \
+            from exc
+    return batches
+
+
+def adjudicated_urls(raw_dir: Path, batches: list[dict]) -> frozenset[str]:
+    """The URLs whose final label is an adjudicators' decision: the rows of each batch's
+    kept adjudication list (``labels/<batch>/adjudication.csv``) with a decision."""
+    urls: set[str] = set()
+    labels = DumpLayout(Path(raw_dir)).labels
+    for batch in batches:
+        path = labels / batch["name"] / "adjudication.csv"
+        if not path.is_file():
+            continue
+        with path.open(encoding="utf-8-sig", newline="") as handle:
+            rows = [r for r in csv.reader(handle) if r and not r[0].startswith("#")]
+        if not rows or "url" not in rows[0] or "decision" not in rows[0]:
+            continue
+        u, d = rows[0].index("url"), rows[0].index("decision")
+        urls |= {r[u].strip() for r in rows[1:] if len(r) > d and r[d].strip()}
+    return frozenset(urls)
+
+
 def _quirk_to_anomaly(q: Quirk) -> Anomaly:
     return make_anomaly(RULES, q.kind, q.file, q.message, q.line, q.column, q.value)
 
@@ -166,14 +210,21 @@ def _quirk_to_anomaly(q: Quirk) -> Anomaly:
 def label_rows(
     records: pd.DataFrame, header: list[str], url_col: str, final_col: str,
     annotators: dict[str, int], taxonomy: Taxonomy, rel: str,
+    adjudicated: frozenset[str] = frozenset(),
 ) -> tuple[pd.DataFrame, list[Anomaly]]:
     """Validate label-file records row by row.
 
     Returns one row per record with ``url``, ``final_label``, ``annotator_<n>`` values,
-    the first rejection reason (or None) and the row's flags; plus the anomalies.
+    the batch (the Batch cell of a study dump, else None), the first rejection reason (or
+    None) and the row's flags; plus the anomalies.
+
+    A URL in ``adjudicated`` (:func:`adjudicated_urls`) has its final label from the
+    adjudicators' decision, so a tie among its ratings or a final label other than their
+    majority is how it was settled, not a majority tie or an error: neither is flagged.
     """
     anomalies: list[Anomaly] = []
     idx = {name: i for i, name in enumerate(header)}
+    batch_i = batch_index(header)
     ann_cols = {name: f"annotator_{n}" for name, n in sorted(annotators.items(),
                                                                 key=lambda kv: kv[1])}
     out = []
@@ -198,6 +249,7 @@ def label_rows(
                                           f"whitespace around {', '.join(padded)}", rec.line))
         row["url"] = stripped[idx[url_col]]
         row["final_label"] = stripped[idx[final_col]]
+        row["batch"] = stripped[batch_i] or None if batch_i is not None else None
         for name, col in ann_cols.items():
             row[col] = stripped[idx[name]] or None
         out.append(row)
@@ -241,7 +293,9 @@ def label_rows(
                                               row["line"], header_name[col], row[col]))
         labels = [row[c] for c in ann_cols.values()]
         majority, tie = majority_label(labels)
-        if tie:
+        if url in adjudicated:
+            pass
+        elif tie:
             row["flags"].append("majority_tie")
             anomalies.append(make_anomaly(RULES, "majority_tie", rel,
                                           "annotator labels tie", row["line"]))
@@ -251,7 +305,7 @@ def label_rows(
                                           f"Final_Label {final} but majority {majority}",
                                           row["line"], final_col, final))
     frame = pd.DataFrame(out)
-    for col in ["url", "final_label", *ann_cols.values()]:
+    for col in ["url", "final_label", "batch", *ann_cols.values()]:
         if col not in frame:
             frame[col] = None
     return frame, anomalies
@@ -305,8 +359,10 @@ def pair_years(rows: pd.DataFrame, year_lines: pd.DataFrame) -> tuple[pd.Series,
 
 def clean_project(
     project: ProjectFiles, raw_dir: Path, taxonomy: Taxonomy, duplicates: str,
+    adjudicated: frozenset[str] = frozenset(),
 ) -> tuple[pd.DataFrame, pd.DataFrame, list[Anomaly], list[dict], dict[str, int]]:
-    """Clean one project: label rows with years and flags, set-aside rows, accounting."""
+    """Clean one project: label rows with years and flags, set-aside rows, accounting
+    (``adjudicated``: see :func:`label_rows`)."""
     anomalies: list[Anomaly] = []
     text, quirks = read_text(project.label_file, raw_dir)
     rel = project.label_file.relative_to(raw_dir).as_posix()
@@ -316,10 +372,11 @@ def clean_project(
         anomalies.append(make_anomaly(RULES, "header_only", rel, "no data rows"))
     rows, row_anomalies = label_rows(parsed.records, parsed.header, parsed.url_column,
                                      parsed.final_column, parsed.annotator_columns, taxonomy,
-                                     rel)
+                                     rel, adjudicated)
     anomalies += row_anomalies
     if rows.empty:
-        rows = pd.DataFrame(columns=["line", "raw", "reason", "flags", "url", "final_label"])
+        rows = pd.DataFrame(columns=["line", "raw", "reason", "flags", "url", "final_label",
+                                     "batch"])
 
     year_frames = []
     for year, path in project.year_files.items():
@@ -461,8 +518,9 @@ def clean_excluded(
                           errors="coerce").astype("Int64")
     excluded = pd.DataFrame({"project": project.name, "issue_url": kept["url"].astype(str),
                              "created_at": created, "year": years, "source_file": rel,
-                             "source_line": kept["line"].astype("int64")},
-                            columns=EXCLUDED_COLUMNS)
+                             "source_line": kept["line"].astype("int64"),
+                             "batch": kept["batch"]},
+                            columns=[*EXCLUDED_COLUMNS, "batch"])
     aside = lines[lines["reason"].notna()]
     rejected = pd.DataFrame({"source_file": rel, "source_line": aside["line"],
                              "reason": aside["reason"], "raw": aside["raw"]})
@@ -471,12 +529,22 @@ def clean_excluded(
     return excluded.reset_index(drop=True), rejected, anomalies, files
 
 
-def exclusion_summary(project: str, rows: pd.DataFrame, excluded: pd.DataFrame | None
-                      ) -> dict:
+def exclusion_summary(project: str, rows: pd.DataFrame, excluded: pd.DataFrame | None,
+                      recording: frozenset[str] | None = None) -> dict:
     """One project's line of the exclusions table: whether the dump records its excluded
     candidates, its label rows (every non-blank row: each is a candidate that was not
     excluded, even one set aside for want of a final label), the excluded count and the
-    candidates (label rows + excluded); the last two empty when nothing is recorded."""
+    candidates (label rows + excluded); the last two empty when nothing is recorded.
+
+    In a study dump (``recording``: the batches that record their exclusions, from
+    :func:`study_batches`) only the rows of those batches count: the release records none,
+    so an excluded file holding only a new batch's rows must not turn the release's label
+    rows into candidates with no exclusions, which would understate the rate."""
+    if recording is not None:
+        rows = rows[rows["batch"].isin(recording)] if len(rows) else rows
+        excluded = None if excluded is None else excluded[excluded["batch"].isin(recording)]
+        if excluded is not None and not len(excluded) and not len(rows):
+            excluded = None
     label_rows = int((rows["reason"] != "blank_row").sum()) if len(rows) else 0
     if excluded is None:
         return {"project": project, "recorded": False, "label_rows": label_rows,
@@ -496,10 +564,15 @@ def clean_dump(
     raw_dir = Path(raw_dir)
     found, quirks = discover_projects(raw_dir)
     anomalies = [_quirk_to_anomaly(q) for q in quirks]
+    batches = study_batches(raw_dir)
+    recording = None if batches is None else frozenset(
+        b["name"] for b in batches if b.get("records_exclusions"))
+    adjudicated = adjudicated_urls(raw_dir, batches or [])
     frames, rejected, files, n_annotators = [], [], [], {}
     excluded_frames, exclusions = [], []
     for project in found:
-        rows, rej, anom, acc, annot = clean_project(project, raw_dir, taxonomy, duplicates)
+        rows, rej, anom, acc, annot = clean_project(project, raw_dir, taxonomy, duplicates,
+                                                    adjudicated)
         gone = None
         if project.excluded_file is not None:
             gone, ex_rej, ex_anom, ex_acc = clean_excluded(
@@ -508,7 +581,7 @@ def clean_dump(
             rej = pd.concat([rej, ex_rej], ignore_index=True)
             anom += ex_anom
             acc.append(ex_acc)
-        exclusions.append(exclusion_summary(project.name, rows, gone))
+        exclusions.append(exclusion_summary(project.name, rows, gone, recording))
         described = projects.get(project.name)
         if not projects.is_described(project.name):
             anomalies.append(make_anomaly(RULES, "unknown_project", f"Issue Report/{project.name}",
@@ -538,8 +611,11 @@ def clean_dump(
                                       all_rows.at[i, "source_file"], all_rows.at[i, "url"],
                                       int(all_rows.at[i, "line"]), value=all_rows.at[i, "url"]))
 
-    issues = tidy_issues(all_rows[all_rows["reason"].isna()], taxonomy, annotators)
-    schemas.issues_schema(annotators, taxonomy.codes, taxonomy.type_names).validate(issues)
+    with_batch = bool(all_rows["batch"].notna().any()) if "batch" in all_rows else False
+    issues = tidy_issues(all_rows[all_rows["reason"].isna()], taxonomy, annotators,
+                         with_batch)
+    schemas.issues_schema(annotators, taxonomy.codes, taxonomy.type_names,
+                          with_batch).validate(issues)
     rejected_frame = pd.concat(rejected, ignore_index=True).sort_values(
         ["source_file", "source_line"], kind="mergesort").reset_index(drop=True)
     summary = {
@@ -553,6 +629,10 @@ def clean_dump(
     quality["rejected_by_reason"] = dict(sorted(Counter(rejected_frame["reason"]).items()))
     excluded = (pd.concat(excluded_frames, ignore_index=True) if excluded_frames
                 else pd.DataFrame(columns=EXCLUDED_COLUMNS))
+    if not with_batch:
+        excluded = excluded[EXCLUDED_COLUMNS]
+    else:
+        excluded["batch"] = excluded["batch"].fillna(RELEASE_BATCH).astype(str)
     return CleanResult(issues, rejected_frame, quality, annotators, excluded,
                        exclusion_table(exclusions, projects))
 
@@ -579,8 +659,12 @@ def unknown_projects(quality: dict) -> list[str]:
             if a["kind"] == "unknown_project"]
 
 
-def tidy_issues(rows: pd.DataFrame, taxonomy: Taxonomy, annotators: list[str]) -> pd.DataFrame:
-    """Shape kept label rows into the processed issues table (stable order and types)."""
+def tidy_issues(rows: pd.DataFrame, taxonomy: Taxonomy, annotators: list[str],
+                with_batch: bool = False) -> pd.DataFrame:
+    """Shape kept label rows into the processed issues table (stable order and types).
+
+    ``with_batch`` (a study dump, whose label files name each row's batch) adds the
+    ``batch`` column last; a row without a Batch cell is the release's."""
     names = dict(zip(taxonomy.themes["code"], taxonomy.themes["name"], strict=True))
     out = pd.DataFrame({
         "project": rows["project"].astype(str),
@@ -600,6 +684,8 @@ def tidy_issues(rows: pd.DataFrame, taxonomy: Taxonomy, annotators: list[str]) -
     out["source_file"] = rows["source_file"].astype(str)
     out["source_line"] = rows["line"].astype("int64")
     out["flags"] = rows["flags"].map(lambda f: ";".join(sorted(set(f))))
+    if with_batch:
+        out["batch"] = rows["batch"].fillna(RELEASE_BATCH).astype(str)
     out["_order"] = rows["order"].astype("int64")
     out = out.sort_values(["_order", "project", "source_line"], kind="mergesort")
     return out.drop(columns="_order").reset_index(drop=True)

@@ -259,6 +259,7 @@ def issues_csv() -> pa.DataFrameSchema:
                      "source_file": text(d["source_file"]),
                      "source_line": count(d["source_line"], low=2),
                      "flags": text(d["flags"], nullable=True),
+                     **study_batch_column(),
                  })
 
 
@@ -300,6 +301,7 @@ def excluded_csv() -> pa.DataFrameSchema:
                      "source_file": text("the excluded-candidates file, relative to data/raw"),
                      "source_line": count("its line number in that file (counting from 1)",
                                           low=2),
+                     **study_batch_column(),
                  })
 
 
@@ -317,7 +319,9 @@ def exclusions_csv() -> pa.DataFrameSchema:
                                         "(the paper's release: the rate is then the paper's "
                                         "own, shown as reported)"),
                      "label_rows": count("the label file's rows (blank lines not counted): "
-                                         "candidates that were not excluded"),
+                                         "candidates that were not excluded; in a study "
+                                         "dump, only the rows of the batches that record "
+                                         "their exclusions (labels/batches.json)"),
                      "excluded": count("excluded candidates counted (set-aside lines of the "
                                        "file not included); empty when not recorded",
                                        nullable=True),
@@ -1805,7 +1809,109 @@ def interviews_role_claims_csv() -> pa.DataFrameSchema:
                  })
 
 
+# --------------------------------------------------------------------------- study dumps
+# Tables and columns written only on a study dump: the release extended with new labels by
+# `python -m analysis.labels extend` (analysis.agreement.batches, analysis.compare.batches).
+
+STUDY = ("a study dump: the release extended with batches of new labels by `python -m "
+         "analysis.labels extend`")
+BATCH = ("the batch: `release` for the base dump's labels, or the name extend gave a batch "
+         "of new labels")
+
+
+def study_batch_column() -> dict[str, pa.Column]:
+    """The ``batch`` column that a study dump's issues and excluded candidates have (a
+    regex column, so optional: the release's tables have none)."""
+    return {"^batch$": column(TEXT, f"{BATCH} (only in {STUDY})", regex=True)}
+
+
+def agreement_batches_csv() -> pa.DataFrameSchema:
+    """``report/tables/agreement/batches.csv``: agreement per batch of a study."""
+    coefficient = {"fleiss_kappa": "Fleiss' kappa on the rows every one of the batch's "
+                                   "annotators rated",
+                   "fleiss_kappa_generalised": "Gwet's generalised Fleiss' kappa (every row "
+                                               "with two or more ratings)",
+                   "krippendorff_alpha": "Krippendorff's alpha (nominal)",
+                   "gwet_ac1": "Gwet's AC1"}
+    columns: dict[str, pa.Column] = {
+        "batch": text(f"{BATCH}; `all batches` for every row together"),
+        "issues": count("the batch's issues"),
+        "annotators": count("the label columns holding the batch's ratings"),
+        "label_columns": text("those columns (Label<n> of the study's label files)"),
+        "issues_complete": count("issues rated in every one of those columns"),
+    }
+    for name, what in coefficient.items():
+        columns[name] = decimal(f"{what}; {EMPTY_UNDEFINED}")
+        columns[f"{name}_ci_low"] = decimal(f"lower end of its {ANALYTIC}")
+        columns[f"{name}_ci_high"] = decimal(f"upper end of its {ANALYTIC}")
+    columns["note"] = text("why a coefficient is not defined; empty when all are",
+                           nullable=True)
+    return table(rel(P.agreement.table("batches.csv")),
+                 f"Agreement of each batch of {STUDY} on its own annotators, and of all "
+                 "batches together (written on a study only).", columns)
+
+
+def compare_additions_csv() -> pa.DataFrameSchema:
+    """``report/tables/compare/additions.csv``: a study's new issues."""
+    return table(rel(P.compare.table("additions.csv")),
+                 f"The issues each new batch of {STUDY} adds, per project and year "
+                 "(written on a study only).", {
+                     "batch": text(BATCH),
+                     "project": text("the project's folder name under `Issue Report/`"),
+                     "name": text("the project's display name (data/projects.yaml)"),
+                     "year": count("the year the issues were opened", low=1970, high=2100),
+                     "issues": count("the batch's labelled issues of that project and year",
+                                     low=1),
+                 })
+
+
+def compare_drift_csv() -> pa.DataFrameSchema:
+    """``report/tables/compare/drift.csv``: theme shares of each new batch vs the release."""
+    return table(rel(P.compare.table("drift.csv")),
+                 f"Per new batch of {STUDY} and theme: its share of the batch against its "
+                 "share of the release, with Fisher's exact test and Holm's correction "
+                 "over the themes (written on a study only).", {
+                     "batch": text(BATCH),
+                     "code": text("the theme code (final label)"),
+                     "theme": text("the theme's name (data/taxonomy.yaml)"),
+                     "type": text("the theme's issue type"),
+                     "release": count("the release's issues of the theme"),
+                     "release_share": percent("their share of the release's issues"),
+                     "batch_issues": count("the batch's issues of the theme"),
+                     "batch_share": percent("their share of the batch's issues"),
+                     "difference": decimal("batch_share - release_share, in points"),
+                     "p_value": share("two-sided p of Fisher's exact test on (this theme or "
+                                      "another) x (release or batch)"),
+                     "p_holm": share("the p-value after Holm's correction over the themes"),
+                     "changed": yes_no("True when p_holm < 0.05"),
+                 })
+
+
+def compare_drift_tests_csv() -> pa.DataFrameSchema:
+    """``report/tables/compare/drift_tests.csv``: one chi-square test per new batch."""
+    return table(rel(P.compare.table("drift_tests.csv")),
+                 f"Per new batch of {STUDY}: Pearson's chi-square test of homogeneity of "
+                 "the theme shares, batch against release (written on a study only).", {
+                     "batch": text(BATCH),
+                     "themes": count("themes with an issue in the release or the batch"),
+                     "chi2": decimal("the chi-square statistic; empty when not defined",
+                                     low=0.0),
+                     "dof": count("its degrees of freedom (themes - 1)"),
+                     "p_value": share("its p-value; empty when not defined"),
+                     "sparse_cells": count("expected counts under 5 (the p-value is then "
+                                           "approximate)"),
+                     "changed_themes": count("themes whose Holm-corrected Fisher p is under "
+                                             "0.05 (drift.csv)"),
+                 })
+
+
 TABLE_SCHEMAS: dict[str, Callable[[], pa.DataFrameSchema]] = {
+    # study dumps only
+    rel(P.agreement.table("batches.csv")): agreement_batches_csv,
+    rel(P.compare.table("additions.csv")): compare_additions_csv,
+    rel(P.compare.table("drift.csv")): compare_drift_csv,
+    rel(P.compare.table("drift_tests.csv")): compare_drift_tests_csv,
+    # every dump
     rel(P.clean.processed_file("issues.csv")): issues_csv,
     rel(P.clean.processed_file("rejected.csv")): rejected_csv,
     rel(P.clean.processed_file("excluded.csv")): excluded_csv,
