@@ -132,6 +132,13 @@ def study_additions(i: Inputs) -> str:
     return "\n".join(parts) + "\n"
 
 
+def p_text(p: object) -> str:
+    """A p-value as shown: ``= 0.0315``, or ``< 0.0001`` when it rounds to zero."""
+    if is_missing(p):
+        return MISSING
+    return "< 0.0001" if float(p) < 0.0001 else f"= {float(p):.4f}"
+
+
 def study_drift(i: Inputs) -> str:
     """Theme shares of each new batch against the release's, with the tests."""
     f, tests = _study_table(i, CP("drift.csv")), _study_table(i, CP("drift_tests.csv"))
@@ -146,7 +153,7 @@ def study_drift(i: Inputs) -> str:
         sparse = (f" {int(t.sparse_cells)} of {2 * int(t.themes)} expected counts are under "
                   "5, so its p-value is approximate." if t.sparse_cells else "")
         out.append(f"Batch {esc(t.batch)}: chi-square {decimal(t.chi2, 2)} on "
-                   f"{int(t.dof)} degrees of freedom, p = {dec(t.p_value, 4)}; "
+                   f"{int(t.dof)} degrees of freedom, p {p_text(t.p_value)}; "
                    f"{int(t.changed_themes)} theme(s) changed after Holm's correction."
                    f"{sparse}\n\n")
     shown = pd.DataFrame({
@@ -156,8 +163,8 @@ def study_drift(i: Inputs) -> str:
         "batch issues": f["batch_issues"].map(count),
         "share, batch": f["batch_share"].map(pct),
         "difference (points)": f["difference"].map(lambda x: signed(x, 1)),
-        "p (Fisher)": f["p_value"].map(lambda x: dec(x, 4)),
-        "p (Holm)": f["p_holm"].map(lambda x: dec(x, 4)),
+        "p (Fisher)": f["p_value"].map(p_text),
+        "p (Holm)": f["p_holm"].map(p_text),
         "changed": f["changed"].map(yes_no)})
     out.append(table(shown, numeric=list(shown.columns[2:-1])))
     return "".join(out)
