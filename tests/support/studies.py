@@ -34,8 +34,10 @@ def write_study(root: Path) -> Path:
     labels = root / "labels"
     (labels / "b").mkdir(parents=True)
     (labels / "batches.json").write_text(json.dumps({"batches": [
-        {"name": "release", "records_exclusions": False},
-        {"name": "b", "records_exclusions": True}]}), encoding="utf-8")
+        {"name": "release", "annotator_columns": ["Label1", "Label2"],
+         "records_exclusions": False},
+        {"name": "b", "annotator_columns": ["Label3", "Label4"],
+         "records_exclusions": True}]}), encoding="utf-8")
     (labels / "b" / "adjudication.csv").write_text(
         "\ufeffurl,project,title,created_at,Label1,Label2,reason,decision\r\n"
         f"{ADJUDICATED},vllm,t,2026-01-02,A.1,A.2,no majority,A.2\r\n", encoding="utf-8")

@@ -185,6 +185,13 @@ def study_batches(raw_dir: Path) -> list[dict] | None:
     return batches
 
 
+def batch_columns(batches: list[dict]) -> dict[str, frozenset[int]]:
+    """Each batch's annotator numbers (``annotator_columns``: ``Label8``.. -> 8..)."""
+    return {b["name"]: frozenset(int(c.removeprefix("Label")) for c in
+                                 b.get("annotator_columns") or () if c[5:].isdigit())
+            for b in batches}
+
+
 def adjudicated_urls(raw_dir: Path, batches: list[dict]) -> frozenset[str]:
     """The URLs whose final label is an adjudicators' decision: the rows of each batch's
     kept adjudication list (``labels/<batch>/adjudication.csv``) with a decision."""
@@ -211,6 +218,7 @@ def label_rows(
     records: pd.DataFrame, header: list[str], url_col: str, final_col: str,
     annotators: dict[str, int], taxonomy: Taxonomy, rel: str,
     adjudicated: frozenset[str] = frozenset(),
+    own_columns: dict[str, frozenset[int]] | None = None,
 ) -> tuple[pd.DataFrame, list[Anomaly]]:
     """Validate label-file records row by row.
 
@@ -221,6 +229,9 @@ def label_rows(
     A URL in ``adjudicated`` (:func:`adjudicated_urls`) has its final label from the
     adjudicators' decision, so a tie among its ratings or a final label other than their
     majority is how it was settled, not a majority tie or an error: neither is flagged.
+    ``own_columns`` (a study dump: batch -> the annotator numbers of its columns,
+    :func:`batch_columns`) limits missing ratings to a row's own batch's columns: another
+    batch's are empty by construction (other people rated it), not missing ratings.
     """
     anomalies: list[Anomaly] = []
     idx = {name: i for i, name in enumerate(header)}
@@ -280,8 +291,10 @@ def label_rows(
             anomalies.append(make_anomaly(RULES, "unknown_final_label", rel,
                                           f"{final!r} is not a taxonomy code", row["line"],
                                           final_col, final))
+        mine = None if own_columns is None else own_columns.get(row["batch"] or RELEASE_BATCH)
         for col in ann_cols.values():
-            if col in bad.get("missing_rating", ()):
+            if col in bad.get("missing_rating", ()) and (
+                    mine is None or int(col.split("_")[1]) in mine):
                 row["flags"].append("missing_rating")
                 anomalies.append(make_anomaly(RULES, "missing_rating", rel,
                                               "empty annotator label", row["line"],
@@ -360,9 +373,10 @@ def pair_years(rows: pd.DataFrame, year_lines: pd.DataFrame) -> tuple[pd.Series,
 def clean_project(
     project: ProjectFiles, raw_dir: Path, taxonomy: Taxonomy, duplicates: str,
     adjudicated: frozenset[str] = frozenset(),
+    own_columns: dict[str, frozenset[int]] | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame, list[Anomaly], list[dict], dict[str, int]]:
     """Clean one project: label rows with years and flags, set-aside rows, accounting
-    (``adjudicated``: see :func:`label_rows`)."""
+    (``adjudicated``, ``own_columns``: see :func:`label_rows`)."""
     anomalies: list[Anomaly] = []
     text, quirks = read_text(project.label_file, raw_dir)
     rel = project.label_file.relative_to(raw_dir).as_posix()
@@ -372,7 +386,7 @@ def clean_project(
         anomalies.append(make_anomaly(RULES, "header_only", rel, "no data rows"))
     rows, row_anomalies = label_rows(parsed.records, parsed.header, parsed.url_column,
                                      parsed.final_column, parsed.annotator_columns, taxonomy,
-                                     rel, adjudicated)
+                                     rel, adjudicated, own_columns)
     anomalies += row_anomalies
     if rows.empty:
         rows = pd.DataFrame(columns=["line", "raw", "reason", "flags", "url", "final_label",
@@ -568,11 +582,12 @@ def clean_dump(
     recording = None if batches is None else frozenset(
         b["name"] for b in batches if b.get("records_exclusions"))
     adjudicated = adjudicated_urls(raw_dir, batches or [])
+    own_columns = None if batches is None else batch_columns(batches)
     frames, rejected, files, n_annotators = [], [], [], {}
     excluded_frames, exclusions = [], []
     for project in found:
         rows, rej, anom, acc, annot = clean_project(project, raw_dir, taxonomy, duplicates,
-                                                    adjudicated)
+                                                    adjudicated, own_columns)
         gone = None
         if project.excluded_file is not None:
             gone, ex_rej, ex_anom, ex_acc = clean_excluded(

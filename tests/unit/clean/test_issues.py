@@ -330,6 +330,8 @@ def test_a_study_dump_keeps_each_rows_batch_and_counts_exclusions_per_batch(
         "https://github.com/vllm-project/vllm/issues/1": "b", ADJUDICATED: "b"}
     assert "extra_column" not in kinds(result)  # Batch is read, not an extra column
     assert kinds(result).get("majority_tie", 0) == 1  # release 1003 (B.2/B.1), not 2
+    # another batch's columns are empty by construction, not missing ratings
+    assert "missing_rating" not in kinds(result)
     assert list(result.excluded["batch"]) == ["b", "b"]
     ex = result.exclusions.set_index("project")
     assert (ex.loc["vllm", "label_rows"], ex.loc["vllm", "excluded"],
