@@ -111,25 +111,19 @@ def _study_table(i: Inputs, rel: str) -> pd.DataFrame | None:
 
 
 def study_additions(i: Inputs) -> str:
-    """The new batches' issues per project and year (rows: projects; columns: years)."""
+    """The new batches' issues per project and year, as the compare stage counted them."""
     f = _study_table(i, CP("additions.csv"))
     if f is None or f.empty:
         return ""
-    parts = []
-    for batch, g in f.groupby("batch", sort=False):
-        wide = g.pivot_table(index=["project", "name"], columns="year", values="issues",
-                             aggfunc="sum", fill_value=0, sort=False)
-        wide.columns = [str(c) for c in wide.columns]
-        wide["new issues"] = wide.sum(axis=1)
-        wide = wide.reset_index()
-        shown = pd.DataFrame({"project": [n if isinstance(n, str) and n else p for p, n in
-                                          zip(wide["project"], wide["name"], strict=True)]})
-        for col in wide.columns[2:]:
-            shown[col] = wide[col].map(count)
-        parts.append(f"Batch {esc(batch)} adds {int(g['issues'].sum()):,} labelled issues "
-                     "to the release (none removed: a study only adds):\n\n"
-                     + table(shown, numeric=list(shown.columns[1:]), classes="table compact"))
-    return "\n".join(parts) + "\n"
+    shown = pd.DataFrame({
+        "batch": f["batch"].astype(str),
+        "project": [n if isinstance(n, str) and n else p for p, n in
+                    zip(f["project"], f["name"], strict=True)],
+        "year": f["year"].astype(str), "new issues": f["issues"].map(count)})
+    return (f"The new batches ({esc(', '.join(dict.fromkeys(shown['batch'])))}) add "
+            f"{int(f['issues'].sum()):,} labelled issues to the release, none removed (a "
+            "study only adds):\n\n"
+            + table(shown, numeric=["new issues"], classes="table compact") + "\n")
 
 
 def p_text(p: object) -> str:

@@ -99,7 +99,7 @@ def test_a_study_adds_its_batches_drift_and_agreement_to_the_includes(project):
         "krippendorff_alpha_ci_high": [None] * 3, "gwet_ac1": [0.7, 0.5, 0.7],
         "gwet_ac1_ci_low": [None] * 3, "gwet_ac1_ci_high": [None] * 3, "note": ["", "", "x"]}))
     cells = changes.compare_cells(project.inputs())
-    assert cells.startswith("Batch 2026-01 adds 3 labelled issues")
+    assert cells.startswith("The new batches (2026-01) add 3 labelled issues")
     assert ">vLLM<" in cells and ">PyTorch<" in cells and ">2026<" in cells
     types = changes.compare_types(project.inputs())
     assert "Drift since the paper" in types and "&lt;Crash&gt;" in types
