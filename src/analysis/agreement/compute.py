@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.agreement import audit as au
+from analysis.agreement.batches import batch_agreement
 from analysis.agreement.pairwise import confusions, pairwise_cohen, versus_reference
 from analysis.agreement.ratings import (
     Ratings,
@@ -74,6 +75,7 @@ class Agreement:
     grouping: pd.DataFrame
     paper_kappas: dict[str, str]
     project_names: dict[str, str]
+    batches: pd.DataFrame | None = None  # a study dump's agreement per batch
 
 
 def make_scale(categories: tuple[str, ...], taxonomy: Taxonomy) -> Scale:
@@ -246,4 +248,6 @@ def compute(issues: pd.DataFrame, taxonomy: Taxonomy, projects: Projects,
                 ac1_categories)
     return Agreement(analysis=a, headline=headline(a, claims),
                      grouping=grouping_versus_paper(a.grouping, claims),
-                     paper_kappas=paper_kappas(claims), project_names=projects.names(keys))
+                     paper_kappas=paper_kappas(claims), project_names=projects.names(keys),
+                     batches=batch_agreement(issues, taxonomy, make_scale, level,
+                                             a.facts["ac1_categories"]))

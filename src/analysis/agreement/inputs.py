@@ -35,5 +35,7 @@ def load_issues(path: str | Path) -> pd.DataFrame:
                          fix="rebuild it with the clean stage of this version")
     annotators = annotator_columns(names, file=str(path))
     cats = [*annotators, "final_label", "type", "project"]
-    table = pq.read_table(path, columns=[*REQUIRED, *annotators], read_dictionary=cats)
+    batch = ["batch"] if "batch" in names else []  # a study dump's batch of each row
+    table = pq.read_table(path, columns=[*REQUIRED, *annotators, *batch],
+                          read_dictionary=cats)
     return table.to_pandas()

@@ -34,6 +34,8 @@ def tables(result: Agreement) -> dict[str, pd.DataFrame]:
         "audit_co_dissent.csv": a.co_dissent, "audit_targets.csv": a.targets,
         "audit_spread.csv": a.spread, "audit_leave_one_out.csv": a.leave_one_out,
         "audit_always_final.csv": a.always_final, "audit_sensitivity.csv": a.sensitivity,
+        # a study dump only: the agreement of each batch on its own annotators
+        **({"batches.csv": result.batches} if result.batches is not None else {}),
     }
 
 
@@ -93,10 +95,23 @@ def metrics(result: Agreement) -> dict:
     a = result.analysis
     s = a.statistics
     kappas = s[(s["grouping"] == "type") & (s["statistic"] == "fleiss_kappa")]
-    return {"issues": a.facts["issues"], "annotators": a.facts["annotators"],
-            "fleiss_kappa": {r.group: {"value": _r(r.value), "ci_low": _r(r.ci_low),
-                                       "ci_high": _r(r.ci_high)}
-                             for r in kappas.itertuples(index=False)}}
+    out = {"issues": a.facts["issues"], "annotators": a.facts["annotators"],
+           "fleiss_kappa": {r.group: {"value": _r(r.value), "ci_low": _r(r.ci_low),
+                                      "ci_high": _r(r.ci_high)}
+                            for r in kappas.itertuples(index=False)}}
+    if result.batches is not None:
+        # a study dump: its batches' annotators never rate the same rows, so no row is
+        # complete; the per-type kappas are Gwet's generalised estimator's, said so
+        gen = s[(s["grouping"] == "type") & (s["statistic"] == "fleiss_kappa_generalised")]
+        out["fleiss_kappa"] = {r.group: {"value": _r(r.value), "ci_low": _r(r.ci_low),
+                                         "ci_high": _r(r.ci_high), "estimator": "generalised"}
+                               for r in gen.itertuples(index=False)}
+        out["batches"] = {str(r.batch): {"issues": int(r.issues),
+                                         "annotators": int(r.annotators),
+                                         "fleiss_kappa_generalised":
+                                             _r(r.fleiss_kappa_generalised)}
+                          for r in result.batches.itertuples(index=False)}
+    return out
 
 
 # Figure name -> (caption, alt text): templates filled by website_vars.

@@ -11,8 +11,11 @@ import pandas as pd
 import pandera.pandas as pa
 
 from analysis.core.columns import (
+    ANALYTIC,
     ANALYTIC_HOW,
+    BATCH,
     LEVEL,
+    STUDY,
     P,
     TableSchemas,
     count,
@@ -522,6 +525,30 @@ def targets_from_frame(frame: pd.DataFrame) -> pa.DataFrameSchema | None:
 
 AUDIT_TARGETS = audit_targets()
 
+# --- study dumps only (analysis.agreement.batches) ---------------------------------------
+_BATCH_COEFFICIENTS = {
+    "fleiss_kappa": "Fleiss' kappa on the rows every one of the batch's annotators rated",
+    "fleiss_kappa_generalised": "Gwet's generalised Fleiss' kappa (every row with two or "
+                                "more ratings)",
+    "krippendorff_alpha": "Krippendorff's alpha (nominal)",
+    "gwet_ac1": "Gwet's AC1"}
+BATCHES = table(
+    P.agreement.table("batches.csv"),
+    f"Agreement of each batch of {STUDY} on its own annotators, and of all batches "
+    "together (written on a study only).", {
+        "batch": text(f"{BATCH}; `all batches` for every row together"),
+        "issues": count("the batch's issues"),
+        "annotators": count("the label columns holding the batch's ratings"),
+        "label_columns": text("those columns (Label<n> of the study's label files)"),
+        "issues_complete": count("issues rated in every one of those columns"),
+        **{key: col for name, what in _BATCH_COEFFICIENTS.items() for key, col in (
+            (name, decimal(f"{what}; {EMPTY_UNDEFINED}")),
+            (f"{name}_ci_low", decimal(f"lower end of its {ANALYTIC}")),
+            (f"{name}_ci_high", decimal(f"upper end of its {ANALYTIC}")))},
+        "note": text("why a coefficient is not defined; empty when all are", nullable=True),
+    })
+
+
 SCHEMAS = TableSchemas.of(
     HEADLINE,
     STATISTICS,
@@ -540,4 +567,5 @@ SCHEMAS = TableSchemas.of(
     AUDIT_LEAVE_ONE_OUT,
     AUDIT_ALWAYS_FINAL,
     AUDIT_SENSITIVITY,
+    BATCHES,
     from_frame={AUDIT_TARGETS.name: targets_from_frame})

@@ -18,6 +18,7 @@ import pandas as pd
 
 from analysis.clean.rules import RULES, majority_label, repo_of
 from analysis.clean.scan import EXCLUDED_COLUMNS, scan_dump
+from analysis.clean.study import RELEASE_BATCH
 from analysis.core import schemas
 from analysis.core.projects import Projects
 from analysis.core.quality import Anomaly, quality_report
@@ -52,15 +53,21 @@ def clean_dump(
     anomalies: list[Anomaly] = []
     scan = scan_dump(raw_dir, projects, taxonomy, duplicates, anomalies)
     all_rows = scan.rows
-    issues = tidy_issues(all_rows[all_rows["reason"].isna()], taxonomy, scan.annotators)
-    schemas.issues_schema(scan.annotators, taxonomy.codes,
-                          taxonomy.type_names).validate(issues)
+    with_batch = bool(all_rows["batch"].notna().any()) if "batch" in all_rows else False
+    issues = tidy_issues(all_rows[all_rows["reason"].isna()], taxonomy, scan.annotators,
+                         with_batch)
+    schemas.issues_schema(scan.annotators, taxonomy.codes, taxonomy.type_names,
+                          with_batch).validate(issues)
     rejected_frame = pd.concat(scan.rejected, ignore_index=True).sort_values(
         ["source_file", "source_line"], kind="mergesort").reset_index(drop=True)
     quality = quality_report(anomalies, RULES, scan.files, scan.summary(duplicates))
     quality["rejected_by_reason"] = dict(sorted(Counter(rejected_frame["reason"]).items()))
     excluded = (pd.concat(scan.excluded, ignore_index=True) if scan.excluded
                 else pd.DataFrame(columns=EXCLUDED_COLUMNS))
+    if not with_batch:
+        excluded = excluded[EXCLUDED_COLUMNS]
+    else:
+        excluded["batch"] = excluded["batch"].fillna(RELEASE_BATCH).astype(str)
     return CleanResult(issues, rejected_frame, quality, scan.annotators, excluded,
                        exclusion_table(scan.exclusions, projects))
 
@@ -87,8 +94,12 @@ def unknown_projects(quality: dict) -> list[str]:
             if a["kind"] == "unknown_project"]
 
 
-def tidy_issues(rows: pd.DataFrame, taxonomy: Taxonomy, annotators: list[str]) -> pd.DataFrame:
-    """Shape kept label rows into the processed issues table (stable order and types)."""
+def tidy_issues(rows: pd.DataFrame, taxonomy: Taxonomy, annotators: list[str],
+                with_batch: bool = False) -> pd.DataFrame:
+    """Shape kept label rows into the processed issues table (stable order and types).
+
+    ``with_batch`` (a study dump, whose label files name each row's batch) adds the
+    ``batch`` column last; a row without a Batch cell is the release's."""
     names = dict(zip(taxonomy.themes["code"], taxonomy.themes["name"], strict=True))
     out = pd.DataFrame({
         "project": rows["project"].astype(str),
@@ -108,6 +119,8 @@ def tidy_issues(rows: pd.DataFrame, taxonomy: Taxonomy, annotators: list[str]) -
     out["source_file"] = rows["source_file"].astype(str)
     out["source_line"] = rows["line"].astype("int64")
     out["flags"] = rows["flags"].map(lambda f: ";".join(sorted(set(f))))
+    if with_batch:
+        out["batch"] = rows["batch"].fillna(RELEASE_BATCH).astype(str)
     out["_order"] = rows["order"].astype("int64")
     out = out.sort_values(["_order", "project", "source_line"], kind="mergesort")
     return out.drop(columns="_order").reset_index(drop=True)

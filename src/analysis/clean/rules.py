@@ -14,8 +14,9 @@ from collections import Counter
 
 import pandas as pd
 
+from analysis.clean.study import NO_STUDY, Study
 from analysis.core import schemas
-from analysis.core.dump import Quirk
+from analysis.core.dump import Quirk, batch_index
 from analysis.core.quality import IGNORED, KEPT, SET_ASIDE, Anomaly, Rule, make_anomaly
 from analysis.core.taxonomy import Taxonomy
 
@@ -124,15 +125,23 @@ def quirk_anomaly(q: Quirk) -> Anomaly:
 
 def label_rows(
     records: pd.DataFrame, header: list[str], url_col: str, final_col: str,
-    annotators: dict[str, int], taxonomy: Taxonomy, rel: str,
+    annotators: dict[str, int], taxonomy: Taxonomy, rel: str, study: Study = NO_STUDY,
 ) -> tuple[pd.DataFrame, list[Anomaly]]:
     """Validate label-file records row by row.
 
     Returns one row per record with ``url``, ``final_label``, ``annotator_<n>`` values,
-    the first rejection reason (or None) and the row's flags; plus the anomalies.
+    the batch (the Batch cell of a study dump, else None), the first rejection reason (or
+    None) and the row's flags; plus the anomalies.
+
+    In a study dump (``study``, :func:`analysis.clean.study.read_study`): a URL whose final
+    label is the adjudicators' decision is not flagged as a majority tie or as a final
+    label other than the majority (that is how it was settled), and missing ratings are
+    looked for only in the row's own batch's columns (another batch's are empty by
+    construction: other people rated it).
     """
     anomalies: list[Anomaly] = []
     idx = {name: i for i, name in enumerate(header)}
+    batch_i = batch_index(header)
     ann_cols = {name: f"annotator_{n}" for name, n in sorted(annotators.items(),
                                                                 key=lambda kv: kv[1])}
     out = []
@@ -157,6 +166,7 @@ def label_rows(
                                           f"whitespace around {', '.join(padded)}", rec.line))
         row["url"] = stripped[idx[url_col]]
         row["final_label"] = stripped[idx[final_col]]
+        row["batch"] = (stripped[batch_i] or None) if batch_i is not None else None
         for name, col in ann_cols.items():
             row[col] = stripped[idx[name]] or None
         out.append(row)
@@ -187,8 +197,10 @@ def label_rows(
             anomalies.append(make_anomaly(RULES, "unknown_final_label", rel,
                                           f"{final!r} is not a taxonomy code", row["line"],
                                           final_col, final))
+        mine = study.columns_of(row["batch"])
         for col in ann_cols.values():
-            if col in bad.get("missing_rating", ()):
+            if col in bad.get("missing_rating", ()) and (
+                    mine is None or int(col.split("_")[1]) in mine):
                 row["flags"].append("missing_rating")
                 anomalies.append(make_anomaly(RULES, "missing_rating", rel,
                                               "empty annotator label", row["line"],
@@ -200,7 +212,9 @@ def label_rows(
                                               row["line"], header_name[col], row[col]))
         labels = [row[c] for c in ann_cols.values()]
         majority, tie = majority_label(labels)
-        if tie:
+        if url in study.adjudicated:
+            pass
+        elif tie:
             row["flags"].append("majority_tie")
             anomalies.append(make_anomaly(RULES, "majority_tie", rel,
                                           "annotator labels tie", row["line"]))
@@ -210,7 +224,7 @@ def label_rows(
                                           f"Final_Label {final} but majority {majority}",
                                           row["line"], final_col, final))
     frame = pd.DataFrame(out)
-    for col in ["url", "final_label", *ann_cols.values()]:
+    for col in ["url", "final_label", "batch", *ann_cols.values()]:
         if col not in frame:
             frame[col] = None
     return frame, anomalies

@@ -24,6 +24,7 @@ import pandas as pd
 from analysis.clean.across import code_groups, cross_project_duplicates, judge_project
 from analysis.clean.keys import KeyGroups
 from analysis.clean.rules import RULES, label_rows, quirk_anomaly
+from analysis.clean.study import NO_STUDY, Study, read_study
 from analysis.core import schemas
 from analysis.core.dump import (
     MAX_LINE,
@@ -80,7 +81,8 @@ def keep_rows(rows: pd.DataFrame, compact: bool, aside: Counter, rel: str) -> pd
     Compact: line, key and reason of the rows with an issue URL; the others, set aside
     whatever the rules across rows say, are only counted in ``aside[rel]``."""
     if rows.empty:
-        rows = pd.DataFrame(columns=["line", "raw", "reason", "flags", "url", "final_label"])
+        rows = pd.DataFrame(columns=["line", "raw", "reason", "flags", "url", "final_label",
+                                     "batch"])
     rows["key"] = issue_urls(rows["url"])
     if not compact:
         return rows
@@ -111,8 +113,8 @@ def keep_lines(lines: pd.DataFrame, compact: bool, aside: Counter) -> pd.DataFra
 
 
 def read_label_rows(project: ProjectFiles, raw_dir: Path, taxonomy: Taxonomy,
-                    anomalies: list, reading: Reading,
-                    aside: Counter) -> tuple[pd.DataFrame, dict[str, int]]:
+                    anomalies: list, reading: Reading, aside: Counter,
+                    study: Study = NO_STUDY) -> tuple[pd.DataFrame, dict[str, int]]:
     """Read and judge a project's label file, ``reading.chunk_rows`` rows at a time: the
     rows (see :func:`keep_rows`) and the annotator columns; anomalies go to
     ``anomalies``."""
@@ -122,7 +124,7 @@ def read_label_rows(project: ProjectFiles, raw_dir: Path, taxonomy: Taxonomy,
     for records in reader.chunks(reading.chunk_rows):
         rows, found = label_rows(records, reader.header, reader.url_column,
                                  reader.final_column, reader.annotator_columns, taxonomy,
-                                 lines.rel)
+                                 lines.rel, study)
         anomalies.extend(found)
         parts.append(keep_rows(rows, reading.compact, aside, lines.rel))
     anomalies.extend(quirk_anomaly(q) for q in lines.quirks + reader.quirks)
@@ -226,13 +228,14 @@ class ProjectScan:
 
 def clean_project(
     project: ProjectFiles, raw_dir: Path, taxonomy: Taxonomy, duplicates: str,
-    anomalies: list, reading: Reading = Reading(),
+    anomalies: list, reading: Reading = Reading(), study: Study = NO_STUDY,
 ) -> ProjectScan:
     """Clean one project: label rows with years and flags, their URLs, the accounting, the
     annotator columns and the rows set aside; anomalies go to ``anomalies``."""
     rel = project.label_file.relative_to(raw_dir).as_posix()
     aside: Counter[str] = Counter()  # by file: set aside, and not kept by a compact reading
-    rows, annotators = read_label_rows(project, raw_dir, taxonomy, anomalies, reading, aside)
+    rows, annotators = read_label_rows(project, raw_dir, taxonomy, anomalies, reading, aside,
+                                       study)
     urls = KeyGroups.of(rows["key"])
     lines = read_year_lines(project, raw_dir, urls, anomalies, reading, aside)
     judge_project(rows, lines, urls, rel, duplicates, anomalies)
@@ -318,19 +321,31 @@ def clean_excluded(
                           errors="coerce").astype("Int64")
     excluded = pd.DataFrame({"project": project.name, "issue_url": kept["url"].astype(str),
                              "created_at": created, "year": years, "source_file": rel,
-                             "source_line": kept["line"].astype("int64")},
-                            columns=EXCLUDED_COLUMNS)
+                             "source_line": kept["line"].astype("int64"),
+                             "batch": kept["batch"]},
+                            columns=[*EXCLUDED_COLUMNS, "batch"])
     rejected = pd.DataFrame({"source_file": rel, "source_line": set_aside["line"],
                              "reason": set_aside["reason"], "raw": set_aside["raw"]})
     return excluded.reset_index(drop=True), rejected, files
 
 
-def exclusion_summary(project: str, rows: pd.DataFrame, excluded: pd.DataFrame | None
-                      ) -> dict:
+def exclusion_summary(project: str, rows: pd.DataFrame, excluded: pd.DataFrame | None,
+                      recording: frozenset[str] | None = None) -> dict:
     """One project's line of the exclusions table: whether the dump records its excluded
     candidates, its label rows (every non-blank row: each is a candidate that was not
     excluded, even one set aside for want of a final label), the excluded count and the
-    candidates (label rows + excluded); the last two empty when nothing is recorded."""
+    candidates (label rows + excluded); the last two empty when nothing is recorded.
+
+    In a study dump (``recording``: the batches that record their exclusions,
+    :class:`~analysis.clean.study.Study`) only the rows of those batches count: the
+    release records none, so an excluded file holding only a new batch's rows must not
+    turn the release's label rows into candidates with no exclusions, which would
+    understate the rate."""
+    if recording is not None:
+        rows = rows[rows["batch"].isin(recording)] if len(rows) else rows
+        excluded = None if excluded is None else excluded[excluded["batch"].isin(recording)]
+        if excluded is not None and not len(excluded) and not len(rows):
+            excluded = None
     label_rows = int((rows["reason"] != "blank_row").sum()) if len(rows) else 0
     if excluded is None:
         return {"project": project, "recorded": False, "label_rows": label_rows,
@@ -360,7 +375,8 @@ class DumpScan:
 
 
 def scan_dump(raw_dir: Path, projects: Projects, taxonomy: Taxonomy, duplicates: str,
-              anomalies: list, reading: Reading = Reading()) -> DumpScan:
+              anomalies: list, reading: Reading = Reading(),
+              study: Study | None = None) -> DumpScan:
     """Apply every rule of :data:`RULES` to a dump, project by project, then across
     projects: what the clean stage keeps and sets aside, and why. Anomalies go to
     ``anomalies`` (a list, or :class:`~analysis.core.quality.AnomalySample` for a check)."""
@@ -369,12 +385,14 @@ def scan_dump(raw_dir: Path, projects: Projects, taxonomy: Taxonomy, duplicates:
                          file=PATHS.params.name, column="clean.duplicates",
                          fix="set clean.duplicates to keep or first")
     raw_dir = Path(raw_dir)
+    study = read_study(raw_dir) if study is None else study
     found, quirks = discover_projects(raw_dir)
     anomalies.extend(quirk_anomaly(q) for q in quirks)
     scan = DumpScan(pd.DataFrame(), [], [], {})
     frames, numbers = [], set()
     for project in found:
-        result = clean_project(project, raw_dir, taxonomy, duplicates, anomalies, reading)
+        result = clean_project(project, raw_dir, taxonomy, duplicates, anomalies, reading,
+                               study)
         rows, rejected, files = result.rows, result.rejected, result.files
         gone = None
         if project.excluded_file is not None:
@@ -393,7 +411,8 @@ def scan_dump(raw_dir: Path, projects: Projects, taxonomy: Taxonomy, duplicates:
             rows = rows.assign(project=project.name,
                                source_file=project.label_file.relative_to(raw_dir).as_posix())
         else:
-            scan.exclusions.append(exclusion_summary(project.name, rows, gone))
+            scan.exclusions.append(exclusion_summary(project.name, rows, gone,
+                                                     study.recording))
             scan.rejected.append(rejected)
             rows = rows.assign(project=project.name, project_name=described.name,
                                kind=described.kind, host=described.host or "unknown",

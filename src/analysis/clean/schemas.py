@@ -11,6 +11,7 @@ from analysis.core.columns import (
     TableSchemas,
     column,
     count,
+    study_batch_column,
     table,
     text,
     yes_no,
@@ -40,6 +41,7 @@ ISSUES = table(
         "source_file": text(_ISSUE["source_file"]),
         "source_line": count(_ISSUE["source_line"], low=2),
         "flags": text(_ISSUE["flags"], nullable=True),
+        **study_batch_column(),
     })
 
 
@@ -79,6 +81,7 @@ EXCLUDED = table(
         "source_file": text("the excluded-candidates file, relative to data/raw"),
         "source_line": count("its line number in that file (counting from 1)",
                              low=2),
+        **study_batch_column(),
     })
 
 
@@ -94,7 +97,9 @@ EXCLUSIONS = table(
                            "(the paper's release: the rate is then the paper's "
                            "own, shown as reported)"),
         "label_rows": count("the label file's rows (blank lines not counted): "
-                            "candidates that were not excluded"),
+                            "candidates that were not excluded; in a study dump, only "
+                            "the rows of the batches that record their exclusions "
+                            "(labels/batches.json)"),
         "excluded": count("excluded candidates counted (set-aside lines of the "
                           "file not included); empty when not recorded",
                           nullable=True),

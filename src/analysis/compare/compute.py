@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from analysis.compare import batches as study
 from analysis.core.errors import InputError
 from analysis.core.projects import Projects
 
@@ -175,6 +176,11 @@ class Comparison:
     cells: pd.DataFrame
     kappa: pd.DataFrame
     kappa_source: str
+    # a study dump only (analysis.compare.batches): the new batches' issues per project
+    # and year, and their theme drift against the release (per theme; the tests)
+    additions: pd.DataFrame | None = None
+    drift: pd.DataFrame | None = None
+    drift_tests: pd.DataFrame | None = None
 
 
 def compute(issues: pd.DataFrame, projects: Projects, baseline: dict,
@@ -184,6 +190,7 @@ def compute(issues: pd.DataFrame, projects: Projects, baseline: dict,
     cur = count_summary(issues)
     source = f"the agreement stage ({agreement_file})"
     kappas = kappas_from_agreement(agreement_metrics, agreement_file)
+    drift = study.drift(issues)
     return Comparison(
         base=baseline, current=cur,
         projects=compare_projects(baseline, cur, projects),
@@ -191,4 +198,6 @@ def compute(issues: pd.DataFrame, projects: Projects, baseline: dict,
         types=compare_types(baseline, cur),
         cells=compare_cells(baseline, cur),
         kappa=compare_kappas(baseline["kappa"], kappas, source),
-        kappa_source=source)
+        kappa_source=source, additions=study.additions(issues, projects),
+        drift=None if drift is None else drift[0],
+        drift_tests=None if drift is None else drift[1])

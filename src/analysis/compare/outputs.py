@@ -13,8 +13,14 @@ from analysis.core.stage import StageOutputs
 
 
 def tables(result: Comparison) -> dict[str, pd.DataFrame]:
+    """The change tables; on a study dump also the additions and the drift."""
+    study = {name: frame for name, frame in (("additions.csv", result.additions),
+                                             ("drift.csv", result.drift),
+                                             ("drift_tests.csv", result.drift_tests))
+             if frame is not None}
     return {"projects.csv": result.projects, "years.csv": result.years,
-            "types.csv": result.types, "cells.csv": result.cells, "kappa.csv": result.kappa}
+            "types.csv": result.types, "cells.csv": result.cells, "kappa.csv": result.kappa,
+            **study}
 
 
 def figures(result: Comparison) -> dict:

@@ -8,12 +8,15 @@ import pandera.pandas as pa
 
 from analysis.core.columns import (
     ANALYTIC,
+    BATCH,
+    STUDY,
     P,
     TableSchemas,
     count,
     decimal,
     integer,
     percent,
+    share,
     table,
     text,
     yes_no,
@@ -112,9 +115,59 @@ KAPPA = table(
     })
 
 
+# --- study dumps only (analysis.compare.batches) -----------------------------------------
+ADDITIONS = table(
+    P.compare.table("additions.csv"),
+    f"The issues each new batch of {STUDY} adds, per project and year (written on a study "
+    "only).", {
+        "batch": text(BATCH),
+        "project": text("the project's folder name under `Issue Report/`"),
+        "name": text("the project's display name (data/projects.yaml)"),
+        "year": count("the year the issues were opened", low=1970, high=2100),
+        "issues": count("the batch's labelled issues of that project and year", low=1),
+    })
+
+DRIFT = table(
+    P.compare.table("drift.csv"),
+    f"Per new batch of {STUDY} and theme: its share of the batch against its share of the "
+    "release, with Fisher's exact test and Holm's correction over the themes (written on a "
+    "study only).", {
+        "batch": text(BATCH),
+        "code": text("the theme code (final label)"),
+        "theme": text("the theme's name (data/taxonomy.yaml)"),
+        "type": text("the theme's issue type"),
+        "release": count("the release's issues of the theme"),
+        "release_share": percent("their share of the release's issues"),
+        "batch_issues": count("the batch's issues of the theme"),
+        "batch_share": percent("their share of the batch's issues"),
+        "difference": decimal("batch_share - release_share, in points"),
+        "p_value": share("two-sided p of Fisher's exact test on (this theme or another) x "
+                         "(release or batch)"),
+        "p_holm": share("the p-value after Holm's correction over the themes"),
+        "changed": yes_no("True when p_holm < 0.05"),
+    })
+
+DRIFT_TESTS = table(
+    P.compare.table("drift_tests.csv"),
+    f"Per new batch of {STUDY}: Pearson's chi-square test of homogeneity of the theme "
+    "shares, batch against release (written on a study only).", {
+        "batch": text(BATCH),
+        "themes": count("themes with an issue in the release or the batch"),
+        "chi2": decimal("the chi-square statistic; empty when not defined", low=0.0),
+        "dof": count("its degrees of freedom (themes - 1)"),
+        "p_value": share("its p-value; empty when not defined"),
+        "sparse_cells": count("expected counts under 5 (the p-value is then approximate)"),
+        "changed_themes": count("themes whose Holm-corrected Fisher p is under 0.05 "
+                                "(drift.csv)"),
+    })
+
+
 SCHEMAS = TableSchemas.of(
     PROJECTS,
     YEARS,
     TYPES,
     CELLS,
-    KAPPA)
+    KAPPA,
+    ADDITIONS,
+    DRIFT,
+    DRIFT_TESTS)

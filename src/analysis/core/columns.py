@@ -279,3 +279,17 @@ class TableSchemas:
             if schema is not None:
                 return schema
         return self.tables.get(key)
+
+
+# Tables and columns written only on a study dump: the release extended with new labels by
+# `python -m analysis.labels extend` (analysis.agreement.batches, analysis.compare.batches).
+STUDY = ("a study dump: the release extended with batches of new labels by `python -m "
+         "analysis.labels extend`")
+BATCH = ("the batch: `release` for the base dump's labels, or the name extend gave a batch "
+         "of new labels")
+
+
+def study_batch_column() -> dict[str, pa.Column]:
+    """The ``batch`` column that a study dump's issues and excluded candidates have (a
+    regex column, so optional: the release's tables have none)."""
+    return {"^batch$": column(TEXT, f"{BATCH} (only in {STUDY})", regex=True)}

@@ -240,6 +240,16 @@ def discover_projects(raw_dir: Path) -> tuple[list[ProjectFiles], list[Quirk]]:
     return projects, quirks
 
 
+# The column of a study dump's label and excluded files naming the batch each row came
+# from (written by ``python -m analysis.labels extend``); compared case-insensitively.
+BATCH = "batch"
+
+
+def batch_index(header: list[str]) -> int | None:
+    """The position of a header's Batch column, or None (a dump without batches)."""
+    return next((i for i, h in enumerate(header) if h.strip().casefold() == BATCH), None)
+
+
 def parse_header(header: list[str], rel: str) -> tuple[str, str, dict[str, int], list[Quirk]]:
     """Identify the URL, final-label and annotator columns of a label file header."""
     quirks: list[Quirk] = []
@@ -263,7 +273,7 @@ def parse_header(header: list[str], rel: str) -> tuple[str, str, dict[str, int],
         quirks.append(Quirk("label_columns_gap", rel, "annotator columns numbered "
                             + ", ".join(map(str, numbers)) + f", not 1..{len(numbers)}", 1))
     for n in names:
-        if n.casefold() not in {"issue_url", "final_label"} and n not in annotators:
+        if n.casefold() not in {"issue_url", "final_label", BATCH} and n not in annotators:
             quirks.append(Quirk("extra_column", rel, f"column {n!r} is not used", 1, n))
     return lowered["issue_url"], lowered["final_label"], annotators, quirks
 
@@ -434,7 +444,7 @@ def excluded_file_chunks(lines: Iterable[str], rel: str, size: int | None = None
                          max_record: int | None = MAX_LINE) -> Iterator[pd.DataFrame]:
     """Every data line of an excluded-candidates file, ``size`` a frame (all in one when
     None): line, raw text, ``url`` and ``created_at`` (stripped; empty when the column is
-    absent) and the number of fields.
+    absent), ``batch`` (stripped; None without a Batch column) and the number of fields.
 
     The header must name ``Issue_URL`` (any case); other columns are not used. Rows are
     validated by the clean stage.
@@ -447,6 +457,7 @@ def excluded_file_chunks(lines: Iterable[str], rel: str, size: int | None = None
                          fix="the excluded-candidates file's header is Issue_URL,Created_At")
     url_i = header.index("issue_url")
     created_i = header.index("created_at") if "created_at" in header else None
+    batch_i = batch_index(header)
 
     def cell(fields: list[str], i: int | None) -> str:
         return fields[i].strip() if i is not None and i < len(fields) else ""
@@ -457,6 +468,8 @@ def excluded_file_chunks(lines: Iterable[str], rel: str, size: int | None = None
             "raw": pd.Series([r[3] for r in rows], dtype=object),
             "url": pd.Series([cell(r[2], url_i) for r in rows], dtype=object),
             "created_at": pd.Series([cell(r[2], created_i) for r in rows], dtype=object),
+            "batch": pd.Series([cell(r[2], batch_i) if batch_i is not None else None
+                                for r in rows], dtype=object),
             "n_fields": pd.Series([len(r[2]) for r in rows], dtype="int64"),
         })
 

@@ -49,6 +49,9 @@ class StagePaths:
     TABLES: ClassVar[tuple[str, ...]] = ()
     FIGURES: ClassVar[tuple[str, ...]] = ()
     PROCESSED: ClassVar[tuple[str, ...]] = ()
+    # Tables among TABLES written only on a study dump (the release extended with new
+    # labels by `python -m analysis.labels extend`): per-batch views.
+    STUDY_TABLES: ClassVar[tuple[str, ...]] = ()
 
     @property
     def number(self) -> int:
@@ -165,7 +168,8 @@ class AgreementPaths(StagePaths):
               "top_confusions.csv", "audit_final_by_project.csv", "audit_dissent.csv",
               "audit_tests.csv", "audit_co_dissent.csv", "audit_targets.csv",
               "audit_spread.csv", "audit_leave_one_out.csv", "audit_always_final.csv",
-              "audit_sensitivity.csv")
+              "audit_sensitivity.csv", "batches.csv")
+    STUDY_TABLES = ("batches.csv",)
     FIGURES = ("kappas", "pairwise", "categories", "groups", "audit_final", "audit_dissent",
                "audit_targets")
 
@@ -183,7 +187,9 @@ class InterviewsPaths(StagePaths):
 @dataclass(frozen=True)
 class ComparePaths(StagePaths):
     name: str = "compare"
-    TABLES = ("projects.csv", "years.csv", "types.csv", "cells.csv", "kappa.csv")
+    TABLES = ("projects.csv", "years.csv", "types.csv", "cells.csv", "kappa.csv",
+              "additions.csv", "drift.csv", "drift_tests.csv")
+    STUDY_TABLES = ("additions.csv", "drift.csv", "drift_tests.csv")
     FIGURES = ("counts", "kappa")
 
 

@@ -105,8 +105,14 @@ ANNOTATOR_DESCRIPTION = (
     "(a missing rating)")
 
 
-def issues_schema(annotators: list[str], codes: list[str], types: list[str]) -> \
-        pa.DataFrameSchema:
+# --- study dumps (labels extend) -----------------------------------------------------
+BATCH_DESCRIPTION = ("the batch the row came from: `release` for the base dump's rows, or "
+                     "the name `python -m analysis.labels extend` gave a batch of new labels "
+                     "(only in a study dump)")
+
+
+def issues_schema(annotators: list[str], codes: list[str], types: list[str],
+                  with_batch: bool = False) -> pa.DataFrameSchema:
     """The processed issues table (``data/processed/clean/issues.parquet``).
 
     Every column carries its meaning (:data:`ISSUE_DESCRIPTIONS`), so the data dictionary
@@ -135,6 +141,9 @@ def issues_schema(annotators: list[str], codes: list[str], types: list[str]) -> 
             "source_file": pa.Column(str, description=d["source_file"]),
             "source_line": pa.Column("int64", pa.Check.ge(2), description=d["source_line"]),
             "flags": pa.Column(str, description=d["flags"]),
+            # --- study dumps (labels extend): the batch of each row ------------------
+            **({"batch": pa.Column(str, pa.Check.str_length(min_value=1),
+                                   description=BATCH_DESCRIPTION)} if with_batch else {}),
         },
         strict=True, ordered=True, name="processed issues")
 

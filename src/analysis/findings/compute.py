@@ -7,7 +7,9 @@ Each stage writes the values it reproduced, keyed by claim id (``{"value": x, "n
 "..."}``); :func:`compute` merges them (a claim id produced by two stages is a bug) and
 gives every claim of the claims file a status with :func:`~analysis.core.claims.judge`. A
 claim the paper marks not reproducible, or that no stage produced, is ``not_reproducible``
-with its reason. The cited examples of ``data/examples.yaml`` are claims too (``kind:
+with its reason, unless a stage computed it from data the dump does hold (``"computed":
+true``: Table I's false-positive rate of a dump that records its exclusions), so the card
+follows Table I. The cited examples of ``data/examples.yaml`` are claims too (``kind:
 label``, :func:`~analysis.core.examples.example_claims`): the release's final label of the
 report against the theme the paper cites it for.
 
@@ -47,7 +49,7 @@ def scorecard(claims: pd.DataFrame, reproduced: dict[str, dict]) -> pd.DataFrame
         kind = getattr(claim, "kind", "number")
         value = entry.get("value")
         note = entry.get("note", "")
-        if not claim.reproducible:
+        if not claim.reproducible and not entry.get("computed"):
             status = "not_reproducible"
             note = "; ".join(x for x in (claim.reason, note) if x)
         elif claim.claim_id not in reproduced:

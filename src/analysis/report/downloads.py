@@ -2,7 +2,8 @@
 each with a data dictionary.
 
 Copied into ``report/downloads/``: the processed data (``data/processed/clean/issues.csv``,
-``rejected.csv``, ``quality.json``), the scorecard and every ``report/tables/*.csv``. A
+``rejected.csv``, ``quality.json``; ``excluded.csv`` and ``exclusions.csv`` when the dump
+records exclusions), the scorecard and every ``report/tables/*.csv``. A
 CSV cell that a spreadsheet would run as a formula (one that begins with ``=``, ``+``,
 ``-``, ``@``, a tab or a carriage return, and is not a plain number) gets a leading
 apostrophe, the OWASP rule against CSV injection; the untouched files stay in
@@ -40,18 +41,35 @@ PACKAGE_WHAT = ("the Frictionless data package of these files: each CSV's column
 
 def processed_downloads(paths: Paths) -> list[tuple[Path, str, str]]:
     """(source, name under downloads/, what it holds) of the processed data and the
-    scorecard."""
+    scorecard; the excluded candidates and the per-project exclusions too when the dump
+    records any (:func:`records_exclusions`; the paper's release records none)."""
     return [
         (paths.clean.issues_csv, "data/issues.csv",
          "one row per labelled issue: all annotators' labels, final label, type, theme, "
          "year, flags"),
         (paths.clean.rejected_csv, "data/rejected.csv",
          "rows set aside by the cleaning rules, with the reason"),
+        *([(paths.clean.excluded_csv, "data/excluded.csv",
+            "every candidate excluded as a false positive, as the dump records it"),
+           (paths.clean.exclusions_csv, "data/exclusions.csv",
+            "per project: the counts Table I's false-positive rate is computed from")]
+          if records_exclusions(paths) else []),
         (paths.clean.quality, "data/quality.json",
          "the quality report: row accounting, every anomaly, the rules"),
         (paths.findings.scorecard, "scorecard.csv",
          "every number the paper prints beside ours, with the verdict"),
     ]
+
+
+def records_exclusions(paths: Paths) -> bool:
+    """Whether the clean stage counted excluded candidates (``excluded.csv`` has a row)."""
+    path = paths.clean.excluded_csv
+    if not path.is_file():
+        return False
+    with path.open(encoding="utf-8", newline="") as handle:
+        rows = csv.reader(handle)
+        next(rows, None)  # the header
+        return next(rows, None) is not None
 
 
 def neutralise_csv(src: Path, dest: Path) -> int:

@@ -34,13 +34,15 @@ def type_columns(types: list[str]) -> list[str]:
         t for t in types if t not in TABLE1_TYPE_ORDER)
 
 
-def table1(issues: pd.DataFrame, projects: Projects, types: list[str]) -> pd.DataFrame:
+def table1(issues: pd.DataFrame, projects: Projects, types: list[str],
+           also: list[str] | tuple[str, ...] = ()) -> pd.DataFrame:
     """Counts per project (rows, plus Sum) by year and by type (columns), plus Total.
 
     ``types`` are all issue types of the taxonomy, so a type with no issues still gets a
-    column of zeros.
+    column of zeros; ``also`` are projects to list even without issues (a project whose
+    candidates were all excluded: its row of zeros carries its false-positive rate).
     """
-    order = projects.order(issues["project"].unique())
+    order = projects.order(list(dict.fromkeys([*issues["project"].unique(), *also])))
     years = sorted(int(y) for y in issues["year"].unique())
     by_year = (issues.groupby(["project", "year"]).size().unstack(fill_value=0)
                .reindex(index=order, columns=years, fill_value=0))
@@ -124,11 +126,22 @@ class Table1:
     projects: Projects
 
 
+def excluded_only(issues: pd.DataFrame, exclusions: pd.DataFrame | None) -> list[str]:
+    """Projects whose recorded candidates were all excluded: no issue, so no year file,
+    but a false-positive rate (100%) that Table I must show."""
+    if exclusions is None or not len(exclusions):
+        return []
+    held = set(issues["project"].astype(str))
+    rows = exclusions[exclusions["recorded"].astype(bool)]
+    return [str(p) for p, n in zip(rows["project"], rows["excluded"], strict=True)
+            if str(p) not in held and not pd.isna(n) and int(n) > 0]
+
+
 def compute(issues: pd.DataFrame, projects: Projects, types: list[str],
             claims: pd.DataFrame, exclusions: pd.DataFrame | None = None) -> Table1:
     """Table I from the processed issues and the clean stage's exclusions (see the module
     docstring); without ``exclusions`` every rate is the paper's."""
-    table = table1(issues, projects, types)
+    table = table1(issues, projects, types, excluded_only(issues, exclusions))
     return Table1(table, type_shares(issues, types),
                   false_positive_table(table, exclusions, reported_false_positives(claims)),
                   projects)

@@ -313,3 +313,44 @@ def test_excluded_candidates_are_counted_never_as_issues(dump, taxonomy, project
     assert rows.loc["pytorch"].tolist() == [True, n, 2, n + 2]
     assert not rows.loc["vllm", "recorded"] and pd.isna(rows.loc["vllm", "candidates"])
     assert list(result.exclusions["project"]) == projects.order(written)
+
+
+def test_a_study_dump_keeps_each_rows_batch_and_counts_exclusions_per_batch(
+        tmp_path, taxonomy, projects_meta):
+    """A study (release + batch b): the batch of every issue and excluded candidate; the
+    false-positive counts of the batch that records its exclusions only (the release's rows
+    are not candidates of b); a decided tie is not flagged a majority tie."""
+    from tests.support.studies import ADJUDICATED, write_study
+    result = run(write_study(tmp_path / "study"), taxonomy, projects_meta)
+    assert list(result.issues.columns)[-1] == "batch"
+    assert result.issues.set_index("issue_url")["batch"].to_dict() == {
+        "https://github.com/vllm-project/vllm/issues/1001": "release",
+        "https://github.com/vllm-project/vllm/issues/1002": "release",
+        "https://github.com/vllm-project/vllm/issues/1003": "release",
+        "https://github.com/vllm-project/vllm/issues/1": "b", ADJUDICATED: "b"}
+    assert "extra_column" not in kinds(result)  # Batch is read, not an extra column
+    assert kinds(result).get("majority_tie", 0) == 1  # release 1003 (B.2/B.1), not 2
+    # another batch's columns are empty by construction, not missing ratings
+    assert "missing_rating" not in kinds(result)
+    assert list(result.excluded["batch"]) == ["b", "b"]
+    ex = result.exclusions.set_index("project")
+    assert (ex.loc["vllm", "label_rows"], ex.loc["vllm", "excluded"],
+            ex.loc["vllm", "candidates"]) == (2, 1, 3)
+    assert (ex.loc["tensorflow", "label_rows"], ex.loc["tensorflow", "excluded"]) == (0, 1)
+    assert ex["recorded"].all()
+
+
+def test_a_dump_without_batches_has_no_batch_column(dump, taxonomy, projects_meta):
+    root, _ = dump
+    result = run(root, taxonomy, projects_meta)
+    assert "batch" not in result.issues.columns
+    assert "batch" not in result.excluded.columns
+
+
+def test_an_unreadable_batch_record_is_one_line(tmp_path, taxonomy, projects_meta):
+    from tests.support.studies import write_study
+    root = write_study(tmp_path / "study")
+    (root / "labels" / "batches.json").write_text("{", encoding="utf-8")
+    with pytest.raises(InputError, match="cannot read the study's batches") as err:
+        run(root, taxonomy, projects_meta)
+    assert "labels/batches.json" in str(err.value)

@@ -52,6 +52,16 @@ def test_scorecard_statuses(claims):
                                    "not_reproducible": 2}
 
 
+def test_a_value_computed_from_the_dump_is_judged_although_the_release_cannot_give_it(claims):
+    """Table I's false-positive rate of a dump that records its exclusions: the card
+    follows Table I instead of saying "not reproducible"."""
+    card = scorecard(claims, {"a.three": {"value": 5.0, "computed": True, "note": "1 of 20"}})
+    row = card.set_index("claim_id").loc["a.three"]
+    assert row["status"] == "exact" and row["note"] == "1 of 20"
+    card = scorecard(claims, {"a.three": {"value": 5.0}})
+    assert card.set_index("claim_id").loc["a.three", "status"] == "not_reproducible"
+
+
 def test_merge_reproduced_refuses_clashes():
     assert merge_reproduced([{"a": {"value": 1}}, {"b": {"value": 2}}]) == {
         "a": {"value": 1}, "b": {"value": 2}}

@@ -145,3 +145,13 @@ def test_the_readme_commands_are_commands_of_this_version():
     # one folder name in all the examples: the selection's
     assert {c[c.index("--out") + 1] for c in shown["select"]} == {"update"}
     assert shown["labels"][0][-1] == "update"
+
+
+def test_the_keywords_page_command_is_a_command_of_this_version():
+    """The select command report/keywords.qmd shows parses (no option of an old version)."""
+    text = (ROOT / "report" / "keywords.qmd").read_text(encoding="utf-8").replace("\\\n", " ")
+    prefix = ".venv/bin/python -m analysis.select "
+    shown = [shlex.split(line.split(prefix, 1)[1]) for line in text.splitlines()
+             if line.startswith(prefix)]
+    assert len(shown) == 1
+    select_parser().parse_args(shown[0])

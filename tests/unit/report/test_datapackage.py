@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from analysis.core import table_schemas as ts
+from analysis.core import columns as ts
 from analysis.core.paths import ROOT
 from analysis.report.datapackage import constraints, datapackage, field, resource, table_schema
 

@@ -105,6 +105,22 @@ def test_false_positives_computed_where_the_dump_records_them(issues):
     assert "computed from the dump" in rep["table1.false_positive.average"]["note"]
     v = outputs.website_vars(result)
     assert v["false_positive_computed_projects"] == 2
+    # the computed per-project rates are claim values the scorecard judges
+    assert rep["table1.pytorch.false_positive"]["value"] == pytest.approx(25.0)
+    assert rep["table1.pytorch.false_positive"]["computed"] is True
+    assert "table1.vllm.false_positive" not in rep  # reported: the paper's own
+
+
+def test_a_project_whose_candidates_were_all_excluded_has_its_row(issues):
+    """No issue, so no year file; its row of zeros carries its 100% rate."""
+    ex = exclusions([("pytorch", True, 3, 1, 4), ("mindspore", True, 0, 2, 2)])
+    claims = pd.DataFrame({"claim_id": ["a.b"], "paper_value": ["1"]})
+    result = tables.compute(issues, META, TYPES, claims, ex)
+    assert result.table.loc["mindspore", "Total"] == 0
+    assert result.table.loc["Sum", "Total"] == len(issues)
+    fp = result.false_positives.set_index("project")
+    assert fp.loc["mindspore", "false_positive_percent"] == pytest.approx(100.0)
+    assert tables.excluded_only(issues, None) == []
 
 
 def test_no_rate_without_exclusions_or_a_reported_value(issues):

@@ -10,6 +10,7 @@ from analysis.core.formatting import (
     change,
     count,
     dec,
+    decimal,
     interval,
     is_missing,
     pct,
@@ -18,7 +19,7 @@ from analysis.core.formatting import (
 )
 from analysis.report.generated import callout
 from analysis.report.htmlsafe import esc
-from analysis.report.pages.base import CP, Include, Inputs, table
+from analysis.report.pages.base import AG, CP, Include, Inputs, table
 
 STATUS_CLASSES = {"new": "st-exact", "removed": "st-differs", "changed": "st-rounding"}
 CHANGE_COLUMNS = ["baseline", "current", "change", "change %"]
@@ -62,7 +63,7 @@ def compare_types(i: Inputs) -> str:
     shown["share, baseline"] = f["baseline_share"].map(pct)
     shown["share, current"] = f["current_share"].map(pct)
     return table(shown, numeric=[*CHANGE_COLUMNS, "share, baseline", "share, current"],
-                 classes="table compact", raw=("status",))
+                 classes="table compact", raw=("status",)) + study_drift(i)
 
 
 def compare_kappa(i: Inputs) -> str:
@@ -78,7 +79,8 @@ def compare_kappa(i: Inputs) -> str:
         "change": k["change"].map(signed),
         "intervals overlap": k["intervals_overlap"].map(
             lambda x: MISSING if is_missing(x) else yes_no(x))})
-    return table(shown, numeric=list(shown.columns[1:-1]), classes="table compact")
+    return table(shown, numeric=list(shown.columns[1:-1]), classes="table compact") \
+        + study_agreement(i)
 
 
 def compare_cells(i: Inputs) -> str:
@@ -95,8 +97,94 @@ def compare_cells(i: Inputs) -> str:
         "change": changed["change"].map(change),
         "change %": changed["change_percent"].map(change_pct)})
     body = table(shown, numeric=CHANGE_COLUMNS, raw=("status",))
-    return callout("note", f"The {len(changed):,} of {len(c):,} counts that changed", body,
-                   collapse=len(changed) > 15)
+    return study_additions(i) + callout(
+        "note", f"The {len(changed):,} of {len(c):,} counts that changed", body,
+        collapse=len(changed) > 15)
+
+
+# --- a study dump (the release extended with new labels): written into the includes
+# above only when the stages wrote the study tables, so the release's pages are unchanged
+
+def _study_table(i: Inputs, rel: str) -> pd.DataFrame | None:
+    """A table the stages write on a study dump only, or None."""
+    return i.csv(rel) if (i.root / rel).is_file() else None
+
+
+def study_additions(i: Inputs) -> str:
+    """The new batches' issues per project and year, as the compare stage counted them."""
+    f = _study_table(i, CP("additions.csv"))
+    if f is None or f.empty:
+        return ""
+    shown = pd.DataFrame({
+        "batch": f["batch"].astype(str),
+        "project": [n if isinstance(n, str) and n else p for p, n in
+                    zip(f["project"], f["name"], strict=True)],
+        "year": f["year"].astype(str), "new issues": f["issues"].map(count)})
+    return (f"The new batches ({esc(', '.join(dict.fromkeys(shown['batch'])))}) add "
+            f"{int(f['issues'].sum()):,} labelled issues to the release, none removed (a "
+            "study only adds):\n\n"
+            + table(shown, numeric=["new issues"], classes="table compact") + "\n")
+
+
+def p_text(p: object) -> str:
+    """A p-value as shown: ``= 0.0315``, or ``< 0.0001`` when it rounds to zero."""
+    if is_missing(p):
+        return MISSING
+    return "< 0.0001" if float(p) < 0.0001 else f"= {float(p):.4f}"
+
+
+def study_drift(i: Inputs) -> str:
+    """Theme shares of each new batch against the release's, with the tests."""
+    f, tests = _study_table(i, CP("drift.csv")), _study_table(i, CP("drift_tests.csv"))
+    if f is None or tests is None:
+        return ""
+    out = ["\n### Drift since the paper: theme shares of the new labels\n\n"
+           "Each new batch's share of every theme against the release's. Per theme, "
+           "Fisher's exact test (exact for a small batch) with Holm's correction over the "
+           "themes (no false *changed* among them at 5%, whatever their dependence); over "
+           "all themes, Pearson's chi-square test of homogeneity.\n\n"]
+    for t in tests.itertuples(index=False):
+        sparse = (f" {int(t.sparse_cells)} of {2 * int(t.themes)} expected counts are under "
+                  "5, so its p-value is approximate." if t.sparse_cells else "")
+        out.append(f"Batch {esc(t.batch)}: chi-square {decimal(t.chi2, 2)} on "
+                   f"{int(t.dof)} degrees of freedom, p {p_text(t.p_value)}; "
+                   f"{int(t.changed_themes)} theme(s) changed after Holm's correction."
+                   f"{sparse}\n\n")
+    shown = pd.DataFrame({
+        "batch": f["batch"].astype(str), "theme": [f"{c} {n}" for c, n in zip(
+            f["code"], f["theme"], strict=True)],
+        "release": f["release"].map(count), "share, release": f["release_share"].map(pct),
+        "batch issues": f["batch_issues"].map(count),
+        "share, batch": f["batch_share"].map(pct),
+        "difference (points)": f["difference"].map(lambda x: signed(x, 1)),
+        "p (Fisher)": f["p_value"].map(p_text),
+        "p (Holm)": f["p_holm"].map(p_text),
+        "changed": f["changed"].map(yes_no)})
+    out.append(table(shown, numeric=list(shown.columns[2:-1])))
+    return "".join(out)
+
+
+def study_agreement(i: Inputs) -> str:
+    """Agreement of each batch on its own annotators, and of all batches together."""
+    f = _study_table(i, AG("batches.csv"))
+    if f is None:
+        return ""
+    shown = pd.DataFrame({
+        "batch": f["batch"].astype(str), "issues": f["issues"].map(count),
+        "annotators": f["annotators"].map(count),
+        "Fleiss' κ (complete rows)": f["fleiss_kappa"].map(dec),
+        "rows complete": f["issues_complete"].map(count),
+        "generalised κ": f["fleiss_kappa_generalised"].map(dec),
+        "interval": [interval(a, b) for a, b in zip(f["fleiss_kappa_generalised_ci_low"],
+                                                     f["fleiss_kappa_generalised_ci_high"],
+                                                     strict=True)],
+        "α": f["krippendorff_alpha"].map(dec), "AC1": f["gwet_ac1"].map(dec)})
+    return ("\n### Agreement per batch\n\nEach batch on its own annotators' columns; "
+            "the last row is all batches together, where no report is rated by every "
+            "column, so only Gwet's generalised estimator (irrCAC's Fleiss for unequal "
+            "numbers of raters) is defined. The kappas per type above are that estimator's "
+            "too on a study.\n\n"
+            + table(shown, numeric=list(shown.columns[1:]), classes="table compact"))
 
 
 INCLUDES: tuple[Include, ...] = (

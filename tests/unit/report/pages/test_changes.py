@@ -57,3 +57,53 @@ def test_years_and_types(project):
     types = changes.compare_types(project.inputs())
     assert '<span class="status-badge st-none">unchanged</span>' in types
     assert types.count(">54.6%<") == 2 and ">+0<" in types and ">+0.0%<" in types
+
+
+def test_a_study_adds_its_batches_drift_and_agreement_to_the_includes(project):
+    """On a study the includes carry the additions, the drift and the agreement per batch;
+    without the study tables (the release) they are as before."""
+    from analysis.report.pages.base import AG
+    project.write(CP("cells.csv"), pd.DataFrame({
+        "project": ["vllm"], "dimension": ["year"], "key": ["2026"], "status": ["new"],
+        "baseline": [0], "current": [3], "change": [3], "change_percent": [None]}))
+    project.write(CP("types.csv"), pd.DataFrame({
+        "type": ["Bug"], "status": ["changed"], "baseline": [5], "current": [8],
+        "change": [3], "change_percent": [60.0], "baseline_share": [50.0],
+        "current_share": [60.0]}))
+    project.write(CP("kappa.csv"), pd.DataFrame({
+        "type": ["Bug"], "baseline": [0.7], "baseline_ci_low": [0.6], "baseline_ci_high": [0.8],
+        "current": [0.7], "current_ci_low": [0.6], "current_ci_high": [0.8], "change": [0.0],
+        "intervals_overlap": [True]}))
+    before = [changes.compare_cells(project.inputs()), changes.compare_types(project.inputs()),
+              changes.compare_kappa(project.inputs())]
+    assert not any("batch" in part.lower() for part in before)
+    project.write(CP("additions.csv"), pd.DataFrame({
+        "batch": ["2026-01", "2026-01"], "project": ["vllm", "pytorch"],
+        "name": ["vLLM", "PyTorch"], "year": [2026, 2026], "issues": [2, 1]}))
+    project.write(CP("drift.csv"), pd.DataFrame({
+        "batch": ["2026-01"], "code": ["C.1"], "theme": ["<Crash>"], "type": ["Bug"],
+        "release": [5], "release_share": [50.0], "batch_issues": [3], "batch_share": [100.0],
+        "difference": [50.0], "p_value": [0.00001], "p_holm": [0.03], "changed": [True]}))
+    project.write(CP("drift_tests.csv"), pd.DataFrame({
+        "batch": ["2026-01"], "themes": [2], "chi2": [4.5], "dof": [1], "p_value": [0.034],
+        "sparse_cells": [1], "changed_themes": [1]}))
+    project.write(AG("batches.csv"), pd.DataFrame({
+        "batch": ["release", "2026-01", "all batches"], "issues": [10, 3, 13],
+        "annotators": [7, 3, 10], "label_columns": ["Label1", "Label8", "Label1"],
+        "issues_complete": [10, 3, 0], "fleiss_kappa": [0.7, 0.5, None],
+        "fleiss_kappa_ci_low": [0.6, 0.1, None], "fleiss_kappa_ci_high": [0.8, 0.9, None],
+        "fleiss_kappa_generalised": [0.7, 0.5, 0.69],
+        "fleiss_kappa_generalised_ci_low": [0.6, 0.1, 0.6],
+        "fleiss_kappa_generalised_ci_high": [0.8, 0.9, 0.78],
+        "krippendorff_alpha": [0.7, 0.5, 0.69], "krippendorff_alpha_ci_low": [None] * 3,
+        "krippendorff_alpha_ci_high": [None] * 3, "gwet_ac1": [0.7, 0.5, 0.7],
+        "gwet_ac1_ci_low": [None] * 3, "gwet_ac1_ci_high": [None] * 3, "note": ["", "", "x"]}))
+    cells = changes.compare_cells(project.inputs())
+    assert cells.startswith("The new batches (2026-01) add 3 labelled issues")
+    assert ">vLLM<" in cells and ">PyTorch<" in cells and ">2026<" in cells
+    types = changes.compare_types(project.inputs())
+    assert "Drift since the paper" in types and "&lt;Crash&gt;" in types
+    assert "p = 0.0340" in types and ">&lt; 0.0001<" in types and ">= 0.0300<" in types
+    assert "1 of 4 expected counts are under 5" in types
+    kappa = changes.compare_kappa(project.inputs())
+    assert "Agreement per batch" in kappa and ">all batches<" in kappa and ">0.690<" in kappa

@@ -1,0 +1,91 @@
+"""Study dumps: the release extended with batches of new labels (``python -m
+analysis.labels extend``). Their label and excluded files name each row's batch (a
+``Batch`` column), and ``labels/batches.json`` records the batches: their annotator
+columns and whether they record their excluded candidates. A dump without that record
+(the release) is read as before, and its outputs are the same bytes.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from analysis.core.errors import InputError
+from analysis.core.paths import DumpLayout
+
+RELEASE_BATCH = "release"  # the batch name of rows without a Batch cell
+
+
+def study_batches(raw_dir: Path) -> list[dict] | None:
+    """The batches a study dump records (``labels/batches.json``: name, annotator columns,
+    counts, whether the batch records its exclusions), or None for a dump without that
+    record (the release: nothing changes for it). An unreadable record is one line."""
+    path = DumpLayout(Path(raw_dir)).labels / "batches.json"
+    if not path.is_file():
+        return None
+    try:
+        batches = json.loads(path.read_text(encoding="utf-8"))["batches"]
+        if not all(isinstance(b, dict) and isinstance(b.get("name"), str) for b in batches):
+            raise ValueError("a batch without a name")
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise InputError(f"cannot read the study's batches ({exc})",
+                         file=path.relative_to(raw_dir).as_posix(),
+                         fix="extend the study again (python -m analysis.labels extend)") \
+            from exc
+    return batches
+
+
+def batch_columns(batches: list[dict]) -> dict[str, frozenset[int]]:
+    """Each batch's annotator numbers (``annotator_columns``: ``Label8``.. -> 8..)."""
+    return {b["name"]: frozenset(int(c.removeprefix("Label")) for c in
+                                 b.get("annotator_columns") or () if c[5:].isdigit())
+            for b in batches}
+
+
+def adjudicated_urls(raw_dir: Path, batches: list[dict]) -> frozenset[str]:
+    """The URLs whose final label is an adjudicators' decision: the rows of each batch's
+    kept adjudication list (``labels/<batch>/adjudication.csv``) with a decision."""
+    urls: set[str] = set()
+    labels = DumpLayout(Path(raw_dir)).labels
+    for batch in batches:
+        path = labels / batch["name"] / "adjudication.csv"
+        if not path.is_file():
+            continue
+        with path.open(encoding="utf-8-sig", newline="") as handle:
+            rows = [r for r in csv.reader(handle) if r and not r[0].startswith("#")]
+        if not rows or "url" not in rows[0] or "decision" not in rows[0]:
+            continue
+        u, d = rows[0].index("url"), rows[0].index("decision")
+        urls |= {r[u].strip() for r in rows[1:] if len(r) > d and r[d].strip()}
+    return frozenset(urls)
+
+
+@dataclass(frozen=True)
+class Study:
+    """What the rules need to know of a study dump (:func:`read_study`); the default is a
+    dump without batches (the release)."""
+
+    adjudicated: frozenset[str] = frozenset()  # URLs whose final label is a decision
+    own_columns: dict[str, frozenset[int]] | None = None  # batch -> its annotator numbers
+    recording: frozenset[str] | None = None  # batches that record their exclusions
+
+    def columns_of(self, batch: str | None) -> frozenset[int] | None:
+        """The annotator numbers of ``batch`` (a row without one is the release's); None
+        outside a study: every column is the row's own."""
+        if self.own_columns is None:
+            return None
+        return self.own_columns.get(batch or RELEASE_BATCH)
+
+
+def read_study(raw_dir: Path) -> Study:
+    """The study a dump records, or :class:`Study`'s default for one without batches."""
+    batches = study_batches(raw_dir)
+    if batches is None:
+        return Study()
+    return Study(adjudicated_urls(raw_dir, batches), batch_columns(batches),
+                 frozenset(b["name"] for b in batches if b.get("records_exclusions")))
+
+
+NO_STUDY = Study()  # a dump without batches (the release)
