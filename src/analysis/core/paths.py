@@ -153,7 +153,7 @@ class TaxonomyPaths(StagePaths):
     name: str = "taxonomy"
     TABLES = ("types.csv", "themes.csv", "subthemes.csv", "details.csv", "details.html",
               "spellings.csv", "shares.csv", "tests.csv", "residuals.csv", "examples.csv",
-              "empty_themes.csv")
+              "empty_themes.csv", "release_examples.csv", "explorer.json")
     FIGURES = ("tree", "project_shares", "year_shares", "type_residuals")
 
 

@@ -1755,6 +1755,32 @@ def taxonomy_empty_themes_csv() -> pa.DataFrameSchema:
                  })
 
 
+def taxonomy_release_examples_csv() -> pa.DataFrameSchema:
+    """``report/tables/taxonomy/release_examples.csv``: a few reports of the release per
+    theme."""
+    return table(rel(P.taxonomy.table("release_examples.csv")),
+                 "For each theme that is some report's final label, up to three reports on "
+                 "which every annotator chose the final label and up to three on which some "
+                 "annotator chose another, in the order of the SHA-256 of their URL.", {
+                     "theme": text("the theme code (the reports' final label)"),
+                     "name": text("the theme's name"),
+                     "type": text("the theme's issue type"),
+                     "agreement": text("`unanimous` (every annotator who labelled the report "
+                                       "chose the final label) or `contested`",
+                                       words=("unanimous", "contested")),
+                     "rank": count("the report's place among the theme's reports of this "
+                                   "agreement (1 = shown first)"),
+                     "issue_url": text("the report's URL"),
+                     "project": text("the project folder of the release"),
+                     "year": count("the report's year"),
+                     "final_label": text("the final label (the theme code)"),
+                     "agreed": count("annotators whose label is the final label"),
+                     "ratings": count("annotators who gave a label"),
+                     "annotator_labels": text("the annotators' labels in column order, "
+                                              "separated by `, `", nullable=True),
+                 })
+
+
 def interviews_roles_csv() -> pa.DataFrameSchema:
     """``report/tables/interviews/roles.csv``: each role of the sheet and its category."""
     return table(rel(P.interviews.table("roles.csv")),
@@ -1834,6 +1860,7 @@ TABLE_SCHEMAS: dict[str, Callable[[], pa.DataFrameSchema]] = {
     rel(P.taxonomy.table("shares.csv")): taxonomy_shares_csv,
     rel(P.taxonomy.table("examples.csv")): taxonomy_examples_csv,
     rel(P.taxonomy.table("empty_themes.csv")): taxonomy_empty_themes_csv,
+    rel(P.taxonomy.table("release_examples.csv")): taxonomy_release_examples_csv,
     rel(P.agreement.table("headline.csv")): agreement_headline_csv,
     rel(P.agreement.table("statistics.csv")): agreement_statistics_csv,
     rel(P.agreement.table("categories.csv")): agreement_categories_csv,

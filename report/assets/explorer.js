@@ -1,0 +1,292 @@
+/* The issue explorer of issues.html (local, no library). The taxonomy stage writes every
+   labelled issue with its columns dictionary-encoded (report/tables/taxonomy/explorer.json,
+   served as _generated/explorer/issues.js); this script decodes it, filters by the URL's
+   query (project, year, type, theme, agreement, q), sorts, pages, and keeps the address
+   in step with the filters so a view can be shared. It computes nothing about the issues:
+   how many annotators agreed, whether a report is contested and which URL may be a link
+   all come from the stage. The functions above `mount` are pure, and tested with node. */
+(function (root) {
+  "use strict";
+
+  var FILTERS = ["project", "year", "type", "theme", "agreement", "q"];
+  var SORTS = ["project", "year", "type", "theme", "agreed", "issue"];
+  var PAGE_SIZE = 50;
+  var FORMAT = 1;
+
+  /* The data file's columns -> one plain object per issue, in the file's order. */
+  function decode(data) {
+    if (!data || data.format !== FORMAT) {
+      throw new Error("issue explorer: unknown data format " + (data && data.format));
+    }
+    var r = data.rows, out = new Array(data.n);
+    for (var i = 0; i < data.n; i++) {
+      var theme = r.theme[i], t = data.theme_types[theme];
+      var prefix = r.url_prefix[i], tail = String(r.url_tail[i]);
+      var set = data.label_sets[r.labels[i]];
+      var labels = set.map(function (v) { return v === null ? null : data.labels[v]; });
+      var url = prefix < 0 ? null : data.url_prefixes[prefix] + "/" + tail;
+      var row = {
+        index: i,
+        projectIndex: r.project[i],
+        project: data.projects[r.project[i]],
+        projectName: data.project_names[r.project[i]],
+        year: data.years[r.year[i]],
+        typeIndex: t,
+        type: t < 0 ? "" : data.types[t],
+        themeIndex: theme,
+        theme: data.themes[theme],
+        themeName: data.theme_names[theme],
+        labels: labels,
+        agreed: r.agreed[i],
+        ratings: r.ratings[i],
+        contested: r.agreed[i] < r.ratings[i],
+        url: url,
+        issue: url === null ? tail : url.replace(/^https:\/\/[^/]+\//, "")
+      };
+      row.text = [row.project, row.projectName, row.issue, row.theme, row.themeName,
+                  labels.filter(function (v) { return v !== null; }).join(" ")]
+        .join(" ").toLowerCase();
+      out[i] = row;
+    }
+    return out;
+  }
+
+  /* The view a query string asks for: the filters (text, "" when unset), sort and page. */
+  function parseQuery(search) {
+    var params = new URLSearchParams(search || "");
+    var view = {};
+    FILTERS.forEach(function (k) { view[k] = (params.get(k) || "").trim(); });
+    var sort = params.get("sort") || "";
+    var desc = sort.charAt(0) === "-";
+    sort = desc ? sort.slice(1) : sort;
+    view.sort = SORTS.indexOf(sort) >= 0 ? sort : "";
+    view.desc = view.sort !== "" && desc;
+    var page = parseInt(params.get("page") || "1", 10);
+    view.page = isFinite(page) && page > 0 ? page : 1;
+    return view;
+  }
+
+  /* The query string of a view ("" for the full list): unset filters, the default sort
+     and the first page are left out. */
+  function toQuery(view) {
+    var params = new URLSearchParams();
+    FILTERS.forEach(function (k) { if (view[k]) params.set(k, view[k]); });
+    if (view.sort) params.set("sort", (view.desc ? "-" : "") + view.sort);
+    if (view.page > 1) params.set("page", String(view.page));
+    var s = params.toString();
+    return s ? "?" + s : "";
+  }
+
+  /* Whether one issue is in the view: every filter set must hold (type, agreement and q
+     ignore case; q matches project, issue, theme and labels). */
+  function matches(row, view) {
+    if (view.project && row.project !== view.project) return false;
+    if (view.year && String(row.year) !== view.year) return false;
+    if (view.type && row.type.toLowerCase() !== view.type.toLowerCase()) return false;
+    if (view.theme && row.theme !== view.theme) return false;
+    if (view.agreement) {
+      var a = view.agreement.toLowerCase();
+      if (a === "contested" ? !row.contested : (a === "unanimous" ? row.contested : true)) {
+        return false;
+      }
+    }
+    if (view.q && row.text.indexOf(view.q.toLowerCase()) < 0) return false;
+    return true;
+  }
+
+  function filterRows(rows, view) {
+    return rows.filter(function (row) { return matches(row, view); });
+  }
+
+  var SORT_KEYS = {
+    project: function (r) { return r.projectIndex; },
+    year: function (r) { return r.year; },
+    type: function (r) { return r.typeIndex; },
+    theme: function (r) { return r.themeIndex; },
+    agreed: function (r) { return r.ratings ? r.agreed / r.ratings : 0; },
+    issue: function (r) { return r.issue; }
+  };
+
+  /* A sorted copy (stable: ties keep the file's order); no sort: the file's order. */
+  function sortRows(rows, sort, desc) {
+    var key = SORT_KEYS[sort];
+    var out = rows.slice();
+    if (!key) return out;
+    out.sort(function (a, b) {
+      var x = key(a), y = key(b);
+      var c = x < y ? -1 : (x > y ? 1 : 0);
+      return (desc ? -c : c) || a.index - b.index;
+    });
+    return out;
+  }
+
+  /* The rows of page `page` (1-based, clamped) and the number of pages. */
+  function pageOf(rows, page, size) {
+    size = size || PAGE_SIZE;
+    var pages = Math.max(1, Math.ceil(rows.length / size));
+    var p = Math.min(Math.max(1, page), pages);
+    return {page: p, pages: pages, rows: rows.slice((p - 1) * size, p * size)};
+  }
+
+  /* Everything a view shows: the matching count and the page's rows. */
+  function select(rows, view, size) {
+    var hits = filterRows(rows, view);
+    var paged = pageOf(sortRows(hits, view.sort, view.desc), view.page, size);
+    return {count: hits.length, page: paged.page, pages: paged.pages, rows: paged.rows};
+  }
+
+  var api = {FILTERS: FILTERS, SORTS: SORTS, PAGE_SIZE: PAGE_SIZE, decode: decode,
+             parseQuery: parseQuery, toQuery: toQuery, matches: matches,
+             filterRows: filterRows, sortRows: sortRows, pageOf: pageOf, select: select};
+  if (typeof module !== "undefined" && module.exports) { module.exports = api; }
+  root.IssueExplorer = api;
+
+  /* ---- the page ------------------------------------------------------------------- */
+
+  function el(tag, attrs, text) {
+    var e = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (k) { e.setAttribute(k, attrs[k]); });
+    if (text !== undefined && text !== null) e.textContent = String(text);
+    return e;
+  }
+
+  function fillSelect(select, values, labels, current) {
+    select.appendChild(el("option", {value: ""}, "all"));
+    var known = false;
+    values.forEach(function (v, i) {
+      var o = el("option", {value: String(v)}, labels ? labels[i] : v);
+      if (String(v) === current) { o.selected = true; known = true; }
+      select.appendChild(o);
+    });
+    if (current && !known) {  // a value from the address that the data does not have
+      var o = el("option", {value: current}, current + " (not in the data)");
+      o.selected = true;
+      select.appendChild(o);
+    }
+  }
+
+  function mount(box, data) {
+    var rows = decode(data);
+    var view = parseQuery(root.location.search);
+    var form = box.querySelector("form");
+    var controls = {};
+    FILTERS.forEach(function (k) { controls[k] = form.elements.namedItem(k); });
+    fillSelect(controls.project, data.projects, data.projects.map(function (p, i) {
+      return data.project_names[i] === p ? p : data.project_names[i] + " (" + p + ")";
+    }), view.project);
+    fillSelect(controls.year, data.years, null, view.year);
+    fillSelect(controls.type, data.types.map(function (t) { return t.toLowerCase(); }),
+               data.types, view.type.toLowerCase());
+    fillSelect(controls.theme, data.themes, data.themes.map(function (c, i) {
+      return c + " " + data.theme_names[i];
+    }), view.theme);
+    fillSelect(controls.agreement, ["unanimous", "contested"],
+               ["unanimous (every annotator chose the final label)",
+                "contested (some annotator chose another)"], view.agreement.toLowerCase());
+    controls.q.value = view.q;
+
+    var count = box.querySelector("#issue-count");
+    var body = box.querySelector("tbody");
+    var pager = box.querySelector(".explorer-pager");
+    var headers = box.querySelectorAll("th[data-sort]");
+
+    function show(push) {
+      var result = select(rows, view);
+      view.page = result.page;
+      count.textContent = result.count.toLocaleString("en-US");
+      box.querySelector(".explorer-count-word").textContent =
+        result.count === 1 ? " issue matches." : " issues match.";
+      body.textContent = "";
+      result.rows.forEach(function (r) { body.appendChild(rowElement(r, data)); });
+      if (!result.rows.length) {
+        var tr = el("tr"), td = el("td", {colspan: "7"}, "No issue matches these filters.");
+        tr.appendChild(td); body.appendChild(tr);
+      }
+      pager.querySelector(".explorer-page").textContent =
+        "page " + result.page + " of " + result.pages;
+      pager.querySelector("[data-step='-1']").disabled = result.page <= 1;
+      pager.querySelector("[data-step='1']").disabled = result.page >= result.pages;
+      Array.prototype.forEach.call(headers, function (th) {
+        var k = th.getAttribute("data-sort");
+        th.setAttribute("aria-sort", view.sort === k ?
+          (view.desc ? "descending" : "ascending") : "none");
+      });
+      if (push && root.history && root.history.replaceState) {
+        root.history.replaceState(null, "", root.location.pathname + toQuery(view) +
+                                  root.location.hash);
+      }
+    }
+
+    function fromForm() {
+      FILTERS.forEach(function (k) { view[k] = (controls[k].value || "").trim(); });
+      view.page = 1;
+      show(true);
+    }
+    FILTERS.forEach(function (k) {
+      controls[k].addEventListener(k === "q" ? "input" : "change", fromForm);
+    });
+    form.addEventListener("submit", function (e) { e.preventDefault(); fromForm(); });
+    form.addEventListener("reset", function () { setTimeout(fromForm, 0); });
+    Array.prototype.forEach.call(headers, function (th) {
+      th.querySelector("button").addEventListener("click", function () {
+        var k = th.getAttribute("data-sort");
+        view.desc = view.sort === k ? !view.desc : false;
+        view.sort = k;
+        view.page = 1;
+        show(true);
+      });
+    });
+    Array.prototype.forEach.call(pager.querySelectorAll("button[data-step]"), function (b) {
+      b.addEventListener("click", function () {
+        view.page += Number(b.getAttribute("data-step"));
+        show(true);
+      });
+    });
+    box.classList.add("ready");
+    show(false);
+  }
+
+  function rowElement(r, data) {
+    var tr = el("tr");
+    function cell(label, text, cls) {
+      var td = el("td", {"data-label": label}, text);
+      if (cls) td.className = cls;
+      tr.appendChild(td);
+      return td;
+    }
+    var link = cell("issue", null, "issue");
+    if (r.url) {
+      link.appendChild(el("a", {href: r.url, rel: "noopener"}, r.issue));
+    } else {
+      link.textContent = r.issue;
+    }
+    cell("project", r.projectName);
+    cell("year", r.year, "num");
+    cell("type", r.type);
+    var theme = cell("final theme", null);
+    theme.appendChild(el("code", {}, r.theme));
+    theme.appendChild(document.createTextNode(" " + r.themeName));
+    cell("annotators' labels", r.labels.map(function (v) { return v === null ? "–" : v; })
+      .join(" "), "labels");
+    cell("agreed", r.agreed + " of " + r.ratings + (r.contested ? " (contested)" : ""),
+         "num");
+    return tr;
+  }
+
+  if (typeof document !== "undefined") {
+    var start = function () {
+      var box = document.getElementById("issue-explorer");
+      if (!box) return;
+      if (!root.ISSUE_EXPLORER_DATA) {
+        box.querySelector("#issue-count").textContent = "0";
+        box.querySelector(".explorer-count-word").textContent =
+          " issues: the explorer's data was not found in this build.";
+        return;
+      }
+      mount(box, root.ISSUE_EXPLORER_DATA);
+    };
+    if (document.readyState === "loading") {
+      document.addEventListener("DOMContentLoaded", start);
+    } else { start(); }
+  }
+})(typeof window !== "undefined" ? window : globalThis);
