@@ -1,5 +1,5 @@
-/* The issue explorer of issues.html (local, no library). The taxonomy stage writes every
-   labelled issue with its columns dictionary-encoded (report/tables/taxonomy/explorer.json,
+/* The issue explorer of issues.html (local, no library). The explorer stage writes every
+   labelled issue with its columns dictionary-encoded (report/tables/explorer/explorer.json,
    served as _generated/explorer/issues.js); this script decodes it, filters by the URL's
    query (project, year, type, theme, agreement, q), sorts, pages, and keeps the address
    in step with the filters so a view can be shared. It computes nothing about the issues:
@@ -78,7 +78,7 @@
   }
 
   /* Whether one issue is in the view: every filter set must hold (type, agreement and q
-     ignore case; q matches project, issue, theme and labels). */
+     ignore case; q matches project, issue, theme and labels, or an address). */
   function matches(row, view) {
     if (view.project && row.project !== view.project) return false;
     if (view.year && String(row.year) !== view.year) return false;
@@ -90,8 +90,19 @@
         return false;
       }
     }
-    if (view.q && row.text.indexOf(view.q.toLowerCase()) < 0) return false;
+    if (view.q && !textMatches(row, view.q.toLowerCase())) return false;
     return true;
+  }
+
+  /* q as an address (https://...) matches the issues under it whole path segments at a
+     time (".../issues/12" is not ".../issues/123"); any other q is a piece of text. */
+  function textMatches(row, q) {
+    if (/^https?:\/\//.test(q)) {
+      var url = (row.url || "").toLowerCase().replace(/^http:/, "https:");
+      q = q.replace(/^http:/, "https:").replace(/\/+$/, "");
+      return url === q || url.indexOf(q + "/") === 0;
+    }
+    return row.text.indexOf(q) >= 0;
   }
 
   function filterRows(rows, view) {
@@ -244,6 +255,9 @@
     });
     box.classList.add("ready");
     show(false);
+    if (root.performance && root.performance.mark) {  // read by benchmarks/bench_explorer.py
+      root.performance.mark("issue-explorer-ready");
+    }
   }
 
   function rowElement(r, data) {

@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[3]
 
 # The analysis stages in pipeline order, with their notebook numbers.
 STAGES = {"clean": 1, "table1": 2, "taxonomy": 3, "agreement": 4, "interviews": 5,
-          "compare": 6, "keywords": 7, "findings": 8}
+          "compare": 6, "keywords": 7, "findings": 8, "explorer": 9}
 
 
 @dataclass(frozen=True)
@@ -153,7 +153,7 @@ class TaxonomyPaths(StagePaths):
     name: str = "taxonomy"
     TABLES = ("types.csv", "themes.csv", "subthemes.csv", "details.csv", "details.html",
               "spellings.csv", "shares.csv", "tests.csv", "residuals.csv", "examples.csv",
-              "empty_themes.csv", "release_examples.csv", "explorer.json")
+              "empty_themes.csv")
     FIGURES = ("tree", "project_shares", "year_shares", "type_residuals")
 
 
@@ -191,6 +191,12 @@ class ComparePaths(StagePaths):
 class KeywordsPaths(StagePaths):
     name: str = "keywords"
     TABLES = ("counts.csv", "lists.csv", "audit.csv")
+
+
+@dataclass(frozen=True)
+class ExplorerPaths(StagePaths):
+    name: str = "explorer"
+    TABLES = ("explorer.json", "release_examples.csv")
 
 
 @dataclass(frozen=True)
@@ -352,6 +358,10 @@ class Paths:
     @cached_property
     def findings(self) -> FindingsPaths:
         return FindingsPaths(self.root)
+
+    @cached_property
+    def explorer(self) -> ExplorerPaths:
+        return ExplorerPaths(self.root)
 
     def stage(self, name: str) -> StagePaths:
         """The paths of the analysis stage ``name``."""

@@ -1755,10 +1755,10 @@ def taxonomy_empty_themes_csv() -> pa.DataFrameSchema:
                  })
 
 
-def taxonomy_release_examples_csv() -> pa.DataFrameSchema:
-    """``report/tables/taxonomy/release_examples.csv``: a few reports of the release per
+def explorer_release_examples_csv() -> pa.DataFrameSchema:
+    """``report/tables/explorer/release_examples.csv``: a few reports of the release per
     theme."""
-    return table(rel(P.taxonomy.table("release_examples.csv")),
+    return table(rel(P.explorer.table("release_examples.csv")),
                  "For each theme that is some report's final label, up to three reports on "
                  "which every annotator chose the final label and up to three on which some "
                  "annotator chose another, in the order of the SHA-256 of their URL.", {
@@ -1860,7 +1860,7 @@ TABLE_SCHEMAS: dict[str, Callable[[], pa.DataFrameSchema]] = {
     rel(P.taxonomy.table("shares.csv")): taxonomy_shares_csv,
     rel(P.taxonomy.table("examples.csv")): taxonomy_examples_csv,
     rel(P.taxonomy.table("empty_themes.csv")): taxonomy_empty_themes_csv,
-    rel(P.taxonomy.table("release_examples.csv")): taxonomy_release_examples_csv,
+    rel(P.explorer.table("release_examples.csv")): explorer_release_examples_csv,
     rel(P.agreement.table("headline.csv")): agreement_headline_csv,
     rel(P.agreement.table("statistics.csv")): agreement_statistics_csv,
     rel(P.agreement.table("categories.csv")): agreement_categories_csv,

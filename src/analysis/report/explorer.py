@@ -1,7 +1,7 @@
 """The issue explorer's data as a script of the site (``_generated/explorer/issues.js``).
 
-The taxonomy stage writes every labelled issue, dictionary-encoded, as
-``report/tables/taxonomy/explorer.json``; the explorer page (``issues.qmd``, with
+The explorer stage writes every labelled issue, dictionary-encoded, as
+``report/tables/explorer/explorer.json``; the explorer page (``issues.qmd``, with
 ``assets/explorer.js``) reads it as a script rather than by ``fetch``, so the page also
 works from ``file://`` and under either renderer. The JSON is copied as it is, with ``<``,
 ``>`` and ``&`` written as JSON escapes so that no text of the data can close the script.

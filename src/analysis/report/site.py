@@ -154,7 +154,7 @@ def generate(paths: Paths | None = None) -> list[str]:
             figure = "_generated/figures/report_dag.svg"
         files["dag.md"] = gen.dag_block(mermaid, how, figure)
         files["downloads.md"] = write_downloads(paths, paths.downloads)
-        files["explorer/issues.js"] = explorer_script(paths.taxonomy.table("explorer.json"))
+        files["explorer/issues.js"] = explorer_script(paths.explorer.table("explorer.json"))
         for name in sorted(blocks.referenced_includes(paths.pages()) - set(files)
                            - set(RENDER_INCLUDES)):
             files[name] = blocks.unavailable(name)

@@ -9,8 +9,6 @@ themselves.
 
 from __future__ import annotations
 
-import json
-
 import pandas as pd
 
 from analysis.core.examples import example_claim_id
@@ -33,8 +31,7 @@ def quality(result: TaxonomyResult) -> dict:
 
 def tables(result: TaxonomyResult) -> dict[str, pd.DataFrame | str]:
     """The tree's tables, the details as browsable HTML, the spellings, the mix tests'
-    tables, the cited examples (each with the scorecard claim it is), a few reports of the
-    release per theme and the issue explorer's file."""
+    tables, and the cited examples (each with the scorecard claim it is)."""
     mix = result.mix
     return {
         "types.csv": result.types,
@@ -49,15 +46,7 @@ def tables(result: TaxonomyResult) -> dict[str, pd.DataFrame | str]:
         "examples.csv": result.examples.assign(
             claim_id=[example_claim_id(r) for r in result.examples["ref"]]),
         "empty_themes.csv": result.empty_themes,
-        "release_examples.csv": result.release_examples,
-        "explorer.json": explorer_json(result.explorer),
     }
-
-
-def explorer_json(data: dict) -> str:
-    """The explorer's file as compact JSON (sorted keys, no spaces: it is read by the
-    page, not by people)."""
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def figures(result: TaxonomyResult) -> dict:

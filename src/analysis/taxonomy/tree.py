@@ -28,11 +28,6 @@ from analysis.taxonomy.examples import (
     empty_themes,
     match_examples,
 )
-from analysis.taxonomy.explorer import (
-    RELEASE_EXAMPLE_COLUMNS,
-    explorer_data,
-    release_examples,
-)
 
 # How details are counted for the claims (params.yaml ``taxonomy.item_split``): ``comma``
 # splits on every comma, as the paper counts; ``parentheses`` keeps "(e.g., a, b)" whole.
@@ -280,11 +275,6 @@ class TaxonomyResult:
     empty_themes: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(
         columns=EMPTY_COLUMNS))
     years: tuple[int, ...] = ()  # the years of the labelled reports, ascending
-    # every labelled issue, encoded for the website's explorer (explorer.explorer_data)
-    explorer: dict = field(default_factory=dict)
-    # a few unanimous and contested reports per theme (explorer.release_examples)
-    release_examples: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(
-        columns=RELEASE_EXAMPLE_COLUMNS))
 
 
 def check_item_split(item_split: str) -> str:
@@ -326,6 +316,4 @@ def compute(parsed: DetailsResult, issues: pd.DataFrame, taxonomy: Taxonomy,
         project_names=projects.names(order), item_split=item_split,
         examples=match_examples(examples, issues, projects),
         empty_themes=empty_themes(themes, issues, examples, findings, rankings),
-        years=tuple(sorted(int(y) for y in issues["year"].unique())),
-        explorer=explorer_data(issues, taxonomy, order, projects.names(order)),
-        release_examples=release_examples(issues, taxonomy))
+        years=tuple(sorted(int(y) for y in issues["year"].unique())))

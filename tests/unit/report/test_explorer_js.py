@@ -14,7 +14,7 @@ from analysis.clean.issues import clean_dump
 from analysis.core.paths import PATHS
 from analysis.core.projects import Projects
 from analysis.core.taxonomy import load_taxonomy
-from analysis.taxonomy.explorer import explorer_data
+from analysis.explorer.compute import explorer_data
 from tests.support.dumps import small_dump
 from tests.support.explorer import (
     EXPLORER_JS,
@@ -94,6 +94,11 @@ def test_text_search_type_case_sort_and_pages(synthetic, tmp_path):
         page2: X.select(rows, X.parseQuery("?page=2"), 25).rows.map(r => r.index),
         last: X.select(rows, X.parseQuery("?page=99"), 25),
         links: rows.filter(r => r.url !== null).length,
+        url: X.select(rows, X.parseQuery("?q=" + encodeURIComponent(rows[0].url))).count,
+        urlRepo: X.select(rows, X.parseQuery(
+            "?q=" + encodeURIComponent("HTTPS://gitee.com/ascend/MindSpeed/"))).count,
+        urlPiece: X.select(rows, X.parseQuery(
+            "?q=" + encodeURIComponent(rows[0].url.slice(0, -1)))).count,
         first: rows[0]})""", data)
     assert got["q"] == got["qUpper"] == 8  # MindSpeed's 8 reports (gitee.com/ascend/...)
     assert got["typeCase"] == got["type"] > 0
@@ -101,6 +106,8 @@ def test_text_search_type_case_sort_and_pages(synthetic, tmp_path):
     assert got["page2"] == list(range(25, 50))
     assert got["last"]["page"] == got["last"]["pages"] == 3 and got["last"]["count"] == 58
     assert got["links"] == 58
+    assert got["url"] == 1 and got["urlRepo"] == 8  # an address: whole path segments
+    assert got["urlPiece"] == 0  # .../issues/100 is not .../issues/1001
     first = got["first"]
     assert first["url"].startswith("https://") and first["issue"] in first["url"]
     assert first["agreed"] <= first["ratings"] and len(first["labels"]) == 7

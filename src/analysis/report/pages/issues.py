@@ -1,7 +1,8 @@
 """The includes that lead into the issue explorer (``issues.qmd``) from other pages: the
 contested reports per project (Agreement page) and a few reports of the release per theme
-beside the paper's cited examples (Taxonomy page). Both read what the taxonomy stage
-wrote (``explorer.json``'s summary, ``release_examples.csv``) and only format it."""
+beside the paper's cited examples (Taxonomy page). Both read what the stages
+wrote (the explorer stage's ``explorer.json`` summary and ``release_examples.csv``)
+and only format it."""
 
 from __future__ import annotations
 
@@ -10,12 +11,14 @@ import pandas as pd
 from analysis.core.formatting import MISSING, count
 from analysis.report.explorer import explorer_link
 from analysis.report.htmlsafe import esc
-from analysis.report.pages.base import TX, Include, Inputs, table
+from analysis.report.pages.base import TX, Include, Inputs, P, table, tables_of
 from analysis.report.pages.taxonomy import issue_link
 
-EXPLORER = TX("explorer.json")
-RELEASE_EXAMPLES = TX("release_examples.csv")
+EX = tables_of(P.explorer)
+EXPLORER = EX("explorer.json")
+RELEASE_EXAMPLES = EX("release_examples.csv")
 EXAMPLES = TX("examples.csv")
+
 
 
 def contested_by_project(i: Inputs) -> str:

@@ -1,5 +1,5 @@
 """The issue explorer's file and the release examples per theme
-(:mod:`analysis.taxonomy.explorer`)."""
+(:mod:`analysis.explorer.compute`)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import json
 
 import pandas as pd
 
-from analysis.taxonomy import explorer
-from analysis.taxonomy.outputs import explorer_json
-from tests.unit.taxonomy.conftest import PROJECTS
+from analysis.explorer import compute as explorer
+from analysis.explorer.outputs import build, explorer_json
+from tests.unit.explorer.conftest import PROJECTS
 
 BAD_URL = "https://github.com/org/x/issues/7<script>alert(1)</script>"
 
@@ -140,3 +140,12 @@ def test_release_examples_follow_a_fixed_order_not_the_file_order(small):
     assert ex["rank"].tolist() == [1, 2, 3]
     shuffled = explorer.release_examples(frame.iloc[::-1].reset_index(drop=True), small)
     assert shuffled.equals(ex)
+
+
+def test_the_stage_writes_the_file_the_examples_and_metrics(small):
+    result = explorer.compute(issues(), small, PROJECTS)
+    out = build(result)
+    assert set(out.tables) == {"explorer.json", "release_examples.csv"}
+    assert json.loads(out.tables["explorer.json"])["projects"] == ["pytorch", "vllm", "zeta"]
+    assert out.metrics == {"issues": 6, "contested": 3,
+                           "release_examples": len(result.release_examples)}

@@ -1,5 +1,5 @@
-"""Every labelled issue for the website's issue explorer, and a few release examples per
-theme.
+"""The ``explorer`` stage: every labelled issue for the website's issue explorer, and a few
+release examples per theme.
 
 The explorer page (``issues.html``) filters, sorts and pages all labelled issues of the
 dump in the reader's browser. It reads one compact file: :func:`explorer_data` encodes
@@ -18,10 +18,12 @@ one file.
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 
 import pandas as pd
 
 from analysis.core.examples import safe_issue_url
+from analysis.core.projects import Projects
 from analysis.core.taxonomy import Taxonomy, theme_sort_key
 
 FORMAT = 1  # the explorer file's layout version (the page checks it)
@@ -198,3 +200,19 @@ def release_examples(issues: pd.DataFrame, taxonomy: Taxonomy,
     order = sorted(range(len(out)), key=lambda i: (key.iloc[i], out["agreement"].iloc[i]
                                                     != UNANIMOUS, out["rank"].iloc[i]))
     return out.iloc[order].reset_index(drop=True)
+
+
+@dataclass(frozen=True)
+class ExplorerResult:
+    """What the stage computes: the explorer's file and the release examples."""
+
+    explorer: dict  # explorer_data
+    release_examples: pd.DataFrame  # release_examples
+
+
+def compute(issues: pd.DataFrame, taxonomy: Taxonomy, projects: Projects) -> ExplorerResult:
+    """The explorer's file and the release examples from the processed issues, projects in
+    Table I's order under their display names."""
+    order = projects.order(issues["project"].unique())
+    return ExplorerResult(explorer=explorer_data(issues, taxonomy, order, projects.names(order)),
+                          release_examples=release_examples(issues, taxonomy))
