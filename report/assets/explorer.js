@@ -13,42 +13,54 @@
   var PAGE_SIZE = 50;
   var FORMAT = 1;
 
-  /* The data file's columns -> one plain object per issue, in the file's order. */
+  /* The data file, ready to filter: its columns as they are (one list per column, item i
+     of each is issue i) and what the dictionaries hold decoded once per entry. An issue
+     becomes an object (`row`) only when it is shown or searched, so the page opens at
+     once however many issues there are. */
   function decode(data) {
     if (!data || data.format !== FORMAT) {
       throw new Error("issue explorer: unknown data format " + (data && data.format));
     }
-    var r = data.rows, out = new Array(data.n);
-    for (var i = 0; i < data.n; i++) {
-      var theme = r.theme[i], t = data.theme_types[theme];
-      var prefix = r.url_prefix[i], tail = String(r.url_tail[i]);
-      var set = data.label_sets[r.labels[i]];
-      var labels = set.map(function (v) { return v === null ? null : data.labels[v]; });
-      var url = prefix < 0 ? null : data.url_prefixes[prefix] + "/" + tail;
-      var row = {
-        index: i,
-        projectIndex: r.project[i],
-        project: data.projects[r.project[i]],
-        projectName: data.project_names[r.project[i]],
-        year: data.years[r.year[i]],
-        typeIndex: t,
-        type: t < 0 ? "" : data.types[t],
-        themeIndex: theme,
-        theme: data.themes[theme],
-        themeName: data.theme_names[theme],
-        labels: labels,
-        agreed: r.agreed[i],
-        ratings: r.ratings[i],
-        contested: r.agreed[i] < r.ratings[i],
-        url: url,
-        issue: url === null ? tail : url.replace(/^https:\/\/[^/]+\//, "")
-      };
-      row.text = [row.project, row.projectName, row.issue, row.theme, row.themeName,
-                  labels.filter(function (v) { return v !== null; }).join(" ")]
-        .join(" ").toLowerCase();
-      out[i] = row;
-    }
-    return out;
+    var sets = data.label_sets.map(function (set) {
+      return set.map(function (v) { return v === null ? null : data.labels[v]; });
+    });
+    return {
+      n: data.n, data: data, cols: data.rows, sets: sets, cache: new Array(data.n),
+      setText: sets.map(function (set) {
+        return set.filter(function (v) { return v !== null; }).join(" ");
+      }),
+      paths: data.url_prefixes.map(function (p) {
+        return p.replace(/^https:\/\/[^/]+\//, "");
+      }),
+      types: data.types.map(function (t) { return t.toLowerCase(); })
+    };
+  }
+
+  /* Issue i as an object (made once). */
+  function row(table, i) {
+    if (table.cache[i]) return table.cache[i];
+    var data = table.data, c = table.cols;
+    var theme = c.theme[i], t = data.theme_types[theme], p = c.project[i];
+    var prefix = c.url_prefix[i], tail = String(c.url_tail[i]);
+    var r = {
+      index: i,
+      project: data.projects[p],
+      projectName: data.project_names[p],
+      year: data.years[c.year[i]],
+      type: t < 0 ? "" : data.types[t],
+      theme: data.themes[theme],
+      themeName: data.theme_names[theme],
+      labels: table.sets[c.labels[i]],
+      agreed: c.agreed[i],
+      ratings: c.ratings[i],
+      contested: c.agreed[i] < c.ratings[i],
+      url: prefix < 0 ? null : data.url_prefixes[prefix] + "/" + tail,
+      issue: prefix < 0 ? tail : table.paths[prefix] + "/" + tail
+    };
+    r.text = [r.project, r.projectName, r.issue, r.theme, r.themeName,
+              table.setText[c.labels[i]]].join(" ").toLowerCase();
+    table.cache[i] = r;
+    return r;
   }
 
   /* The view a query string asks for: the filters (text, "" when unset), sort and page. */
@@ -77,78 +89,96 @@
     return s ? "?" + s : "";
   }
 
-  /* Whether one issue is in the view: every filter set must hold (type, agreement and q
-     ignore case; q matches project, issue, theme and labels, or an address). */
-  function matches(row, view) {
-    if (view.project && row.project !== view.project) return false;
-    if (view.year && String(row.year) !== view.year) return false;
-    if (view.type && row.type.toLowerCase() !== view.type.toLowerCase()) return false;
-    if (view.theme && row.theme !== view.theme) return false;
-    if (view.agreement) {
-      var a = view.agreement.toLowerCase();
-      if (a === "contested" ? !row.contested : (a === "unanimous" ? row.contested : true)) {
-        return false;
-      }
+  /* A filter's value as the code its column holds: -1 for no filter, -2 for a value the
+     data do not have (nothing matches). */
+  function code(values, wanted) {
+    if (!wanted) return -1;
+    var i = values.indexOf(wanted);
+    return i < 0 ? -2 : i;
+  }
+
+  /* The indices of the issues in the view: every filter set must hold (type, agreement
+     and q ignore case; q matches project, issue, theme and labels, or an address). */
+  function filterRows(table, view) {
+    var data = table.data, c = table.cols;
+    var project = code(data.projects, view.project);
+    var year = code(data.years.map(String), view.year);
+    var type = code(table.types, view.type.toLowerCase());
+    var theme = code(data.themes, view.theme);
+    var agreement = view.agreement.toLowerCase();
+    var q = view.q.toLowerCase();
+    var out = [];
+    if (project === -2 || year === -2 || type === -2 || theme === -2) return out;
+    for (var i = 0; i < table.n; i++) {
+      if (project >= 0 && c.project[i] !== project) continue;
+      if (year >= 0 && c.year[i] !== year) continue;
+      if (type >= 0 && data.theme_types[c.theme[i]] !== type) continue;
+      if (theme >= 0 && c.theme[i] !== theme) continue;
+      if (agreement === "contested" && !(c.agreed[i] < c.ratings[i])) continue;
+      if (agreement === "unanimous" && c.agreed[i] < c.ratings[i]) continue;
+      if (agreement && agreement !== "contested" && agreement !== "unanimous") continue;
+      if (q && !textMatches(row(table, i), q)) continue;
+      out.push(i);
     }
-    if (view.q && !textMatches(row, view.q.toLowerCase())) return false;
-    return true;
+    return out;
   }
 
   /* q as an address (https://...) matches the issues under it whole path segments at a
      time (".../issues/12" is not ".../issues/123"); any other q is a piece of text. */
-  function textMatches(row, q) {
+  function textMatches(r, q) {
     if (/^https?:\/\//.test(q)) {
-      var url = (row.url || "").toLowerCase().replace(/^http:/, "https:");
+      var url = (r.url || "").toLowerCase().replace(/^http:/, "https:");
       q = q.replace(/^http:/, "https:").replace(/\/+$/, "");
       return url === q || url.indexOf(q + "/") === 0;
     }
-    return row.text.indexOf(q) >= 0;
-  }
-
-  function filterRows(rows, view) {
-    return rows.filter(function (row) { return matches(row, view); });
+    return r.text.indexOf(q) >= 0;
   }
 
   var SORT_KEYS = {
-    project: function (r) { return r.projectIndex; },
-    year: function (r) { return r.year; },
-    type: function (r) { return r.typeIndex; },
-    theme: function (r) { return r.themeIndex; },
-    agreed: function (r) { return r.ratings ? r.agreed / r.ratings : 0; },
-    issue: function (r) { return r.issue; }
+    project: function (t, i) { return t.cols.project[i]; },
+    year: function (t, i) { return t.cols.year[i]; },
+    type: function (t, i) { return t.data.theme_types[t.cols.theme[i]]; },
+    theme: function (t, i) { return t.cols.theme[i]; },
+    agreed: function (t, i) {
+      return t.cols.ratings[i] ? t.cols.agreed[i] / t.cols.ratings[i] : 0;
+    },
+    issue: function (t, i) { return row(t, i).issue; }
   };
 
-  /* A sorted copy (stable: ties keep the file's order); no sort: the file's order. */
-  function sortRows(rows, sort, desc) {
+  /* The indices sorted (stable: ties keep the file's order); no sort: as they are. */
+  function sortRows(table, indices, sort, desc) {
     var key = SORT_KEYS[sort];
-    var out = rows.slice();
+    var out = indices.slice();
     if (!key) return out;
+    var keys = {};
+    out.forEach(function (i) { keys[i] = key(table, i); });
     out.sort(function (a, b) {
-      var x = key(a), y = key(b);
+      var x = keys[a], y = keys[b];
       var c = x < y ? -1 : (x > y ? 1 : 0);
-      return (desc ? -c : c) || a.index - b.index;
+      return (desc ? -c : c) || a - b;
     });
     return out;
   }
 
-  /* The rows of page `page` (1-based, clamped) and the number of pages. */
-  function pageOf(rows, page, size) {
+  /* The items of page `page` (1-based, clamped) and the number of pages. */
+  function pageOf(items, page, size) {
     size = size || PAGE_SIZE;
-    var pages = Math.max(1, Math.ceil(rows.length / size));
+    var pages = Math.max(1, Math.ceil(items.length / size));
     var p = Math.min(Math.max(1, page), pages);
-    return {page: p, pages: pages, rows: rows.slice((p - 1) * size, p * size)};
+    return {page: p, pages: pages, rows: items.slice((p - 1) * size, p * size)};
   }
 
-  /* Everything a view shows: the matching count and the page's rows. */
-  function select(rows, view, size) {
-    var hits = filterRows(rows, view);
-    var paged = pageOf(sortRows(hits, view.sort, view.desc), view.page, size);
-    return {count: hits.length, page: paged.page, pages: paged.pages, rows: paged.rows};
+  /* Everything a view shows: the matching count and the page's issues (objects). */
+  function select(table, view, size) {
+    var hits = filterRows(table, view);
+    var paged = pageOf(sortRows(table, hits, view.sort, view.desc), view.page, size);
+    return {count: hits.length, page: paged.page, pages: paged.pages,
+            rows: paged.rows.map(function (i) { return row(table, i); })};
   }
 
-  var api = {FILTERS: FILTERS, SORTS: SORTS, PAGE_SIZE: PAGE_SIZE, decode: decode,
-             parseQuery: parseQuery, toQuery: toQuery, matches: matches,
-             filterRows: filterRows, sortRows: sortRows, pageOf: pageOf, select: select};
+  var api = {FILTERS: FILTERS, SORTS: SORTS, PAGE_SIZE: PAGE_SIZE, decode: decode, row: row,
+             parseQuery: parseQuery, toQuery: toQuery, filterRows: filterRows,
+             sortRows: sortRows, pageOf: pageOf, select: select};
   if (typeof module !== "undefined" && module.exports) { module.exports = api; }
   root.IssueExplorer = api;
 
@@ -233,8 +263,10 @@
       view.page = 1;
       show(true);
     }
+    var typing = null;  // text search waits for a pause in typing
     FILTERS.forEach(function (k) {
-      controls[k].addEventListener(k === "q" ? "input" : "change", fromForm);
+      controls[k].addEventListener(k === "q" ? "input" : "change", k !== "q" ? fromForm :
+        function () { clearTimeout(typing); typing = setTimeout(fromForm, 200); });
     });
     form.addEventListener("submit", function (e) { e.preventDefault(); fromForm(); });
     form.addEventListener("reset", function () { setTimeout(fromForm, 0); });
@@ -269,21 +301,22 @@
       return td;
     }
     var link = cell("issue", null, "issue");
-    if (r.url) {
-      link.appendChild(el("a", {href: r.url, rel: "noopener"}, r.issue));
-    } else {
-      link.textContent = r.issue;
-    }
+    var target = r.url ? el("a", {href: r.url, rel: "noopener"}) : link;
+    r.issue.split("/").forEach(function (part, i) {  // may break after a slash only
+      if (i) { target.appendChild(document.createTextNode("/")); target.appendChild(el("wbr")); }
+      target.appendChild(document.createTextNode(part));
+    });
+    if (r.url) link.appendChild(target);
     cell("project", r.projectName);
     cell("year", r.year, "num");
     cell("type", r.type);
-    var theme = cell("final theme", null);
+    var theme = cell("final theme", null, "theme");
     theme.appendChild(el("code", {}, r.theme));
     theme.appendChild(document.createTextNode(" " + r.themeName));
     cell("annotators' labels", r.labels.map(function (v) { return v === null ? "–" : v; })
       .join(" "), "labels");
     cell("agreed", r.agreed + " of " + r.ratings + (r.contested ? " (contested)" : ""),
-         "num");
+         "num agreed");
     return tr;
   }
 

@@ -52,7 +52,7 @@ def run_js(tmp_path, body: str, data: dict | None = None):
     script.write_text(
         f"const X = require({json.dumps(str(EXPLORER_JS))});\n"
         f"const data = require({json.dumps(str(tmp_path / 'data.json'))});\n"
-        "const rows = data.rows ? X.decode(data) : [];\n"
+        "const rows = data.rows ? X.decode(data) : null;\n"
         f"process.stdout.write(JSON.stringify({body}));\n", encoding="utf-8")
     out = subprocess.run([node(), str(script)], capture_output=True, text=True, check=True,
                          timeout=120)
@@ -90,16 +90,20 @@ def test_text_search_type_case_sort_and_pages(synthetic, tmp_path):
         qUpper: X.select(rows, X.parseQuery("?q=ASCEND/mindspeed")).count,
         typeCase: X.select(rows, X.parseQuery("?type=BUG")).count,
         type: X.select(rows, X.parseQuery("?type=bug")).count,
-        years: X.sortRows(rows, "year", true).map(r => r.year),
+        years: X.sortRows(rows, X.filterRows(rows, X.parseQuery("")), "year", true)
+            .map(i => X.row(rows, i).year),
         page2: X.select(rows, X.parseQuery("?page=2"), 25).rows.map(r => r.index),
         last: X.select(rows, X.parseQuery("?page=99"), 25),
-        links: rows.filter(r => r.url !== null).length,
-        url: X.select(rows, X.parseQuery("?q=" + encodeURIComponent(rows[0].url))).count,
+        links: [...Array(rows.n).keys()].filter(i => X.row(rows, i).url !== null).length,
+        url: X.select(rows, X.parseQuery("?q=" + encodeURIComponent(X.row(rows, 0).url)))
+            .count,
         urlRepo: X.select(rows, X.parseQuery(
             "?q=" + encodeURIComponent("HTTPS://gitee.com/ascend/MindSpeed/"))).count,
         urlPiece: X.select(rows, X.parseQuery(
-            "?q=" + encodeURIComponent(rows[0].url.slice(0, -1)))).count,
-        first: rows[0]})""", data)
+            "?q=" + encodeURIComponent(X.row(rows, 0).url.slice(0, -1)))).count,
+        unknown: X.select(rows, X.parseQuery("?theme=Z.9&year=1999")).count,
+        badAgreement: X.select(rows, X.parseQuery("?agreement=maybe")).count,
+        first: X.row(rows, 0)})""", data)
     assert got["q"] == got["qUpper"] == 8  # MindSpeed's 8 reports (gitee.com/ascend/...)
     assert got["typeCase"] == got["type"] > 0
     assert got["years"] == sorted(got["years"], reverse=True)
@@ -108,6 +112,7 @@ def test_text_search_type_case_sort_and_pages(synthetic, tmp_path):
     assert got["links"] == 58
     assert got["url"] == 1 and got["urlRepo"] == 8  # an address: whole path segments
     assert got["urlPiece"] == 0  # .../issues/100 is not .../issues/1001
+    assert got["unknown"] == got["badAgreement"] == 0  # a value the data lack: nothing
     first = got["first"]
     assert first["url"].startswith("https://") and first["issue"] in first["url"]
     assert first["agreed"] <= first["ratings"] and len(first["labels"]) == 7

@@ -28,15 +28,14 @@ def contested_by_project(i: Inputs) -> str:
     s = data["summary"]
     names = dict(zip(data["projects"], data["project_names"], strict=True))
     rows = [{"project": esc(names.get(p, p)),
-             "labelled reports": explorer_link(count(n), project=p),
+             "reports": explorer_link(count(s["issues_by_project"][p]), project=p),
              "contested": explorer_link(count(s["contested_by_project"][p]), project=p,
                                         agreement="contested"),
              "unanimous": explorer_link(count(s["unanimous_by_project"][p]), project=p,
                                         agreement="unanimous")}
-            for p, n in s["issues_by_project"].items()]
-    frame = pd.DataFrame(rows, columns=["project", "labelled reports", "contested",
-                                        "unanimous"])
-    return table(frame, numeric=["labelled reports", "contested", "unanimous"],
+            for p in data["projects"]]  # Table I's order (the summary's keys are sorted)
+    frame = pd.DataFrame(rows, columns=["project", "reports", "contested", "unanimous"])
+    return table(frame, numeric=["reports", "contested", "unanimous"],
                  classes="table compact", raw=tuple(frame.columns))
 
 
@@ -44,7 +43,7 @@ def _report_items(group: pd.DataFrame) -> str:
     items = []
     for r in group.itertuples(index=False):
         repo = str(r.issue_url).split("://", 1)[-1].split("/", 1)[-1]
-        items.append(f"{issue_link(r.issue_url, repo)} <small>({count(r.year)}; "
+        items.append(f"{issue_link(r.issue_url, repo)} <small>({int(r.year)}; "
                      f"{count(r.agreed)} of {count(r.ratings)} agreed)</small>")
     return "<br>".join(items) or MISSING
 

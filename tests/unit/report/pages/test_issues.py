@@ -11,10 +11,10 @@ from analysis.report import explorer
 from analysis.report.pages import issues
 
 EVIL = "<img src=x onerror=alert(1)>&{{< env X >}}"
-DATA = {"projects": ["vllm", EVIL], "project_names": ["vLLM", EVIL],
-        "summary": {"issues_by_project": {"vllm": 1200, EVIL: 3},
-                    "contested_by_project": {"vllm": 700, EVIL: 1},
-                    "unanimous_by_project": {"vllm": 500, EVIL: 2}}}
+DATA = {"projects": ["vllm", EVIL], "project_names": ["vLLM", EVIL],  # summary: sorted keys
+        "summary": {"issues_by_project": {EVIL: 3, "vllm": 1200},
+                    "contested_by_project": {EVIL: 1, "vllm": 700},
+                    "unanimous_by_project": {EVIL: 2, "vllm": 500}}}
 
 
 def release_examples() -> pd.DataFrame:
@@ -66,6 +66,7 @@ def test_contested_reports_per_project_link_into_the_explorer(project):
     assert 'href="issues.html?project=vllm&amp;agreement=contested"' in html
     assert "<img" not in html and "&lt;img src=x" in html  # the name, as text
     assert "project=%3Cimg+src%3Dx" in html
+    assert html.index("vLLM") < html.index("&lt;img")  # the projects' order, not sorted
 
 
 def test_release_examples_sit_beside_the_cited_ones(project):
@@ -73,7 +74,7 @@ def test_release_examples_sit_beside_the_cited_ones(project):
     project.write(issues.EXAMPLES, cited())
     html = issues.release_examples(project.inputs())
     assert html.count("<tr") == 3  # header, A.1, C.5
-    assert 'href="https://github.com/o/r/issues/1"' in html and "7 of 7 agreed" in html
+    assert 'href="https://github.com/o/r/issues/1"' in html and "(2023; 7 of 7 agreed)" in html
     assert 'href="issues.html?theme=C.5"' in html
     assert 'href="issues.html?theme=A.1&amp;agreement=contested"' in html
     assert 'href="issues.html?q=https%3A%2F%2Fgithub.com%2Fo%2Fr%2Fissues%2F9">[44]</a>' \
