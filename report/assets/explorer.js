@@ -176,9 +176,20 @@
             rows: paged.rows.map(function (i) { return row(table, i); })};
   }
 
+  /* Data text as it is, with every character that would change the display instead of
+     adding to it (controls, bidirectional overrides, zero-width and separator characters)
+     shown as a marker, as analysis.core.textsafe.visible does for the rest of the site. */
+  var HIDDEN = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]/g;
+  function visible(text) {
+    return String(text).replace(HIDDEN, function (c) {
+      return "\u27e8U+" + ("000" + c.charCodeAt(0).toString(16).toUpperCase()).slice(-4) +
+        "\u27e9";
+    });
+  }
+
   var api = {FILTERS: FILTERS, SORTS: SORTS, PAGE_SIZE: PAGE_SIZE, decode: decode, row: row,
              parseQuery: parseQuery, toQuery: toQuery, filterRows: filterRows,
-             sortRows: sortRows, pageOf: pageOf, select: select};
+             sortRows: sortRows, pageOf: pageOf, select: select, visible: visible};
   if (typeof module !== "undefined" && module.exports) { module.exports = api; }
   root.IssueExplorer = api;
 
@@ -187,7 +198,7 @@
   function el(tag, attrs, text) {
     var e = document.createElement(tag);
     Object.keys(attrs || {}).forEach(function (k) { e.setAttribute(k, attrs[k]); });
-    if (text !== undefined && text !== null) e.textContent = String(text);
+    if (text !== undefined && text !== null) e.textContent = visible(text);
     return e;
   }
 
@@ -304,7 +315,7 @@
     var target = r.url ? el("a", {href: r.url, rel: "noopener"}) : link;
     r.issue.split("/").forEach(function (part, i) {  // may break after a slash only
       if (i) { target.appendChild(document.createTextNode("/")); target.appendChild(el("wbr")); }
-      target.appendChild(document.createTextNode(part));
+      target.appendChild(document.createTextNode(visible(part)));
     });
     if (r.url) link.appendChild(target);
     cell("project", r.projectName);
@@ -312,7 +323,7 @@
     cell("type", r.type);
     var theme = cell("final theme", null, "theme");
     theme.appendChild(el("code", {}, r.theme));
-    theme.appendChild(document.createTextNode(" " + r.themeName));
+    theme.appendChild(document.createTextNode(" " + visible(r.themeName)));
     cell("annotators' labels", r.labels.map(function (v) { return v === null ? "–" : v; })
       .join(" "), "labels");
     cell("agreed", r.agreed + " of " + r.ratings + (r.contested ? " (contested)" : ""),

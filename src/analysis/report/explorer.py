@@ -10,7 +10,7 @@ works from ``file://`` and under either renderer. The JSON is copied as it is, w
 from __future__ import annotations
 
 from pathlib import Path
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 from analysis.report.htmlsafe import esc
 
@@ -33,8 +33,14 @@ def explorer_href(**filters: object) -> str:
     """The explorer's address showing the issues that match ``filters`` (project, year,
     type, theme, agreement, q; empty ones left out), relative to a top-level page, and
     percent-encoded: data text (a project's folder name) never breaks out of it. Escape it
-    (:func:`~analysis.report.htmlsafe.esc`) to put it in an attribute."""
-    query = urlencode([(k, str(v)) for k, v in filters.items() if v not in (None, "")])
+    (:func:`~analysis.report.htmlsafe.esc`) to put it in an attribute.
+
+    Spaces are written ``%20``, not ``+``: Quarto 1.8 passes every local link through
+    ``decodeURI`` (``%3C`` and ``%20`` come back as ``<`` and a space, while ``%26``,
+    ``%3D`` and ``%2B`` stay encoded, so the query keeps its meaning), and a ``+`` would
+    then stand for a space in one renderer's page and not in the other's words."""
+    query = urlencode([(k, str(v)) for k, v in filters.items() if v not in (None, "")],
+                      quote_via=quote)
     return f"{PAGE}?{query}" if query else PAGE
 
 

@@ -75,12 +75,14 @@ def test_a_query_string_round_trips(tmp_path):
         X.toQuery(X.parseQuery("?project=vllm&theme=C.5&sort=-year&page=3")),
         X.toQuery(X.parseQuery("")),
         X.toQuery(X.parseQuery("?q=%3Cscript%3E&page=0&sort=nonsense")),
-        X.parseQuery("?type=Bug&agreement=contested")]""")
+        X.parseQuery("?type=Bug&agreement=contested"),
+        X.visible("\\u202egnp.exe a\\u200bb\\nc"), X.visible("C.5 ü 或")]""")
     assert got[0] == "?project=vllm&theme=C.5&sort=-year&page=3"
     assert got[1] == ""
     assert got[2] == "?q=%3Cscript%3E"  # unknown sort and page 0 fall back to defaults
     assert got[3]["type"] == "Bug" and got[3]["agreement"] == "contested"
     assert got[3]["page"] == 1 and got[3]["sort"] == ""
+    assert got[4] == "⟨U+202E⟩gnp.exe a⟨U+200B⟩b⟨U+000A⟩c" and got[5] == "C.5 ü 或"
 
 
 def test_text_search_type_case_sort_and_pages(synthetic, tmp_path):

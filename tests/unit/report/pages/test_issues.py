@@ -41,8 +41,8 @@ def test_explorer_addresses_encode_the_filters():
         "issues.html?project=vllm&year=2024"
     href = explorer.explorer_href(project=EVIL)
     assert "<" not in href and '"' not in href and " " not in href
-    link = explorer.explorer_link("1,200", project="a b", agreement="contested")
-    assert link == ('<a class="explorer-link" href="issues.html?project=a+b&amp;'
+    link = explorer.explorer_link("1,200", project="a b+c", agreement="contested")
+    assert link == ('<a class="explorer-link" href="issues.html?project=a%20b%2Bc&amp;'
                     'agreement=contested">1,200</a>')
 
 
@@ -65,7 +65,7 @@ def test_contested_reports_per_project_link_into_the_explorer(project):
     assert ">vLLM<" in html and ">1,200</a>" in html and ">700</a>" in html
     assert 'href="issues.html?project=vllm&amp;agreement=contested"' in html
     assert "<img" not in html and "&lt;img src=x" in html  # the name, as text
-    assert "project=%3Cimg+src%3Dx" in html
+    assert "project=%3Cimg%20src%3Dx" in html
     assert html.index("vLLM") < html.index("&lt;img")  # the projects' order, not sorted
 
 
