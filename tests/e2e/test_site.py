@@ -31,7 +31,7 @@ import sys
 from html import unescape
 from html.parser import HTMLParser
 from pathlib import Path
-from urllib.parse import unquote
+from urllib.parse import unquote, urlencode
 
 import pytest
 import yaml
@@ -44,10 +44,12 @@ from analysis.report.quarto import find_quarto
 from analysis.report.site import RENDER_INCLUDES
 from analysis.report.variables import lookup, referenced_vars
 from tests.support.browser import Browser, find_chromium, serve
+from tests.support.explorer import dump_rows, independent_count, views
 from tests.support.sites import (
     CANARY,
     CANARY_ENV,
     EVIL_BY_PAGE,
+    EVIL_PROJECT,
     PASSWD_MARK,
     PAYLOADS,
     STAGES,
@@ -266,7 +268,7 @@ def test_no_quarto_syntax_survives(site):
 def test_nothing_from_the_data_runs(site):
     """No element of any page carries an event handler, a javascript: link or a script
     that is not the site's own."""
-    own = re.compile(r"(site_libs/|assets/|build-info\.js$)")
+    own = re.compile(r"(site_libs/|assets/|build-info\.js$|^_generated/explorer/issues\.js$)")
     for page in pages(site):
         refs = parse(page)
         assert set(refs.handlers) <= OWN_HANDLERS, (page.name, refs.handlers)
@@ -443,3 +445,50 @@ def test_every_page_in_a_browser(site, width):
         browser.open(base + "reproducibility.html")
         assert "took" in browser.evaluate("document.getElementById('build-info').innerText")
     assert len(list(shots.glob(f"*_{width}.png"))) >= 19
+
+
+@pytest.mark.skipif(find_chromium() is None,
+                    reason="chromium not installed (Debian package `chromium`)")
+@pytest.mark.parametrize("width", [1280, 390])
+def test_the_issue_explorer_in_a_browser(site, width):
+    """issues.html with a query in its address shows in #issue-count what an independent
+    count of the dump's files gives, for each filter alone and combined; rows link to
+    their issues; the address follows the filters; nothing is fetched from elsewhere."""
+    renderer = "quarto" if site.site.joinpath("site_libs").is_dir() else "preview"
+    rows = dump_rows(site.raw)
+    queries = views(rows)
+    queries = queries if width == 1280 else queries[:1] + queries[-3:]
+    count = "document.getElementById('issue-count').textContent.replace(/,/g, '')"
+    with serve(site.site) as base, Browser(find_chromium(), width=width) as browser:
+        for query in queries:
+            facts = browser.open(base + "issues.html" + query)
+            assert facts["problems"] == [], (query, facts["problems"])
+            external = [u for u in facts["requests"]
+                        if not u.startswith((base, "data:", "about:"))]
+            assert external == [], f"issues.html{query} fetched {external}"
+            assert int(browser.evaluate(count)) == independent_count(rows, query), query
+            assert browser.evaluate("document.documentElement.scrollWidth") <= width, query
+        browser.open(base + "issues.html?project=vllm&agreement=contested&sort=-year")
+        browser.screenshot(ARTIFACTS / renderer / f"issues_filtered_{width}.png")
+        links = browser.evaluate("""[...document.querySelectorAll('#issue-explorer tbody a')]
+            .map(a => a.getAttribute('href'))""")
+        assert links and all(u.startswith("https://github.com/vllm-project/vllm/issues/")
+                              for u in links)
+        years = browser.evaluate("""[...document.querySelectorAll(
+            '#issue-explorer tbody td[data-label=year]')].map(td => td.textContent)""")
+        assert years == sorted(years, reverse=True)
+        # the address follows the filters: choose a year in the form
+        search = browser.evaluate("""(() => {
+            const s = document.querySelector('#issue-explorer select[name=year]');
+            s.value = s.options[1].value; s.dispatchEvent(new Event('change'));
+            return location.search; })()""")
+        assert search.startswith("?project=vllm&year=") and "agreement=contested" in search
+        # every sort control is a button (reachable with the keyboard)
+        assert browser.evaluate(
+            "document.querySelectorAll('#issue-explorer th[data-sort] > button').length") == 6
+        # a project named with markup is filtered and shown as text
+        browser.open(base + "issues.html" + "?" + urlencode({"project": EVIL_PROJECT}))
+        assert int(browser.evaluate(count)) == independent_count(
+            rows, "?" + urlencode({"project": EVIL_PROJECT})) > 0
+        assert EVIL_PROJECT in browser.evaluate(
+            "document.querySelector('#issue-explorer tbody').innerText")

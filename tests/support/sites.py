@@ -61,7 +61,7 @@ EVIL_BY_PAGE = {
     "changes.html": [EVIL_PROJECT],
 }
 STAGE_ORDER = ("clean", "table1", "taxonomy", "agreement", "interviews", "compare",
-               "keywords", "findings")
+               "keywords", "findings", "explorer")
 STAGES = tuple(f"{PATHS.stage(s).notebook.stem}" for s in STAGE_ORDER)  # notebook stems
 
 

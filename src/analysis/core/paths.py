@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[3]
 
 # The analysis stages in pipeline order, with their notebook numbers.
 STAGES = {"clean": 1, "table1": 2, "taxonomy": 3, "agreement": 4, "interviews": 5,
-          "compare": 6, "keywords": 7, "findings": 8}
+          "compare": 6, "keywords": 7, "findings": 8, "explorer": 9}
 
 
 @dataclass(frozen=True)
@@ -200,6 +200,12 @@ class KeywordsPaths(StagePaths):
 
 
 @dataclass(frozen=True)
+class ExplorerPaths(StagePaths):
+    name: str = "explorer"
+    TABLES = ("explorer.json", "release_examples.csv")
+
+
+@dataclass(frozen=True)
 class FindingsPaths(StagePaths):
     name: str = "findings"
     TABLES = ("scorecard.csv", "status_by_source.csv", "status_by_group.csv",
@@ -363,6 +369,10 @@ class Paths:
     @cached_property
     def findings(self) -> FindingsPaths:
         return FindingsPaths(self.root)
+
+    @cached_property
+    def explorer(self) -> ExplorerPaths:
+        return ExplorerPaths(self.root)
 
     def stage(self, name: str) -> StagePaths:
         """The paths of the analysis stage ``name``."""

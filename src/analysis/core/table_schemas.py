@@ -24,6 +24,7 @@ from analysis.agreement import schemas as agreement
 from analysis.clean import schemas as clean
 from analysis.compare import schemas as compare
 from analysis.core.columns import DECIMAL, INTEGER, TEXT, YES_NO, TableSchemas
+from analysis.explorer import schemas as explorer
 from analysis.findings import schemas as findings
 from analysis.interviews import schemas as interviews
 from analysis.keywords import schemas as keywords
@@ -32,7 +33,7 @@ from analysis.taxonomy import schemas as taxonomy
 
 # Every stage's schemas, in pipeline order.
 SCHEMAS = TableSchemas.collect(stage.SCHEMAS for stage in (
-    clean, table1, taxonomy, agreement, interviews, compare, keywords, findings))
+    clean, table1, taxonomy, agreement, interviews, compare, keywords, findings, explorer))
 
 # Each CSV's schema, by the CSV's path relative to the project root.
 TABLE_SCHEMAS = SCHEMAS.tables

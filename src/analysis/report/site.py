@@ -57,6 +57,7 @@ from analysis.report import generated as gen
 from analysis.report.dag import dag_figure, pipeline_graph
 from analysis.report.docs import doc_files
 from analysis.report.downloads import write_downloads
+from analysis.report.explorer import explorer_script
 from analysis.report.htmlsafe import check_template_text, raw_html_block
 from analysis.report.notebooks import (
     notebook_entries,
@@ -156,6 +157,7 @@ def generate(paths: Paths | None = None) -> list[str]:
             figure = "_generated/figures/report_dag.svg"
         files["dag.md"] = gen.dag_block(mermaid, how, figure)
         files["downloads.md"] = write_downloads(paths, paths.downloads)
+        files["explorer/issues.js"] = explorer_script(paths.explorer.table("explorer.json"))
         for name in sorted(blocks.referenced_includes(paths.pages()) - set(files)
                            - set(RENDER_INCLUDES)):
             files[name] = blocks.unavailable(name)

@@ -121,9 +121,10 @@ def test_artifact_check_can_fail():
 
 
 def test_there_are_the_result_pages_in_navbar_order():
-    assert navbar_hrefs() == ["index.qmd", "data.qmd", "table1.qmd", "taxonomy.qmd",
-                              "agreement.qmd", "interviews.qmd", "keywords.qmd", "findings.qmd",
-                              "changes.qmd", "reproducibility.qmd", "notebooks.qmd"]
+    assert navbar_hrefs() == ["index.qmd", "data.qmd", "issues.qmd", "table1.qmd",
+                              "taxonomy.qmd", "agreement.qmd", "interviews.qmd",
+                              "keywords.qmd", "changes.qmd", "findings.qmd",
+                              "reproducibility.qmd", "notebooks.qmd"]
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)

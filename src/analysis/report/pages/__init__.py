@@ -20,6 +20,7 @@ from analysis.report.pages import (
     data,
     findings,
     interviews,
+    issues,
     keywords,
     overview,
     reproducibility,
@@ -31,7 +32,7 @@ from analysis.report.pages.base import Include, Inputs, Missing, missing_note, w
 INCLUDES: tuple[Include, ...] = (
     *overview.INCLUDES, *data.INCLUDES, *table1.INCLUDES, *taxonomy.INCLUDES,
     *agreement.INCLUDES, *interviews.INCLUDES, *keywords.INCLUDES, *findings.INCLUDES,
-    *changes.INCLUDES, *reproducibility.INCLUDES,
+    *changes.INCLUDES, *reproducibility.INCLUDES, *issues.INCLUDES,
 )
 
 

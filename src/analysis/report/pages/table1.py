@@ -7,6 +7,7 @@ import pandas as pd
 
 from analysis.core.formatting import MISSING, count
 from analysis.core.projects import Projects
+from analysis.report.explorer import explorer_href
 from analysis.report.generated import STATUS_LABELS, STATUS_MARK, status_badge
 from analysis.report.htmlsafe import esc, html_table, raw_html_block
 from analysis.report.pages.base import SCORECARD, T1, Include, Inputs, P, rel
@@ -54,7 +55,8 @@ def table1_compare(table: pd.DataFrame, card: pd.DataFrame, projects: Projects,
             name += f' <span class="paper-name">(paper: {esc(paper_name)})</span>'
         cells = [f'<th scope="row">{name}</th>']
         for col in (*years, *types, "Total"):
-            cells.append(_compare_cell(rec[col], claims, ids.get((project, str(col)), "")))
+            cells.append(_compare_cell(rec[col], claims, ids.get((project, str(col)), ""),
+                                       _cell_href(project, str(col), years)))
         fp_id = ids.get((project, "false_positive"), "")
         paper_fp = claims.loc[fp_id, "paper_value"] if fp_id in claims.index else ""
         own = fp.loc[project] if project in fp.index else None
@@ -95,9 +97,24 @@ def _false_positive_cell(own, paper_value: str, total: bool) -> str:
     return f'<td class="num st-reported">{MISSING}</td>'
 
 
-def _compare_cell(value, claims: pd.DataFrame, claim_id: str) -> str:
-    """One count of Table I, marked against the paper's value of its claim (if any)."""
+def _cell_href(project: str, column: str, years: list) -> str:
+    """The issue explorer's view of one cell of Table I: the project (none for the Sum
+    row) and the cell's year or type (none for the Total column)."""
+    filters = {"project": "" if project == SUM else project}
+    if column in map(str, years):
+        filters["year"] = column
+    elif column != "Total":
+        filters["type"] = column.lower()
+    return explorer_href(**filters)
+
+
+def _compare_cell(value, claims: pd.DataFrame, claim_id: str, href: str = "") -> str:
+    """One count of Table I, marked against the paper's value of its claim (if any), linked
+    to its issues in the explorer when ``href`` is given."""
     ours = count(value)
+    if href:
+        ours = f'<a class="explorer-link" href="{esc(href)}">{ours}</a>'
+
     if not claim_id or claim_id not in claims.index:
         return f'<td class="num st-none" title="no printed value in the paper">{ours}</td>'
     row = claims.loc[claim_id]

@@ -11,6 +11,7 @@ import pandas as pd
 
 from analysis.core.examples import safe_issue_url
 from analysis.core.formatting import MISSING, count, dec, decimal, pct, plural, pval, signed
+from analysis.report.explorer import explorer_link
 from analysis.report.generated import callout, status_badge
 from analysis.report.htmlsafe import details_block, esc, html_table, raw_html_block, sanitize_html
 from analysis.report.pages.base import (
@@ -86,8 +87,10 @@ def taxonomy_themes(i: Inputs) -> str:
     extra = t["subthemes_not_in_paper"].fillna("").astype(str)
     theme = [esc(n) + (f'<span class="note">with {esc(x)}, not in the paper\'s numbering'
                        "</span>" if x else "") for n, x in zip(t["name"], extra, strict=True)]
+    code = [explorer_link(f"<code>{esc(c)}</code>", theme=c) if int(n) else esc(c)
+            for c, n in zip(t["code"], t["issues"], strict=True)]
     shown = pd.DataFrame({
-        "code": t["code"], "theme": theme, "type": t["type"],
+        "code": code, "theme": theme, "type": t["type"],
         "sub-themes": [f"{count(r)}" + (f" (paper {count(p)})" if r != p else "")
                        for r, p in zip(t["subthemes_released"], t["subthemes_paper"],
                                        strict=True)],
@@ -97,7 +100,7 @@ def taxonomy_themes(i: Inputs) -> str:
         "% of all": t["issue_share_of_all"].map(pct)})
     cls = ["muted" if int(n) == 0 else "" for n in t["issues"]]
     return table(shown, numeric=["sub-themes", "details", "issues", "% of its type",
-                                 "% of all"], row_classes=cls, raw=("theme",))
+                                 "% of all"], row_classes=cls, raw=("code", "theme"))
 
 
 def taxonomy_tests(i: Inputs) -> str:
@@ -201,6 +204,9 @@ def taxonomy_examples(i: Inputs) -> str:
         if r.release_url and r.release_url != r.url:
             text += ('<span class="note">in the release as '
                      f"{issue_link(r.release_url, r.release_url)}</span>")
+        if r.release_url:
+            text += f'<span class="note">{explorer_link("in the explorer", q=r.release_url)}</span>'
+
         where.append(text)
     shown = pd.DataFrame({
         "ref": [f"[{count(x)}]" for x in e["ref"]], "report": where,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 
 from analysis.core.projects import Project, Projects
@@ -38,10 +40,23 @@ def test_every_cell_is_marked_against_the_claim_the_stage_names():
     assert "(paper: Pytorch)" in html
     assert 'class="num st-differs"' in html and "paper 7" in html  # t.p.bug
     assert html.count('class="num st-exact"') == 3  # pytorch 2023, Sum Bug, Sum Total
-    assert 'title="no printed value in the paper">4<' in html  # Question: no claim
+    assert ('title="no printed value in the paper"><a class="explorer-link" '
+            'href="issues.html?project=pytorch&amp;type=question">4</a><') in html
     assert '8.33%<span class="reported-mark">(reported)</span>' in html
     assert "False positives (paper only)" in html
     assert "the paper's own rates" in html
+
+
+def test_every_count_opens_its_issues_in_the_explorer():
+    html = table1.table1_compare(COUNTS, CARD, PROJECTS, fps("reported"),
+                                 table1.claim_ids(CLAIMS), computed=0)
+    hrefs = re.findall(r'href="([^"]+)"', html)
+    assert hrefs == ["issues.html?project=pytorch&amp;year=2023",
+                     "issues.html?project=pytorch&amp;type=bug",
+                     "issues.html?project=pytorch&amp;type=question",
+                     "issues.html?project=pytorch",
+                     "issues.html?year=2023", "issues.html?type=bug",
+                     "issues.html?type=question", "issues.html"]
 
 
 def test_computed_false_positive_rates_show_the_paper_under_them():

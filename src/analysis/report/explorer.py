@@ -1,0 +1,49 @@
+"""The issue explorer's data as a script of the site (``_generated/explorer/issues.js``).
+
+The explorer stage writes every labelled issue, dictionary-encoded, as
+``report/tables/explorer/explorer.json``; the explorer page (``issues.qmd``, with
+``assets/explorer.js``) reads it as a script rather than by ``fetch``, so the page also
+works from ``file://`` and under either renderer. The JSON is copied as it is, with ``<``,
+``>`` and ``&`` written as JSON escapes so that no text of the data can close the script.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import quote, urlencode
+
+from analysis.report.htmlsafe import esc
+
+VARIABLE = "window.ISSUE_EXPLORER_DATA"
+
+
+def explorer_script(source: Path) -> str:
+    """The script defining :data:`VARIABLE` from the stage's JSON file (null, which the page
+    reports, when the stage has not written it)."""
+    text = source.read_text(encoding="utf-8").strip() if source.is_file() else "null"
+    safe = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return f"{VARIABLE} = {safe};\n"
+
+
+PAGE = "issues.html"
+TYPE_FILTERS = ("question", "requirement", "bug")  # the explorer's `type` values
+
+
+def explorer_href(**filters: object) -> str:
+    """The explorer's address showing the issues that match ``filters`` (project, year,
+    type, theme, agreement, q; empty ones left out), relative to a top-level page, and
+    percent-encoded: data text (a project's folder name) never breaks out of it. Escape it
+    (:func:`~analysis.report.htmlsafe.esc`) to put it in an attribute.
+
+    Spaces are written ``%20``, not ``+``: Quarto 1.8 passes every local link through
+    ``decodeURI`` (``%3C`` and ``%20`` come back as ``<`` and a space, while ``%26``,
+    ``%3D`` and ``%2B`` stay encoded, so the query keeps its meaning), and a ``+`` would
+    then stand for a space in one renderer's page and not in the other's words."""
+    query = urlencode([(k, str(v)) for k, v in filters.items() if v not in (None, "")],
+                      quote_via=quote)
+    return f"{PAGE}?{query}" if query else PAGE
+
+
+def explorer_link(text: str, **filters: object) -> str:
+    """An escaped link to the explorer's view of ``filters``; ``text`` is HTML already."""
+    return f'<a class="explorer-link" href="{esc(explorer_href(**filters))}">{text}</a>'

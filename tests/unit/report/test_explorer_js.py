@@ -1,0 +1,141 @@
+"""The issue explorer's filter logic (``report/assets/explorer.js``, run under node) against
+an independent count from the dump: a synthetic dump here, the release's mirror where it
+is present (marked ``mirror``)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pandas as pd
+import pytest
+
+from analysis.clean.issues import clean_dump
+from analysis.core.paths import PATHS
+from analysis.core.projects import Projects
+from analysis.core.taxonomy import load_taxonomy
+from analysis.explorer.compute import explorer_data
+from tests.support.dumps import small_dump
+from tests.support.explorer import (
+    EXPLORER_JS,
+    dump_rows,
+    independent_count,
+    node,
+    page_counts,
+    views,
+)
+from tests.support.mirror import MIRROR, needs_mirror
+
+pytestmark = pytest.mark.skipif(node() is None, reason="node not installed")
+
+
+def explorer_file(raw) -> dict:
+    taxonomy = load_taxonomy(PATHS.taxonomy_file)
+    projects = Projects.load(PATHS.projects_file)
+    issues = clean_dump(raw, taxonomy, projects).issues
+    order = projects.order(issues["project"].unique())
+    return explorer_data(issues, taxonomy, order, projects.names(order))
+
+
+@pytest.fixture(scope="module")
+def synthetic(tmp_path_factory):
+    raw = tmp_path_factory.mktemp("dump")
+    small_dump(raw, missing=0.1)
+    return raw, explorer_file(raw)
+
+
+def run_js(tmp_path, body: str, data: dict | None = None):
+    """Evaluate ``body`` (an expression using X, the explorer's functions, and rows, the
+    decoded data) under node; its JSON value."""
+    script = tmp_path / "eval.js"
+    (tmp_path / "data.json").write_text(json.dumps(data or {}), encoding="utf-8")
+    script.write_text(
+        f"const X = require({json.dumps(str(EXPLORER_JS))});\n"
+        f"const data = require({json.dumps(str(tmp_path / 'data.json'))});\n"
+        "const rows = data.rows ? X.decode(data) : null;\n"
+        f"process.stdout.write(JSON.stringify({body}));\n", encoding="utf-8")
+    out = subprocess.run([node(), str(script)], capture_output=True, text=True, check=True,
+                         timeout=120)
+    return json.loads(out.stdout)
+
+
+def test_filtered_counts_equal_an_independent_count_of_the_dump(synthetic, tmp_path):
+    raw, data = synthetic
+    rows = dump_rows(raw)
+    queries = views(rows)
+    assert len(rows) == data["n"] == 58 and len(queries) > 40
+    expected = [independent_count(rows, q) for q in queries]
+    assert 0 < expected[-2] < len(rows) or expected[-2] == 0
+    assert {"unanimous", "contested"} <= {r["agreement"] for r in rows}
+    assert page_counts(data, queries, tmp_path) == expected
+
+
+def test_a_query_string_round_trips(tmp_path):
+    got = run_js(tmp_path, """[
+        X.toQuery(X.parseQuery("?project=vllm&theme=C.5&sort=-year&page=3")),
+        X.toQuery(X.parseQuery("")),
+        X.toQuery(X.parseQuery("?q=%3Cscript%3E&page=0&sort=nonsense")),
+        X.parseQuery("?type=Bug&agreement=contested"),
+        X.visible("\\u202egnp.exe a\\u200bb\\nc"), X.visible("C.5 ü 或")]""")
+    assert got[0] == "?project=vllm&theme=C.5&sort=-year&page=3"
+    assert got[1] == ""
+    assert got[2] == "?q=%3Cscript%3E"  # unknown sort and page 0 fall back to defaults
+    assert got[3]["type"] == "Bug" and got[3]["agreement"] == "contested"
+    assert got[3]["page"] == 1 and got[3]["sort"] == ""
+    assert got[4] == "⟨U+202E⟩gnp.exe a⟨U+200B⟩b⟨U+000A⟩c" and got[5] == "C.5 ü 或"
+
+
+def test_text_search_type_case_sort_and_pages(synthetic, tmp_path):
+    _, data = synthetic
+    got = run_js(tmp_path, """({
+        q: X.select(rows, X.parseQuery("?q=ascend/MindSpeed")).count,
+        qUpper: X.select(rows, X.parseQuery("?q=ASCEND/mindspeed")).count,
+        typeCase: X.select(rows, X.parseQuery("?type=BUG")).count,
+        type: X.select(rows, X.parseQuery("?type=bug")).count,
+        years: X.sortRows(rows, X.filterRows(rows, X.parseQuery("")), "year", true)
+            .map(i => X.row(rows, i).year),
+        page2: X.select(rows, X.parseQuery("?page=2"), 25).rows.map(r => r.index),
+        last: X.select(rows, X.parseQuery("?page=99"), 25),
+        links: [...Array(rows.n).keys()].filter(i => X.row(rows, i).url !== null).length,
+        url: X.select(rows, X.parseQuery("?q=" + encodeURIComponent(X.row(rows, 0).url)))
+            .count,
+        urlRepo: X.select(rows, X.parseQuery(
+            "?q=" + encodeURIComponent("HTTPS://gitee.com/ascend/MindSpeed/"))).count,
+        urlPiece: X.select(rows, X.parseQuery(
+            "?q=" + encodeURIComponent(X.row(rows, 0).url.slice(0, -1)))).count,
+        unknown: X.select(rows, X.parseQuery("?theme=Z.9&year=1999")).count,
+        badAgreement: X.select(rows, X.parseQuery("?agreement=maybe")).count,
+        first: X.row(rows, 0)})""", data)
+    assert got["q"] == got["qUpper"] == 8  # MindSpeed's 8 reports (gitee.com/ascend/...)
+    assert got["typeCase"] == got["type"] > 0
+    assert got["years"] == sorted(got["years"], reverse=True)
+    assert got["page2"] == list(range(25, 50))
+    assert got["last"]["page"] == got["last"]["pages"] == 3 and got["last"]["count"] == 58
+    assert got["links"] == 58
+    assert got["url"] == 1 and got["urlRepo"] == 8  # an address: whole path segments
+    assert got["urlPiece"] == 0  # .../issues/100 is not .../issues/1001
+    assert got["unknown"] == got["badAgreement"] == 0  # a value the data lack: nothing
+    first = got["first"]
+    assert first["url"].startswith("https://") and first["issue"] in first["url"]
+    assert first["agreed"] <= first["ratings"] and len(first["labels"]) == 7
+
+
+def test_an_unknown_format_is_refused(tmp_path):
+    with pytest.raises(subprocess.CalledProcessError) as err:
+        run_js(tmp_path, "X.decode({format: 99})")
+    assert "unknown data format 99" in err.value.stderr
+
+
+@pytest.mark.mirror
+@pytest.mark.slow
+@needs_mirror
+def test_filtered_counts_on_the_release_equal_an_independent_count(tmp_path):
+    """On the release (the mirror): the page's counts for every project, year, type, theme
+    and agreement, alone and combined, against the label and year files read directly."""
+    data = explorer_file(MIRROR)
+    rows = dump_rows(MIRROR)
+    queries = views(rows)
+    assert data["n"] == len(rows)
+    assert page_counts(data, queries, tmp_path) == [independent_count(rows, q)
+                                                    for q in queries]
+    assert pd.Series([r["agreement"] for r in rows]).nunique() == 2
