@@ -9,6 +9,7 @@ import pandas as pd
 
 from analysis.core.stage import StageOutputs
 from analysis.explorer.compute import ExplorerResult
+from analysis.explorer.schemas import SCHEMAS
 
 
 def explorer_json(data: dict) -> str:
@@ -30,4 +31,4 @@ def metrics(result: ExplorerResult) -> dict:
 
 
 def build(result: ExplorerResult) -> StageOutputs:
-    return StageOutputs(tables=tables(result), metrics=metrics(result))
+    return StageOutputs(tables=tables(result), metrics=metrics(result), schemas=SCHEMAS)

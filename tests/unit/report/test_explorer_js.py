@@ -9,8 +9,8 @@ import subprocess
 
 import pandas as pd
 import pytest
-from analysis.clean.compute import clean_dump
 
+from analysis.clean.compute import clean_dump
 from analysis.core.paths import PATHS
 from analysis.core.projects import Projects
 from analysis.core.taxonomy import load_taxonomy
