@@ -29,14 +29,14 @@ def test_full_disk_while_writing_is_one_message_and_leaves_nothing(tmp_path, mon
 
 def test_unreadable_label_file_during_clean(dump, taxonomy, projects_meta, monkeypatch):
     root, _ = dump
-    real = Path.read_bytes
+    real = Path.open  # the clean stage reads a file through one open, a line at a time
 
-    def guarded(self):
+    def guarded(self, *args, **kwargs):
         if self.name == "vllm.csv":
             raise PermissionError(errno.EACCES, "Permission denied")
-        return real(self)
+        return real(self, *args, **kwargs)
 
-    monkeypatch.setattr(Path, "read_bytes", guarded)
+    monkeypatch.setattr(Path, "open", guarded)
     with pytest.raises(InputError, match="vllm/vllm.csv: cannot read file"):
         clean_dump(root, taxonomy, projects_meta)
 

@@ -80,6 +80,15 @@ def field(name: str, col: pa.Column) -> dict[str, object]:
     return out
 
 
+def written_name(header: str) -> str:
+    """The column name as the stage wrote it, for a downloaded header: the downloads put an
+    apostrophe before a would-be spreadsheet formula (:func:`neutralise_cell`), also in
+    names that come from the data (an annotator's label in a column name, say)."""
+    if header.startswith("'") and neutralise_cell(header[1:]) == header:
+        return header[1:]
+    return header
+
+
 def table_schema(schema: pa.DataFrameSchema, columns: list[str]) -> dict[str, object]:
     """The Frictionless table schema of a file with ``columns`` checked by ``schema``.
 
@@ -88,7 +97,7 @@ def table_schema(schema: pa.DataFrameSchema, columns: list[str]) -> dict[str, ob
     """
     fields = []
     for name in columns:
-        col = describing_column(schema, name)
+        col = describing_column(schema, written_name(name))
         if col is None:
             raise ValueError(f"{schema.name}: no schema column describes {name!r}")
         fields.append(field(name, col))

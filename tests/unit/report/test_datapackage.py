@@ -130,3 +130,13 @@ def test_the_data_page_folds_each_stages_tables():
     assert out.index("Data dictionary of data/issues.csv") < out.index(
         "Data dictionaries of the table1")
     assert out.index("<a>datapackage.json</a>") < out.index("Tables of the table1 stage")
+
+
+def test_a_header_the_downloads_neutralised_is_described_by_its_written_name():
+    from analysis.report.datapackage import written_name
+
+    assert written_name("'+cmd|' /C calc'!A0") == "+cmd|' /C calc'!A0"
+    assert written_name("'plain") == "'plain"  # an apostrophe the data holds stays
+    s = ts.table("demo.csv", "A demo table.", {r"^\+.*$": ts.count("reports", regex=True)})
+    fields = table_schema(s, ["'+cmd"])["fields"]
+    assert [f["name"] for f in fields] == ["'+cmd"]  # the header as downloaded
