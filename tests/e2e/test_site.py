@@ -384,7 +384,11 @@ def test_two_renders_are_byte_identical(site, tmp_path):
         for name, sub in c.subdirs.items():
             walk(sub, f"{prefix}{name}/")
     walk(cmp)
-    assert not diffs
+    # The run record of the build (build.json, build-info.js) holds run times, the render's
+    # own among them, which differ between two renders: documented as the only files that
+    # do (docs/website.md). Everything else, search index and sources.json included, is the
+    # same bytes.
+    assert sorted(set(diffs) - {"build.json", "build-info.js"}) == []
 
 
 @pytest.mark.skipif(find_chromium() is None,
