@@ -389,6 +389,12 @@ def test_two_renders_are_byte_identical(site, tmp_path):
     # do (docs/website.md). Everything else, search index and sources.json included, is the
     # same bytes.
     assert sorted(set(diffs) - {"build.json", "build-info.js"}) == []
+    # ... and in its times alone: the commit, the renderer and the machine are the same
+    records = [json.loads((folder / "build.json").read_text(encoding="utf-8"))
+               for folder in (first, site.site)]
+    untimed = [{k: v for k, v in r.items() if k in ("commit", "dirty", "renderer", "machine")}
+               for r in records]
+    assert untimed[0] == untimed[1] and len(untimed[0]) == 4
 
 
 @pytest.mark.skipif(find_chromium() is None,

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import csv
 import json
-import random
 from pathlib import Path
 
 import pandas as pd
@@ -21,8 +20,9 @@ from analysis.labels.__main__ import main as labels
 from analysis.labels.extend import batches_file
 from analysis.select.__main__ import main as select
 from tests.support.dumps import Project, write_dump
-from tests.support.gharchive import OTHERS, event, opened_issues, write_events
+from tests.support.gharchive import opened_issues, write_events
 from tests.support.sheets import fill, read_rows
+from tests.support.studies import VLLM_CASES, VLLM_DECIDED, V, write_vllm_hour
 
 SPEC = """projects:
   pytorch: {name: PyTorch, kind: framework, order: 1, platform: github,
@@ -34,33 +34,21 @@ SPEC = """projects:
          repository: vllm-project/vllm, filter: none}
 """
 KEYWORDS = "pytorch_keywords = ['llm', 'llama']\n"
-V = "https://github.com/vllm-project/vllm/issues/"
 D = "https://github.com/deepspeedai/DeepSpeed/issues/"
 P = "https://github.com/pytorch/pytorch/issues/"
 # (label, excluded) of annotators 1..3 for each new candidate
 FILLS = {
-    f"{V}1": [("C.3", ""), ("C.3", ""), ("C.3", "")],      # unanimous
-    f"{V}2": [("B.2", ""), ("B.2", ""), ("B.4", "")],      # 2:1
-    f"{V}3": [("A.1", ""), ("A.2", ""), ("A.3", "")],      # no majority
-    f"{V}4": [("C.1", "x"), ("C.1", ""), ("C.1", "")],     # split on exclusion
-    f"{V}5": [("", "x"), ("", "x"), ("", "x")],            # excluded by all
+    **VLLM_CASES,
     f"{D}2": [("C.5", ""), ("C.5", ""), ("C.2", "")],
     f"{P}3": [("A.4", ""), ("", "x"), ("A.4", "")],        # split on exclusion
 }
-DECIDED = {f"{V}3": "A.2", f"{V}4": "excluded", f"{P}3": "A.4"}
+DECIDED = {**VLLM_DECIDED, f"{P}3": "A.4"}
 
 
 def archive(folder: Path) -> None:
     """Hours of 2026: new issues, issues the base labels, pull requests, other
     repositories, an issue of a framework matching no keyword."""
-    rng = random.Random(5)
-    pull = event(rng, 1, "PullRequestEvent", "vllm-project/vllm", "2026-01-01T01:00:00Z")
-    pull["payload"]["action"] = "opened"
-    write_events(folder / "2026-01-01-1.json.gz", [
-        *opened_issues("vllm-project/vllm", [
-            (n, f"2026-01-0{n}T00:00:00Z", f"issue {n}", "") for n in range(1, 6)]),
-        *opened_issues("vllm-project/vllm", [(1001, "2026-01-01T00:00:00Z", "again", "")]),
-        pull, event(rng, 2, "IssuesEvent", OTHERS[3], "2026-01-01T01:00:00Z")])
+    write_vllm_hour(folder / "2026-01-01-1.json.gz", 5)
     write_events(folder / "2026-01-01-2.json.gz", [
         *opened_issues("microsoft/DeepSpeed", [(1001, "2026-01-02T00:00:00Z", "old", "")]),
         *opened_issues("deepspeedai/DeepSpeed", [(2, "2026-01-03T00:00:00Z", "x", "")]),

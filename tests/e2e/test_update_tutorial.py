@@ -16,7 +16,6 @@ written and shown."""
 from __future__ import annotations
 
 import json
-import random
 import re
 import shutil
 import subprocess
@@ -26,28 +25,24 @@ import pandas as pd
 import pytest
 
 from analysis.core.paths import ROOT, Paths, SheetPaths
-from tests.support.gharchive import OTHERS, event, opened_issues, write_events
+from tests.support.gharchive import opened_issues, write_events
 from tests.support.sheets import fill, read_rows
+from tests.support.studies import VLLM_CASES, VLLM_DECIDED, V, write_vllm_hour
 from tests.support.table_checks import table_problems, written_csvs
 from tests.support.workspace import copy_run, pipeline_env, set_params
 
 pytestmark = pytest.mark.slow
 
 PAGE = ROOT / "docs" / "update-tutorial.md"
-V = "https://github.com/vllm-project/vllm/issues/"
 P = "https://github.com/pytorch/pytorch/issues/"
 T = "https://github.com/tensorflow/tensorflow/issues/"
 # (label, excluded) of annotators 1..3 for each new candidate
 FILLS = {
-    f"{V}1": [("C.3", ""), ("C.3", ""), ("C.3", "")],      # unanimous
-    f"{V}2": [("B.2", ""), ("B.2", ""), ("B.4", "")],      # 2:1
-    f"{V}3": [("A.1", ""), ("A.2", ""), ("A.3", "")],      # no majority
-    f"{V}4": [("C.1", "x"), ("C.1", ""), ("C.1", "")],     # split on exclusion
-    f"{V}5": [("", "x"), ("", "x"), ("", "x")],            # excluded by all
+    **VLLM_CASES,
     f"{P}3": [("A.4", ""), ("A.4", ""), ("A.4", "")],
     f"{T}7": [("", "x"), ("", "x"), ("", "x")],            # the project's only candidate
 }
-DECIDED = {f"{V}3": "A.2", f"{V}4": "excluded"}
+DECIDED = VLLM_DECIDED
 LABELLED = [f"{V}1", f"{V}2", f"{V}3", f"{P}3"]
 
 
@@ -69,14 +64,7 @@ def blocks() -> list[str]:
 
 def archive(folder) -> None:
     """Hours of January 2026: the GH Archive the tutorial's first block downloads."""
-    rng = random.Random(7)
-    pull = event(rng, 1, "PullRequestEvent", "vllm-project/vllm", "2026-01-01T01:00:00Z")
-    pull["payload"]["action"] = "opened"
-    write_events(folder / "2026-01-01-0.json.gz", [
-        *opened_issues("vllm-project/vllm", [
-            (n, f"2026-01-0{n}T00:00:00Z", f"issue {n}", "") for n in range(1, 6)]),
-        *opened_issues("vllm-project/vllm", [(1001, "2026-01-01T00:00:00Z", "again", "")]),
-        pull, event(rng, 2, "IssuesEvent", OTHERS[3], "2026-01-01T01:00:00Z")])
+    write_vllm_hour(folder / "2026-01-01-0.json.gz", 7)
     write_events(folder / "2026-01-01-1.json.gz", [
         *opened_issues("pytorch/pytorch", [(3, "2026-01-04T00:00:00Z", "LLM OOM", ""),
                                            (4, "2026-01-05T00:00:00Z", "conv2d", "")]),

@@ -42,3 +42,34 @@ def write_study(root: Path) -> Path:
         "\ufeffurl,project,title,created_at,Label1,Label2,reason,decision\r\n"
         f"{ADJUDICATED},vllm,t,2026-01-02,A.1,A.2,no majority,A.2\r\n", encoding="utf-8")
     return root
+
+
+# The update loop's cases, as the e2e tests of the loop and of its tutorial fill them:
+# (label, excluded) of annotators 1..3 for new vLLM candidates, one of each kind a merge
+# must settle.
+VLLM_CASES = {
+    f"{V}1": [("C.3", ""), ("C.3", ""), ("C.3", "")],      # unanimous
+    f"{V}2": [("B.2", ""), ("B.2", ""), ("B.4", "")],      # 2:1
+    f"{V}3": [("A.1", ""), ("A.2", ""), ("A.3", "")],      # no majority
+    f"{V}4": [("C.1", "x"), ("C.1", ""), ("C.1", "")],     # split on exclusion
+    f"{V}5": [("", "x"), ("", "x"), ("", "x")],            # excluded by all
+}
+VLLM_DECIDED = {f"{V}3": "A.2", f"{V}4": "excluded"}
+
+
+def write_vllm_hour(path: Path, seed: int) -> None:
+    """An hour of January 2026 holding the candidates of :data:`VLLM_CASES` (vLLM issues
+    1-5), an issue the release labels (vLLM 1001), an opened pull request and an issue of
+    another repository."""
+    import random
+
+    from tests.support.gharchive import OTHERS, event, opened_issues, write_events
+
+    rng = random.Random(seed)
+    pull = event(rng, 1, "PullRequestEvent", "vllm-project/vllm", "2026-01-01T01:00:00Z")
+    pull["payload"]["action"] = "opened"
+    write_events(path, [
+        *opened_issues("vllm-project/vllm", [
+            (n, f"2026-01-0{n}T00:00:00Z", f"issue {n}", "") for n in range(1, 6)]),
+        *opened_issues("vllm-project/vllm", [(1001, "2026-01-01T00:00:00Z", "again", "")]),
+        pull, event(rng, 2, "IssuesEvent", OTHERS[3], "2026-01-01T01:00:00Z")])

@@ -53,8 +53,14 @@ def adjudicated_urls(raw_dir: Path, batches: list[dict]) -> frozenset[str]:
         path = labels / batch["name"] / "adjudication.csv"
         if not path.is_file():
             continue
-        with path.open(encoding="utf-8-sig", newline="") as handle:
-            rows = [r for r in csv.reader(handle) if r and not r[0].startswith("#")]
+        try:
+            with path.open(encoding="utf-8-sig", newline="") as handle:
+                rows = [r for r in csv.reader(handle) if r and not r[0].startswith("#")]
+        except (OSError, UnicodeDecodeError, csv.Error) as exc:
+            raise InputError(f"cannot read the batch's adjudication list ({exc})",
+                             file=path.relative_to(raw_dir).as_posix(),
+                             fix="extend the study again (python -m analysis.labels "
+                                 "extend), or re-save the file as UTF-8 CSV") from exc
         if not rows or "url" not in rows[0] or "decision" not in rows[0]:
             continue
         u, d = rows[0].index("url"), rows[0].index("decision")

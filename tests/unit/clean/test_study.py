@@ -64,3 +64,11 @@ def test_an_unreadable_record_is_one_message(tmp_path, text):
     with pytest.raises(InputError, match="cannot read the study's batches") as err:
         study_batches(tmp_path)
     assert "labels/batches.json" in str(err.value)
+
+
+def test_an_unreadable_adjudication_list_is_one_message(tmp_path):
+    root = write_study(tmp_path, adjudication="")
+    (root / "labels" / "2026-01" / "adjudication.csv").write_bytes(b"url,decision\n\xff\xfe\n")
+    with pytest.raises(InputError, match="cannot read the batch's adjudication list") as err:
+        adjudicated_urls(root, BATCHES)
+    assert "labels/2026-01/adjudication.csv" in str(err.value)
