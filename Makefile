@@ -6,7 +6,9 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(CURDIR)/$(VENV)/bin
 STAMP := $(VENV)/.installed
-RUN := PATH="$(BIN):$$PATH" PYTHONHASHSEED=0
+# PYTHONDONTWRITEBYTECODE cleared: the set-up compiles no bytecode (analysis.tools.install),
+# Python writes it for each module on its first import, and every later process reuses it
+RUN := PATH="$(BIN):$$PATH" PYTHONHASHSEED=0 PYTHONDONTWRITEBYTECODE=
 PYTEST_ARGS ?=
 # the set-up: uv installs the hashed pins when it can be had, else pip; INSTALLER=pip uses
 # pip only, INSTALLER=uv allows no fallback. The line printed and .venv/.installer say which
@@ -90,7 +92,7 @@ test-pythons:
 	      summary+=("Python $$v: failed (could not set up $$venv)"); failed=1; continue; }; \
 	  fi; \
 	  echo "test-pythons: Python $$v ($$py) in $$venv"; \
-	  if PATH="$(CURDIR)/$$venv/bin:$$PATH" PYTHONHASHSEED=0 \
+	  if PATH="$(CURDIR)/$$venv/bin:$$PATH" PYTHONHASHSEED=0 PYTHONDONTWRITEBYTECODE= \
 	      python -m pytest -m "not slow" -q $(PYTEST_ARGS); then \
 	    summary+=("Python $$v: passed"); \
 	  else summary+=("Python $$v: failed (tests)"); failed=1; fi; \

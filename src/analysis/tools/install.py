@@ -102,20 +102,17 @@ def pip_prefix(python: str) -> list[str]:
     return [python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
 
 
-def uv_prefix(uv: str, python: str, compile_bytecode: bool = False) -> list[str]:
+def uv_prefix(uv: str, python: str) -> list[str]:
     """uv's install command for the environment of ``python`` (uv reads its own settings,
-    e.g. ``UV_DEFAULT_INDEX``, not pip's; by default it installs from PyPI)."""
-    return [uv, "pip", "install", "--quiet", "--python", python,
-            *(["--compile-bytecode"] if compile_bytecode else [])]
+    e.g. ``UV_DEFAULT_INDEX``, not pip's; by default it installs from PyPI).
 
-
-def bytecode_at_install(environ: Mapping[str, str]) -> bool:
-    """Whether uv compiles the packages' bytecode as it installs them, as pip always does:
-    when Python is told to write none itself (``PYTHONDONTWRITEBYTECODE``), since every
-    process would then compile again each module it imports (5 s for a notebook kernel's
-    imports). Otherwise Python compiles what is imported, once, on first use: cheaper than
-    compiling everything (30 s of CPU)."""
-    return bool(environ.get("PYTHONDONTWRITEBYTECODE"))
+    Without ``--compile-bytecode``: compiling every installed package (pandas, scipy, dvc,
+    jupyter, ...) was most of the set-up's time (a minute of CPU, against 10 s for the
+    rest). Python compiles what is imported instead, once, on first use, and later
+    processes reuse it: the Makefile runs the project with ``PYTHONDONTWRITEBYTECODE``
+    cleared (its ``RUN`` prefix), which the processes it starts (pytest's workers, dvc, the
+    notebooks' kernels) inherit."""
+    return [uv, "pip", "install", "--quiet", "--python", python]
 
 
 def install_steps(prefix: Sequence[str], paths: Paths) -> list[list[str]]:
@@ -154,8 +151,7 @@ def install(venv: Path, installer: str, run: Run, paths: Paths) -> tuple[str, st
         why = "INSTALLER=pip"
     else:
         uv = venv / "bin" / "uv"
-        steps = install_steps(uv_prefix(str(uv), python, bytecode_at_install(os.environ)),
-                              paths)
+        steps = install_steps(uv_prefix(str(uv), python), paths)
         if run(uv_bootstrap(python, paths)) != 0 or not uv.is_file():
             why = f"uv could not be installed from {uv_pins(paths).path.name}"
         elif status := run_steps(steps, run):

@@ -83,7 +83,6 @@ def test_both_installers_run_the_same_steps():
 
 def test_uv_installs_into_the_environments_python():
     assert install.uv_prefix("u", "p") == ["u", "pip", "install", "--quiet", "--python", "p"]
-    assert install.uv_prefix("u", "p", compile_bytecode=True)[-1] == "--compile-bytecode"
     assert install.pip_prefix("p")[:4] == ["p", "-m", "pip", "install"]
 
 
@@ -108,17 +107,9 @@ def test_run_steps_stops_at_the_first_failure():
     assert install.run_steps([], run) == 0
 
 
-@pytest.mark.parametrize(("environ", "compile_"), [
-    ({"PYTHONDONTWRITEBYTECODE": "1"}, True), ({"PYTHONDONTWRITEBYTECODE": ""}, False),
-    ({}, False)])
-def test_bytecode_compiled_at_install_only_where_python_writes_none(environ, compile_):
-    assert install.bytecode_at_install(environ) is compile_
-
-
 # --- set_up --------------------------------------------------------------------------------
 
-def test_uv_installs_when_it_can_be_had(tmp_path, versions, monkeypatch):
-    monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
+def test_uv_installs_when_it_can_be_had(tmp_path, versions):
     venv = tmp_path / ".venv"
     run = Recorder(venv)
     assert install.set_up(venv, "auto", run) == "uv 9.9"
@@ -132,13 +123,14 @@ def test_uv_installs_when_it_can_be_had(tmp_path, versions, monkeypatch):
     assert (venv / ".installed").is_file() and (venv / ".gitignore").read_text() == "*\n"
 
 
-def test_uv_compiles_the_bytecode_where_python_writes_none(tmp_path, versions, monkeypatch):
-    """pip compiles at install; under PYTHONDONTWRITEBYTECODE uv must too, or every
-    notebook kernel compiles pandas & co. again."""
+def test_uv_leaves_the_bytecode_to_first_use(tmp_path, versions, monkeypatch):
+    """Compiling every installed package was most of the set-up's time: uv never does,
+    even where Python is told to write no bytecode (the Makefile's runs clear that)."""
     monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
     run = Recorder(tmp_path / ".venv")
     install.set_up(tmp_path / ".venv", "auto", run)
-    assert len(run.by("uv")) == 3 and all("--compile-bytecode" in c for c in run.by("uv"))
+    assert len(run.by("uv")) == 3
+    assert not [c for c in run.commands if "--compile-bytecode" in c]
 
 
 def test_an_existing_environment_is_reused(tmp_path, versions):
@@ -422,6 +414,26 @@ def test_make_test_pythons_sets_up_each_python_with_the_installer(tmp_path):
     calls = log.read_text().splitlines()
     assert calls[-1] == "PYTHONPATH=src -m analysis.tools.install .venv-3.99 --installer auto"
     assert not (ROOT / ".venv-3.99").exists()
+
+
+@needs_make
+@pytest.mark.parametrize("target", ["test", "test-fast", "report", "bench", "coverage"])
+def test_the_makefiles_runs_write_bytecode_on_first_use(target):
+    """The set-up compiles no bytecode, so the project's runs must let Python write it (an
+    environment with PYTHONDONTWRITEBYTECODE would compile every import in every process):
+    each command of the target clears it, and the processes it starts inherit that."""
+    result = subprocess.run(
+        ["make", "-n", "--no-print-directory", "-C", str(ROOT), target, "STAMP="],
+        env={k: v for k, v in os.environ.items() if k != "MAKEFLAGS"},
+        capture_output=True, text=True, check=True)
+    commands = [line for line in result.stdout.splitlines() if " python " in line]
+    assert commands and all(" PYTHONDONTWRITEBYTECODE= " in c for c in commands), commands
+
+
+def test_make_test_pythons_writes_bytecode_on_first_use_too():
+    makefile = (ROOT / "Makefile").read_text()
+    runs = re.findall(r"PYTHONHASHSEED=0[^\\\n]*\\?\n[^\n]*python -m pytest", makefile)
+    assert runs and all("PYTHONDONTWRITEBYTECODE= " in r for r in runs), runs
 
 
 def test_nothing_else_in_the_makefile_installs_packages():
