@@ -62,8 +62,7 @@ def stage_declaration(stage: str) -> dict[str, Any]:
     path = declaration_file(stage)
     if not path.is_file():
         return {}
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    return yaml.load(path.read_text(encoding="utf-8"), Loader=loader) or {}
+    return yaml.safe_load(path.read_text(encoding="utf-8")) or {}
 
 
 class _Declared:
