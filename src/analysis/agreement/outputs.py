@@ -16,9 +16,9 @@ import pandas as pd
 from analysis.agreement import figures as figs
 from analysis.agreement.audit import top_confusions
 from analysis.agreement.compute import CLAIM_PREFIX, Agreement, Analysis, stat
-from analysis.agreement.schemas import SCHEMAS
 from analysis.core.formatting import MISSING, dec, interval, pval
 from analysis.core.stage import StageOutputs
+from analysis.core.table_schemas import stage_schemas
 
 
 def tables(result: Agreement) -> dict[str, pd.DataFrame]:
@@ -442,4 +442,4 @@ def build(result: Agreement) -> StageOutputs:
     return StageOutputs(tables=tables(result), figures=figures(result),
                         website_vars=website_vars(result), claim_values=claim_values(result),
                         metrics=metrics(result),
-                        schemas=SCHEMAS)
+                        schemas=stage_schemas("agreement"))

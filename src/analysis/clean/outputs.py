@@ -8,8 +8,8 @@ from __future__ import annotations
 import pandas as pd
 
 from analysis.clean.compute import CleanResult
-from analysis.clean.schemas import SCHEMAS
 from analysis.core.stage import StageOutputs
+from analysis.core.table_schemas import stage_schemas
 
 
 def processed(result: CleanResult) -> dict[str, pd.DataFrame]:
@@ -54,4 +54,4 @@ def metrics(result: CleanResult) -> dict:
 def build(result: CleanResult) -> StageOutputs:
     return StageOutputs(processed=processed(result), quality=quality(result),
                         website_vars=website_vars(result), metrics=metrics(result),
-                        schemas=SCHEMAS)
+                        schemas=stage_schemas("clean"))

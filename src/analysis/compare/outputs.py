@@ -7,9 +7,9 @@ import pandas as pd
 
 from analysis.compare.compute import STATUS_ORDER, Comparison
 from analysis.compare.figures import counts_figure, kappa_figure
-from analysis.compare.schemas import SCHEMAS
 from analysis.core.formatting import MISSING, dec, is_missing, signed
 from analysis.core.stage import StageOutputs
+from analysis.core.table_schemas import stage_schemas
 
 
 def tables(result: Comparison) -> dict[str, pd.DataFrame]:
@@ -132,4 +132,4 @@ def website_vars(result: Comparison) -> dict[str, object]:
 def build(result: Comparison) -> StageOutputs:
     return StageOutputs(tables=tables(result), figures=figures(result),
                         website_vars=website_vars(result), metrics=metrics(result),
-                        schemas=SCHEMAS)
+                        schemas=stage_schemas("compare"))

@@ -20,13 +20,14 @@ participants, missing values), so they are loose on purpose:
   [0, 1] or [0, 100] as the code writes them, p-values in [0, 1], and words from a fixed
   list (statuses, rules) are in that list.
 
-Each stage declares the schemas of the CSVs it writes in its own ``schemas`` module
-(``analysis.<stage>.schemas.SCHEMAS``, a :class:`TableSchemas`, by path relative to the
-project root); the stage's writer checks every table against them
-(:func:`analysis.core.stage.write_outputs`), and :mod:`analysis.core.table_schemas`
-collects them for the website's downloads and data dictionaries. This module holds what
-the stages share: the kinds of values, the checks, the column builders and the words that
-recur in descriptions of several stages.
+Each stage declares the CSVs it writes as data in its own folder
+(``analysis/<stage>/schemas.yaml``: per column a kind of :data:`BUILDERS` with its
+options); :mod:`analysis.core.table_schemas` builds a :class:`TableSchemas` of them by path
+relative to the project root, the stage's writer checks every table against them
+(:func:`analysis.core.stage.write_outputs`), and the website's downloads and data
+dictionaries come from them. This module holds the kinds of values, the checks and the
+column builders; the words that recur in descriptions of several stages are in
+``core/columns.yaml``.
 """
 
 from __future__ import annotations
@@ -56,12 +57,6 @@ DECIMAL = "decimal number"
 TEXT = "text"
 YES_NO = "yes/no"
 KINDS = (INTEGER, DECIMAL, TEXT, YES_NO)
-
-# Words shared by many descriptions.
-LEVEL = "level: agreement.confidence_level in params.yaml"
-ANALYTIC_HOW = ("Gwet's linearised standard error with a Student t interval, upper end capped "
-                f"at 1; {LEVEL}")
-ANALYTIC = f"analytic interval ({ANALYTIC_HOW})"
 
 
 # --------------------------------------------------------------------------- value checks
@@ -172,11 +167,11 @@ def column(kind: str, description: str, *, nullable: bool = False,
 
 
 def text(description: str, *, nullable: bool = False, words: Iterable[str] | None = None,
-         pattern: str | None = None) -> pa.Column:
+         pattern: str | None = None, regex: bool = False) -> pa.Column:
     """Text, optionally limited to a fixed list of ``words`` or to a ``pattern``."""
     checks = [one_of(words)] if words is not None else []
     checks += [matches(pattern)] if pattern is not None else []
-    return column(TEXT, description, nullable=nullable, checks=checks)
+    return column(TEXT, description, nullable=nullable, checks=checks, regex=regex)
 
 
 def count(description: str, *, nullable: bool = False, regex: bool = False,
@@ -192,25 +187,44 @@ def integer(description: str, *, nullable: bool = False) -> pa.Column:
 
 
 def decimal(description: str, *, nullable: bool = True, low: float | None = None,
-            high: float | None = None) -> pa.Column:
+            high: float | None = None, regex: bool = False) -> pa.Column:
     """A decimal number, checked against [low, high] only where the code guarantees it."""
     checks = [range_check(low, high)] if low is not None or high is not None else []
-    return column(DECIMAL, description, nullable=nullable, checks=checks)
+    return column(DECIMAL, description, nullable=nullable, checks=checks, regex=regex)
 
 
-def share(description: str, *, nullable: bool = True, top: float = 1.0) -> pa.Column:
+def share(description: str, *, nullable: bool = True, top: float = 1.0,
+          regex: bool = False) -> pa.Column:
     """A share as the code writes it: in [0, 1], or in [0, 100] for percentages."""
-    return decimal(description, nullable=nullable, low=0.0, high=top)
+    return decimal(description, nullable=nullable, low=0.0, high=top, regex=regex)
 
 
-def percent(description: str, *, nullable: bool = False) -> pa.Column:
+def percent(description: str, *, nullable: bool = False, regex: bool = False) -> pa.Column:
     """A percentage in [0, 100]."""
-    return share(description, nullable=nullable, top=100.0)
+    return share(description, nullable=nullable, top=100.0, regex=regex)
 
 
 def yes_no(description: str, *, nullable: bool = False) -> pa.Column:
     """True/False, written ``True`` or ``False``."""
     return column(YES_NO, description, nullable=nullable)
+
+
+# The builders by the name a table declaration gives a column's kind (``schemas.yaml``).
+BUILDERS: dict[str, Callable[..., pa.Column]] = {
+    "text": text, "count": count, "integer": integer, "decimal": decimal, "share": share,
+    "percent": percent, "yes_no": yes_no}
+
+
+def columns_named_by(key: str) -> pa.Check:
+    """The table's other columns are named by the values of its column ``key``, in row
+    order (a square table whose rows and columns are the same categories), so no other
+    column can pass as one of them."""
+    def ok(frame: pd.DataFrame) -> bool:
+        names = [str(c) for c in frame.columns if str(c) != key]
+        return names == [str(v) for v in frame[key]]
+
+    return pa.Check(ok, name="columns_are_the_rows",
+                    error="the category columns differ from the rows")
 
 
 def table(path: str | PurePath, description: str, columns: dict[str, pa.Column],
@@ -279,17 +293,3 @@ class TableSchemas:
             if schema is not None:
                 return schema
         return self.tables.get(key)
-
-
-# Tables and columns written only on a study dump: the release extended with new labels by
-# `python -m analysis.labels extend` (analysis.agreement.batches, analysis.compare.batches).
-STUDY = ("a study dump: the release extended with batches of new labels by `python -m "
-         "analysis.labels extend`")
-BATCH = ("the batch: `release` for the base dump's labels, or the name extend gave a batch "
-         "of new labels")
-
-
-def study_batch_column() -> dict[str, pa.Column]:
-    """The ``batch`` column that a study dump's issues and excluded candidates have (a
-    regex column, so optional: the release's tables have none)."""
-    return {"^batch$": column(TEXT, f"{BATCH} (only in {STUDY})", regex=True)}

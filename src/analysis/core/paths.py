@@ -23,35 +23,84 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cache, cached_property
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
+
+import yaml
 
 ROOT = Path(__file__).resolve().parents[3]
+
+# The package's folder (``src/analysis``, or where the package is installed).
+PACKAGE = Path(__file__).resolve().parents[1]
 
 # The analysis stages in pipeline order, with their notebook numbers.
 STAGES = {"clean": 1, "table1": 2, "taxonomy": 3, "agreement": 4, "interviews": 5,
           "compare": 6, "keywords": 7, "findings": 8, "explorer": 9}
 
 
+# The file in each stage's package folder that declares the tables the stage writes.
+DECLARATION = "schemas.yaml"
+
+
+def declaration_file(stage: str) -> Path:
+    """Where the stage ``stage`` declares its tables (``analysis/<stage>/schemas.yaml``,
+    package data shipped with the package)."""
+    return PACKAGE / stage / DECLARATION
+
+
+@cache
+def stage_declaration(stage: str) -> dict[str, Any]:
+    """The table declaration of the stage ``stage``, as read (read once).
+
+    Its sections ``tables`` (files in ``report/tables/<stage>/``) and ``processed`` (in
+    ``data/processed/<stage>/``) map each file name to its description and, for a CSV, its
+    columns (:mod:`analysis.core.table_schemas` builds the schemas); the names listed here
+    are the only ones :class:`StagePaths` gives paths for. A stage without the file declares
+    nothing.
+    """
+    path = declaration_file(stage)
+    if not path.is_file():
+        return {}
+    return yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+
+
+class _Declared:
+    """A class attribute of a stage's paths: the file names of one section of the stage's
+    declaration (:func:`stage_declaration`), in its order; with ``study``, only those of
+    its tables marked ``study: true``."""
+
+    def __init__(self, section: str, study: bool = False) -> None:
+        self.section, self.study = section, study
+
+    def __get__(self, obj: object, owner: type) -> tuple[str, ...]:
+        name = getattr(owner, "name", None)
+        if not isinstance(name, str):
+            return ()
+        files = stage_declaration(name).get(self.section) or {}
+        return tuple(f for f, about in files.items()
+                     if not self.study or (about or {}).get("study"))
+
+
 @dataclass(frozen=True)
 class StagePaths:
     """The folders and files of one analysis stage.
 
-    Each stage class lists the names of the files it writes into its folders
-    (:attr:`TABLES`, :attr:`FIGURES`, :attr:`PROCESSED`); :meth:`table`, :meth:`figure`
-    and :meth:`processed_file` give their paths and refuse a name not listed, so that a
-    file name is spelled in one place only.
+    The names of the files a stage writes into its folders are listed once:
+    :attr:`TABLES` and :attr:`PROCESSED` in the stage's table declaration
+    (``analysis/<stage>/schemas.yaml``, :func:`stage_declaration`), :attr:`FIGURES` here;
+    :meth:`table`, :meth:`figure` and :meth:`processed_file` give their paths and refuse a
+    name not listed, so that a file name is spelled in one place only.
     """
 
     root: Path
     name: str
-    TABLES: ClassVar[tuple[str, ...]] = ()
+    TABLES: ClassVar = _Declared("tables")
     FIGURES: ClassVar[tuple[str, ...]] = ()
-    PROCESSED: ClassVar[tuple[str, ...]] = ()
+    PROCESSED: ClassVar = _Declared("processed")
     # Tables among TABLES written only on a study dump (the release extended with new
     # labels by `python -m analysis.labels extend`): per-batch views.
-    STUDY_TABLES: ClassVar[tuple[str, ...]] = ()
+    STUDY_TABLES: ClassVar = _Declared("tables", study=True)
 
     @property
     def number(self) -> int:
@@ -118,8 +167,6 @@ def _listed(name: str, names: tuple[str, ...], what: str) -> str:
 @dataclass(frozen=True)
 class CleanPaths(StagePaths):
     name: str = "clean"
-    PROCESSED = ("issues.parquet", "issues.csv", "rejected.csv", "excluded.csv",
-                 "exclusions.csv")
 
     @property
     def issues_parquet(self) -> Path:
@@ -147,29 +194,18 @@ class CleanPaths(StagePaths):
 @dataclass(frozen=True)
 class Table1Paths(StagePaths):
     name: str = "table1"
-    TABLES = ("counts.csv", "type_shares.csv", "claims.csv", "false_positives.csv")
     FIGURES = ("counts",)
 
 
 @dataclass(frozen=True)
 class TaxonomyPaths(StagePaths):
     name: str = "taxonomy"
-    TABLES = ("types.csv", "themes.csv", "subthemes.csv", "details.csv", "details.html",
-              "spellings.csv", "shares.csv", "tests.csv", "residuals.csv", "examples.csv",
-              "empty_themes.csv")
     FIGURES = ("tree", "project_shares", "year_shares", "type_residuals")
 
 
 @dataclass(frozen=True)
 class AgreementPaths(StagePaths):
     name: str = "agreement"
-    TABLES = ("headline.csv", "statistics.csv", "categories.csv", "grouping.csv",
-              "pairwise.csv", "annotator_final.csv", "confusions.csv",
-              "top_confusions.csv", "audit_final_by_project.csv", "audit_dissent.csv",
-              "audit_tests.csv", "audit_co_dissent.csv", "audit_targets.csv",
-              "audit_spread.csv", "audit_leave_one_out.csv", "audit_always_final.csv",
-              "audit_sensitivity.csv", "batches.csv")
-    STUDY_TABLES = ("batches.csv",)
     FIGURES = ("kappas", "pairwise", "categories", "groups", "audit_final", "audit_dissent",
                "audit_targets")
 
@@ -177,39 +213,28 @@ class AgreementPaths(StagePaths):
 @dataclass(frozen=True)
 class InterviewsPaths(StagePaths):
     name: str = "interviews"
-    TABLES = ("participants.csv", "groups.csv", "codebook.csv", "matrix.csv",
-              "theme_counts.csv", "quotes.csv", "quotes.html", "guideline_questions.csv",
-              "guideline.md", "roles.csv", "role_mappings.csv", "role_claims.csv")
     FIGURES = ("heatmap", "theme_counts")
-    PROCESSED = ("background.csv", "codebook.csv", "nodes.csv", "rejected.csv")
 
 
 @dataclass(frozen=True)
 class ComparePaths(StagePaths):
     name: str = "compare"
-    TABLES = ("projects.csv", "years.csv", "types.csv", "cells.csv", "kappa.csv",
-              "additions.csv", "drift.csv", "drift_tests.csv")
-    STUDY_TABLES = ("additions.csv", "drift.csv", "drift_tests.csv")
     FIGURES = ("counts", "kappa")
 
 
 @dataclass(frozen=True)
 class KeywordsPaths(StagePaths):
     name: str = "keywords"
-    TABLES = ("counts.csv", "lists.csv", "audit.csv")
 
 
 @dataclass(frozen=True)
 class ExplorerPaths(StagePaths):
     name: str = "explorer"
-    TABLES = ("explorer.json", "release_examples.csv")
 
 
 @dataclass(frozen=True)
 class FindingsPaths(StagePaths):
     name: str = "findings"
-    TABLES = ("scorecard.csv", "status_by_source.csv", "status_by_group.csv",
-              "claim_groups.csv", "differences_by_cause.csv", "challenges.csv", "dominant.csv")
 
     @property
     def scorecard(self) -> Path:

@@ -65,7 +65,7 @@ def check_table(schemas: TableSchemas, relpath: str, frame: pd.DataFrame) -> Non
     """
     schema = schemas.schema_for(relpath, frame)
     if schema is None:
-        raise TableSchemaError(f"{relpath}: no schema; declare it in the schemas module of "
+        raise TableSchemaError(f"{relpath}: no schema; declare its columns in the schemas.yaml of "
                                "the stage that writes it")
     try:
         schema.validate(frame, lazy=True)

@@ -1,39 +1,166 @@
-"""Every table the pipeline writes, declared once: the stages' schemas, collected.
+"""Every table the pipeline writes, declared once: the stages' declarations, loaded.
 
-Each stage declares the pandera schemas of the CSVs it writes in its own ``schemas``
-module (``analysis.<stage>.schemas.SCHEMAS``), and checks its tables against them when it
-writes them (:func:`analysis.core.stage.write_outputs`). This module collects them, as
-PUDL collects its resources, into one registry by path relative to the project root
-(:data:`TABLE_SCHEMAS`, looked up by :func:`schema_for`), and builds the website's data
+Each stage declares the tables it writes as data, in its own folder
+(``analysis/<stage>/schemas.yaml``, read by :func:`analysis.core.paths.stage_declaration`;
+the format is documented in docs/adding-a-stage.md): each file's name and description,
+and for a CSV its columns, each a kind of :data:`analysis.core.columns.BUILDERS` with a
+description and the checks the writing code guarantees. This module builds the pandera
+schemas from them (:func:`stage_schemas`; a stage checks its tables against them when it
+writes them, :func:`analysis.core.stage.write_outputs`), collects every stage's into one
+registry by path relative to the project root (:data:`TABLE_SCHEMAS`, looked up by
+:func:`schema_for`), as PUDL collects its resources, and builds the website's data
 dictionaries from them (:func:`data_dictionary`): column, type, meaning, example. The
 meanings are the ``description`` of every pandera column, next to the checks, so
 documentation and data are checked together; :func:`data_dictionary` refuses a column
-without a description, so a stage cannot ship a new column undocumented. The column kinds
-and builders are :mod:`analysis.core.columns`'.
+without a description, so a stage cannot ship a new column undocumented. The column kinds,
+checks and builders are :mod:`analysis.core.columns`'.
 """
 
 from __future__ import annotations
 
-from pathlib import PurePath
+import re
+from collections.abc import Mapping
+from functools import cache
+from pathlib import Path, PurePath
+from typing import Any
 
 import numpy as np
 import pandas as pd
 import pandera.pandas as pa
+import yaml
 
-from analysis.agreement import schemas as agreement
-from analysis.clean import schemas as clean
-from analysis.compare import schemas as compare
-from analysis.core.columns import DECIMAL, INTEGER, TEXT, YES_NO, TableSchemas
-from analysis.explorer import schemas as explorer
-from analysis.findings import schemas as findings
-from analysis.interviews import schemas as interviews
-from analysis.keywords import schemas as keywords
-from analysis.table1 import schemas as table1
-from analysis.taxonomy import schemas as taxonomy
+from analysis.core import claims
+from analysis.core.columns import (
+    BUILDERS,
+    DECIMAL,
+    INTEGER,
+    TEXT,
+    YES_NO,
+    P,
+    TableSchemas,
+    columns_named_by,
+    rel,
+    table,
+)
+from analysis.core.paths import STAGES, stage_declaration
+from analysis.core.schemas import ANNOTATOR_DESCRIPTION, ISSUE_DESCRIPTIONS, ISSUE_URL_PATTERN
+
+# --------------------------------------------------------------------------- declarations
+
+# Words several stages' declarations share (``{NAME}`` in a description).
+SHARED_WORDS = Path(__file__).with_name("columns.yaml")
+
+# Words the code holds, for the declarations: the processed issues' meanings (the parquet
+# schema's, :mod:`analysis.core.schemas`), the causes of a difference, the URL pattern.
+CODE_WORDS: dict[str, str] = {
+    **{f"ISSUE_{name.upper()}": about for name, about in ISSUE_DESCRIPTIONS.items()},
+    "ANNOTATOR_DESCRIPTION": ANNOTATOR_DESCRIPTION,
+    "CAUSES": "; ".join(f"`{k}`: {v}" for k, v in claims.CAUSES.items()),
+    "ISSUE_URL_PATTERN": ISSUE_URL_PATTERN,
+}
+
+# Value lists the code holds, by the name a declaration's ``words:`` gives instead of a list.
+CODE_LISTS: dict[str, tuple[str, ...]] = {
+    "STATUSES": tuple(claims.STATUSES), "CAUSES": tuple(claims.CAUSES)}
+
+_WORD = re.compile(r"\{([A-Z][A-Z0-9_]*)\}")
+
+
+@cache
+def shared_words() -> dict[str, str]:
+    """The words of :data:`SHARED_WORDS` with those of :data:`CODE_WORDS`."""
+    data = yaml.safe_load(SHARED_WORDS.read_text(encoding="utf-8")) or {}
+    return {**CODE_WORDS, **(data.get("words") or {})}
+
+
+def expand(text: str, words: Mapping[str, str], where: str) -> str:
+    """``text`` with every ``{NAME}`` replaced by the word ``NAME`` of ``words`` (whose own
+    ``{NAME}``s are replaced in turn). Only upper-case names are words, so a regular
+    expression's ``{4}`` stays as it is; an unknown name is a mistake of ``where``."""
+    def word(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name not in words:
+            raise ValueError(f"{where}: no word {{{name}}}; words: {', '.join(sorted(words))}")
+        return expand(words[name], words, where)
+
+    return _WORD.sub(word, text)
+
+
+def column_of(spec: Mapping[str, Any], words: Mapping[str, str], where: str,
+              regex: bool | None = None) -> pa.Column:
+    """The pandera column a declaration's column ``spec`` describes: one key names its kind
+    (a builder of :data:`~analysis.core.columns.BUILDERS`) and holds the description; the
+    others are the builder's options (``words`` may name a list of :data:`CODE_LISTS`).
+    ``regex`` overrides the spec's own."""
+    kinds = [k for k in spec if k in BUILDERS]
+    if len(kinds) != 1:
+        raise ValueError(f"{where}: give one kind of {', '.join(BUILDERS)}; got {list(spec)}")
+    options = {k: v for k, v in spec.items() if k != kinds[0]}
+    if isinstance(options.get("words"), str):
+        options["words"] = CODE_LISTS[options["words"]]
+    if "pattern" in options:
+        options["pattern"] = expand(options["pattern"], words, where)
+    if regex is not None:
+        options["regex"] = regex
+    return BUILDERS[kinds[0]](expand(spec[kinds[0]], words, where), **options)
+
+
+def table_of(key: str, spec: Mapping[str, Any], words: Mapping[str, str],
+             names: list[str] | None = None) -> pa.DataFrameSchema:
+    """The strict schema of the table ``key`` (its path relative to the project root) that
+    a declaration's ``spec`` describes. A table whose columns are named by the values of
+    one of its columns (``columns_named_by``) is checked for that; given the ``names`` (the
+    values at hand), each is a column of its own in place of the regex column(s)."""
+    columns: dict[str, pa.Column] = {}
+    for name, col in spec["columns"].items():
+        where = f"{key}: column {name}"
+        if names is not None and col.get("regex"):
+            columns.update({n: column_of(col, words, where, regex=False) for n in names})
+        else:
+            columns[name] = column_of(col, words, where)
+    by = spec.get("columns_named_by")
+    return table(key, expand(spec["description"], words, key), columns,
+                 checks=[columns_named_by(by)] if by else [])
+
+
+@cache
+def stage_schemas(stage: str) -> TableSchemas:
+    """The schemas of the CSVs the stage ``stage`` declares, by path relative to the
+    project root, in the declaration's order (files without columns have none)."""
+    declared = stage_declaration(stage)
+    words = {**shared_words(), **(declared.get("words") or {})}
+    paths = P.stage(stage)
+    places = {"processed": paths.processed_file, "tables": paths.table}
+    tables: dict[str, pa.DataFrameSchema] = {}
+    frames = {}
+    for section in declared:
+        if section not in places:
+            continue
+        for name, spec in declared[section].items():
+            if "columns" not in spec:
+                continue
+            key = rel(places[section](name))
+            tables[key] = table_of(key, spec, words)
+            if spec.get("columns_named_by"):
+                frames[key] = _from_frame(key, spec, words)
+    return TableSchemas(tables, frames)
+
+
+def _from_frame(key: str, spec: Mapping[str, Any], words: Mapping[str, str]):
+    """The exact schema of a table named by its rows, for the table at hand (None when it
+    lacks the naming column)."""
+    by = spec["columns_named_by"]
+
+    def build(frame: pd.DataFrame) -> pa.DataFrameSchema | None:
+        if by not in frame.columns:
+            return None
+        return table_of(key, spec, words, names=[str(v) for v in frame[by]])
+
+    return build
+
 
 # Every stage's schemas, in pipeline order.
-SCHEMAS = TableSchemas.collect(stage.SCHEMAS for stage in (
-    clean, table1, taxonomy, agreement, interviews, compare, keywords, findings, explorer))
+SCHEMAS = TableSchemas.collect(stage_schemas(stage) for stage in STAGES)
 
 # Each CSV's schema, by the CSV's path relative to the project root.
 TABLE_SCHEMAS = SCHEMAS.tables
@@ -117,5 +244,5 @@ def data_dictionary(schema: pa.DataFrameSchema, frame: pd.DataFrame) -> pd.DataF
     if missing:
         raise UndocumentedColumnError(
             f"{schema.name or 'table'}: no description for column(s) {missing}; describe "
-            "them in the schemas module of the stage that writes the table")
+            "them in the schemas.yaml of the stage that writes the table")
     return pd.DataFrame(rows, columns=["column", "type", "meaning", "example"])

@@ -8,8 +8,8 @@ import json
 import pandas as pd
 
 from analysis.core.stage import StageOutputs
+from analysis.core.table_schemas import stage_schemas
 from analysis.explorer.compute import ExplorerResult
-from analysis.explorer.schemas import SCHEMAS
 
 
 def explorer_json(data: dict) -> str:
@@ -31,4 +31,5 @@ def metrics(result: ExplorerResult) -> dict:
 
 
 def build(result: ExplorerResult) -> StageOutputs:
-    return StageOutputs(tables=tables(result), metrics=metrics(result), schemas=SCHEMAS)
+    return StageOutputs(tables=tables(result), metrics=metrics(result),
+                        schemas=stage_schemas("explorer"))

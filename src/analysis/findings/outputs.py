@@ -8,6 +8,7 @@ from __future__ import annotations
 import pandas as pd
 
 from analysis.core.stage import StageOutputs
+from analysis.core.table_schemas import stage_schemas
 from analysis.findings.compute import (
     Findings,
     claim_groups,
@@ -17,7 +18,6 @@ from analysis.findings.compute import (
     status_counts,
     totals,
 )
-from analysis.findings.schemas import SCHEMAS
 
 
 def tables(result: Findings) -> dict[str, pd.DataFrame]:
@@ -45,4 +45,4 @@ def metrics(result: Findings) -> dict[str, int]:
 def build(result: Findings) -> StageOutputs:
     return StageOutputs(tables=tables(result), website_vars=website_vars(result),
                         metrics=metrics(result),
-                        schemas=SCHEMAS)
+                        schemas=stage_schemas("findings"))

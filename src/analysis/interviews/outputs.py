@@ -9,12 +9,12 @@ import pandas as pd
 
 from analysis.core.formatting import short
 from analysis.core.stage import StageOutputs
+from analysis.core.table_schemas import stage_schemas
 from analysis.interviews.clean import type_counts
 from analysis.interviews.compute import Interviews, codebook_table, group_summary
 from analysis.interviews.figures import heatmap_figure, theme_counts_figure
 from analysis.interviews.markup import quotes_html
 from analysis.interviews.read import CODEBOOK_FILE, GUIDELINE_FILE
-from analysis.interviews.schemas import SCHEMAS
 
 
 def processed(result: Interviews) -> dict[str, pd.DataFrame]:
@@ -233,4 +233,4 @@ def build(result: Interviews) -> StageOutputs:
                         tables=tables(result), figures=figures(result),
                         website_vars=website_vars(result), claim_values=claim_values(result),
                         metrics=metrics(result),
-                        schemas=SCHEMAS)
+                        schemas=stage_schemas("interviews"))

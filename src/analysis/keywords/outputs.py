@@ -7,8 +7,8 @@ from __future__ import annotations
 import pandas as pd
 
 from analysis.core.stage import StageOutputs
+from analysis.core.table_schemas import stage_schemas
 from analysis.keywords.compute import Keywords
-from analysis.keywords.schemas import SCHEMAS
 
 
 def count_claim_id(name: str) -> str:
@@ -76,4 +76,4 @@ def website_vars(result: Keywords) -> dict[str, object]:
 def build(result: Keywords) -> StageOutputs:
     return StageOutputs(tables=tables(result), website_vars=website_vars(result),
                         claim_values=claim_values(result), metrics=metrics(result),
-                        schemas=SCHEMAS)
+                        schemas=stage_schemas("keywords"))

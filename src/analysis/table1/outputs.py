@@ -7,9 +7,9 @@ from __future__ import annotations
 import pandas as pd
 
 from analysis.core.stage import StageOutputs
+from analysis.core.table_schemas import stage_schemas
 from analysis.table1.compute import COMPUTED, REPORTED, SUM_ROW, Table1
 from analysis.table1.figures import counts_figure
-from analysis.table1.schemas import SCHEMAS
 
 
 def tables(result: Table1) -> dict[str, pd.DataFrame | str]:
@@ -192,4 +192,4 @@ def build(result: Table1) -> StageOutputs:
     return StageOutputs(tables=tables(result), figures=figures(result),
                         website_vars=website_vars(result), claim_values=claim_values(result),
                         metrics=metrics(result),
-                        schemas=SCHEMAS)
+                        schemas=stage_schemas("table1"))

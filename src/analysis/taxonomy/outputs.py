@@ -14,6 +14,7 @@ import pandas as pd
 from analysis.core.examples import example_claim_id
 from analysis.core.formatting import MISSING, count, dec, decimal, pct, pval
 from analysis.core.stage import StageOutputs
+from analysis.core.table_schemas import stage_schemas
 from analysis.taxonomy.compute import TaxonomyResult, details_html
 from analysis.taxonomy.examples import IN_RELEASE, example_summary
 from analysis.taxonomy.figures import (
@@ -22,7 +23,6 @@ from analysis.taxonomy.figures import (
     tree_figure,
     year_shares_figure,
 )
-from analysis.taxonomy.schemas import SCHEMAS
 
 
 def quality(result: TaxonomyResult) -> dict:
@@ -423,4 +423,4 @@ def build(result: TaxonomyResult) -> StageOutputs:
     return StageOutputs(quality=quality(result), tables=tables(result),
                         figures=figures(result), website_vars=website_vars(result),
                         claim_values=claim_values(result), metrics=metrics(result),
-                        schemas=SCHEMAS)
+                        schemas=stage_schemas("taxonomy"))

@@ -40,7 +40,8 @@ from analysis import (
 )
 from analysis.core.artifacts import write_text
 from analysis.core.config import load_params
-from analysis.core.paths import ROOT, Paths
+from analysis.core.paths import DECLARATION, ROOT, Paths
+from analysis.core.paths import STAGES as STAGE_NUMBERS
 from analysis.core.pipeline import Stage, rel
 
 # The stages in pipeline order.
@@ -133,13 +134,17 @@ def entry_modules(stage: Stage, root: Path) -> set[str]:
 
 def code_deps(stage: Stage, root: Path) -> list[str]:
     """The stage's code dependencies: ``analysis.core`` and its own package as folders,
-    every other file it runs by name, sorted."""
+    every other file it runs by name, and, as ``analysis.core`` reads them, every stage's
+    table declaration (``<stage>/schemas.yaml``) outside those folders; sorted."""
     src = package_root(root)
     folders = [src / "core", src / stage.name]
     deps = set()
     for path in closure(src, entry_modules(stage, root)):
         folder = next((f for f in folders if path.is_relative_to(f)), None)
         deps.add(folder or path)
+    if folders[0] in deps:
+        declared = (src / name / DECLARATION for name in STAGE_NUMBERS)
+        deps |= {d for d in declared if d.is_file() and not d.is_relative_to(folders[1])}
     return sorted(rel(p.relative_to(root)) for p in deps)
 
 
