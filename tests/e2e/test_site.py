@@ -44,6 +44,7 @@ from analysis.report.quarto import find_quarto
 from analysis.report.site import RENDER_INCLUDES
 from analysis.report.variables import lookup, referenced_vars
 from tests.support.browser import Browser, find_chromium, serve
+from tests.support.docs import doc_block
 from tests.support.explorer import dump_rows, independent_count, views
 from tests.support.sites import (
     CANARY,
@@ -375,7 +376,7 @@ def test_two_renders_are_byte_identical(site, tmp_path):
     renderer = "quarto" if site.site.joinpath("site_libs").is_dir() else "preview"
     first = tmp_path / "first"
     shutil.copytree(site.site, first)
-    render(site, renderer=renderer, log=lambda _: None)
+    render(site, renderer=renderer, log=lambda _: None, full=True)
     cmp = filecmp.dircmp(first, site.site)
     diffs: list[str] = []
 
@@ -395,6 +396,52 @@ def test_two_renders_are_byte_identical(site, tmp_path):
     untimed = [{k: v for k, v in r.items() if k in ("commit", "dirty", "renderer", "machine")}
                for r in records]
     assert untimed[0] == untimed[1] and len(untimed[0]) == 4
+
+
+def site_differences(one: Path, other: Path) -> list[str]:
+    """Files that differ between two sites, apart from the run record (times)."""
+    diffs: list[str] = []
+
+    def walk(c: filecmp.dircmp, prefix: str = "") -> None:
+        diffs.extend(prefix + n for n in c.left_only + c.right_only + c.diff_files)
+        for name, sub in c.subdirs.items():
+            walk(sub, f"{prefix}{name}/")
+    walk(filecmp.dircmp(one, other))
+    return sorted(set(diffs) - {"build.json", "build-info.js"})
+
+
+def test_rendering_the_changed_pages_gives_the_whole_render(site, tmp_path):
+    """After a change to two pages (a heading renamed: a section of the search index goes,
+    an include changed), only they are rendered, and the site is the bytes of a whole
+    render of the same sources (Quarto's search index included)."""
+    renderer = "quarto" if site.site.joinpath("site_libs").is_dir() else "preview"
+    work = Paths(tmp_path / "project")
+    shutil.copytree(site.root, work.root)
+    before = tmp_path / "before"
+    shutil.copytree(work.site, before)
+    page = work.site_src / "table1.qmd"
+    page.write_text(page.read_text(encoding="utf-8").replace(
+        "## Notes on reading Table I", "## How to read Table I"), encoding="utf-8")
+    include = work.generated / "table1_compare.md"
+    assert "table1_compare.md" in (work.site_src / "table1.qmd").read_text(encoding="utf-8")
+    agreement = work.site_src / "agreement.qmd"
+    agreement.write_text(agreement.read_text(encoding="utf-8") + "\n## An added section\n\n"
+                         "Added text.\n", encoding="utf-8")
+    include.write_text(include.read_text(encoding="utf-8") + "\nOne more line.\n",
+                       encoding="utf-8")
+    said: list[str] = []
+    render(work, renderer=renderer, log=said.append)
+    assert said[-1].startswith("report: 2 pages rendered by ")
+    assert "had not changed" in said[-1]
+    some = tmp_path / "some"
+    shutil.copytree(work.site, some)
+    assert site_differences(before, some)  # the change is on the site
+    command = doc_block("website/render-full").text.strip().replace(
+        ".venv/bin/python", sys.executable)  # render every page, as docs/website.md says
+    done = subprocess.run(f"{command} --renderer {renderer} --root {work.root}", shell=True,
+                          cwd=work.root, capture_output=True, text=True, check=True)
+    assert "had not changed" not in done.stdout
+    assert site_differences(some, work.site) == []
 
 
 @pytest.mark.skipif(find_chromium() is None,

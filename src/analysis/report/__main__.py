@@ -2,7 +2,8 @@
 
     python -m analysis.report                  generate and render (the `report` stage)
     python -m analysis.report generate         step 1 only: variables, includes, downloads
-    python -m analysis.report render           step 2 only: render report/_site/
+    python -m analysis.report render           step 2 only: render report/_site/ (only
+                                               the pages whose inputs changed; --full: all)
     python -m analysis.report render --if-needed   only if the site does not show the
                                                current sources (report/_site/sources.json),
                                                or the preview rendered it and Quarto is here
@@ -40,6 +41,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--if-needed", action="store_true",
                         help="render only if the site does not show the current sources, "
                              "or a better renderer is here")
+    parser.add_argument("--full", action="store_true",
+                        help="render every page (by default only the pages whose inputs "
+                             "changed since the last render are rendered again)")
     parser.add_argument("--root", type=Path, default=None,
                         help="project root (default: this checkout)")
     args = parser.parse_args(argv)
@@ -57,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 if args.if_needed:
                     print(f"report: rendering {site}/ again: {reason}")
-                render(paths, renderer=args.renderer)
+                render(paths, renderer=args.renderer, full=args.full)
         else:
             build(paths, renderer=args.renderer)
     except InputError as exc:

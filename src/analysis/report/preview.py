@@ -145,6 +145,7 @@ class Page:
     subtitle: str = ""
     toc: str = ""
     body: str = ""
+    kept: bool = False  # not rendered: its page of the previous site is kept
 
 
 def output_name(source: str) -> str:
@@ -281,16 +282,34 @@ def render_qmd(project: Path, source: str, variables: dict) -> Page:
                 toc=toc if toc.count("<li") > 1 else "", body=html)
 
 
+def kept_page(project: Path, source: str, variables: dict) -> Page:
+    """A page that is not rendered again (its HTML is the previous site's): only its
+    title, which the navbar of the other pages may show."""
+    path = project / source
+    meta, _, _ = split_front_matter(path.read_text(encoding="utf-8"))
+    title = resolve_shortcodes(str(meta.get("title", "")), file=path, project=project,
+                               variables=variables)
+    return Page(source, output_name(source), title=title, kept=True)
+
+
 LOCAL_SRC_RE = re.compile(r'\s(?:src|href)="([^"#?:]+)(?:[#?][^"]*)?"')
 
 
-def render_site(project: Path, out: Path, variables: dict) -> list[str]:
-    """Build the whole site from ``project`` into ``out``; return the pages written."""
+def render_site(project: Path, out: Path, variables: dict, only: set[str] | None = None,
+                keep: Path | None = None) -> list[str]:
+    """Build the whole site from ``project`` into ``out``; return the pages written.
+
+    With ``only`` (page sources) and ``keep`` (the previous site, rendered from the same
+    shared inputs: ``_quarto.yml``, the assets, the pages' titles), only the pages of
+    ``only`` go through pandoc; every other page is the previous site's page, as it is.
+    The rest (navbar, resources, copied images) is built as for a whole render, so the
+    result is the same bytes as rendering every page."""
     config = yaml.safe_load((project / "_quarto.yml").read_text(encoding="utf-8")) or {}
     website = config.get("website") or {}
     html_format = ((config.get("format") or {}).get("html")) or {}
     inputs = render_inputs(project, config)
-    pages = [render_qmd(project, s, variables) for s in inputs]
+    pages = [render_qmd(project, s, variables) if only is None or keep is None or s in only
+             else kept_page(project, s, variables) for s in inputs]
     titles = {p.source: p.title for p in pages}
     navbar = website.get("navbar") or {}
     left = _nav_entries(navbar.get("left"), titles)
@@ -306,11 +325,12 @@ def render_site(project: Path, out: Path, variables: dict) -> list[str]:
         copied: set[str] = set()
         for page in pages:
             prefix = "../" * page.output.count("/")
-            html = page_html(page, site_title=str(website.get("title", "")),
-                             navbar=navbar_html(str(website.get("title", "")), left, right,
-                                                page.output, prefix),
-                             footer=footer, css=css, after_body=after_body, prefix=prefix,
-                             favicon=str(website.get("favicon") or ""))
+            html = (keep / page.output).read_text(encoding="utf-8") if page.kept else page_html(
+                page, site_title=str(website.get("title", "")),
+                navbar=navbar_html(str(website.get("title", "")), left, right, page.output,
+                                   prefix),
+                footer=footer, css=css, after_body=after_body, prefix=prefix,
+                favicon=str(website.get("favicon") or ""))
             target = tmp / page.output
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(html, encoding="utf-8", newline="\n")

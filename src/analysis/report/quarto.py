@@ -12,6 +12,7 @@ preview renders instead and how to get Quarto.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -104,3 +105,47 @@ def setup(log=print) -> str | None:
     log(f"report: Quarto could not be installed ({reason}); the pandoc preview renders the "
         f"site. To get Quarto, {HOW_TO_GET}.")
     return None
+
+
+# -- rendering some pages of a rendered site ------------------------------------------
+
+SEARCH_INDEX = "search.json"
+
+
+def _search_page(entry: dict) -> str:
+    return str(entry.get("objectID", "")).split("#")[0]
+
+
+def drop_search_pages(site: Path, outputs: set[str]) -> list[str] | None:
+    """Before Quarto renders the pages ``outputs`` (their HTML paths) of the rendered site
+    ``site`` one by one: remove their entries from the site's search index (Quarto adds a
+    rendered page's entries but keeps those of sections the page no longer has) and return
+    the order of the pages in the index (a whole render's order), or None without an
+    index."""
+    try:
+        entries = json.loads((site / SEARCH_INDEX).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    order = list(dict.fromkeys(_search_page(e) for e in entries))
+    _write_search(site, [e for e in entries if _search_page(e) not in outputs])
+    return order
+
+
+def reorder_search(site: Path, order: list[str]) -> bool:
+    """Put the entries of the site's search index back in the page order ``order`` (Quarto
+    appends a page rendered alone at the end), each page's entries in Quarto's order;
+    False when the index names a page ``order`` does not have."""
+    entries = json.loads((site / SEARCH_INDEX).read_text(encoding="utf-8"))
+    by_page: dict[str, list[dict]] = {}
+    for entry in entries:
+        by_page.setdefault(_search_page(entry), []).append(entry)
+    if not set(by_page) <= set(order):
+        return False
+    _write_search(site, [e for page in order for e in by_page.get(page, [])])
+    return True
+
+
+def _write_search(site: Path, entries: list[dict]) -> None:
+    """The index as Quarto writes it (``JSON.stringify(entries, undefined, 2)``)."""
+    (site / SEARCH_INDEX).write_text(json.dumps(entries, indent=2, ensure_ascii=False),
+                                     encoding="utf-8", newline="\n")

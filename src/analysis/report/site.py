@@ -65,16 +65,25 @@ from analysis.report.notebooks import (
     notebook_stub,
 )
 from analysis.report.pages import write_all as write_pages
-from analysis.report.preview import pandoc_version, render_site
-from analysis.report.quarto import find_quarto, quarto_version
+from analysis.report.preview import output_name, pandoc_version, render_inputs, render_site
+from analysis.report.quarto import (
+    drop_search_pages,
+    find_quarto,
+    quarto_version,
+    reorder_search,
+)
 from analysis.report.sources import (
     code_digest,
     current_hashes,
+    digest,
     doc_hashes,
     expected_notebooks,
     hash_files,
     make_record,
+    page_dependencies,
+    plan,
     read_record,
+    shared_digest,
     source_files,
     staleness,
     write_record,
@@ -220,9 +229,11 @@ def _notebook_title(body: Path) -> str:
     return m.group(1) if m else ""
 
 
-def render_quarto(quarto: str, project: Path, log: Callable[[str], None] = print) -> None:
-    """``quarto render`` of the staging folder; its warnings are passed on."""
-    res = subprocess.run([quarto, "render", str(project)], cwd=project,
+def render_quarto(quarto: str, project: Path, log: Callable[[str], None] = print,
+                  target: str | None = None) -> None:
+    """``quarto render`` of the staging folder (or of its page ``target`` alone, which
+    updates the rendered site in its ``_site/``); its warnings are passed on."""
+    res = subprocess.run([quarto, "render", target or str(project)], cwd=project,
                          capture_output=True, text=True, check=False)
     output = (res.stderr or "") + (res.stdout or "")
     if res.returncode != 0:
@@ -264,9 +275,56 @@ def write_build_info(site: Path, info: dict) -> None:
                                         encoding="utf-8")
 
 
+# With Quarto, each page rendered alone costs about a quarter of a whole render (Quarto's
+# start and its theme's compilation come with every call): beyond this many pages, the
+# whole site is rendered instead.
+QUARTO_MAX_PAGES = 2
+
+
+def incremental_plan(paths: Paths, label: str, hashes: dict[str, str], digests: dict[str, str],
+                     shared: str, read: set[str], quarto: str | None
+                     ) -> tuple[list[str], list[str]] | None:
+    """Which pages to render again, and which published files to copy (:func:`~analysis.
+    report.sources.plan`), from the record of the site in ``report/_site/``; None for the
+    whole site: no site, a record that does not match its own digest or another renderer,
+    a page of the record missing from the site, or (with Quarto) more pages than
+    :data:`QUARTO_MAX_PAGES`."""
+    record = read_record(paths.site)
+    if (record is None or not (paths.site / "index.html").is_file()
+            or record["renderer"] != label
+            or record["digest"] != digest(record["files"], record["renderer"], record["code"])):
+        return None
+    todo = plan(record, hashes, digests, shared, read, lambda rel: (paths.site / rel).is_file())
+    if todo is None or any(not (paths.site / output_name(p)).is_file() for p in digests):
+        return None
+    return None if quarto and len(todo[0]) > QUARTO_MAX_PAGES else todo
+
+
+def render_quarto_pages(quarto: str, project: Path, site: Path, pages: list[str],
+                        copy: list[str], log: Callable[[str], None] = print) -> None:
+    """Render the pages ``pages`` of the staged ``project`` with Quarto, one by one, over a
+    copy of the previous ``site``; copy the published files ``copy``; keep the search
+    index in a whole render's order (:func:`~analysis.report.quarto.reorder_search`), or
+    render the whole project when it cannot be."""
+    out = project / "_site"
+    shutil.copytree(site, out)
+    order = drop_search_pages(out, {output_name(p) for p in pages})
+    for page in pages:
+        render_quarto(quarto, project, log, target=page)
+    for rel in copy:
+        shutil.copyfile(project / rel, out / rel)
+    if order is not None and not reorder_search(out, order):
+        shutil.rmtree(out)
+        render_quarto(quarto, project, log)
+
+
 def render(paths: Paths | None = None, renderer: str = "auto",
-           log: Callable[[str], None] = print) -> str:
-    """Step 2: render the generated sources into ``report/_site/``; return the renderer."""
+           log: Callable[[str], None] = print, full: bool = False) -> str:
+    """Step 2: render the generated sources into ``report/_site/``; return the renderer.
+
+    Only the pages whose inputs changed since the site's last render are rendered again
+    (:func:`incremental_plan`), unless ``full``; the result is the same bytes as a whole
+    render of the same sources."""
     paths = paths or Paths()
     if not paths.variables_yml.is_file() or not paths.generated.is_dir():
         raise InputError("the site's sources are not generated", file=str(paths.generated),
@@ -279,16 +337,29 @@ def render(paths: Paths | None = None, renderer: str = "auto",
     started = time.perf_counter()
     try:
         hashes = stage(paths, staging, versions, git, label)
-        if quarto:
-            render_quarto(quarto, staging, log)
-            pages = sorted(p.relative_to(staging / "_site").as_posix()
-                           for p in (staging / "_site").rglob("*.html"))
-        else:
-            staged_vars = yaml.safe_load((staging / "_variables.yml").read_text("utf-8"))
-            pages = render_site(staging, staging / "_site", staged_vars)
+        staged_vars = yaml.safe_load((staging / "_variables.yml").read_text("utf-8")) or {}
+        config = yaml.safe_load((staging / "_quarto.yml").read_text("utf-8")) or {}
+        inputs = render_inputs(staging, config)
+        code = code_digest()
+        digests, read = page_dependencies(staging, inputs, staged_vars)
+        shared = shared_digest(staging, inputs, staged_vars, label, code)
+        todo = None if full else incremental_plan(paths, label, hashes, digests, shared, read,
+                                                  quarto)
         out = staging / "_site"
+        if todo is None:
+            if quarto:
+                render_quarto(quarto, staging, log)
+            else:
+                render_site(staging, out, staged_vars)
+            done = len(inputs)
+        else:
+            if quarto:
+                render_quarto_pages(quarto, staging, paths.site, todo[0], todo[1], log)
+            else:
+                render_site(staging, out, staged_vars, only=set(todo[0]), keep=paths.site)
+            done = len(todo[0])
         write_build_info(out, build_info(paths, label, git, time.perf_counter() - started))
-        write_record(out, make_record(label, hashes, code_digest()))
+        write_record(out, make_record(label, hashes, code, digests, shared))
         publishable(out)
         publish_folder(out, paths.site)
     except OSError as exc:  # writing in the staging folder: a full or read-only disk
@@ -301,8 +372,9 @@ def render(paths: Paths | None = None, renderer: str = "auto",
         shutil.rmtree(staging, ignore_errors=True)
         if staging.parent.is_dir() and not any(staging.parent.iterdir()):
             staging.parent.rmdir()
-    log(f"report: {len(pages)} pages rendered by {label} into "
-        f"{_display(paths.site, paths.root)}/")
+    unchanged = f" (the other {len(inputs) - done} had not changed)" if done < len(inputs) else ""
+    log(f"report: {done} pages rendered by {label} into "
+        f"{_display(paths.site, paths.root)}/{unchanged}")
     return label
 
 

@@ -19,11 +19,16 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import re
+from collections.abc import Callable
 from pathlib import Path
 
 from analysis.core.artifacts import sha256_file, to_json_text
 from analysis.core.paths import Paths
 from analysis.report.docs import doc_pages
+from analysis.report.preview import INCLUDE_LINE_RE
+from analysis.report.variables import lookup, referenced_vars
 
 RECORD_NAME = "sources.json"
 # What a render reads from report/ besides the pages and the executed notebooks: files,
@@ -95,11 +100,18 @@ def digest(hashes: dict[str, str], *about: str) -> str:
     return hashlib.sha256(("\n".join(lines) + "\n").encode("utf-8")).hexdigest()
 
 
-def make_record(renderer: str, hashes: dict[str, str], code: str) -> dict:
+def make_record(renderer: str, hashes: dict[str, str], code: str,
+                pages: dict[str, str] | None = None, shared: str | None = None) -> dict:
     """The record of one render: the renderer (name and version), the digest of the
-    package's code (:func:`code_digest`), each source's SHA-256, and one digest of all."""
-    return {"renderer": renderer, "code": code, "files": dict(sorted(hashes.items())),
-            "digest": digest(hashes, renderer, code)}
+    package's code (:func:`code_digest`), each source's SHA-256, and one digest of all;
+    with the digest of each page's inputs (``pages``, :func:`page_digest`) and of what
+    every page shares (``shared``, :func:`shared_digest`), which say which pages the next
+    render must render again (:func:`plan`)."""
+    record = {"renderer": renderer, "code": code, "files": dict(sorted(hashes.items())),
+              "digest": digest(hashes, renderer, code)}
+    if pages is not None and shared is not None:
+        record.update(pages=dict(sorted(pages.items())), shared=shared)
+    return record
 
 
 def write_record(site: Path, record: dict) -> Path:
@@ -142,3 +154,129 @@ def staleness(record: dict | None, hashes: dict[str, str], code: str) -> str | N
     if record["digest"] != digest(hashes, record["renderer"], code):
         return "its record does not match its sources"
     return None
+
+
+# -- which page reads what: rendering only the pages whose inputs changed -------------------
+
+# Sources every page reads: a change to one of them renders the whole site again.
+SHARED_FILES = ("_quarto.yml",)
+SHARED_FOLDERS = ("assets",)
+MISSING = "missing"
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
+def page_inputs(project: Path, page: str) -> tuple[list[str], list[str]]:
+    """What the page ``page`` of the (staged) project reads: the files (the page and every
+    include, nested ones too, as paths relative to ``project``; an include that does not
+    exist is listed all the same, so that its appearing counts) and the variable keys its
+    text and includes refer to. Includes are looked for where Quarto and the preview look
+    (relative to the page, or to the project for a leading ``/``) and also next to the
+    including file: listing one too many is safe, one too few is not."""
+    files: list[str] = []
+    keys: list[str] = []
+    todo = [page]
+    while todo:
+        rel = todo.pop(0)
+        if rel in files:
+            continue
+        files.append(rel)
+        text = _read(project / rel)
+        keys += [k for k in referenced_vars(text) if k not in keys]
+        for arg in INCLUDE_LINE_RE.findall(text):
+            arg = arg.strip().strip("\"'")
+            bases = ([Path()] if arg.startswith("/") else
+                     [Path(page).parent, Path(rel).parent])
+            for base in dict.fromkeys(bases):
+                target = os.path.normpath((base / arg.lstrip("/")).as_posix())
+                if not target.startswith("..") and target not in todo:
+                    todo.append(Path(target).as_posix())
+    return files, keys
+
+
+def _value(variables: dict, key: str) -> str:
+    try:
+        return lookup(variables, key)
+    except KeyError:
+        return MISSING
+
+
+def _file_hash(project: Path, rel: str) -> str:
+    path = project / rel
+    return sha256_file(path) if path.is_file() else MISSING
+
+
+def page_digest(project: Path, page: str, variables: dict) -> str:
+    """One SHA-256 over what ``page`` reads (:func:`page_inputs`): its files' bytes and
+    the values of its variables. Equal digests: the renderer gets the same input for it."""
+    files, keys = page_inputs(project, page)
+    return digest({rel: _file_hash(project, rel) for rel in files},
+                  *(f"{key}={_value(variables, key)}" for key in sorted(keys)))
+
+
+def page_dependencies(project: Path, pages: list[str],
+                      variables: dict) -> tuple[dict[str, str], set[str]]:
+    """Each page's digest (:func:`page_digest`), and every file some page reads."""
+    digests, read = {}, set()
+    for page in pages:
+        digests[page] = page_digest(project, page, variables)
+        read.update(page_inputs(project, page)[0])
+    return digests, read
+
+
+def shared_digest(project: Path, pages: list[str], variables: dict, renderer: str,
+                  code: str) -> str:
+    """One SHA-256 over what every page shares: :data:`SHARED_FILES` (and the variables
+    they refer to: the footer's), the files of :data:`SHARED_FOLDERS`, the list of pages
+    (the navigation) and each page's front matter (its title), the renderer and the
+    package's code."""
+    rels = [name for name in SHARED_FILES if (project / name).is_file()]
+    for name in SHARED_FOLDERS:
+        rels += [p.relative_to(project).as_posix() for p in _visible_files(project / name)]
+    keys = sorted({k for rel in SHARED_FILES for k in referenced_vars(_read(project / rel))})
+    fronts = []
+    for page in sorted(pages):
+        front = front_matter(_read(project / page))
+        fronts += [f"{page}: {hashlib.sha256(front.encode('utf-8')).hexdigest()}",
+                   *(f"{page}: {key}={_value(variables, key)}" for key in referenced_vars(front))]
+    return digest(hash_files(project, rels), renderer, code, *fronts,
+                  *(f"{key}={_value(variables, key)}" for key in keys))
+
+
+def front_matter(text: str) -> str:
+    """The YAML front matter block of a page's text ('' if none)."""
+    m = re.match(r"\A---[ \t]*\n.*?\n---[ \t]*\n", text, re.S)
+    return m.group(0) if m else ""
+
+
+def plan(record: dict | None, files: dict[str, str], pages: dict[str, str], shared: str,
+         read: set[str], published: Callable[[str], bool]) -> tuple[list[str], list[str]] | None:
+    """What to render after the last render (``record``), for the sources ``files``
+    (:func:`current_hashes`, as staged), the pages' digests ``pages`` and the shared digest
+    ``shared``: ``(pages to render, resources to copy)``, or None for the whole site.
+
+    The whole site when there is any doubt: no record or one without page digests, other
+    shared inputs (``_quarto.yml``, assets, the renderer, the package's code, the footer's
+    variables, a page's title), pages added or removed, or a source that changed that no
+    page reads (``read``) and that is not a file the site publishes as it is
+    (``published``: a download, a figure, a notebook) in both versions. Otherwise the pages
+    whose digest changed, and the published files that changed (copied as they are).
+    """
+    if record is None or not isinstance(record.get("pages"), dict):
+        return None
+    if record.get("shared") != shared or set(record["pages"]) != set(pages):
+        return None
+    copy = []
+    for rel in changed_files(record["files"], files):
+        if rel == "_variables.yml" or rel in read or rel.startswith("../docs/"):
+            continue  # the pages' digests hold what they read of it
+        if rel in files and rel in record["files"] and published(rel):
+            copy.append(rel)
+        else:
+            return None
+    return sorted(p for p in pages if record["pages"][p] != pages[p]), copy
