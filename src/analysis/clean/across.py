@@ -101,10 +101,12 @@ def pair_years(rc: np.ndarray, lc: np.ndarray, size: int, line_years: pd.Series,
 def flag_rows(rows: pd.DataFrame, positions: np.ndarray, flag: str) -> None:
     """Add a flag to the rows at ``positions`` (kept rows carry their flags into the issues
     table; a compact reading keeps no flags)."""
-    if "flags" not in rows:
+    if "flags" not in rows or not len(positions):
         return
+    flags = rows["flags"].to_numpy(dtype=object, copy=True)  # one write, not one a row
     for i in positions:
-        rows.at[int(i), "flags"] = rows.at[int(i), "flags"] + [flag]
+        flags[i] = flags[i] + [flag]
+    rows["flags"] = flags
 
 
 def judge_project(rows: pd.DataFrame, lines: pd.DataFrame, urls: KeyGroups, rel: str,
@@ -155,11 +157,12 @@ def _duplicates(rows: pd.DataFrame, codes: np.ndarray, urls: KeyGroups, rel: str
     repeated = usable.copy()
     repeated[usable] = per_url[codes[usable]] > 1
     lines = rows["line"].to_numpy()
-    for i in np.flatnonzero(repeated):
+    positions = np.flatnonzero(repeated)
+    flag_rows(rows, positions, "duplicate_url")
+    if duplicates == "first":
+        rows.loc[rows.index[positions[rank[positions] > 0]], "reason"] = "duplicate_url"
+    for i in positions:
         setaside = duplicates == "first" and rank[i] > 0
-        flag_rows(rows, np.array([i]), "duplicate_url")
-        if setaside:
-            rows.at[int(i), "reason"] = "duplicate_url"
         url = urls.text(codes[i])
         anomalies.append(make_anomaly(RULES, "duplicate_url", rel,
                                       f"{url} is on {int(per_url[codes[i]])} rows",

@@ -66,7 +66,10 @@ def match_examples(examples: pd.DataFrame, issues: pd.DataFrame,
     index = release_index(issues)
     annotators = annotator_columns(issues)
     renames = projects.renames()
-    by_key = {k: g for k, g in index.groupby(["host", "repo_key", "number"], sort=False)}
+    # only the reports whose number an example cites: a group per labelled report would
+    # cost a DataFrame per issue (a rename changes the repository, never the number)
+    cited = index[index["number"].isin(examples["number"])]
+    by_key = {k: g for k, g in cited.groupby(["host", "repo_key", "number"], sort=False)}
     repos = index.groupby(["host", "repo_key"], sort=False)["number"]
     rows = []
     for ex in examples.itertuples(index=False):

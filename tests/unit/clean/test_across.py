@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -52,8 +53,6 @@ def test_nothing_to_pair():
 
 
 def test_code_groups_sort_stably_and_rank_within_a_code():
-    import numpy as np
-
     order, start, rank = code_groups(np.array([2, 0, 2, 1, 0]), 3)
     assert order.tolist() == [1, 4, 3, 0, 2]
     assert start.tolist() == [0, 2, 3, 5] and rank.tolist() == [0, 0, 1, 0, 1]
@@ -117,3 +116,17 @@ def test_a_url_kept_in_two_projects_is_flagged_in_both():
     one = rows[rows["project"] == "a"].copy()
     cross_project_duplicates(one, anomalies)  # one project: nothing to compare
     assert len(anomalies) == 2
+
+
+def test_flags_are_added_to_the_rows_at_the_positions_only():
+    rows = pd.DataFrame({"flags": [[], ["whitespace"], [], []]})
+    before = rows["flags"].iloc[1]
+    flag_rows(rows, np.array([1, 3]), "duplicate_url")
+    flag_rows(rows, np.array([3]), "foreign_repo_url")
+    flag_rows(rows, np.array([], dtype=np.int64), "no_year")
+    assert rows["flags"].tolist() == [[], ["whitespace", "duplicate_url"], [],
+                                      ["duplicate_url", "foreign_repo_url"]]
+    assert before == ["whitespace"]  # a new list: the flags of another frame stay as they were
+    compact = pd.DataFrame({"line": [1]})
+    flag_rows(compact, np.array([0]), "duplicate_url")
+    assert list(compact) == ["line"]

@@ -63,6 +63,22 @@ def test_examples_match_across_renames_and_kinds_of_link():
         "theme_differs": 2, "repository_not_in_release": 1, "issue_not_in_release": 1}
 
 
+def test_a_report_listed_twice_shows_its_first_row_among_many_others():
+    """Only the cited numbers are looked up; a report in the release twice shows its first
+    row, whatever other reports (and other numbers) surround it."""
+    many = issues()
+    others = many.iloc[[1] * 50].assign(issue_url=[
+        f"https://github.com/pytorch/pytorch/issues/{n}" for n in range(1000, 1050)])
+    twice = many.iloc[[0]].assign(final_label="C.1", annotator_1="C.1")
+    m = match_examples(examples(), pd.concat([others, many, twice, others]),
+                       PROJECTS).set_index("ref")
+    assert m.loc[73, "final_label"] == "B.1" and m.loc[73, "annotator_labels"] == \
+        "B.1, C.1, B.1"
+    assert "2 rows in the release; the first is shown" in m.loc[73, "match_note"]
+    assert "numbered 200 to 98,327" in m.loc[49, "match_note"]
+    assert m.loc[59, "status"] == IN_RELEASE and m.loc[61, "status"] == NO_REPOSITORY
+
+
 def test_without_the_rename_the_old_name_is_not_found():
     m = match_examples(examples(), issues(), Projects({})).set_index("ref")
     assert m.loc[73, "status"] == NO_REPOSITORY

@@ -159,3 +159,52 @@ def test_validate_bench_summary_is_a_table_and_what_was_printed():
     assert "| valid | 300 | 10 | 812 | yes | 61 | 0 |" in lines
     assert "| junk_rows | 300 | - | 2,000 | NO | 61 | 0 |" in lines
     assert lines.count("projects: pytorch") == 2
+
+
+SCALE = bench.load(ROOT / "benchmarks" / "bench_scale.py")
+
+
+def _stage(seconds: float, cpu: float, peak: int = 2 ** 20) -> dict:
+    return {"seconds": seconds, "cpu_seconds": cpu, "peak_rss_bytes": peak}
+
+
+def test_scale_bench_measures_a_command_and_stops_it_at_its_limit(tmp_path):
+    done = SCALE.measured([sys.executable, "-c", "print('hi')"], tmp_path, {})
+    assert done["code"] == 0 and done["log"] == "hi\n" and not done["timed_out"]
+    assert done["peak_rss_bytes"] > 2 ** 20 and done["cpu_seconds"] >= 0
+    slow = SCALE.measured([sys.executable, "-c", "import time; time.sleep(30)"], tmp_path, {},
+                          limit_s=0.5)
+    assert slow["timed_out"] and slow["code"] != 0 and slow["seconds"] < 20
+
+
+def test_scale_bench_ratios_medians_and_targets():
+    runs = [{"stages": {"clean": _stage(2, 1), "report": _stage(5, 4)}},
+            {"stages": {"clean": _stage(4, 3), "report": _stage(7, 6)}},
+            {"stages": {"clean": _stage(3, 2)}}]
+    med = SCALE.median_stages(runs)
+    assert med["clean"] == _stage(3, 2) and med["report"] == _stage(6, 5)
+    assert SCALE.pipeline_total(med) == 3  # the site is not part of the pipeline
+    base = {"clean": _stage(2, 1), "taxonomy": _stage(4, 2), "report": _stage(5, 5)}
+    big = {"clean": _stage(30, 11), "taxonomy": _stage(8, 4), "report": _stage(100, 50)}
+    assert SCALE.ratios(base, big, "seconds") == {"clean": 15.0, "taxonomy": 2.0,
+                                                  "report": 20.0}
+    sizes = {"x1": {"pipeline_seconds": 6.0},
+             "x10": {"pipeline_seconds": 38.0, "ratio_seconds": SCALE.ratios(base, big,
+                                                                            "seconds")}}
+    assert SCALE.targets(sizes) == {"stages_over_target": {"clean": 15.0},
+                                    "stage_target_met": False, "pipeline_ratio": 6.33,
+                                    "pipeline_target_met": False}
+    assert SCALE.targets({"x1": sizes["x1"]}) == {}
+
+
+def test_scale_bench_summary_is_a_table_with_a_column_group_per_size():
+    size = {"label_rows": 10, "runs": 1, "pipeline_seconds": 2.0, "pipeline_cpu_seconds": 1.0,
+            "pipeline_seconds_runs": [2.0], "stopped": None,
+            "stages": {"clean": _stage(2, 1, 3 * 2 ** 20)}}
+    big = {**size, "label_rows": 1000, "stopped": {"stage": "taxonomy", "why": "over 300 s"},
+           "ratio_seconds": {"clean": 40.0}, "stages": {"clean": _stage(80, 70, 2 ** 30)}}
+    lines = SCALE.summary({"sizes": {"x1": size, "x100": big}, "load_average": [1.0]})
+    assert any("x100: 1,000 label rows" in line and "stopped at taxonomy: over 300 s" in line
+               for line in lines)
+    assert "| clean | 2.0 / 1.0 | 3 | 80.0 / 70.0 | 1024 | 40.0x |" in lines
+    assert SCALE.summary({"skipped": "no release"}) == ["skipped: no release"]
