@@ -14,6 +14,7 @@ import yaml
 
 from analysis.core.errors import InputError
 from analysis.core.paths import PATHS
+from analysis.core.safeyaml import safe_load
 
 
 def load_yaml(path: str | os.PathLike[str]) -> Any:
@@ -28,7 +29,7 @@ def load_yaml(path: str | os.PathLike[str]) -> Any:
         raise InputError(f"cannot read it as UTF-8 text ({why})", file=str(p),
                          fix="give a readable YAML file") from exc
     try:
-        return yaml.safe_load(text)
+        return safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         raise InputError(

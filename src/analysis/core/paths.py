@@ -27,7 +27,7 @@ from functools import cache, cached_property
 from pathlib import Path
 from typing import Any, ClassVar
 
-import yaml
+from analysis.core.safeyaml import safe_load
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -62,7 +62,7 @@ def stage_declaration(stage: str) -> dict[str, Any]:
     path = declaration_file(stage)
     if not path.is_file():
         return {}
-    return yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    return safe_load(path.read_text(encoding="utf-8")) or {}
 
 
 class _Declared:

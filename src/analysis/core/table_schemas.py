@@ -27,7 +27,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pandera.pandas as pa
-import yaml
 
 from analysis.core import claims
 from analysis.core.columns import (
@@ -43,6 +42,7 @@ from analysis.core.columns import (
     table,
 )
 from analysis.core.paths import STAGES, stage_declaration
+from analysis.core.safeyaml import safe_load
 from analysis.core.schemas import ANNOTATOR_DESCRIPTION, ISSUE_DESCRIPTIONS, ISSUE_URL_PATTERN
 
 # --------------------------------------------------------------------------- declarations
@@ -69,7 +69,7 @@ _WORD = re.compile(r"\{([A-Z][A-Z0-9_]*)\}")
 @cache
 def shared_words() -> dict[str, str]:
     """The words of :data:`SHARED_WORDS` with those of :data:`CODE_WORDS`."""
-    data = yaml.safe_load(SHARED_WORDS.read_text(encoding="utf-8")) or {}
+    data = safe_load(SHARED_WORDS.read_text(encoding="utf-8")) or {}
     return {**CODE_WORDS, **(data.get("words") or {})}
 
 

@@ -16,10 +16,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
 from analysis.core.figures import PAGE_WIDTH_IN, PALETTE, STYLE, apply_style
 from analysis.core.paths import Paths
+from analysis.core.safeyaml import safe_load
 from analysis.core.textsafe import visible
 
 NODE_RE = re.compile(r'^\s*(\w+)\["(.*)"\]\s*$')
@@ -60,7 +59,7 @@ def dvc_mermaid(root: Path) -> str | None:
 
 def graph_from_dvc_yaml(path: Path) -> tuple[list[str], list[tuple[str, str]]]:
     """Stages and edges from ``dvc.yaml`` by matching each stage's deps to others' outs."""
-    stages = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("stages", {})
+    stages = (safe_load(path.read_text(encoding="utf-8")) or {}).get("stages", {})
 
     def paths(items) -> list[str]:
         out = []

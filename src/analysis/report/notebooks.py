@@ -22,9 +22,8 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-import yaml
-
 from analysis.core.errors import InputError
+from analysis.core.safeyaml import safe_load
 from analysis.report.htmlsafe import check_template_text, esc, raw_html_block, sanitize_html
 from analysis.report.markdown import markdown_block
 
@@ -42,7 +41,7 @@ def notebook_title(nb) -> str:
 
 def stage_outputs(dvc_yaml: Path) -> dict[str, tuple[str, list[str]]]:
     """Executed-notebook path -> (stage name, the stage's other outputs)."""
-    stages = (yaml.safe_load(dvc_yaml.read_text(encoding="utf-8")) or {}).get("stages", {})
+    stages = (safe_load(dvc_yaml.read_text(encoding="utf-8")) or {}).get("stages", {})
     out = {}
     for name, stage in stages.items():
         paths = []

@@ -27,10 +27,9 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
 from analysis.core.artifacts import atomic_folder
 from analysis.core.errors import InputError
+from analysis.core.safeyaml import safe_load
 from analysis.report.htmlsafe import esc
 from analysis.report.markdown import markdown_inline, pandoc, pandoc_version
 from analysis.report.variables import lookup
@@ -48,7 +47,7 @@ def split_front_matter(text: str) -> tuple[dict, str, int]:
     m = re.match(r"\A---[ \t]*\n(.*?)\n---[ \t]*\n", text, re.S)
     if not m:
         return {}, text, 0
-    meta = yaml.safe_load(m.group(1)) or {}
+    meta = safe_load(m.group(1)) or {}
     return meta, text[m.end():], m.group(0).count("\n")
 
 
@@ -304,7 +303,7 @@ def render_site(project: Path, out: Path, variables: dict, only: set[str] | None
     ``only`` go through pandoc; every other page is the previous site's page, as it is.
     The rest (navbar, resources, copied images) is built as for a whole render, so the
     result is the same bytes as rendering every page."""
-    config = yaml.safe_load((project / "_quarto.yml").read_text(encoding="utf-8")) or {}
+    config = safe_load((project / "_quarto.yml").read_text(encoding="utf-8")) or {}
     website = config.get("website") or {}
     html_format = ((config.get("format") or {}).get("html")) or {}
     inputs = render_inputs(project, config)

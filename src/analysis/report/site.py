@@ -36,7 +36,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
-import yaml
 
 from analysis.core import runlog
 from analysis.core.artifacts import (
@@ -52,6 +51,7 @@ from analysis.core.figures import save_figure
 from analysis.core.paths import Paths
 from analysis.core.pins import installer, normalise
 from analysis.core.pins import pins as read_pins
+from analysis.core.safeyaml import safe_load
 from analysis.report import blocks
 from analysis.report import generated as gen
 from analysis.report.dag import dag_figure, pipeline_graph
@@ -337,8 +337,8 @@ def render(paths: Paths | None = None, renderer: str = "auto",
     started = time.perf_counter()
     try:
         hashes = stage(paths, staging, versions, git, label)
-        staged_vars = yaml.safe_load((staging / "_variables.yml").read_text("utf-8")) or {}
-        config = yaml.safe_load((staging / "_quarto.yml").read_text("utf-8")) or {}
+        staged_vars = safe_load((staging / "_variables.yml").read_text("utf-8")) or {}
+        config = safe_load((staging / "_quarto.yml").read_text("utf-8")) or {}
         inputs = render_inputs(staging, config)
         code = code_digest()
         digests, read = page_dependencies(staging, inputs, staged_vars)

@@ -41,13 +41,12 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-import yaml
-
 from analysis.core import runlog
 from analysis.core.artifacts import atomic_path, disk_error, remove_stale
 from analysis.core.config import load_params
 from analysis.core.errors import InputError
 from analysis.core.paths import ROOT, STAGES, Paths
+from analysis.core.safeyaml import safe_load
 
 VOLATILE_NB_KEYS = ("start_time", "end_time", "duration", "exception")
 VOLATILE_CELL_KEYS = ("execution",)
@@ -207,7 +206,7 @@ def parse_params(section: str | None, pairs: list[list[str]], root: Path = ROOT)
     if section:
         params.update(load_params(Paths(root).params).get(section) or {})
     for name, value in pairs:
-        params[name] = yaml.safe_load(value)
+        params[name] = safe_load(value)
     return params
 
 

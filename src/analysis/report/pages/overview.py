@@ -6,10 +6,10 @@ from __future__ import annotations
 import re
 
 import pandas as pd
-import yaml
 
 from analysis.core.claims import paper_statement
 from analysis.core.formatting import count
+from analysis.core.safeyaml import safe_load
 from analysis.report.htmlsafe import esc, html_table, linkify, raw_html_block
 from analysis.report.pages.base import FD, SCORECARD, Include, P, rel
 
@@ -105,7 +105,7 @@ def scorecard_differs(card: pd.DataFrame, order: dict[str, int],
 
 def citation(text: str) -> dict:
     """``CITATION.cff`` as a mapping (empty if it holds nothing)."""
-    return yaml.safe_load(text) or {}
+    return safe_load(text) or {}
 
 
 def _link(href: str, text: str) -> str:
