@@ -34,7 +34,8 @@ def test_no_code_execution_primitives_in_the_library():
             if isinstance(node, ast.Attribute) and node.attr in {"load", "unsafe_load"} and \
                     isinstance(node.value, ast.Name) and node.value.id == "yaml" and \
                     not (path.name == "safeyaml.py" and node.attr == "load"):
-                found.append(f"{path.name}:{node.lineno} yaml.{node.attr} (use analysis.core.safeyaml.safe_load)")
+                found.append(f"{path.name}:{node.lineno} yaml.{node.attr} "
+                             "(use analysis.core.safeyaml.safe_load)")
             if isinstance(node, ast.keyword) and node.arg == "shell" and \
                     isinstance(node.value, ast.Constant) and node.value.value is True:
                 found.append(f"{path.name}:{node.lineno} subprocess shell=True")

@@ -159,21 +159,31 @@ def _from_frame(key: str, spec: Mapping[str, Any], words: Mapping[str, str]):
     return build
 
 
-# Every stage's schemas, in pipeline order.
-SCHEMAS = TableSchemas.collect(stage_schemas(stage) for stage in STAGES)
+@cache
+def all_schemas() -> TableSchemas:
+    """Every stage's schemas, in pipeline order (built on first use: a stage that checks
+    its own tables needs only :func:`stage_schemas` of itself)."""
+    return TableSchemas.collect(stage_schemas(stage) for stage in STAGES)
 
-# Each CSV's schema, by the CSV's path relative to the project root.
-TABLE_SCHEMAS = SCHEMAS.tables
 
-# Tables whose schema is exact when the table itself is at hand (see schema_for).
-FRAME_SCHEMAS = SCHEMAS.from_frame
+# ``SCHEMAS`` (every stage's), ``TABLE_SCHEMAS`` (each CSV's schema, by the CSV's path
+# relative to the project root) and ``FRAME_SCHEMAS`` (tables whose schema is exact when
+# the table itself is at hand, see schema_for), built when first read.
+_LAZY = {"SCHEMAS": lambda s: s, "TABLE_SCHEMAS": lambda s: s.tables,
+         "FRAME_SCHEMAS": lambda s: s.from_frame}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return _LAZY[name](all_schemas())
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def schema_for(relpath: str | PurePath, frame: pd.DataFrame | None = None
                ) -> pa.DataFrameSchema | None:
     """The schema of a CSV given by its path relative to the project root, or None
     (:meth:`analysis.core.columns.TableSchemas.schema_for` over every stage's)."""
-    return SCHEMAS.schema_for(relpath, frame)
+    return all_schemas().schema_for(relpath, frame)
 
 
 # --------------------------------------------------------------------------- dictionary
