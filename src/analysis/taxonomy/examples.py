@@ -66,7 +66,9 @@ def match_examples(examples: pd.DataFrame, issues: pd.DataFrame,
     index = release_index(issues)
     annotators = annotator_columns(issues)
     renames = projects.renames()
-    by_key = {k: g for k, g in index.groupby(["host", "repo_key", "number"], sort=False)}
+    # row positions by report, not one frame per report: the examples are a few dozen,
+    # the release's reports tens of thousands
+    rows_of = index.groupby(["host", "repo_key", "number"], sort=False).indices
     repos = index.groupby(["host", "repo_key"], sort=False)["number"]
     rows = []
     for ex in examples.itertuples(index=False):
@@ -80,8 +82,8 @@ def match_examples(examples: pd.DataFrame, issues: pd.DataFrame,
         row.update(ref=int(ex.ref), url=ex.url, subthemes=ex.subthemes, theme=ex.theme,
                    source=ex.source, repository=ex.repository, kind=ex.kind,
                    number=ex.number, annotators=len(annotators))
-        hit = by_key.get((ex.host, repo_key, ex.number))
-        if hit is None:
+        found = rows_of.get((ex.host, repo_key, ex.number))
+        if found is None:
             if (ex.host, repo_key) in repos.groups:
                 row["status"] = NO_ISSUE
                 numbers = pd.to_numeric(repos.get_group((ex.host, repo_key)), errors="coerce")
@@ -94,6 +96,7 @@ def match_examples(examples: pd.DataFrame, issues: pd.DataFrame,
             row["match_note"] = "; ".join(notes)
             rows.append(row)
             continue
+        hit = index.iloc[found]
         first = hit.iloc[0]
         row["matched_as_printed"] = not notes and first["kind"] == ex.kind
         if first["kind"] != ex.kind:
