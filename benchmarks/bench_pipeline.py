@@ -15,13 +15,19 @@ not timed. Measured:
   (``build/runs/<stage>.json``, :mod:`analysis.core.runlog`): kernel start, imports (the
   notebook's import cell), work (the other cells) and ``other`` (the rest of ``nbrun``:
   before the kernel's launch and after the last cell); ``dvc_and_launch`` is the stage's
-  wall time minus the run record's total; per stage, the median over the runs;
+  wall time minus the run record's total; ``floor`` is what a stage costs whatever its
+  notebook does (kernel start, ``other`` and ``dvc_and_launch``: the wall time minus
+  imports and work); per stage, the median over the runs;
 - ``report``: ``dvc repro report`` after the first cold run (generating and rendering the
   site: outside the pipeline's target, reported separately);
+- ``forced``: ``dvc repro -f`` of every stage, the site's ``report`` included (rendered
+  with the pandoc preview when Quarto is not on ``PATH``), after each cold run, in the
+  same copy; its wall and CPU seconds, the median held to its target;
 - ``noop``: ``dvc repro`` with nothing changed, :data:`NOOP_RUNS` times; the median is
   held to the target.
 
-Targets on a 2-core machine: the pipeline cold under 30 s, a no-op repro under 2 s.
+Targets on a 2-core machine: the pipeline cold in 18 s or less, a forced repro of every
+stage with the site in 22 s or less, a no-op repro under 2 s.
 ``BENCH_PIPELINE_REPEATS`` sets the number of cold runs; ``BENCH_PIPELINE_ROOT`` names
 another checkout to measure instead of this one (e.g. an earlier version, to compare).
 """
@@ -43,13 +49,14 @@ from analysis.core import runlog
 from analysis.core.paths import PATHS, ROOT, Paths
 
 MIRROR = (ROOT / ".." / "shared" / "upstream" / "LLMChallengeEmpirical").resolve()
-COLD_TARGET_S = 30.0
+COLD_TARGET_S = 18.0
+FORCED_TARGET_S = 22.0
 NOOP_TARGET_S = 2.0
 REPEATS = int(os.environ.get("BENCH_PIPELINE_REPEATS", "3"))
 NOOP_RUNS = 3
 SITE_STAGE = "report"
 SPLIT = ("kernel_start", "imports", "work", "other")
-COLUMNS = ("wall", *SPLIT, "nbrun_total", "dvc_and_launch")
+COLUMNS = ("wall", *SPLIT, "nbrun_total", "dvc_and_launch", "floor")
 RUNNING_RE = re.compile(r"^Running stage '([^']+)'")
 
 
@@ -101,7 +108,8 @@ def timed_repro(work: Path, env: dict, *targets: str) -> dict:
 
 def split_table(walls: dict[str, float], records: dict[str, dict]) -> dict[str, dict]:
     """Per stage: its wall time in a cold run and, for notebook stages, the split of its
-    run record, and what DVC and the launcher added."""
+    run record, what DVC and the launcher added, and the floor (the wall time but the
+    notebook's imports and work)."""
     table = {}
     for stage, wall in walls.items():
         row: dict = {"wall": wall}
@@ -110,6 +118,8 @@ def split_table(walls: dict[str, float], records: dict[str, dict]) -> dict[str, 
             row.update({k: record[k] for k in SPLIT if k in record})
             row["nbrun_total"] = record["seconds"]
             row["dvc_and_launch"] = round(wall - record["seconds"], 2)
+            row["floor"] = round(wall - record.get("imports", 0.0)
+                                 - record.get("work", 0.0), 2)
         table[stage] = row
     return table
 
@@ -148,6 +158,15 @@ def cold_run(project: Path, dest: Path, release: tuple[Path, Path | None]) -> di
             "table": split_table(run["stages"], records)}
 
 
+def forced_run(cold: dict) -> dict:
+    """``dvc repro -f`` of every stage, the site included, in a copy that has run cold."""
+    forced = timed_repro(cold["work"], cold["env"], "-f")
+    missing = [s for s in [*cold["pipeline"], SITE_STAGE] if s not in forced["stages"]]
+    if missing:
+        raise RuntimeError(f"stages not forced: {missing}\n{forced['log'][-2000:]}")
+    return forced
+
+
 def run(results_dir: Path) -> dict:
     release = source()
     if release is None:
@@ -155,7 +174,7 @@ def run(results_dir: Path) -> dict:
                            "data/release not fetched"}
     project = Path(os.environ.get("BENCH_PIPELINE_ROOT") or ROOT).resolve()
     with tempfile.TemporaryDirectory() as tmp:
-        runs = []
+        runs, forced = [], []
         for i in range(max(REPEATS, 1)):
             runs.append(cold_run(project, Path(tmp) / f"project-{i}", release))
             if i == 0:  # the site and the no-op repro, on the first copy
@@ -168,10 +187,13 @@ def run(results_dir: Path) -> dict:
                         raise RuntimeError(f"a no-op dvc repro ran stages "
                                            f"{list(noop_run['stages'])}:\n{noop_run['log']}")
                     noops.append(noop_run["seconds"])
+            forced.append(forced_run(runs[-1]))
     colds = [r["seconds"] for r in runs]
     cold = round(statistics.median(colds), 2)
     noop = round(statistics.median(noops), 2)
     table = median_table([r["table"] for r in runs])
+    forced_walls = [r["seconds"] for r in forced]
+    forced_median = round(statistics.median(forced_walls), 2)
     return {
         "project": "this checkout" if project == ROOT else str(project),
         "stages": runs[0]["pipeline"],
@@ -181,11 +203,16 @@ def run(results_dir: Path) -> dict:
         "cold_seconds_by_stage": table,
         "cold_notebook_stage_totals": notebook_totals(table),
         "report_stage_seconds": site["seconds"],
+        "forced_seconds": forced_median,
+        "forced_seconds_runs": forced_walls,
+        "forced_cpu_seconds_runs": [r["cpu_seconds"] for r in forced],
+        "forced_target_seconds": FORCED_TARGET_S,
+        "forced_target_met": forced_median <= FORCED_TARGET_S,
         "noop_repro_seconds": noop,
         "noop_repro_runs": noops,
         "cold_target_seconds": COLD_TARGET_S,
         "noop_target_seconds": NOOP_TARGET_S,
-        "cold_target_met": cold < COLD_TARGET_S,
+        "cold_target_met": cold <= COLD_TARGET_S,
         "noop_target_met": noop < NOOP_TARGET_S,
         "source": "offline mirror" if release[0] == MIRROR else "data/release",
         "cpus": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
@@ -203,8 +230,9 @@ def summary(result: dict) -> list[str]:
     lines = [
         f"- pipeline cold ({stages[0]} .. {stages[-1]}, {len(stages)} stages, "
         f"{result.get('project', 'this checkout')}): **{result['cold_seconds']} s**, median "
-        f"of {result['cold_seconds_runs']} (target < {result['cold_target_seconds']:g} s: "
+        f"of {result['cold_seconds_runs']} (target <= {result['cold_target_seconds']:g} s: "
         f"{ok[result['cold_target_met']]}); CPU time {result.get('cold_cpu_seconds_runs')} s",
+        *forced_lines(result),
         f"- no-op `dvc repro`: **{result['noop_repro_seconds']} s**, median of "
         f"{result['noop_repro_runs']} (target < {result['noop_target_seconds']:g} s: "
         f"{ok[result['noop_target_met']]})",
@@ -213,11 +241,13 @@ def summary(result: dict) -> list[str]:
         f"- load average when done: {result.get('load_average')} ({result['cpus']} cores)",
         "",
         "Seconds per stage in the cold runs (medians; wall: inside `dvc repro`; the split: "
-        "the stage's run record; dvc+launch: wall minus the run record's total):",
+        "the stage's run record; dvc+launch: wall minus the run record's total; floor: "
+        "kernel start + other + dvc+launch, what the stage costs whatever its notebook "
+        "does):",
         "",
         "| stage | wall | kernel start | imports | work | other (nbrun) | nbrun total "
-        "| dvc+launch |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
+        "| dvc+launch | floor |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
 
     def cells(row: dict) -> str:
@@ -228,3 +258,14 @@ def summary(result: dict) -> list[str]:
         lines.append(f"| {stage} | {cells(rows.get(stage, {}))} |")
     lines.append(f"| notebook stages | {cells(result['cold_notebook_stage_totals'])} |")
     return lines
+
+
+def forced_lines(result: dict) -> list[str]:
+    """The summary's line for the forced repro with the site (none in older results)."""
+    if "forced_seconds" not in result:
+        return []
+    met = "met" if result["forced_target_met"] else "missed"
+    return [f"- forced `dvc repro -f` incl. site (every stage and `{SITE_STAGE}`): "
+            f"**{result['forced_seconds']} s**, median of {result['forced_seconds_runs']} "
+            f"(target <= {result['forced_target_seconds']:g} s: {met}); CPU time "
+            f"{result['forced_cpu_seconds_runs']} s"]

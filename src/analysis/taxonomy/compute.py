@@ -48,8 +48,12 @@ def _theme_key(code: str) -> tuple[str, int]:
 
 
 def _sorted(frame: pd.DataFrame, key) -> pd.DataFrame:
-    """Rows of ``frame`` in the order of ``key(row)`` (stable; empty frames pass through)."""
-    order = sorted(range(len(frame)), key=lambda i: key(frame.iloc[i]))
+    """Rows of ``frame`` in the order of ``key(row)`` (stable; empty frames pass through).
+
+    ``key`` reads a row as a mapping of column to value: the rows are read once as
+    records, not one Series per row (the detail table has thousands)."""
+    rows = frame.to_dict("records")
+    order = sorted(range(len(rows)), key=lambda i: key(rows[i]))
     return frame.iloc[order].reset_index(drop=True)
 
 

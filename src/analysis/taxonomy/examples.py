@@ -66,10 +66,11 @@ def match_examples(examples: pd.DataFrame, issues: pd.DataFrame,
     index = release_index(issues)
     annotators = annotator_columns(issues)
     renames = projects.renames()
-    # only the reports whose number an example cites: a group per labelled report would
-    # cost a DataFrame per issue (a rename changes the repository, never the number)
+    # row positions of only the reports whose number an example cites: the examples are a
+    # few dozen, the release's reports tens of thousands (a rename changes the repository,
+    # never the number)
     cited = index[index["number"].isin(examples["number"])]
-    by_key = {k: g for k, g in cited.groupby(["host", "repo_key", "number"], sort=False)}
+    rows_of = cited.groupby(["host", "repo_key", "number"], sort=False).indices
     repos = index.groupby(["host", "repo_key"], sort=False)["number"]
     rows = []
     for ex in examples.itertuples(index=False):
@@ -83,8 +84,8 @@ def match_examples(examples: pd.DataFrame, issues: pd.DataFrame,
         row.update(ref=int(ex.ref), url=ex.url, subthemes=ex.subthemes, theme=ex.theme,
                    source=ex.source, repository=ex.repository, kind=ex.kind,
                    number=ex.number, annotators=len(annotators))
-        hit = by_key.get((ex.host, repo_key, ex.number))
-        if hit is None:
+        found = rows_of.get((ex.host, repo_key, ex.number))
+        if found is None:
             if (ex.host, repo_key) in repos.groups:
                 row["status"] = NO_ISSUE
                 numbers = pd.to_numeric(repos.get_group((ex.host, repo_key)), errors="coerce")
@@ -97,6 +98,7 @@ def match_examples(examples: pd.DataFrame, issues: pd.DataFrame,
             row["match_note"] = "; ".join(notes)
             rows.append(row)
             continue
+        hit = cited.iloc[found]
         first = hit.iloc[0]
         row["matched_as_printed"] = not notes and first["kind"] == ex.kind
         if first["kind"] != ex.kind:

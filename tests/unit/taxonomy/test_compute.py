@@ -89,3 +89,12 @@ def test_compute_refuses_an_unknown_item_split(built, small, small_issues):
         tree.compute(built.parsed, small_issues, small, PROJECTS, item_split="semicolon")
     assert err.value.column == "taxonomy.item_split"
     assert tree.check_item_split("parentheses") == "parentheses"
+
+
+def test_rows_sorted_by_a_key_of_their_values_stably():
+    frame = pd.DataFrame({"code": ["B", "A", "B", "A"], "n": [2, 9, 1, 9],
+                          "tag": ["w", "x", "y", "z"]}, index=[7, 5, 3, 1])
+    out = tree._sorted(frame, lambda r: (r["code"], r["n"]))
+    assert out["tag"].tolist() == ["x", "z", "y", "w"]  # A/9 twice: first-come order kept
+    assert out.index.tolist() == [0, 1, 2, 3]
+    assert tree._sorted(frame.iloc[:0], lambda r: r["code"]).empty

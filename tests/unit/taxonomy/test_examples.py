@@ -98,3 +98,11 @@ def test_empty_themes_count_annotator_choices_and_what_rests_on_them():
     assert row["final_labels_when_chosen"] == "B.1 (1), C.1 (1)"
     assert (row["findings"], row["examples"]) == ("Finding 1 (1.4)", "[61]")
     assert row["rankings"] == "developers: 4th of 4 (IV.C.1)"
+
+
+def test_a_report_listed_twice_shows_its_first_row():
+    twice = pd.concat([issues(), issues().iloc[[1]].assign(final_label="C.1")],
+                      ignore_index=True)
+    m = match_examples(examples(), twice, PROJECTS).set_index("ref")
+    assert m.loc[59, "final_label"] == "B.2"
+    assert "2 rows in the release; the first is shown" in m.loc[59, "match_note"]

@@ -35,7 +35,8 @@ def test_split_table_adds_the_run_records():
     table = PIPELINE.split_table({"ingest": 0.5, "clean": 2.75}, records)
     assert table["ingest"] == {"wall": 0.5}
     assert table["clean"] == {"wall": 2.75, "kernel_start": 0.3, "imports": 0.4, "work": 1.6,
-                              "other": 0.2, "nbrun_total": 2.5, "dvc_and_launch": 0.25}
+                              "other": 0.2, "nbrun_total": 2.5, "dvc_and_launch": 0.25,
+                              "floor": 0.75}  # kernel start + other + dvc and launch
     runs = [table, {**table, "clean": {**table["clean"], "wall": 3.75, "work": 2.6}},
             {**table, "clean": {**table["clean"], "wall": 2.25, "work": 1.0}}]
     median = PIPELINE.median_table(runs)
@@ -48,27 +49,35 @@ def test_split_table_adds_the_run_records():
 def result() -> dict:
     table = {"ingest": {"wall": 0.5},
              "clean": {"wall": 2.75, "kernel_start": 0.3, "imports": 0.4, "work": 1.6,
-                       "other": 0.2, "nbrun_total": 2.5, "dvc_and_launch": 0.25}}
+                       "other": 0.2, "nbrun_total": 2.5, "dvc_and_launch": 0.25,
+                       "floor": 0.75}}
     return {"stages": ["ingest", "clean"], "cold_seconds": 3.25,
             "cold_seconds_runs": [3.25, 3.5, 3.0], "cold_cpu_seconds_runs": [4.0, 4.1, 3.9],
             "cold_seconds_by_stage": dict(sorted(table.items())),  # as read back from JSON
             "cold_notebook_stage_totals": PIPELINE.notebook_totals(table),
             "report_stage_seconds": 5.0, "noop_repro_seconds": 0.9,
-            "noop_repro_runs": [0.9, 0.95, 0.88], "cold_target_seconds": 30.0,
+            "noop_repro_runs": [0.9, 0.95, 0.88], "cold_target_seconds": 18.0,
             "noop_target_seconds": 2.0, "cold_target_met": True, "noop_target_met": True,
+            "forced_seconds": 23.5, "forced_seconds_runs": [23.5, 22.0, 24.0],
+            "forced_cpu_seconds_runs": [20.0, 19.5, 21.0], "forced_target_seconds": 22.0,
+            "forced_target_met": False,
             "cpus": 2, "load_average": [1.0, 1.0, 1.0]}
 
 
 def test_pipeline_summary_is_a_table_in_pipeline_order():
     lines = PIPELINE.summary(result())
     text = "\n".join(lines)
-    assert "**3.25 s**" in text and "target < 30 s: met" in text
+    assert "**3.25 s**" in text and "target <= 18 s: met" in text
+    assert "forced `dvc repro -f` incl. site" in text
+    assert "**23.5 s**, median of [23.5, 22.0, 24.0] (target <= 22 s: missed)" in text
     assert "**0.9 s**" in text and "target < 2 s: met" in text
     rows = [line for line in lines if line.startswith("| ") and "---" not in line]
     assert [r.split(" | ")[0] for r in rows] == ["| stage", "| ingest", "| clean",
                                                  "| notebook stages"]
-    assert rows[1] == "| ingest | 0.50 | - | - | - | - | - | - |"
-    assert rows[2] == "| clean | 2.75 | 0.30 | 0.40 | 1.60 | 0.20 | 2.50 | 0.25 |"
+    assert rows[1] == "| ingest | 0.50 | - | - | - | - | - | - | - |"
+    assert rows[2] == "| clean | 2.75 | 0.30 | 0.40 | 1.60 | 0.20 | 2.50 | 0.25 | 0.75 |"
+    older = {k: v for k, v in result().items() if not k.startswith("forced")}
+    assert not any("forced" in line for line in PIPELINE.summary(older))
     assert PIPELINE.summary({"skipped": "no mirror"}) == ["skipped: no mirror"]
 
 
