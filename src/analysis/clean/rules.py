@@ -16,85 +16,11 @@ import pandas as pd
 
 from analysis.clean.study import NO_STUDY, Study
 from analysis.core import schemas
-from analysis.core.dump import Quirk, batch_index
-from analysis.core.quality import IGNORED, KEPT, SET_ASIDE, Anomaly, Rule, make_anomaly
+from analysis.core.dump import batch_index
+from analysis.core.quality import Anomaly, Rule, make_anomaly, stage_rules
 from analysis.core.taxonomy import Taxonomy
 
-RULES: dict[str, Rule] = {
-    # encoding and layout
-    "utf8_bom": Rule(KEPT, "info", "The file starts with a UTF-8 byte-order mark; it is "
-                     "removed before parsing."),
-    "crlf_line_endings": Rule(KEPT, "info", "Windows (CRLF) line endings; normalised to LF."),
-    "cr_line_endings": Rule(KEPT, "info", "Old Mac (CR) line endings; normalised to LF."),
-    "empty_file": Rule(IGNORED, "warning", "The file is empty; it contributes no rows. (An "
-                       "empty year file means no issues in that year.)"),
-    "header_only": Rule(IGNORED, "warning", "The label file has a header but no rows."),
-    "leading_blank_lines": Rule(IGNORED, "info", "Blank lines before the header; skipped."),
-    "unexpected_file": Rule(IGNORED, "warning", "A file in a project folder that is neither "
-                            "the label file nor a <project>_<year>.txt year file; not read."),
-    "year_file_prefix": Rule(KEPT, "warning", "A year file whose name prefix differs from its "
-                             "folder; read as a year file of that folder's project."),
-    "no_year_files": Rule(KEPT, "warning", "A project folder without year files: none of its "
-                          "rows can be given a year (they are set aside as no_year)."),
-    "label_columns_gap": Rule(KEPT, "warning", "The annotator columns are not numbered "
-                              "1..N without gaps (e.g. Label1, Label3); each column is read as "
-                              "the annotator of its number."),
-    "extra_column": Rule(IGNORED, "warning", "A label-file column other than Issue_URL, "
-                         "Label1..LabelN and Final_Label; not used."),
-    "unknown_project": Rule(KEPT, "warning", "A project folder not described in "
-                            "data/projects.yaml; processed under its folder name, kind unknown."),
-    "annotator_count_differs": Rule(KEPT, "info", "Projects have different numbers of "
-                                    "annotator columns; absent annotators are missing ratings."),
-    # label-file rows
-    "blank_row": Rule(SET_ASIDE, "info", "An empty line inside a label file."),
-    "malformed_row": Rule(SET_ASIDE, "error", "A label-file row whose number of fields "
-                          "differs from the header's."),
-    "invalid_url": Rule(SET_ASIDE, "error", "Issue_URL is empty or not an http(s) URL."),
-    "missing_final_label": Rule(SET_ASIDE, "error", "Final_Label is empty: the issue has no "
-                                "type or theme."),
-    "unknown_final_label": Rule(SET_ASIDE, "error", "Final_Label is not a theme code of the "
-                                "taxonomy (data/taxonomy.yaml): the issue cannot be typed."),
-    "no_year": Rule(SET_ASIDE, "error", "The URL is in none of the project's year files: the "
-                    "issue's year is unknown, so it cannot be placed in Table I."),
-    "whitespace": Rule(KEPT, "info", "Leading or trailing whitespace around a value; trimmed."),
-    "missing_rating": Rule(KEPT, "warning", "An annotator cell is empty; treated as a missing "
-                           "rating."),
-    "unknown_label": Rule(KEPT, "warning", "An annotator label that is not a taxonomy code; "
-                          "kept as given (agreement treats it as a category of its own)."),
-    "duplicate_url": Rule(KEPT, "warning", "The same URL is on several rows of one label file. "
-                          "clean.duplicates=keep (default) keeps every row, as the paper's "
-                          "Table I counts them; `first` sets later rows aside."),
-    "cross_project_duplicate": Rule(KEPT, "info", "The same URL is labelled in more than one "
-                                    "project; each project keeps its row."),
-    "foreign_repo_url": Rule(KEPT, "warning", "The URL points to a repository other than the "
-                             "project's own (the most common one in its label file)."),
-    "final_not_majority": Rule(KEPT, "warning", "Final_Label differs from the annotators' "
-                               "majority label (the paper: discussion or majority vote)."),
-    "majority_tie": Rule(KEPT, "info", "The annotators' labels tie: no strict majority."),
-    "more_rows_than_year_lines": Rule(KEPT, "warning", "A URL has more label rows than lines in "
-                                      "the year files; the extra rows reuse its last year."),
-    "url_in_multiple_years": Rule(KEPT, "warning", "A URL is listed in more than one year "
-                                  "file; each of its rows takes the years in order."),
-    # year-file lines
-    "year_blank_line": Rule(SET_ASIDE, "info", "An empty line in a year file."),
-    "year_line_not_url": Rule(SET_ASIDE, "error", "A year-file line that is not a URL."),
-    "unlabelled_year_url": Rule(SET_ASIDE, "warning", "A URL in a year file that has no row "
-                                "in the project's label file."),
-    "surplus_year_line": Rule(SET_ASIDE, "warning", "A URL listed in the year files more often "
-                              "than it has label rows; the surplus lines are not used."),
-    "label_row_set_aside": Rule(SET_ASIDE, "info", "A year-file line whose label row was set "
-                                "aside (see that row's reason)."),
-    # excluded-candidates files (<Project>_excluded.csv, written by analysis.labels merge)
-    "excluded_blank_row": Rule(SET_ASIDE, "info", "An empty line in an excluded-candidates "
-                               "file."),
-    "excluded_invalid_url": Rule(SET_ASIDE, "error", "An excluded candidate whose Issue_URL is "
-                                 "empty or not an http(s) URL: it is not counted."),
-    "excluded_also_labelled": Rule(SET_ASIDE, "warning", "An excluded candidate that also has "
-                                   "a row in the project's label file: it counts as an issue, "
-                                   "not as an excluded candidate."),
-    "excluded_duplicate_url": Rule(SET_ASIDE, "warning", "An excluded candidate listed more "
-                                   "than once: counted once."),
-}
+RULES: dict[str, Rule] = stage_rules("clean")  # analysis/core/rules.yaml
 
 # The first failing check decides why a label row is set aside.
 REJECTION_ORDER = ["blank_row", "malformed_row", "invalid_url", "missing_final_label",
@@ -116,11 +42,6 @@ def majority_label(labels: list[str]) -> tuple[str | None, bool]:
     top = counts.most_common()
     tie = len(top) > 1 and top[0][1] == top[1][1]
     return (None if tie else top[0][0]), tie
-
-
-def quirk_anomaly(q: Quirk) -> Anomaly:
-    """A raw-level quirk of :mod:`analysis.core.dump` as an anomaly under its rule."""
-    return make_anomaly(RULES, q.kind, q.file, q.message, q.line, q.column, q.value)
 
 
 def label_rows(

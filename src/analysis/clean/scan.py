@@ -23,7 +23,7 @@ import pandas as pd
 
 from analysis.clean.across import code_groups, cross_project_duplicates, judge_project
 from analysis.clean.keys import KeyGroups
-from analysis.clean.rules import RULES, label_rows, quirk_anomaly
+from analysis.clean.rules import RULES, label_rows
 from analysis.clean.study import NO_STUDY, Study, read_study
 from analysis.core import schemas
 from analysis.core.dump import (
@@ -39,7 +39,7 @@ from analysis.core.dump import (
 from analysis.core.errors import InputError
 from analysis.core.paths import PATHS
 from analysis.core.projects import Projects
-from analysis.core.quality import make_anomaly
+from analysis.core.quality import make_anomaly, quirk_anomaly
 from analysis.core.taxonomy import Taxonomy
 
 EXCLUDED_COLUMNS = ["project", "issue_url", "created_at", "year", "source_file",
@@ -127,7 +127,7 @@ def read_label_rows(project: ProjectFiles, raw_dir: Path, taxonomy: Taxonomy,
                                  lines.rel, study)
         anomalies.extend(found)
         parts.append(keep_rows(rows, reading.compact, aside, lines.rel))
-    anomalies.extend(quirk_anomaly(q) for q in lines.quirks + reader.quirks)
+    anomalies.extend(quirk_anomaly(RULES, q) for q in lines.quirks + reader.quirks)
     if reader.header and reader.count == 0:
         anomalies.append(make_anomaly(RULES, "header_only", lines.rel, "no data rows"))
     rows = parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True)
@@ -160,7 +160,7 @@ def read_year_lines(project: ProjectFiles, raw_dir: Path, urls: KeyGroups, anoma
             if sum(map(len, pending)) >= LOOKUP_LINES:
                 parts.append(_unlabelled(pending, urls, anomalies, reading.compact, aside))
                 pending = []
-        anomalies.extend(quirk_anomaly(q) for q in lines.quirks)
+        anomalies.extend(quirk_anomaly(RULES, q) for q in lines.quirks)
     if pending or not parts:
         if not pending:
             pending = [keep_lines(pd.DataFrame(columns=[
@@ -289,7 +289,7 @@ def clean_excluded(
             chunk = chunk.loc[~(blank | invalid), ["line", "reason", "key"]].assign(
                 key=lambda c: _compact_keys(c["key"]))
         parts.append(chunk)
-    anomalies.extend(quirk_anomaly(q) for q in lines.quirks)
+    anomalies.extend(quirk_anomaly(RULES, q) for q in lines.quirks)
     rows = pd.concat(parts, ignore_index=True)
     is_labelled = labelled.find(rows["key"]) >= 0
     listed = KeyGroups.of(rows["key"])
@@ -387,7 +387,7 @@ def scan_dump(raw_dir: Path, projects: Projects, taxonomy: Taxonomy, duplicates:
     raw_dir = Path(raw_dir)
     study = read_study(raw_dir) if study is None else study
     found, quirks = discover_projects(raw_dir)
-    anomalies.extend(quirk_anomaly(q) for q in quirks)
+    anomalies.extend(quirk_anomaly(RULES, q) for q in quirks)
     scan = DumpScan(pd.DataFrame(), [], [], {})
     frames, numbers = [], set()
     for project in found:

@@ -71,3 +71,9 @@ def os_problem(exc: OSError) -> InputError:
     return InputError(f"cannot read or write it ({exc.strerror or exc})",
                       file=exc.filename and str(exc.filename),
                       fix="check the path, its permissions and the free space")
+
+
+def user_error_line(prog: str, exc: InputError | OSError) -> str:
+    """What a command prints for a problem the user can fix, on one line: ``prog: `` and
+    the message (an operating-system error as :func:`os_problem` words it)."""
+    return f"{prog}: {os_problem(exc) if isinstance(exc, OSError) else exc}"

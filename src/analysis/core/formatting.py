@@ -11,6 +11,7 @@ cannot give. The functions take what the tables hold (floats, integers, numeric 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -28,15 +29,21 @@ def is_missing(x: object) -> bool:
         return True
 
 
-def dec(x: object, digits: int = 3) -> str:
-    """A coefficient or a mean with ``digits`` decimals: ``0.512`` (``-0.000`` stays what
-    Python prints: the sign says the value is below zero)."""
+def _number(x: object, shown: Callable[[object], str]) -> str:
+    """``x`` as ``shown`` prints a number, :data:`MISSING` when it is not defined, and as
+    it is when it is not a number (a label a table holds in a numeric column)."""
     if is_missing(x):
         return MISSING
     try:
-        return f"{float(x):.{digits}f}"
+        return shown(x)
     except (TypeError, ValueError):
         return str(x)
+
+
+def dec(x: object, digits: int = 3) -> str:
+    """A coefficient or a mean with ``digits`` decimals: ``0.512`` (``-0.000`` stays what
+    Python prints: the sign says the value is below zero)."""
+    return _number(x, lambda v: f"{float(v):.{digits}f}")
 
 
 def plural(n: int, word: str, words: str | None = None) -> str:
@@ -47,12 +54,7 @@ def plural(n: int, word: str, words: str | None = None) -> str:
 
 def count(x: object) -> str:
     """A whole number with thousands separators: ``38,742``."""
-    if is_missing(x):
-        return MISSING
-    try:
-        return f"{int(float(x)):,}"
-    except (TypeError, ValueError):
-        return str(x)
+    return _number(x, lambda v: f"{int(float(v)):,}")
 
 
 def pct(x: object, digits: int = 1, fraction: bool = False) -> str:

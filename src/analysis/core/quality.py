@@ -1,10 +1,11 @@
 """Anomalies found in input data, the rules that decide what happens to them, and the
 quality report that accounts for every row.
 
-Each stage that reads raw input declares its anomaly kinds in a ``RULES`` mapping (what is
-wrong, what the pipeline does about it, how serious it is) and returns a list of
-:class:`Anomaly` records; :func:`quality_report` turns them, with the row accounting,
-into the JSON written next to the processed data.
+Every anomaly kind is declared once, in ``rules.yaml`` beside this module (what is wrong,
+what the pipeline does about it, how serious it is); a stage that reads raw input takes its
+``RULES`` mapping from it (:func:`stage_rules`) and returns a list of :class:`Anomaly`
+records; :func:`quality_report` turns them, with the row accounting, into the JSON
+written next to the processed data.
 """
 
 from __future__ import annotations
@@ -13,14 +14,27 @@ import bisect
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
+
+from analysis.core.config import load_yaml
+from analysis.core.errors import InputError
+from analysis.core.paths import PATHS
+
+if TYPE_CHECKING:
+    from analysis.core.dump import Quirk
 
 KEPT = "kept"  # the row stays in the data, flagged
 SET_ASIDE = "set_aside"  # the row leaves the data; it is listed in rejected.csv with a reason
 IGNORED = "ignored"  # not data (a blank line, an unexpected file, an extra column)
 STOP = "stop"  # results would be meaningless: the stage ends with one clear message
 ACTIONS = (KEPT, SET_ASIDE, IGNORED, STOP)
+SEVERITIES = ("info", "warning", "error")
+RULES_FILE = Path(__file__).with_name("rules.yaml")
+SHARED = "shared"  # the section of rules.yaml that every stage draws its shared kinds from
 
 
 @dataclass(frozen=True)
@@ -30,6 +44,64 @@ class Rule:
     action: str
     severity: str  # info | warning | error
     description: str
+
+
+def _placeholders() -> dict[str, str]:
+    """What the ``{name}`` marks of the rules' descriptions stand for: the curated files
+    as the texts name them (relative to the project root)."""
+    return {"{taxonomy_file}": PATHS.taxonomy_file.relative_to(PATHS.root).as_posix(),
+            "{params_file}": PATHS.params.relative_to(PATHS.root).as_posix()}
+
+
+def parse_rule(entry: object, where: str, fills: dict[str, str]) -> Rule:
+    """One entry of the registry as a :class:`Rule`, its placeholders filled; ``where``
+    names it in the message when it is not an action, a severity and a description."""
+    ok = (isinstance(entry, dict) and set(entry) == {"action", "severity", "description"}
+          and entry["action"] in ACTIONS and entry["severity"] in SEVERITIES
+          and isinstance(entry["description"], str))
+    if not ok:
+        raise InputError(f"rule {where} is not an action, a severity and a description",
+                         file=str(RULES_FILE),
+                         fix=f"give action ({'|'.join(ACTIONS)}), severity "
+                             f"({'|'.join(SEVERITIES)}) and description")
+    text = entry["description"]
+    for mark, value in fills.items():
+        text = text.replace(mark, value)
+    return Rule(entry["action"], entry["severity"], text)
+
+
+def registry_rules(registry: dict, stage: str, fills: dict[str, str]) -> dict[str, Rule]:
+    """The rules of ``stage`` in a registry shaped as ``rules.yaml``: its own entries, and
+    the shared ones it names without a value (in the stage's order). A stage may not word
+    a shared kind its own way, nor name a shared kind the registry lacks."""
+    shared = registry.get(SHARED) or {}
+    if stage == SHARED or not isinstance(registry.get(stage), dict):
+        raise InputError(f"no rules for stage {stage!r}", file=str(RULES_FILE),
+                         fix="add a section for the stage")
+    rules = {}
+    for kind, entry in registry[stage].items():
+        if entry is None and kind not in shared:
+            raise InputError(f"{stage}.{kind} draws a shared rule that is not in "
+                             f"{SHARED!r}", file=str(RULES_FILE),
+                             fix=f"add {kind} to {SHARED!r} or word it in {stage!r}")
+        if entry is not None and kind in shared:
+            raise InputError(f"{stage}.{kind} words a shared rule again",
+                             file=str(RULES_FILE),
+                             fix=f"leave {kind} without a value in {stage!r}")
+        where = f"{SHARED}.{kind}" if entry is None else f"{stage}.{kind}"
+        rules[kind] = parse_rule(shared[kind] if entry is None else entry, where, fills)
+    return rules
+
+
+@cache
+def _registry() -> dict:
+    return load_yaml(RULES_FILE) or {}
+
+
+def stage_rules(stage: str) -> dict[str, Rule]:
+    """The anomaly kinds of ``stage`` (``clean``, ``interviews``, ``taxonomy``) with their
+    rules, from ``rules.yaml``: the one place a kind is worded."""
+    return registry_rules(_registry(), stage, _placeholders())
 
 
 @dataclass(frozen=True)
@@ -69,6 +141,13 @@ def make_anomaly(
         column=column,
         value=None if value is None else str(value),
     )
+
+
+def quirk_anomaly(rules: Mapping[str, Rule], quirk: Quirk) -> Anomaly:
+    """A raw-level quirk of :mod:`analysis.core.dump` (a byte-order mark, line endings, an
+    unused column...) as an anomaly under its rule in ``rules``."""
+    return make_anomaly(rules, quirk.kind, quirk.file, quirk.message, quirk.line,
+                        quirk.column, quirk.value)
 
 
 def anomaly_order(a: Anomaly) -> tuple:

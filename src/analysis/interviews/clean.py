@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from analysis.core.dump import Quirk
-from analysis.core.quality import Anomaly, make_anomaly, quality_report
+from analysis.core.quality import Anomaly, make_anomaly, quality_report, quirk_anomaly
 from analysis.core.taxonomy import Taxonomy
 from analysis.interviews.background import clean_sheet
 from analysis.interviews.codebook import clean_codebook, node_sort_key
@@ -74,9 +74,9 @@ def clean_interviews(files: InterviewFiles, taxonomy: Taxonomy, params: dict
 
 
 def quirk_anomalies(quirks: list[Quirk]) -> list[Anomaly]:
-    """The decoding quirks of a text file (BOM, line endings) as anomalies."""
-    return [make_anomaly(RULES, q.kind, q.file, q.message, q.line) for q in quirks
-            if q.kind in RULES]
+    """The decoding quirks of a text file (BOM, line endings) as anomalies; the stage has
+    no rule for the others (an empty file is refused when read)."""
+    return [quirk_anomaly(RULES, q) for q in quirks if q.kind in RULES]
 
 
 def type_counts(frame: pd.DataFrame) -> dict[str, int]:

@@ -36,7 +36,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from analysis.core.dump import decode
 from analysis.core.errors import InputError
+from analysis.core.words import is_word_char, on_boundary
 
 LIST_SUFFIX = "_keywords"
 SHORT_MAX = 3  # keywords this short match inside many words under substring matching
@@ -116,15 +118,14 @@ def parse_keyword_file(text: str, file: str = "filter_keywords") -> list[Keyword
 
 
 def read_keyword_file(path: str | Path) -> list[KeywordList]:
-    """Read and parse a keyword file (UTF-8); a missing file is a user error."""
+    """Read and parse a keyword file (UTF-8, read as the dump's files are); a missing or
+    undecodable file is a user error."""
     p = Path(path)
     try:
-        text = p.read_bytes().decode("utf-8-sig")
+        text, _ = decode(p.read_bytes(), str(p))  # a byte-order mark and CRs are no matter
     except FileNotFoundError as exc:
         raise InputError("keyword file not found", file=str(p),
                          fix="point --keywords at upstream's filter_keywords") from exc
-    except UnicodeDecodeError as exc:
-        raise InputError("not UTF-8", file=str(p), fix="re-save the file as UTF-8") from exc
     except OSError as exc:
         raise InputError(f"cannot read the keyword file ({exc.strerror})", file=str(p),
                          fix="point --keywords at upstream's filter_keywords") from exc
@@ -150,23 +151,10 @@ def counts(kl: KeywordList) -> dict[str, int]:
             "distinct_casefold": len(distinct_casefold(kl.entries))}
 
 
-def is_word_char(ch: str) -> bool:
-    """An ASCII letter, digit or underscore: what a keyword may not touch (the word
-    boundary of :func:`contains_on_boundary` and of :mod:`analysis.select`)."""
-    return ch.isascii() and (ch.isalnum() or ch == "_")
-
-
 def contains_on_boundary(outer: str, inner: str) -> bool:
-    """Whether ``inner`` occurs in ``outer`` (case-insensitively) on word boundaries."""
-    o, i = outer.lower(), inner.lower()
-    start = o.find(i)
-    while start >= 0:
-        end = start + len(i)
-        if ((start == 0 or not is_word_char(o[start - 1]))
-                and (end == len(o) or not is_word_char(o[end]))):
-            return True
-        start = o.find(i, start + 1)
-    return False
+    """Whether keyword ``inner`` occurs in keyword ``outer`` on word boundaries, by the
+    selection's rule (:func:`analysis.core.words.on_boundary`)."""
+    return on_boundary(outer, inner)
 
 
 def vocabulary(lists: list[KeywordList]) -> set[str]:

@@ -21,7 +21,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from analysis.core.errors import InputError, os_problem
+from analysis.core.errors import InputError, user_error_line
 from analysis.core.paths import PATHS, DumpLayout, SheetPaths
 from analysis.core.projects import Projects
 from analysis.core.taxonomy import load_taxonomy
@@ -186,11 +186,8 @@ def main(argv: list[str] | None = None) -> int:
     commands = {"sheets": run_sheets, "merge": run_merge, "extend": run_extend}
     try:
         return commands[args.command](args)
-    except InputError as exc:
-        print(f"{args.command}: {exc}", file=sys.stderr)
-        return 1
-    except OSError as exc:
-        print(f"{args.command}: {os_problem(exc)}", file=sys.stderr)
+    except (InputError, OSError) as exc:
+        print(user_error_line(args.command, exc), file=sys.stderr)
         return 1
     except SheetProblems as exc:
         for problem in exc.problems:

@@ -61,12 +61,12 @@ import pandas as pd
 
 from analysis.core.artifacts import atomic_folder
 from analysis.core.dump import csv_records
+from analysis.core.encoding import sniff_encoding
 from analysis.core.errors import InputError
 from analysis.core.paths import PATHS, SheetPaths
 from analysis.core.sizes import MiB, size_text
 from analysis.core.taxonomy import Taxonomy, load_taxonomy
 from analysis.core.textsafe import neutralise_cell
-from analysis.select.formats import sniff_encoding
 
 SHEET_COLUMNS = ["project", "url", "created_at", "title", "label", "excluded", "comment",
                  "selection"]
@@ -267,7 +267,7 @@ class Sheet:
 def decode_sheet(raw: bytes) -> tuple[str, str]:
     """The text of a sheet and the encoding it was read as (see the module docstring).
 
-    The encoding is sniffed (:func:`~analysis.select.formats.sniff_encoding`: a byte-order
+    The encoding is sniffed (:func:`~analysis.core.encoding.sniff_encoding`: a byte-order
     mark, or UTF-16's NUL bytes); a file that is neither UTF-8 nor UTF-16 is read as
     Latin-1, which never fails and keeps every ASCII byte (the columns the merge reads
     are ASCII).

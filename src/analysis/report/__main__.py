@@ -19,7 +19,7 @@ import errno
 import sys
 from pathlib import Path
 
-from analysis.core.errors import InputError, os_problem
+from analysis.core.errors import InputError, user_error_line
 from analysis.core.paths import Paths
 from analysis.report.quarto import setup
 from analysis.report.site import build, generate, needs_render, render
@@ -64,13 +64,10 @@ def main(argv: list[str] | None = None) -> int:
                 render(paths, renderer=args.renderer, full=args.full)
         else:
             build(paths, renderer=args.renderer)
-    except InputError as exc:
-        print(f"report: {exc}", file=sys.stderr)
-        return 1
-    except OSError as exc:  # an output of the pipeline that cannot be read, say
-        if exc.errno not in USER_ERRNOS:
+    except (InputError, OSError) as exc:  # OSError: an output that cannot be read, say
+        if isinstance(exc, OSError) and exc.errno not in USER_ERRNOS:
             raise
-        print(f"report: {os_problem(exc)}", file=sys.stderr)
+        print(user_error_line("report", exc), file=sys.stderr)
         return 1
     return 0
 

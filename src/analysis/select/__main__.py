@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from analysis.core.errors import InputError, os_problem
+from analysis.core.errors import InputError, user_error_line
 from analysis.core.paths import PATHS
 from analysis.core.projects import Projects
 from analysis.core.sizes import parse_size, size_text
@@ -195,11 +195,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
         record, name = run(args, sys.stderr.isatty())
-    except InputError as exc:
-        print(f"select: {exc}", file=sys.stderr)
-        return 1
-    except OSError as exc:
-        print(f"select: {os_problem(exc)}", file=sys.stderr)
+    except (InputError, OSError) as exc:
+        print(user_error_line("select", exc), file=sys.stderr)
         return 1
     print(summary_line(record, name, args.out))
     candidates = Path(args.out) / engine.SELECTION_DIR / engine.CANDIDATES_FILE

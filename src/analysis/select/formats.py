@@ -32,7 +32,6 @@ names it and the limit.
 
 from __future__ import annotations
 
-import codecs
 import csv
 import re
 import zlib
@@ -43,6 +42,7 @@ from pathlib import Path
 
 import orjson
 
+from analysis.core.encoding import sniff_encoding
 from analysis.core.errors import InputError
 from analysis.core.sizes import GiB, MiB, size_text
 
@@ -165,25 +165,6 @@ def repository_of(url: str) -> tuple[str, str] | None:
     if m is None:
         return None
     return PLATFORM_OF_HOST[m.group(1).lower()], f"{m.group(2)}/{m.group(3)}".lower()
-
-
-def sniff_encoding(head: bytes) -> str:
-    """The text encoding of a file from its first bytes: a byte-order mark (``utf-8-sig``,
-    ``utf-16``), or the NUL bytes UTF-16 puts beside every ASCII character (``utf-16-le``
-    when they stand at odd offsets, ``utf-16-be`` at even ones); ``utf-8`` otherwise.
-
-    The one sniffer of the update loop: exports (here), labelling sheets, candidates and
-    decisions files (:mod:`analysis.labels.sheets`) are all read through it.
-    """
-    if head.startswith(codecs.BOM_UTF8):
-        return "utf-8-sig"
-    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        return "utf-16"
-    if b"\x00" in head:
-        odd, even = head[1::2].count(0), head[0::2].count(0)
-        if odd != even:
-            return "utf-16-le" if odd > even else "utf-16-be"
-    return "utf-8"
 
 
 def _decode_error(exc: UnicodeDecodeError, data: bytes, start_line: int, name: str,

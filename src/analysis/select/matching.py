@@ -4,7 +4,8 @@ A keyword matches when it occurs in the title or the body, ignoring the case of 
 letters, and is neither preceded nor followed by an ASCII letter, digit or underscore. So
 'yi' matches "Yi-34B" and "use yi" but not "yield"; 'llm' does not match "vllm"; keywords
 with spaces or dots match literally ('few shot' does not match "few-shot"). A CJK
-character next to a keyword counts as a boundary, so "使用llama" matches 'llama'.
+character next to a keyword counts as a boundary, so "使用llama" matches 'llama'. The
+rule is :mod:`analysis.core.words`, which the keyword audit uses too.
 
 ``plural=True`` (``--match plural``) also accepts an English plural ending ``s`` or ``es``
 right after a keyword that ends in a letter: 'llm' then matches "LLMs" and 'transformer'
@@ -25,55 +26,19 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from analysis.core.errors import InputError
-from analysis.keywords.compute import is_word_char
+from analysis.core.words import ascii_lower, is_word_char, on_boundary, takes_plural
 
 MATCH_MODES = ("word", "plural")
-PLURAL_ENDINGS = ("s", "es")
 RE2_SPECIAL = set("\\.^$|?*+()[]{}")
 _WORD = np.zeros(128, dtype=bool)
 for _c in b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_":
     _WORD[_c] = True
 
 
-def ascii_lower(text: str) -> str:
-    """Lower-case ASCII letters only (length-preserving; other characters unchanged)."""
-    if text.isascii():
-        return text.lower()
-    return text.encode("utf-8", "surrogatepass").lower().decode("utf-8", "surrogatepass")
-
-
-def takes_plural(keyword: str) -> bool:
-    """Whether ``--match plural`` extends ``keyword``: it must end in an ASCII letter."""
-    return keyword[-1:].isascii() and keyword[-1:].isalpha()
-
-
-def _ends_ok(low: str, end: int, plural: bool) -> bool:
-    if end == len(low) or not is_word_char(low[end]):
-        return True
-    if not plural:
-        return False
-    for ending in PLURAL_ENDINGS:
-        stop = end + len(ending)
-        if low.startswith(ending, end) and (stop == len(low) or not is_word_char(low[stop])):
-            return True
-    return False
-
-
 def reference_matches(text: str, keywords: list[str], plural: bool = False) -> list[str]:
-    """The matching rule, written plainly (the definition the fast matcher is tested on)."""
-    low = ascii_lower(text or "")
-    found = []
-    for kw in keywords:
-        k = ascii_lower(kw)
-        start = low.find(k) if k else -1
-        while start >= 0:
-            end = start + len(k)
-            if ((start == 0 or not is_word_char(low[start - 1]))
-                    and _ends_ok(low, end, plural and takes_plural(k))):
-                found.append(kw)
-                break
-            start = low.find(k, start + 1)
-    return found
+    """The matching rule, written plainly (the definition the fast matcher is tested on):
+    the keywords that occur in ``text`` on word boundaries (:func:`on_boundary`)."""
+    return [kw for kw in keywords if on_boundary(text or "", kw, plural)]
 
 
 def _re2_literal(keyword: str, plural: bool) -> str:

@@ -149,6 +149,16 @@ def projects_by_kind(kinds: pd.Series) -> str:
     return " and ".join(parts) if len(parts) < 3 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
+# What the average false-positive rate is a mean of, by where the per-project rates come
+# from ({n}: how many rates)
+AVERAGE_NOTES = {
+    REPORTED: "mean of the paper's own {n} per-project rates (an arithmetic check); the "
+              "rates themselves cannot be recomputed from the release",
+    COMPUTED: "mean of {n} per-project rates computed from the dump's excluded candidates "
+              "(excluded / candidates)",
+}
+
+
 def claim_values(result: Table1) -> dict[str, dict]:
     """Reproduced values keyed by claim id (``table1.<project>.<column>``)."""
     table, shares, fp = result.table, result.shares, result.false_positives
@@ -171,20 +181,11 @@ def claim_values(result: Table1) -> dict[str, dict]:
             "note": f"computed from the dump's excluded candidates: {int(r.excluded):,} "
                     f"excluded of {int(r.candidates):,} candidates"}
     total = fp.iloc[-1]
-    if total["source"] == REPORTED:
-        n = int((fp["source"] == REPORTED).sum()) - 1
+    if total["source"] in AVERAGE_NOTES:
+        n = int((fp["source"] == total["source"]).sum()) - 1
         out["table1.false_positive.average"] = {
             "value": float(total["false_positive_percent"]),
-            "note": f"mean of the paper's own {n} per-project rates (an arithmetic "
-                    "check); the rates themselves cannot be recomputed from the release",
-        }
-    elif total["source"] == COMPUTED:
-        n = int((fp["source"] == COMPUTED).sum()) - 1
-        out["table1.false_positive.average"] = {
-            "value": float(total["false_positive_percent"]),
-            "note": f"mean of {n} per-project rates computed from the dump's excluded "
-                    "candidates (excluded / candidates)",
-        }
+            "note": AVERAGE_NOTES[total["source"]].format(n=n)}
     return out
 
 

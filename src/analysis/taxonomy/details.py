@@ -33,84 +33,26 @@ from pathlib import Path
 
 import pandas as pd
 
+from analysis.core.dump import decode as decode_text
 from analysis.core.errors import InputError
 from analysis.core.paths import PATHS
-from analysis.core.quality import IGNORED, KEPT, STOP, Anomaly, Rule, make_anomaly, quality_report
+from analysis.core.quality import (
+    Anomaly,
+    Rule,
+    make_anomaly,
+    quality_report,
+    quirk_anomaly,
+    stage_rules,
+)
 from analysis.core.taxonomy import Taxonomy, subtheme_sort_key
 
 EXPECTED_HEADER = ["rootcause", "subcategory", "symptoms"]
 OPEN_PARENS = "(（[【"
 CLOSE_PARENS = ")）]】"
-# How messages name the curated files (relative to the project root).
-TAXONOMY_YAML = PATHS.taxonomy_file.relative_to(PATHS.root).as_posix()
+# How messages name the params file (relative to the project root).
 PARAMS_YAML = PATHS.params.relative_to(PATHS.root).as_posix()
 
-RULES: dict[str, Rule] = {
-    # file level
-    "missing_file": Rule(IGNORED, "warning", f"A detail file named in {PARAMS_YAML} "
-                         "(taxonomy.detail_files) is not in the dump (e.g. a dump of labels "
-                         "only): that type gets no sub-themes or details, and its detail "
-                         "claims are not reproducible. Check the name if the file exists."),
-    "not_utf8": Rule(STOP, "error", "The file is not UTF-8 text; the stage stops."),
-    "utf8_bom": Rule(KEPT, "info", "The file starts with a UTF-8 byte-order mark; removed."),
-    "crlf_line_endings": Rule(KEPT, "info", "Windows (CRLF) or old Mac (CR) line endings; "
-                              "normalised to LF."),
-    "bad_header": Rule(STOP, "error", "The header is not three columns (theme, sub-theme, "
-                       "details); the stage stops."),
-    "header_names": Rule(KEPT, "warning", "The header has three columns under other names "
-                         "than rootcause,subcategory,symptoms; read by position."),
-    "blank_line": Rule(IGNORED, "info", "An empty line; skipped."),
-    "unrecoverable_row": Rule(STOP, "error", "A line that cannot be read as theme,sub-theme,"
-                              "details even leniently; the stage stops."),
-    # row level: recovered CSV defects
-    "unescaped_quotes": Rule(KEPT, "warning", "The details cell is quoted but contains "
-                             "unescaped double quotes, so CSV splits it into extra fields. "
-                             "Recovered from the raw line: everything between the cell's "
-                             "opening quote and the line's final quote is the cell; the "
-                             "inner quotes are kept as written."),
-    "unclosed_quote": Rule(KEPT, "warning", "The details cell opens a quote that the line "
-                           "never closes. Recovered from the raw line: the rest of the line "
-                           "after the opening quote is the cell."),
-    "unquoted_details": Rule(KEPT, "warning", "The details cell is not quoted, so its commas "
-                             "make extra CSV fields. Recovered from the raw line: everything "
-                             "after the second comma is the cell."),
-    # row level: names
-    "unknown_theme": Rule(KEPT, "error", "The theme name matches no theme or alias of "
-                          f"{TAXONOMY_YAML}; the row is kept without a theme code and shown "
-                          "as unmapped. Add the spelling as an alias if it is a known theme."),
-    "theme_alias": Rule(KEPT, "info", "The theme is spelled differently from the paper's "
-                        f"canonical name; mapped through an alias of {TAXONOMY_YAML}."),
-    "theme_type_mismatch": Rule(KEPT, "warning", "The theme belongs to another issue type "
-                                "than the detail file; kept under the theme's own type."),
-    "unknown_subtheme": Rule(KEPT, "warning", "The sub-theme name matches no sub-theme or "
-                             f"alias of the row's theme in {TAXONOMY_YAML}; the row is kept "
-                             "without a sub-theme code and shown as unmapped."),
-    "subtheme_theme_mismatch": Rule(KEPT, "warning", "The sub-theme name belongs to another "
-                                    f"theme in {TAXONOMY_YAML}; kept without a sub-theme "
-                                    "code under the row's theme."),
-    "subtheme_not_in_paper": Rule(KEPT, "warning", "The sub-theme is in the released file "
-                                  "but not in the paper's numbering (its code is "
-                                  "<theme>.x<n>); counted and marked."),
-    "duplicate_subtheme": Rule(KEPT, "warning", "The same sub-theme appears on more than one "
-                               "row; every row is kept and their details add up."),
-    "missing_subtheme": Rule(KEPT, "info", f"A sub-theme of {TAXONOMY_YAML} for this "
-                             "file's issue type has no row in the file (zero details)."),
-    # detail items
-    "empty_details": Rule(KEPT, "warning", "The details cell is empty: a sub-theme with no "
-                          "details."),
-    "empty_item": Rule(IGNORED, "warning", "An empty item between two commas; not a detail, "
-                       "not counted."),
-    "item_whitespace": Rule(KEPT, "info", "Whitespace around items (e.g. after a comma); "
-                            "trimmed."),
-    "comma_in_parentheses": Rule(KEPT, "info", "An item contains a comma inside parentheses "
-                                 "(\"(e.g., ...)\"). Splitting on every comma, as the paper "
-                                 "counts, cuts it into pieces; the parenthesis-aware count "
-                                 "keeps it whole. Both counts are reported."),
-    "unbalanced_parentheses": Rule(KEPT, "warning", "The details cell opens a parenthesis "
-                                   "it never closes; its commas are not grouped."),
-    "duplicate_item": Rule(KEPT, "info", "The same detail text appears twice in one "
-                           "sub-theme; both are kept (the paper counts both)."),
-}
+RULES: dict[str, Rule] = stage_rules("taxonomy")  # analysis/core/rules.yaml
 
 ROW_COLUMNS = ["type", "file", "line", "theme_raw", "theme_code", "subtheme_raw",
                "subtheme_code", "items_comma", "items_parentheses", "recovery"]
@@ -140,22 +82,11 @@ class RawRow:
 
 
 def decode(data: bytes, rel: str) -> tuple[str, list[Anomaly]]:
-    """UTF-8 text with BOM removed and LF line endings; non-UTF-8 stops the stage."""
-    anomalies = []
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise InputError(f"not UTF-8 (byte {exc.start})", file=rel, line=line,
-                         fix="save the file as UTF-8") from exc
-    if text.startswith("\ufeff"):
-        text = text[1:]
-        anomalies.append(make_anomaly(RULES, "utf8_bom", rel, "byte-order mark removed", 1))
-    if "\r" in text:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-        anomalies.append(make_anomaly(RULES, "crlf_line_endings", rel,
-                                      "line endings normalised to LF"))
-    return text, anomalies
+    """UTF-8 text with BOM removed and LF line endings, as every dump file is read
+    (:func:`analysis.core.dump.decode`), its quirks as anomalies; non-UTF-8 stops the
+    stage."""
+    text, quirks = decode_text(data, rel)
+    return text, [quirk_anomaly(RULES, q) for q in quirks]
 
 
 _CELL = r'(?:"(?:[^"]|"")*"|[^,"]*)'

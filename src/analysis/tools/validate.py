@@ -30,7 +30,7 @@ import pyarrow as pa
 from analysis.clean.rules import RULES
 from analysis.clean.scan import Reading, scan_dump
 from analysis.core.dump import MAX_LINE
-from analysis.core.errors import InputError, os_problem
+from analysis.core.errors import InputError, user_error_line
 from analysis.core.paths import PATHS
 from analysis.core.projects import Projects
 from analysis.core.quality import AnomalySample, quality_report
@@ -121,11 +121,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         quality = check_dump(Path(args.dump), args.duplicates, args.max_problems,
                              args.max_line)
-    except OSError as exc:  # a folder of the dump that cannot be listed
-        print(f"validate: {os_problem(exc)}", file=sys.stderr)
-        return 1
-    except InputError as exc:
-        print(f"validate: {exc}", file=sys.stderr)
+    except (InputError, OSError) as exc:  # OSError: a folder of the dump not listed
+        print(user_error_line("validate", exc), file=sys.stderr)
         return 1
     print("\n".join(report_lines(quality, args.max_problems)))
     return 0

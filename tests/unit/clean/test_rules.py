@@ -4,18 +4,11 @@ from __future__ import annotations
 
 import pandas as pd
 
-from analysis.clean.rules import RULES, label_rows, quirk_anomaly
-from analysis.core.dump import Quirk
+from analysis.clean.rules import label_rows
 from analysis.core.taxonomy import load_taxonomy
 
 HEADER = ["Issue_URL", "Label1", "Label2", "Final_Label"]
 URL = "https://github.com/o/r/issues/1"
-
-
-def test_a_quirk_becomes_an_anomaly_under_its_rule():
-    a = quirk_anomaly(Quirk("extra_column", "p.csv", "column 'x' is not used", 1, "x"))
-    assert (a.kind, a.file, a.line, a.column) == ("extra_column", "p.csv", 1, "x")
-    assert a.action == RULES["extra_column"].action
 
 
 def test_label_rows_give_each_row_its_first_reason_and_flags():

@@ -32,6 +32,7 @@ def test_numbers():
     assert f.dec(0.7574668) == "0.757" and f.dec("0.5", 1) == "0.5" and f.dec(-1e-9) == "-0.000"
     assert f.dec("n.a.") == "n.a."  # text that is not a number stays as it is
     assert f.count(38742) == f.count(38742.0) == f.count("38742") == "38,742"
+    assert f.count("n.a.") == "n.a."
     assert f.pct(24.38) == "24.4%" and f.pct(0.951, fraction=True) == "95.1%"
     assert f.pct(54.6189, 2) == "54.62%"
     assert f.pval(1e-9) == "< 0.001" and f.pval(0.0234) == "0.023" and f.pval(1) == "1.000"

@@ -13,7 +13,6 @@ from analysis.keywords.compute import (
     contains_on_boundary,
     counts,
     counts_table,
-    is_word_char,
     keywords_for,
     parse_keyword_file,
     read_keyword_file,
@@ -114,12 +113,6 @@ def test_no_keyword_lists_give_empty_tables_and_no_claims():
     assert list(outputs.tables(result)["counts.csv"].columns)[-1] == "claim_id"
 
 
-def test_word_characters_are_ascii_letters_digits_and_underscore():
-    assert all(is_word_char(c) for c in "aZ09_")
-    assert not any(is_word_char(c) for c in " -.'é١")
-    assert not is_word_char("")
-
-
 def test_outputs_name_every_table_and_carry_counts_and_examples():
     result = compute(parse_keyword_file(SOURCE))
     built = outputs.build(result)
@@ -166,3 +159,19 @@ def test_the_committed_ordinary_words_flag_zero_but_not_llm():
     ordinary = read_ordinary_words(Paths(ROOT).ordinary_words_file)
     assert ordinary["zero"][0] == "english" and ordinary["bloom"][0] == "english"
     assert "llm" not in ordinary and "qwen" not in ordinary and "lora" not in ordinary
+
+
+def test_a_keyword_file_with_a_bom_and_crlf_reads_as_the_plain_one(tmp_path):
+    plain, saved = tmp_path / "plain", tmp_path / "saved"
+    plain.write_bytes(SOURCE.encode())
+    saved.write_bytes(b"\xef\xbb\xbf" + SOURCE.replace("\n", "\r\n").encode())
+    assert read_keyword_file(saved) == read_keyword_file(plain)
+
+
+def test_a_keyword_file_that_is_not_utf8_is_one_message_naming_the_line(tmp_path):
+    bad = tmp_path / "filter_keywords"
+    bad.write_bytes(b"a_keywords = ['llm',\n 'caf\xe9']\n")
+    with pytest.raises(InputError) as err:
+        read_keyword_file(bad)
+    assert (err.value.file, err.value.line) == (str(bad), 2)
+    assert err.value.problem == "not UTF-8 (byte 0xe9 at offset 26)"

@@ -15,7 +15,6 @@ import pytest
 
 from analysis.select.__main__ import main
 from analysis.select.engine import accounting_problems
-from analysis.select.formats import sniff_encoding
 
 SPEC = """projects:
   pygithub: {name: PyGithub, order: 1, platform: github, repository: jacquev6/PyGithub,
@@ -238,14 +237,6 @@ def test_a_selection_without_candidates_says_so_with_its_own_status(tmp_path):
     assert code == 3 and "no candidates: nothing to label" in err, err
     assert selection(out)["candidates"] == 0
     assert not (out / "sheets").exists()
-
-
-@pytest.mark.parametrize("head, encoding", [
-    (b"\xef\xbb\xbfurl", "utf-8-sig"), (b"\xff\xfeu\x00", "utf-16"),
-    (b"\xfe\xff\x00u", "utf-16"), (b"u\x00r\x00l\x00", "utf-16-le"),
-    (b"\x00u\x00r\x00l", "utf-16-be"), (b"url,title", "utf-8"), (b"", "utf-8")])
-def test_the_encoding_is_sniffed_from_the_first_bytes(head, encoding):
-    assert sniff_encoding(head) == encoding
 
 
 def test_the_window_and_duplicates_are_counted(tmp_path):

@@ -103,6 +103,16 @@ def test_not_utf8_stops(tmp_path, small):
     assert err.value.line == 2
 
 
+def test_bom_cr_and_crlf_line_endings_are_told_apart(tmp_path, small):
+    body = HEADER + "\r\n" + detail_line("Usage Gaps", "Unclear Docs", ["a"]) + "\r"
+    (tmp_path / "q.csv").write_bytes(b"\xef\xbb\xbf" + body.encode())
+    result = parse_detail_files(tmp_path, {"Question": "q.csv"}, small)
+    found = [a for a in result.anomalies if a.kind.endswith("line_endings") or a.kind == "utf8_bom"]
+    assert [(a.kind, a.action) for a in found] == [("utf8_bom", "kept"),
+                                                   ("crlf_line_endings", "kept"),
+                                                   ("cr_line_endings", "kept")]
+
+
 def test_bom_crlf_and_blank_lines(tmp_path, small):
     body = HEADER + "\n" + detail_line("Usage Gaps", "Unclear Docs", ["a", "b"])
     (tmp_path / "q.csv").write_bytes(b"\xef\xbb\xbf" + body.replace("\n", "\r\n").encode())

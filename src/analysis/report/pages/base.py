@@ -190,6 +190,13 @@ def claims_include(page: str, group: str) -> Include:
 MAX_LISTED = 2000  # anomalies listed per kind on the page (all are in quality.json)
 
 
+def anomalies_include(name: str, quality: Path) -> Include:
+    """The include ``name``: every anomaly of the quality report ``quality`` (a stage's
+    ``quality.json``), by kind (:func:`quality_anomalies`)."""
+    source = rel(quality)
+    return Include(name, (source,), lambda i: quality_anomalies(i.json(source)))
+
+
 def quality_anomalies(quality: dict, max_listed: int = MAX_LISTED) -> str:
     """Every anomaly of a stage's quality report, by kind (with the count the report
     gives), each kind's list collapsed."""

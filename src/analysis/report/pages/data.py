@@ -8,7 +8,7 @@ import pandas as pd
 
 from analysis.report.generated import callout
 from analysis.report.htmlsafe import esc, hash_html, html_table, raw_html_block
-from analysis.report.pages.base import Include, P, quality_anomalies, rel
+from analysis.report.pages.base import Include, P, anomalies_include, rel
 
 PROVENANCE = rel(P.provenance)
 QUALITY = rel(P.clean.quality)
@@ -87,7 +87,6 @@ INCLUDES: tuple[Include, ...] = (
         i.json(PROVENANCE))),
     Include("quality_accounting.md", (QUALITY,), lambda i: quality_accounting(
         i.json(QUALITY))),
-    Include("quality_anomalies.md", (QUALITY,), lambda i: quality_anomalies(
-        i.json(QUALITY))),
+    anomalies_include("quality_anomalies.md", P.clean.quality),
     Include("quality_rules.md", (QUALITY,), lambda i: quality_rules(i.json(QUALITY))),
 )

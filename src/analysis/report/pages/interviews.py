@@ -16,13 +16,12 @@ from analysis.report.pages.base import (
     Include,
     Inputs,
     P,
+    anomalies_include,
     claims_include,
-    quality_anomalies,
     rel,
     table,
 )
 
-QUALITY = rel(P.interviews.quality)
 VARS = rel(P.interviews.vars)
 
 
@@ -137,6 +136,5 @@ INCLUDES: tuple[Include, ...] = (
     Include("interviews/guideline.md", (IV("guideline.md"),), interviews_guideline),
     Include("interviews/roles.md", (IV("roles.csv"), IV("role_claims.csv"), VARS),
             interviews_roles),
-    Include("interviews/anomalies.md", (QUALITY,), lambda i: quality_anomalies(
-        i.json(QUALITY))),
+    anomalies_include("interviews/anomalies.md", P.interviews.quality),
 )

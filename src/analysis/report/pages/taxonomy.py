@@ -20,13 +20,11 @@ from analysis.report.pages.base import (
     Include,
     Inputs,
     P,
+    anomalies_include,
     claims_include,
-    quality_anomalies,
-    rel,
     table,
 )
 
-QUALITY = rel(P.taxonomy.quality)
 TEST_NAMES = {"type_by_project": "issue type × project", "type_by_year": "issue type × year",
               "theme_by_project": "theme × project", "theme_by_year": "theme × year"}
 
@@ -253,5 +251,5 @@ INCLUDES: tuple[Include, ...] = (
             taxonomy_details),
     Include("taxonomy/examples.md", (TX("examples.csv"), SCORECARD), taxonomy_examples),
     Include("taxonomy/empty_themes.md", (TX("empty_themes.csv"),), empty_themes_table),
-    Include("taxonomy/anomalies.md", (QUALITY,), lambda i: quality_anomalies(i.json(QUALITY))),
+    anomalies_include("taxonomy/anomalies.md", P.taxonomy.quality),
 )

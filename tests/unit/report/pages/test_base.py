@@ -87,6 +87,15 @@ def test_quality_anomalies_counts_from_the_report_and_lists_each_kind():
     assert base.quality_anomalies({"anomalies": []}) == "No anomaly was found.\n"
 
 
+def test_an_anomalies_include_reads_the_stage_quality_report(tmp_path):
+    include = base.anomalies_include("x/anomalies.md", base.P.taxonomy.quality)
+    source = base.rel(base.P.taxonomy.quality)
+    assert (include.name, include.inputs) == ("x/anomalies.md", (source,))
+    (tmp_path / source).parent.mkdir(parents=True)
+    (tmp_path / source).write_text('{"anomalies": []}', encoding="utf-8")
+    assert include.make(base.Inputs(tmp_path)) == "No anomaly was found.\n"
+
+
 def test_helpers():
     assert base.annotator("annotator_3") == "annotator 3"
     assert base.code_list(["a<b", "c"]) == "<code>a&lt;b</code> <code>c</code>"
