@@ -124,8 +124,12 @@ def test_citation_cites_the_paper_and_the_package():
 
 
 def test_precommit_runs_ruff_and_the_notebook_check():
-    config = (ROOT / ".pre-commit-config.yaml").read_text()
-    assert "ruff" in config and "check-notebooks" in config
+    config = yaml.safe_load((ROOT / ".pre-commit-config.yaml").read_text())
+    hooks = {h["id"]: h for repo in config["repos"] for h in repo["hooks"]}
+    assert {"ruff", "check-notebooks", "no-executed-notebooks"} <= set(hooks)
+    ruff_pin = next(r["rev"] for r in config["repos"] if "ruff" in r["repo"])
+    assert ruff_pin.lstrip("v") == pip_pins()["ruff"]  # the hook lints as `make lint` does
+    assert hooks["check-notebooks"]["entry"] == "python -m analysis.tools.nbcheck"
     assert Path(ROOT / "LICENSE").is_file()
 
 
