@@ -98,8 +98,10 @@ def repin(uv: str, python: str, pin_file: PinFile, run: Run | None = None) -> st
 # --- install ------------------------------------------------------------------------------
 
 def pip_prefix(python: str) -> list[str]:
-    """pip's install command for the environment of ``python``."""
-    return [python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+    """pip's install command for the environment of ``python`` (``--no-compile``: as with
+    uv, Python compiles what is imported, on first use; see :func:`uv_prefix`)."""
+    return [python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+            "--no-compile"]
 
 
 def uv_prefix(uv: str, python: str) -> list[str]:
