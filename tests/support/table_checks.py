@@ -39,10 +39,11 @@ def validation_problems(schema, frame: pd.DataFrame, where: str) -> list[str]:
 def table_problems(root: Path, rel: str) -> list[str]:
     """What is wrong with one CSV against its schema, read both ways (empty if nothing).
 
-    The schema is looked up without the table (:data:`TABLE_SCHEMAS`) and with it, as the
-    website does (``schema_for(path, frame)``)."""
+    The schema is looked up without the table (every stage's schemas,
+    :func:`~analysis.core.table_schemas.all_schemas`) and with it, as the website does
+    (``schema_for(path, frame)``)."""
     if schema_for(rel) is None:
-        return [f"{rel}: no schema in analysis.core.table_schemas.TABLE_SCHEMAS"]
+        return [f"{rel}: no schema in any stage's schemas.yaml"]
     problems = []
     for mode, options in READ_MODES.items():
         frame = pd.read_csv(root / rel, **options)

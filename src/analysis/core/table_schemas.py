@@ -7,7 +7,7 @@ and for a CSV its columns, each a kind of :data:`analysis.core.columns.BUILDERS`
 description and the checks the writing code guarantees. This module builds the pandera
 schemas from them (:func:`stage_schemas`; a stage checks its tables against them when it
 writes them, :func:`analysis.core.stage.write_outputs`), collects every stage's into one
-registry by path relative to the project root (:data:`TABLE_SCHEMAS`, looked up by
+registry by path relative to the project root (:func:`all_schemas`, looked up by
 :func:`schema_for`), as PUDL collects its resources, and builds the website's data
 dictionaries from them (:func:`data_dictionary`): column, type, meaning, example. The
 meanings are the ``description`` of every pandera column, next to the checks, so
@@ -164,19 +164,6 @@ def all_schemas() -> TableSchemas:
     """Every stage's schemas, in pipeline order (built on first use: a stage that checks
     its own tables needs only :func:`stage_schemas` of itself)."""
     return TableSchemas.collect(stage_schemas(stage) for stage in STAGES)
-
-
-# ``SCHEMAS`` (every stage's), ``TABLE_SCHEMAS`` (each CSV's schema, by the CSV's path
-# relative to the project root) and ``FRAME_SCHEMAS`` (tables whose schema is exact when
-# the table itself is at hand, see schema_for), built when first read.
-_LAZY = {"SCHEMAS": lambda s: s, "TABLE_SCHEMAS": lambda s: s.tables,
-         "FRAME_SCHEMAS": lambda s: s.from_frame}
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        return _LAZY[name](all_schemas())
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def schema_for(relpath: str | PurePath, frame: pd.DataFrame | None = None
