@@ -1,5 +1,5 @@
 # Two commands do everything on a fresh machine with Python 3.11:
-#   make report   set up .venv, run the whole pipeline (dvc repro), build the site
+#   make report   set up .venv, run the whole pipeline (DVC), build the site
 #   make test     set up .venv, run the test suite
 SHELL := /bin/bash
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
@@ -39,7 +39,7 @@ pins:
 report: $(STAMP)
 	$(RUN) python -m analysis.report quarto-setup
 	$(RUN) python -m analysis.ingest fetch
-	$(RUN) dvc repro
+	$(RUN) python -m analysis.tools.repro
 	$(RUN) python -m analysis.report render --if-needed
 
 pipeline: report

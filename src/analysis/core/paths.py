@@ -257,6 +257,10 @@ class Paths:
         return self.root / "dvc.yaml"
 
     @property
+    def dvc_lock(self) -> Path:
+        return self.root / "dvc.lock"
+
+    @property
     def requirements(self) -> Path:
         return self.root / "requirements.txt"
 

@@ -301,6 +301,19 @@ def local_kernel_manager(folder: Path):
                          client_factory=ReadyClient, shutdown_wait_time=SHUTDOWN_WAIT_S)
 
 
+def skip_hdfs_support() -> None:
+    """Keep papermill from importing pyarrow when it is imported in this process.
+
+    papermill imports ``pyarrow.fs`` on import, for notebooks on HDFS, and falls back to a
+    stub when it is missing: a quarter of a second on every stage, while the kernel boots
+    and waits for this process. nbrun reads and writes local files only. A ``None`` in
+    ``sys.modules`` makes that import fail as if pyarrow had no ``fs`` (Python's
+    documented way to block one import); it is set only when nothing has imported
+    ``pyarrow.fs`` yet, and the kernel, another process, is not affected.
+    """
+    sys.modules.setdefault("pyarrow.fs", None)
+
+
 def run(notebook: Path, output: Path, parameters: dict) -> int:
     """Execute ``notebook`` into ``output``; return a process exit code.
 
@@ -327,6 +340,7 @@ def run(notebook: Path, output: Path, parameters: dict) -> int:
     try:
         launched = datetime.now(UTC)
         km.start_kernel(cwd=str(root), env=kernel_env(), extra_arguments=list(KERNEL_ARGS))
+        skip_hdfs_support()
         import nbformat
         import papermill
         from papermill.exceptions import PapermillExecutionError

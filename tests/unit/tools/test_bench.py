@@ -81,6 +81,24 @@ def test_pipeline_summary_is_a_table_in_pipeline_order():
     assert PIPELINE.summary({"skipped": "no mirror"}) == ["skipped: no mirror"]
 
 
+def test_with_the_driver_the_forced_target_is_held_to_its_run():
+    drivers = [{"cold": {"seconds": s + 10, "cpu_seconds": s + 20},
+                "forced": {"seconds": s, "cpu_seconds": s + 5}} for s in (20.0, 30.0, 21.0)]
+    medians = PIPELINE.driver_summary(drivers)
+    assert medians["driver_forced_seconds"] == 21.0
+    assert medians["driver_cold_seconds"] == 31.0
+    assert medians["driver_forced_cpu_seconds_runs"] == [25.0, 35.0, 26.0]
+    assert PIPELINE.driver_summary([]) == {}
+    text = "\n".join(PIPELINE.summary({**result(), **medians, "report_stage_seconds": 4.0,
+                                        "forced_target_met": True}))
+    # one at a time: no target on that line; the driver's line holds it
+    assert "**23.5 s**, median of [23.5, 22.0, 24.0]; CPU time" in text
+    assert ("cold incl. site: **31.0 s**, median of [30.0, 40.0, 31.0] "
+            "(one at a time: 7.25 s") in text
+    assert "the driver forced (`-f`) incl. site: **21.0 s**, median of [20.0, 30.0, 21.0] " \
+        "(target <= 22 s: met)" in text
+
+
 FAKE = '''
 def run(results_dir):
     return {"seconds": 1.5, "target_met": True}

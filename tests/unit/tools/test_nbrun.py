@@ -7,6 +7,9 @@ import ast
 import gc
 import itertools
 import json
+import os
+import subprocess
+import sys
 import time
 from queue import Empty
 from unittest import mock
@@ -246,3 +249,21 @@ def test_a_step_is_recorded_from_the_command_line(tmp_path, capsys):
     assert runlog.main(["x", "lunch", "0"], tmp_path) == 2
     assert "unknown phase" in capsys.readouterr().err
     assert runlog.main([], tmp_path) == 2 and not (tmp_path / "x.json").exists()
+
+
+def test_papermill_imported_after_skipping_hdfs_leaves_pyarrow_out():
+    code = ("import sys; from analysis.tools.nbrun import skip_hdfs_support; "
+            "skip_hdfs_support(); import papermill, papermill.iorw as io; "
+            "assert 'pyarrow' not in sys.modules, 'pyarrow imported'; "
+            "assert io.HadoopFileSystem.__name__ != 'HadoopFileSystem'; print('ok')")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
+    assert proc.stdout == "ok\n", proc.stderr
+
+
+def test_skipping_hdfs_keeps_an_already_imported_pyarrow_fs():
+    code = ("import sys, pyarrow.fs as fs; from analysis.tools.nbrun import skip_hdfs_support; "
+            "skip_hdfs_support(); assert sys.modules['pyarrow.fs'] is fs; print('ok')")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
+    assert proc.stdout == "ok\n", proc.stderr

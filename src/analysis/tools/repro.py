@@ -1,0 +1,241 @@
+"""Reproduce the pipeline with independent stages side by side: ``dvc repro`` on more cores.
+
+    python -m analysis.tools.repro [-f] [--jobs N] [STAGE ...]
+
+``dvc repro`` runs one stage at a time, while most of this pipeline's stages only wait for
+``clean`` (``interviews`` and ``keywords`` not even for that), and each stage is a single
+Python process. DVC's documented way to use more cores is to run ``dvc repro`` on
+independent parts of the pipeline at once: it releases its repository lock while a
+stage's command runs and takes it again to record the results. This driver does exactly
+that, and nothing else:
+
+1. It asks DVC which stages have changed (``Repo.status``) and, from DVC's own graph,
+   which stages follow them: the stages ``dvc repro`` would consider. ``-f`` takes every
+   stage (of the targets, and what they need).
+2. It runs each of them as ``dvc --wait-for-lock repro --single-item STAGE`` once every
+   stage it depends on has run, at most ``--jobs`` at a time (default: the cores this
+   process may use). DVC still decides whether a stage must run (a stage whose inputs came
+   out unchanged is skipped), runs it, caches its outputs and writes ``dvc.lock``.
+3. Each stage's output is shown whole when it ends, so two stages' lines never mix.
+
+Outputs are those of ``dvc repro``, byte for byte: every stage writes only its own
+folders and reads only what the stages before it wrote. Should a stage fail, no stage
+after it starts, the ones already running finish, and the run ends with the failed
+stage's output and a non-zero exit. ``dvc.lock`` lists its stages in ``dvc.yaml``'s
+order, as ``dvc repro`` leaves it (:func:`in_pipeline_order`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from pathlib import Path
+
+from analysis.core import runlog
+from analysis.core.paths import Paths
+
+Graph = Mapping[str, frozenset[str]]  # stage -> the stages it depends on
+
+
+def downstream(needs: Graph, seeds: Iterable[str]) -> set[str]:
+    """``seeds`` and every stage that depends on one of them, directly or not."""
+    found = set(seeds)
+    grew = True
+    while grew:
+        grew = False
+        for stage, ups in needs.items():
+            if stage not in found and ups & found:
+                found.add(stage)
+                grew = True
+    return found
+
+
+def upstream(needs: Graph, targets: Iterable[str]) -> set[str]:
+    """``targets`` and every stage they depend on, directly or not."""
+    found: set[str] = set()
+    todo = list(targets)
+    while todo:
+        stage = todo.pop()
+        if stage not in found:
+            found.add(stage)
+            todo.extend(needs[stage])
+    return found
+
+
+def stages_to_run(needs: Graph, order: list[str], changed: Iterable[str],
+                  targets: Iterable[str] = (), force: bool = False) -> list[str]:
+    """The stages a run considers, in pipeline ``order``: the changed ones and those after
+    them (all of them with ``force``), within the ``targets`` and what they need (every
+    stage when no target is named)."""
+    scope = upstream(needs, targets) if targets else set(order)
+    chosen = scope if force else downstream(needs, set(changed) & scope) & scope
+    return [stage for stage in order if stage in chosen]
+
+
+def critical_path(needs: Graph, plan: list[str], seconds: Mapping[str, float]) -> dict[str, float]:
+    """Per planned stage, the longest chain of planned stages from its start to the end of
+    the run, in ``seconds`` (a stage's last run time; 1 when it has none). Starting the
+    longest chains first keeps the other core busy with the short stages meanwhile."""
+    length: dict[str, float] = {}
+    for stage in reversed(plan):  # plan is in pipeline order: dependents come later
+        after = [length[other] for other in plan if stage in needs[other] and other in length]
+        length[stage] = seconds.get(stage, 1.0) + max(after, default=0.0)
+    return length
+
+
+def ready(plan: list[str], needs: Graph, done: set[str], started: set[str],
+          priority: Mapping[str, float] | None = None) -> list[str]:
+    """The planned stages not started yet whose planned dependencies have all run, the
+    highest ``priority`` (:func:`critical_path`) first, else in plan order."""
+    found = [stage for stage in plan if stage not in started
+             and all(up in done for up in needs[stage] if up in plan)]
+    return sorted(found, key=lambda stage: -(priority or {}).get(stage, 0.0))
+
+
+def repro_command(stage: str, force: bool) -> list[str]:
+    """The command that reproduces one stage: this Python's DVC, waiting for the
+    repository lock while another stage's results are being recorded."""
+    return [sys.executable, "-m", "dvc", "--wait-for-lock", "repro", "--single-item",
+            *(["-f"] if force else []), stage]
+
+
+def in_pipeline_order(stages: Mapping[str, object], order: list[str]) -> list[str] | None:
+    """The keys of ``dvc.lock``'s ``stages`` in ``dvc.yaml``'s ``order`` (the order a
+    sequential ``dvc repro`` writes them in), or None when they already are. DVC adds a
+    stage that has no entry yet at the end, so side by side the order would follow which
+    stage ended first."""
+    rank = {stage: i for i, stage in enumerate(order)}
+    keys = list(stages)
+    ordered = sorted(keys, key=lambda k: rank.get(k, len(order)))
+    return None if ordered == keys else ordered
+
+
+def schedule(plan: list[str], needs: Graph, jobs: int,
+             run_stage: Callable[[str], tuple[int, str]],
+             report: Callable[[str, int, str], None],
+             priority: Mapping[str, float] | None = None) -> list[str]:
+    """Run ``plan`` with :func:`ready` stages started as soon as there is room for them,
+    at most ``jobs`` at a time, by ``priority``; ``report`` gets each stage's code and
+    output as it ends. Returns the stages that failed: once one has, no further stage
+    starts."""
+    done: set[str] = set()
+    failed: list[str] = []
+    running: dict[Future, str] = {}
+    with ThreadPoolExecutor(max_workers=max(jobs, 1)) as pool:
+        while True:
+            if not failed:
+                started = set(running.values()) | done | set(failed)
+                for stage in ready(plan, needs, done, started, priority)[:jobs - len(running)]:
+                    running[pool.submit(run_stage, stage)] = stage
+            if not running:
+                return failed
+            finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in finished:
+                stage = running.pop(future)
+                code, output = future.result()
+                report(stage, code, output)
+                (failed.append if code else done.add)(stage)
+
+
+def default_jobs() -> int:
+    """The cores this process may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def pipeline(root: Path) -> tuple[dict[str, frozenset[str]], list[str], object]:
+    """DVC's view of the project at ``root``: each stage's dependencies, the stages in
+    ``dvc.yaml``'s order, and the repository (for :func:`changed_stages`)."""
+    from dvc.repo import Repo
+
+    repo = Repo(str(root))
+    graph = repo.index.graph
+    needs = {stage.addressing: frozenset(dep.addressing for dep in graph.successors(stage))
+             for stage in graph.nodes}
+    order = [stage.addressing for stage in repo.index.stages]
+    return needs, order, repo
+
+
+def last_seconds(root: Path) -> dict[str, float]:
+    """Each stage's time in its last run here, from the run records."""
+    return {r["stage"]: float(r["seconds"]) for r in runlog.read_all(Paths(root).runs_dir)
+            if isinstance(r.get("seconds"), int | float)}
+
+
+def changed_stages(repo) -> set[str]:
+    """The stages whose inputs, command or outputs differ from ``dvc.lock``."""
+    return set(repo.status())
+
+
+def fix_lock_order(root: Path, order: list[str]) -> None:
+    """Put ``dvc.lock``'s stages in pipeline order when a stage new to it went in late."""
+    lock = Paths(root).dvc_lock
+    if not lock.is_file():
+        return
+    from dvc.utils.serialize import modify_yaml
+
+    with modify_yaml(str(lock)) as data:
+        stages = data.get("stages") or {}
+        ordered = in_pipeline_order(stages, order)
+        if ordered:
+            data["stages"] = {key: stages[key] for key in ordered}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m analysis.tools.repro",
+                                     description=__doc__.split("\n\n")[0])
+    parser.add_argument("targets", nargs="*", metavar="STAGE",
+                        help="reproduce these stages and what they need (default: all)")
+    parser.add_argument("-f", "--force", action="store_true",
+                        help="run the stages even if nothing changed (as dvc repro -f)")
+    parser.add_argument("-j", "--jobs", type=int, default=default_jobs(),
+                        help="stages at a time (default: the cores available, here "
+                             "%(default)s)")
+    args = parser.parse_args(argv)
+    root = Path.cwd()  # as for dvc: the project is the one the command runs in
+    started = time.perf_counter()
+    needs, order, repo = pipeline(root)
+    unknown = [t for t in args.targets if t not in needs]
+    if unknown:
+        print(f"repro: no stage named {', '.join(unknown)} in dvc.yaml; the stages: "
+              f"{', '.join(order)}", file=sys.stderr)
+        return 2
+    changed = set() if args.force else changed_stages(repo)
+    repo.close()
+    plan = stages_to_run(needs, order, changed, args.targets, args.force)
+    if not plan:
+        print("Data and pipelines are up to date.")
+        return 0
+
+    def run_stage(stage: str) -> tuple[int, str]:
+        begun = time.perf_counter()
+        proc = subprocess.run(repro_command(stage, args.force), cwd=root, text=True,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, check=False)
+        took = f"repro: stage '{stage}' took {time.perf_counter() - begun:.1f} s\n"
+        return proc.returncode, proc.stdout + took
+
+    def report(stage: str, code: int, output: str) -> None:
+        print(output, end="" if output.endswith("\n") or not output else "\n", flush=True)
+
+    priority = critical_path(needs, plan, last_seconds(root))
+    failed = schedule(plan, needs, args.jobs, run_stage, report, priority)
+    fix_lock_order(root, order)
+    seconds = time.perf_counter() - started
+    if failed:
+        print(f"repro: stage {', '.join(failed)} failed (its output is above); the stages "
+              f"after it did not run", file=sys.stderr)
+        return 1
+    print(f"repro: {len(plan)} stage{'s' * (len(plan) != 1)} in {seconds:.1f} s, up to "
+          f"{args.jobs} at a time")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

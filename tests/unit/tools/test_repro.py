@@ -1,0 +1,207 @@
+"""The pipeline driver that runs independent stages side by side (analysis.tools.repro)."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from analysis.tools import repro
+
+# this project's shape: interviews and keywords need only ingest, findings waits for four
+NEEDS = {
+    "ingest": frozenset(),
+    "clean": frozenset({"ingest"}),
+    "table1": frozenset({"clean"}),
+    "agreement": frozenset({"clean"}),
+    "interviews": frozenset({"ingest"}),
+    "compare": frozenset({"agreement", "clean"}),
+    "findings": frozenset({"agreement", "interviews", "table1"}),
+    "report": frozenset({"compare", "findings"}),
+}
+ORDER = list(NEEDS)
+
+
+def test_downstream_and_upstream_follow_the_graph_both_ways():
+    assert repro.downstream(NEEDS, ["interviews"]) == {"interviews", "findings", "report"}
+    assert repro.downstream(NEEDS, ["ingest"]) == set(ORDER)
+    assert repro.upstream(NEEDS, ["compare"]) == {"compare", "agreement", "clean", "ingest"}
+    assert repro.upstream(NEEDS, ["ingest"]) == {"ingest"}
+
+
+def test_stages_to_run_are_the_changed_ones_and_those_after_them_in_pipeline_order():
+    assert repro.stages_to_run(NEEDS, ORDER, {"agreement"}) == [
+        "agreement", "compare", "findings", "report"]
+    assert repro.stages_to_run(NEEDS, ORDER, set()) == []
+    # a target limits the run to itself and what it needs
+    assert repro.stages_to_run(NEEDS, ORDER, {"agreement"}, ["compare"]) == [
+        "agreement", "compare"]
+    assert repro.stages_to_run(NEEDS, ORDER, {"interviews"}, ["compare"]) == []
+    # forced: everything in scope, changed or not
+    assert repro.stages_to_run(NEEDS, ORDER, set(), force=True) == ORDER
+    assert repro.stages_to_run(NEEDS, ORDER, set(), ["table1"], force=True) == [
+        "ingest", "clean", "table1"]
+
+
+def test_a_stage_is_ready_when_its_planned_dependencies_have_run():
+    plan = ["agreement", "compare", "findings", "report"]  # ingest, clean, ... not planned
+    assert repro.ready(plan, NEEDS, done=set(), started=set()) == ["agreement"]
+    assert repro.ready(plan, NEEDS, {"agreement"}, {"agreement"}) == ["compare", "findings"]
+    assert repro.ready(plan, NEEDS, {"agreement", "compare"}, {"agreement", "compare",
+                                                               "findings"}) == []
+
+
+def test_the_longest_chain_starts_first():
+    plan = ORDER
+    seconds = {"agreement": 10.0, "compare": 5.0, "table1": 2.0, "interviews": 1.0}
+    length = repro.critical_path(NEEDS, plan, seconds)
+    assert length["report"] == 1.0  # no record: one second
+    assert length["compare"] == 6.0
+    assert length["agreement"] == 16.0  # agreement, compare, report
+    assert length["table1"] == 4.0  # table1, findings, report
+    assert length["ingest"] == 1.0 + length["clean"]
+    after_clean = repro.ready(plan, NEEDS, {"ingest", "clean"}, {"ingest", "clean"}, length)
+    assert after_clean == ["agreement", "table1", "interviews"]
+
+
+def test_lock_entries_go_back_to_pipeline_order():
+    assert repro.in_pipeline_order({"ingest": 1, "clean": 2}, ORDER) is None
+    assert repro.in_pipeline_order({"table1": 1, "ingest": 2, "clean": 3}, ORDER) == [
+        "ingest", "clean", "table1"]
+    # an entry of a stage no longer in dvc.yaml stays, at the end
+    assert repro.in_pipeline_order({"old": 1, "ingest": 2}, ORDER) == ["ingest", "old"]
+
+
+def test_each_stage_runs_through_dvc_waiting_for_the_lock():
+    command = repro.repro_command("table1", force=False)
+    assert command[1:] == ["-m", "dvc", "--wait-for-lock", "repro", "--single-item", "table1"]
+    assert repro.repro_command("table1", force=True)[-2:] == ["-f", "table1"]
+
+
+class Recorder:
+    """A stand-in for running a stage: records what ran at once, fails the named stages."""
+
+    def __init__(self, fail=(), seconds=0.02):
+        self.fail, self.seconds = set(fail), seconds
+        self.lock = threading.Lock()
+        self.running: set[str] = set()
+        self.started: list[tuple[str, frozenset[str]]] = []  # stage, what was running
+        self.reported: list[str] = []
+
+    def run(self, stage):
+        with self.lock:
+            self.started.append((stage, frozenset(self.running)))
+            self.running.add(stage)
+        time.sleep(self.seconds)
+        with self.lock:
+            self.running.discard(stage)
+        return (1 if stage in self.fail else 0), f"ran {stage}\n"
+
+    def report(self, stage, code, output):
+        assert output == f"ran {stage}\n"
+        self.reported.append(stage)
+
+
+def test_the_schedule_runs_every_stage_after_its_dependencies_and_side_by_side():
+    rec = Recorder()
+    failed = repro.schedule(ORDER, NEEDS, 2, rec.run, rec.report)
+    assert failed == []
+    assert sorted(rec.reported) == sorted(ORDER)
+    position = {stage: i for i, stage in enumerate(rec.reported)}
+    for stage, ups in NEEDS.items():
+        assert all(position[up] < position[stage] for up in ups), stage
+    alongside = [others for _, others in rec.started]
+    assert max(map(len, alongside)) == 1  # two at a time, never three
+    assert any(alongside)  # and some did run side by side
+
+
+def test_one_job_runs_the_stages_one_by_one():
+    rec = Recorder()
+    assert repro.schedule(ORDER, NEEDS, 1, rec.run, rec.report) == []
+    assert all(not others for _, others in rec.started)
+    assert len(rec.reported) == len(ORDER)
+
+
+def test_a_failed_stage_stops_what_follows_and_lets_the_running_one_finish():
+    rec = Recorder(fail={"clean"})
+    failed = repro.schedule(ORDER, NEEDS, 2, rec.run, rec.report)
+    assert failed == ["clean"]
+    ran = {stage for stage, _ in rec.started}
+    # interviews started beside clean (it needs only ingest) and was allowed to finish
+    assert ran == {"ingest", "clean", "interviews"}
+    assert set(rec.reported) == ran
+
+
+@pytest.mark.parametrize("jobs", [1, 2, 3])
+def test_the_schedule_reports_each_stage_once(jobs):
+    rec = Recorder(seconds=0.0)
+    repro.schedule(ORDER, NEEDS, jobs, rec.run, rec.report)
+    assert sorted(rec.reported) == sorted(ORDER)
+
+
+TINY = """stages:
+  first:
+    cmd: python -c "open('a.txt', 'w').write('a')"
+    outs: [a.txt]
+  left:
+    cmd: python -c "open('b.txt', 'w').write(open('a.txt').read() + 'b')"
+    deps: [a.txt]
+    outs: [b.txt]
+  right:
+    cmd: python -c "open('c.txt', 'w').write(open('a.txt').read() + 'c')"
+    deps: [a.txt]
+    outs: [c.txt]
+"""
+
+
+@pytest.fixture
+def tiny_project(tmp_path, monkeypatch):
+    """A DVC project (no git) of three stages: one, then two side by side."""
+    import subprocess
+    import sys
+
+    subprocess.run([sys.executable, "-m", "dvc", "init", "--no-scm", "-q"], cwd=tmp_path,
+                   check=True)
+    (tmp_path / "dvc.yaml").write_text(TINY, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.mark.slow
+def test_the_driver_reproduces_a_dvc_project_as_dvc_repro_does(tiny_project, capsys):
+    assert repro.main(["--jobs", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "Running stage 'left'" in out and "Running stage 'right'" in out
+    assert (tiny_project / "b.txt").read_text() == "ab"
+    assert (tiny_project / "c.txt").read_text() == "ac"
+    lock = (tiny_project / "dvc.lock").read_text(encoding="utf-8")
+    # new to dvc.lock, the stages went in as they ended; put back in dvc.yaml's order
+    assert [line.strip(" :") for line in lock.splitlines() if line.startswith("  ") and
+            not line.startswith("   ")] == ["first", "left", "right"]
+    assert repro.main([]) == 0
+    assert capsys.readouterr().out == "Data and pipelines are up to date.\n"
+    (tiny_project / "c.txt").write_text("changed", encoding="utf-8")
+    assert repro.main([]) == 0
+    out = capsys.readouterr().out
+    assert "'right'" in out and "'left'" not in out  # right restored from DVC's run cache
+    assert "repro: 1 stage in " in out
+    assert (tiny_project / "c.txt").read_text() == "ac"
+
+
+@pytest.mark.slow
+def test_an_unknown_stage_is_named_with_the_stages_there_are(tiny_project, capsys):
+    assert repro.main(["nope"]) == 2
+    err = capsys.readouterr().err
+    assert err == "repro: no stage named nope in dvc.yaml; the stages: first, left, right\n"
+
+
+@pytest.mark.slow
+def test_a_failing_stage_ends_the_run_with_its_output(tiny_project, capsys):
+    (tiny_project / "dvc.yaml").write_text(
+        TINY.replace("open('a.txt').read() + 'b'", "1/0"), encoding="utf-8")
+    assert repro.main(["--jobs", "2"]) == 1
+    captured = capsys.readouterr()
+    assert "ZeroDivisionError" in captured.out
+    assert "repro: stage left failed" in captured.err
+    assert (tiny_project / "c.txt").read_text() == "ac"  # right, beside it, finished
