@@ -4,8 +4,10 @@ Each is made once per test session, and once across pytest-xdist's workers too: 
 worker that asks for it builds it in the folder the workers share (under a file lock); a
 worker that asks while it is being built waits for it, and every later one reuses it.
 
-- ``small_run``: ``dvc repro`` in a copy of the project on :func:`small_dump` (the
-  pipeline as ``make report`` runs it, on a small synthetic dump);
+- ``small_run``: the pipeline in a copy of the project on :func:`small_dump`, as
+  ``make report`` runs it (:mod:`analysis.tools.repro`, two stages at a time: the tests
+  that need the run wait for it, and the worker that would wait idle meanwhile gets a
+  core's worth of its work), on a small synthetic dump;
 - ``site_project``: every stage on the hostile dump of :mod:`tests.support.sites`.
 
 Tests only read them. A test that changes a run (reruns, kills, other params) works in its
@@ -25,7 +27,7 @@ import pytest
 from filelock import FileLock
 
 from tests.support.dumps import small_dump
-from tests.support.workspace import copy_project, dvc, set_params
+from tests.support.workspace import copy_project, reproduce, set_params
 
 
 def shared_folder(factory: pytest.TempPathFactory, name: str,
@@ -72,11 +74,11 @@ def point_at(work: Path, dump: Path) -> None:
 
 @pytest.fixture(scope="session")
 def small_run(shared_small_dump, tmp_path_factory) -> Run:
-    """``dvc repro`` once, in a copy of the project, on the shared small dump."""
+    """The pipeline once, in a copy of the project, on the shared small dump."""
     def build(folder: Path) -> None:
         work = copy_project(folder / "project")
         point_at(work, shared_small_dump)
-        dvc(work, "repro")
+        reproduce(work, "--jobs", "2")
 
     folder = shared_folder(tmp_path_factory, "small-run", build)
     written = small_dump(tmp_path_factory.mktemp("small-dump-rows"))  # the same rows again

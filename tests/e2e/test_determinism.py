@@ -1,14 +1,11 @@
 """Same input, same bytes: a second run of the whole pipeline, in another copy of the
 project, on the dump of the shared run (conftest.py's ``small_run``); every output compared
 with the shared run's byte for byte (processed data, tables, metrics, figures, executed
-notebooks, website variables and HTML), and dvc.lock. The shared run is ``dvc repro``; the
-second is ``make report``'s driver, two stages at a time (analysis.tools.repro), so the
-test also shows that running stages side by side changes no byte."""
+notebooks, website variables and HTML), and dvc.lock. The shared run is ``make report``'s
+driver, two stages at a time (analysis.tools.repro); the second is ``dvc repro``, one stage
+at a time, so the test also shows that running stages side by side changes no byte."""
 
 from __future__ import annotations
-
-import subprocess
-import sys
 
 import pytest
 
@@ -16,9 +13,9 @@ from analysis.core.safeyaml import safe_load
 from tests.support.workspace import (
     compare_outputs,
     copy_project,
+    dvc,
     first_difference,
     lock_difference,
-    pipeline_env,
     set_params,
 )
 
@@ -59,11 +56,9 @@ def test_a_second_run_in_another_copy_gives_identical_outputs(shared_small_dump,
                                                              request):
     second = copy_project(tmp_path / "project")
     set_params(second, "ingest", source=shared_small_dump, manifest=None, commit=None)
-    driver = subprocess.run([sys.executable, "-m", "analysis.tools.repro", "--jobs", "2"],
-                            cwd=second, env=pipeline_env(second), capture_output=True, text=True)
-    assert driver.returncode == 0, driver.stdout[-3000:] + driver.stderr[-3000:]
+    sequential = dvc(second, "repro")
     stages = safe_load((second / "dvc.yaml").read_text(encoding="utf-8"))["stages"]
-    assert driver.stdout.count("Running stage '") == len(stages)
+    assert sequential.stdout.count("Running stage '") == len(stages)
     first = request.getfixturevalue("small_run").project  # built meanwhile, maybe elsewhere
     problems = compare_outputs(first, second)
     assert not problems, "outputs differ between two runs:\n" + "\n".join(problems[:20])

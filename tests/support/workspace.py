@@ -74,6 +74,17 @@ def dvc(work: Path, *args: str, check: bool = True) -> subprocess.CompletedProce
     return proc
 
 
+def reproduce(work: Path, *args: str) -> subprocess.CompletedProcess:
+    """Run the pipeline in a copy as ``make report`` does (``python -m
+    analysis.tools.repro <args>``); raise with its output when it fails."""
+    proc = subprocess.run([sys.executable, "-m", "analysis.tools.repro", *args], cwd=work,
+                          env=pipeline_env(work), capture_output=True, text=True)
+    if proc.returncode:
+        raise RuntimeError(f"analysis.tools.repro {' '.join(args)} failed "
+                           f"({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
+    return proc
+
+
 SKIP_DIRS = {".git", ".dvc", "__pycache__", ".pytest_cache", ".ruff_cache"}
 # What differs between two runs by design: the run record (times, machine), kept outside
 # the outputs (docs/website.md).
