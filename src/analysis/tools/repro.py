@@ -28,7 +28,9 @@ order, as ``dvc repro`` leaves it (:func:`in_pipeline_order`).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -118,28 +120,35 @@ def in_pipeline_order(stages: Mapping[str, object], order: list[str]) -> list[st
 def schedule(plan: list[str], needs: Graph, jobs: int,
              run_stage: Callable[[str], tuple[int, str]],
              report: Callable[[str, int, str], None],
-             priority: Mapping[str, float] | None = None) -> list[str]:
+             priority: Mapping[str, float] | None = None,
+             stop: Callable[[], None] = lambda: None) -> list[str]:
     """Run ``plan`` with :func:`ready` stages started as soon as there is room for them,
     at most ``jobs`` at a time, by ``priority``; ``report`` gets each stage's code and
     output as it ends. Returns the stages that failed: once one has, no further stage
-    starts."""
+    starts. Interrupted (KeyboardInterrupt), it calls ``stop`` to end the running
+    stages, waits for them, and raises."""
     done: set[str] = set()
     failed: list[str] = []
     running: dict[Future, str] = {}
     with ThreadPoolExecutor(max_workers=max(jobs, 1)) as pool:
-        while True:
-            if not failed:
-                started = set(running.values()) | done | set(failed)
-                for stage in ready(plan, needs, done, started, priority)[:jobs - len(running)]:
-                    running[pool.submit(run_stage, stage)] = stage
-            if not running:
-                return failed
-            finished, _ = wait(running, return_when=FIRST_COMPLETED)
-            for future in finished:
-                stage = running.pop(future)
-                code, output = future.result()
-                report(stage, code, output)
-                (failed.append if code else done.add)(stage)
+        try:
+            while True:
+                if not failed:
+                    started = set(running.values()) | done | set(failed)
+                    room = max(jobs - len(running), 0)
+                    for stage in ready(plan, needs, done, started, priority)[:room]:
+                        running[pool.submit(run_stage, stage)] = stage
+                if not running:
+                    return failed
+                finished, _ = wait(running, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    stage = running.pop(future)
+                    code, output = future.result()
+                    report(stage, code, output)
+                    (failed.append if code else done.add)(stage)
+        except KeyboardInterrupt:
+            stop()
+            raise
 
 
 def default_jobs() -> int:
@@ -188,6 +197,64 @@ def fix_lock_order(root: Path, order: list[str]) -> None:
             data["stages"] = {key: stages[key] for key in ordered}
 
 
+STOP_GRACE_S = 5.0
+
+
+class StageRunner:
+    """Runs one stage at a time per thread (:func:`repro_command`) and can stop them all.
+
+    Each ``dvc repro`` runs in a process group of its own, and on Ctrl-C or SIGTERM the
+    driver sends SIGINT to each group: as Ctrl-C in a terminal does, it reaches DVC and the
+    stage's command (DVC itself ignores SIGINT while its command runs), the command stops,
+    and DVC leaves the stage to be run again."""
+
+    def __init__(self, root: Path, force: bool):
+        self.root, self.force = root, force
+        self.running: set[subprocess.Popen] = set()
+
+    def __call__(self, stage: str) -> tuple[int, str]:
+        print(f"repro: stage '{stage}' started", flush=True)
+        begun = time.perf_counter()
+        with subprocess.Popen(repro_command(stage, self.force), cwd=self.root, text=True,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              start_new_session=True) as proc:
+            self.running.add(proc)
+            try:
+                output, _ = proc.communicate()
+            finally:
+                self.running.discard(proc)
+        took = f"repro: stage '{stage}' took {time.perf_counter() - begun:.1f} s\n"
+        return proc.returncode, output + took
+
+    def stop(self, grace: float = STOP_GRACE_S) -> None:
+        """SIGINT to every running stage's process group; SIGTERM to those still running
+        ``grace`` seconds later (a command that ignores SIGINT)."""
+        running = list(self.running)
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            for proc in running:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, sig)
+            end = time.monotonic() + grace
+            while any(proc.poll() is None for proc in running) and time.monotonic() < end:
+                time.sleep(0.05)
+
+
+def positive(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of stages (1 or more)")
+    return int(text)
+
+
+def show(stage: str, code: int, output: str) -> None:
+    """Print a stage's whole output (DVC's lines and its command's)."""
+    print(output, end="" if output.endswith("\n") or not output else "\n", flush=True)
+
+
+def interrupted(signum, frame):
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m analysis.tools.repro",
                                      description=__doc__.split("\n\n")[0])
@@ -195,37 +262,42 @@ def main(argv: list[str] | None = None) -> int:
                         help="reproduce these stages and what they need (default: all)")
     parser.add_argument("-f", "--force", action="store_true",
                         help="run the stages even if nothing changed (as dvc repro -f)")
-    parser.add_argument("-j", "--jobs", type=int, default=default_jobs(),
+    parser.add_argument("-j", "--jobs", type=positive, default=default_jobs(),
                         help="stages at a time (default: the cores available, here "
                              "%(default)s)")
     args = parser.parse_args(argv)
     root = Path.cwd()  # as for dvc: the project is the one the command runs in
     started = time.perf_counter()
-    needs, order, repo = pipeline(root)
+    from dvc.exceptions import DvcException
+
+    try:
+        needs, order, repo = pipeline(root)
+        changed = set() if args.force else changed_stages(repo)
+        repo.close()
+    except DvcException as exc:
+        print(f"repro: {root}: {exc} (run it in the project's folder, where dvc.yaml is)",
+              file=sys.stderr)
+        return 2
     unknown = [t for t in args.targets if t not in needs]
     if unknown:
         print(f"repro: no stage named {', '.join(unknown)} in dvc.yaml; the stages: "
               f"{', '.join(order)}", file=sys.stderr)
         return 2
-    changed = set() if args.force else changed_stages(repo)
-    repo.close()
     plan = stages_to_run(needs, order, changed, args.targets, args.force)
     if not plan:
         print("Data and pipelines are up to date.")
         return 0
-
-    def run_stage(stage: str) -> tuple[int, str]:
-        begun = time.perf_counter()
-        proc = subprocess.run(repro_command(stage, args.force), cwd=root, text=True,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, check=False)
-        took = f"repro: stage '{stage}' took {time.perf_counter() - begun:.1f} s\n"
-        return proc.returncode, proc.stdout + took
-
-    def report(stage: str, code: int, output: str) -> None:
-        print(output, end="" if output.endswith("\n") or not output else "\n", flush=True)
-
+    runner = StageRunner(root, args.force)
     priority = critical_path(needs, plan, last_seconds(root))
-    failed = schedule(plan, needs, args.jobs, run_stage, report, priority)
+    previous = signal.signal(signal.SIGTERM, interrupted)
+    try:
+        failed = schedule(plan, needs, args.jobs, runner, show, priority, runner.stop)
+    except KeyboardInterrupt:
+        print("repro: interrupted; the stages that did not finish run again next time",
+              file=sys.stderr)
+        return 130
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     fix_lock_order(root, order)
     seconds = time.perf_counter() - started
     if failed:

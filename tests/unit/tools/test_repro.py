@@ -205,3 +205,52 @@ def test_a_failing_stage_ends_the_run_with_its_output(tiny_project, capsys):
     assert "ZeroDivisionError" in captured.out
     assert "repro: stage left failed" in captured.err
     assert (tiny_project / "c.txt").read_text() == "ac"  # right, beside it, finished
+
+
+def test_an_interrupt_stops_the_running_stages_and_is_raised():
+    stopped = []
+
+    def run_stage(stage):
+        raise KeyboardInterrupt  # as Ctrl-C reaches the waiting loop
+
+    with pytest.raises(KeyboardInterrupt):
+        repro.schedule(ORDER, NEEDS, 2, run_stage, lambda *a: None, stop=lambda: stopped.append(1))
+    assert stopped == [1]
+
+
+@pytest.mark.parametrize("text", ["0", "-1", "two"])
+def test_jobs_must_be_a_number_of_stages(text, capsys):
+    with pytest.raises(SystemExit) as exc:
+        repro.main(["--jobs", text])
+    assert exc.value.code == 2
+    assert "is not a number of stages (1 or more)" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_outside_a_dvc_project_is_one_line(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert repro.main([]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"repro: {tmp_path}: ") and "where dvc.yaml is" in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+@pytest.mark.slow
+def test_sigterm_stops_the_running_stages_and_leaves_them_to_run_again(tiny_project):
+    import signal
+    import subprocess
+    import sys
+
+    (tiny_project / "dvc.yaml").write_text(
+        TINY.replace("open('a.txt', 'w')", "__import__('time').sleep(60) or open('a.txt', 'w')"),
+        encoding="utf-8")
+    proc = subprocess.Popen([sys.executable, "-m", "analysis.tools.repro"], cwd=tiny_project,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout.readline() == "repro: stage 'first' started\n"
+    time.sleep(1.0)  # dvc has started the stage's command
+    begun = time.monotonic()
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130 and time.monotonic() - begun < 10
+    assert err == "repro: interrupted; the stages that did not finish run again next time\n"
+    assert not (tiny_project / "a.txt").exists()
