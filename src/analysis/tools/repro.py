@@ -16,7 +16,8 @@ that, and nothing else:
    stage it depends on has run, at most ``--jobs`` at a time (default: the cores this
    process may use). DVC still decides whether a stage must run (a stage whose inputs came
    out unchanged is skipped), runs it, caches its outputs and writes ``dvc.lock``.
-3. Each stage's output is shown whole when it ends, so two stages' lines never mix.
+3. A stage's start is shown when it starts, and its output whole when it ends, so two
+   stages' lines never mix.
 
 Outputs are those of ``dvc repro``, byte for byte: every stage writes only its own
 folders and reads only what the stages before it wrote. Should a stage fail, no stage
@@ -44,29 +45,30 @@ from analysis.core.paths import Paths
 Graph = Mapping[str, frozenset[str]]  # stage -> the stages it depends on
 
 
+def _graph(needs: Graph):
+    """``needs`` as a networkx graph with an edge from each stage to each it depends on."""
+    import networkx as nx
+
+    graph = nx.DiGraph()
+    graph.add_nodes_from(needs)
+    graph.add_edges_from((stage, up) for stage, ups in needs.items() for up in ups)
+    return graph
+
+
 def downstream(needs: Graph, seeds: Iterable[str]) -> set[str]:
     """``seeds`` and every stage that depends on one of them, directly or not."""
-    found = set(seeds)
-    grew = True
-    while grew:
-        grew = False
-        for stage, ups in needs.items():
-            if stage not in found and ups & found:
-                found.add(stage)
-                grew = True
-    return found
+    import networkx as nx
+
+    graph, seeds = _graph(needs), set(seeds)
+    return seeds.union(*(nx.ancestors(graph, stage) for stage in seeds))
 
 
 def upstream(needs: Graph, targets: Iterable[str]) -> set[str]:
     """``targets`` and every stage they depend on, directly or not."""
-    found: set[str] = set()
-    todo = list(targets)
-    while todo:
-        stage = todo.pop()
-        if stage not in found:
-            found.add(stage)
-            todo.extend(needs[stage])
-    return found
+    import networkx as nx
+
+    graph, targets = _graph(needs), set(targets)
+    return targets.union(*(nx.descendants(graph, stage) for stage in targets))
 
 
 def stages_to_run(needs: Graph, order: list[str], changed: Iterable[str],
