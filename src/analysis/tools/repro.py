@@ -34,6 +34,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -215,7 +216,7 @@ class StageRunner:
         self.running: set[subprocess.Popen] = set()
 
     def __call__(self, stage: str) -> tuple[int, str]:
-        print(f"repro: stage '{stage}' started", flush=True)
+        say(f"repro: stage '{stage}' started")
         begun = time.perf_counter()
         with subprocess.Popen(repro_command(stage, self.force), cwd=self.root, text=True,
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -248,9 +249,19 @@ def positive(text: str) -> int:
     return int(text)
 
 
+_PRINTING = threading.Lock()
+
+
+def say(text: str) -> None:
+    """Print ``text`` (ended by a newline) in one piece, whichever thread prints."""
+    with _PRINTING:
+        sys.stdout.write(text if text.endswith("\n") or not text else text + "\n")
+        sys.stdout.flush()
+
+
 def show(stage: str, code: int, output: str) -> None:
     """Print a stage's whole output (DVC's lines and its command's)."""
-    print(output, end="" if output.endswith("\n") or not output else "\n", flush=True)
+    say(output)
 
 
 def interrupted(signum, frame):
