@@ -30,9 +30,10 @@ import secrets
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+if TYPE_CHECKING:  # a writer's argument; the pipeline's launcher imports no pandas
+    import pandas as pd
 
 from analysis.core.errors import InputError
 from analysis.core.paths import Paths
