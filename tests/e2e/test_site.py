@@ -444,6 +444,27 @@ def test_rendering_the_changed_pages_gives_the_whole_render(site, tmp_path):
     assert site_differences(some, work.site) == []
 
 
+def test_a_changed_docs_page_is_rendered_again_alone(site, tmp_path):
+    """A page of docs/ changed: its page alone is rendered again (its Markdown the only one
+    converted), shows the change, and the site is the bytes of a whole render."""
+    renderer = "quarto" if site.site.joinpath("site_libs").is_dir() else "preview"
+    work = Paths(tmp_path / "project")
+    shutil.copytree(site.root, work.root)
+    doc = work.docs / "data.md"
+    doc.write_text(doc.read_text(encoding="utf-8") + "\nA sentence added to this page.\n",
+                   encoding="utf-8")
+    said: list[str] = []
+    render(work, renderer=renderer, log=said.append)
+    assert said[-1].startswith("report: 1 pages rendered by ")
+    page = (work.site / "docs" / "data.html").read_text(encoding="utf-8")
+    assert "A sentence added to this page." in page
+    some = tmp_path / "some"
+    shutil.copytree(work.site, some)
+    render(work, renderer=renderer, log=said.append, full=True)
+    assert "had not changed" not in said[-1]
+    assert site_differences(some, work.site) == []
+
+
 @pytest.mark.skipif(find_chromium() is None,
                     reason="chromium not installed (Debian package `chromium`; .ci/run "
                            "installs it)")

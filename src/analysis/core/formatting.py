@@ -14,8 +14,6 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
-
 MISSING = "–"  # an en dash: the mark of a value that is not defined
 
 
@@ -123,6 +121,10 @@ def cell(x: object) -> str:
     whole number gets thousands separators, a fraction two decimals."""
     if x is None or (isinstance(x, float) and x != x):
         return ""
+    if isinstance(x, str):
+        return str(x)
+    import numpy as np  # for numpy's scalars; a table of text (the render step's) needs none
+
     if isinstance(x, bool | np.bool_):
         return "yes" if x else "no"
     if isinstance(x, int | np.integer):

@@ -17,7 +17,8 @@ pipeline's outputs. Modules:
 - :mod:`.quarto`     finding (or installing) Quarto;
 - :mod:`.preview`    the pandoc renderer used when Quarto is not found;
 - :mod:`.htmlsafe`   escaping of untrusted text;
-- :mod:`.site`       the build: generate, then render with Quarto or the preview;
+- :mod:`.generation` step 1, generate: variables, includes, downloads (the stage's outs);
+- :mod:`.site`       step 2, render, with Quarto or the preview (imports no pandas);
 - :mod:`.sources`    what the site was rendered from (``report/_site/sources.json``), so
                      that ``render --if-needed`` notices a stale site.
 
@@ -26,9 +27,19 @@ How a stage gets onto the site is described in docs/adding-a-stage.md.
 
 from analysis.core.paths import PATHS, ROOT
 from analysis.core.pipeline import P, Stage, rel
-from analysis.report.site import build, generate, render
+from analysis.report.site import render
 
 __all__ = ["STAGE", "build", "generate", "render"]
+
+
+def __getattr__(name: str):
+    """``build`` and ``generate`` (:mod:`.generation`), imported when first asked for:
+    they need pandas, pandera and matplotlib, which the render step does without."""
+    if name in ("build", "generate"):
+        from analysis.report import generation
+
+        return getattr(generation, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 # What the website's stage reads and writes (dvc.yaml is generated from it:
 # analysis.tools.pipeline). Step 1 generates report/_variables.yml, report/_generated/ and

@@ -22,7 +22,7 @@ from pathlib import Path
 from analysis.core.errors import InputError, user_error_line
 from analysis.core.paths import Paths
 from analysis.report.quarto import setup
-from analysis.report.site import build, generate, needs_render, render
+from analysis.report.site import needs_render, render
 
 # Operating-system errors a user can fix (permissions, a read-only or full disk): one line.
 USER_ERRNOS = (errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC)
@@ -52,6 +52,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.step == "quarto-setup":
             setup()
         elif args.step == "generate":
+            # step 1 alone needs pandas, pandera and matplotlib: the render step loads none
+            from analysis.report.generation import generate
+
             generate(paths)
         elif args.step == "render":
             reason = needs_render(paths, args.renderer) if args.if_needed else "asked"
@@ -63,6 +66,8 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"report: rendering {site}/ again: {reason}")
                 render(paths, renderer=args.renderer, full=args.full)
         else:
+            from analysis.report.generation import build
+
             build(paths, renderer=args.renderer)
     except (InputError, OSError) as exc:  # OSError: an output that cannot be read, say
         if isinstance(exc, OSError) and exc.errno not in USER_ERRNOS:

@@ -18,12 +18,16 @@ pipeline, and the render's record of its sources (:mod:`.sources`) lists them.
 
 from __future__ import annotations
 
+import hashlib
 import html
 import json
 import re
+from collections.abc import Collection
 from pathlib import Path
 
+from analysis.core.artifacts import sha256_file
 from analysis.report.htmlsafe import check_template_text, raw_html_block
+from analysis.report.markdown import to_html
 
 FOLDER = "docs"  # in the repository and on the site
 LUA_FILTER = Path(__file__).with_name("docs.lua")
@@ -77,9 +81,7 @@ def rewrite_links(body: str, pages: set[str]) -> str:
 def gfm_to_html(text: str) -> str:
     """GitHub's Markdown as HTML (pandoc's ``gfm`` reader, GitHub's heading anchors), raw
     HTML shown as text (:data:`LUA_FILTER`)."""
-    import pypandoc  # the pandoc binary: loaded only where Markdown is converted
-
-    return pypandoc.convert_text(text, "html5", format="gfm", extra_args=[
+    return to_html(text, "gfm", [
         "--wrap=none", "--syntax-highlighting=none", "--lua-filter", str(LUA_FILTER)])
 
 
@@ -100,17 +102,44 @@ def doc_stub(stem: str, title: str) -> str:
     """The page source of one docs page: its title and the include with its body."""
     title = check_template_text(title.replace("`", ""), f"title of {FOLDER}/{stem}.md")
     return (f"---\ntitle: {json.dumps(title, ensure_ascii=False)}\n---\n\n"
-            f"{{{{< include ../_generated/{FOLDER}/{stem}.md >}}}}\n")
+            f"{{{{< include ../{include_name(stem)} >}}}}\n")
 
 
-def doc_files(folder: Path) -> dict[str, str]:
-    """What the render adds to the staged project for the pages of ``folder``: relative
-    path -> text (``docs/<name>.qmd`` stubs, ``_generated/docs/<name>.md`` includes)."""
-    pages = doc_pages(folder)
-    names = {p.name for p in pages}
+def include_name(stem: str) -> str:
+    """Where the converted page ``stem`` is staged, relative to the project."""
+    return f"_generated/{FOLDER}/{stem}.md"
+
+
+def doc_stubs(folder: Path) -> dict[str, str]:
+    """The page sources of the pages of ``folder`` (``docs/<name>.qmd``, each titled by its
+    page's first heading): relative path -> text. No pandoc: the stubs are staged on every
+    render, the pages converted only when they are rendered (:func:`doc_includes`)."""
     files = {}
-    for page in pages:
-        title, include = doc_include(page.read_text(encoding="utf-8"), page.stem, names)
-        files[f"_generated/{FOLDER}/{page.stem}.md"] = include
+    for page in doc_pages(folder):
+        title, _ = split_title(COMMENT_RE.sub("", page.read_text(encoding="utf-8")), page.stem)
         files[f"{FOLDER}/{page.stem}.qmd"] = doc_stub(page.stem, title)
     return files
+
+
+def doc_includes(folder: Path, stems: Collection[str] | None = None) -> dict[str, str]:
+    """The pages of ``folder`` converted (:func:`doc_include`), those of ``stems`` only
+    (all when None): :func:`include_name` -> text. A page converts in a pandoc run of its
+    own, so a render converts only the pages it renders again."""
+    pages = doc_pages(folder)
+    names = {p.name for p in pages}
+    return {include_name(page.stem): doc_include(page.read_text(encoding="utf-8"),
+                                                 page.stem, names)[1]
+            for page in pages if stems is None or page.stem in stems}
+
+
+def include_digests(folder: Path, converter: str) -> dict[str, str]:
+    """What each converted page (:func:`include_name`) is made of, as one SHA-256: the
+    page's bytes, the names of the pages (its links' targets) and the converter
+    (``converter``: pandoc's version). Equal digests give the same include, so the
+    incremental plan (:mod:`.sources`) can tell which docs pages changed before any is
+    converted."""
+    pages = doc_pages(folder)
+    names = "\n".join(p.name for p in pages)
+    return {include_name(page.stem): hashlib.sha256(
+                "\n".join([converter, names, sha256_file(page)]).encode("utf-8")).hexdigest()
+            for page in pages}

@@ -1,25 +1,24 @@
 """Blocks more than one page shows, and the includes the site step writes itself.
 
 The status badges and callouts of the pages (:func:`status_badge`, :func:`callout`), and
-what :mod:`analysis.report.site` writes besides the pages' includes
-(:mod:`analysis.report.pages`): the notebooks' index and the pipeline's DAG, from the
-project's folders, and, when the site is rendered, the environment, the build and its run
-record (``build-info.js``). Everything that holds data text is HTML with every piece
-escaped (:mod:`.htmlsafe`), wrapped in raw ``{=html}`` blocks; only fixed text (headings,
-callout titles) is Markdown.
+what the site steps write besides the pages' includes (:mod:`analysis.report.pages`):
+the notebooks' index and the pipeline's DAG, from the project's folders
+(:mod:`analysis.report.generation`), and, when the site is rendered
+(:mod:`analysis.report.site`), the environment, the build and its run record
+(``build-info.js``). No pandas here: the render step imports this module. Everything
+that holds data text is HTML with every piece escaped (:mod:`.htmlsafe`), wrapped in raw
+``{=html}`` blocks; only fixed text (headings, callout titles) is Markdown.
 """
 
 from __future__ import annotations
-
-import pandas as pd
 
 from analysis.report.blocks import figure_block
 from analysis.report.htmlsafe import (
     check_template_text,
     esc,
-    html_table,
     md_escape,
     raw_html_block,
+    rows_table,
 )
 
 STATUS_LABELS = {"exact": "exact", "rounding": "within rounding", "differs": "differs",
@@ -53,9 +52,11 @@ def status_badge(status: str) -> str:
 # -- the environment, the build, the pipeline -----------------------------------------
 
 def versions_table(versions: dict[str, str]) -> str:
-    frame = pd.DataFrame(sorted(versions.items(), key=lambda kv: kv[0].lower()),
-                         columns=["package", "version"])
-    return raw_html_block(html_table(frame, numeric=[], classes="table compact versions"))
+    """The versions of the environment (:func:`analysis.report.site.environment`), by
+    name."""
+    rows = sorted(versions.items(), key=lambda kv: kv[0].lower())
+    return raw_html_block(rows_table(["package", "version"], rows,
+                                     classes="table compact versions"))
 
 
 def build_info(git: dict, renderer: str) -> str:

@@ -21,12 +21,15 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Collection, Iterable, Sequence
 from html.parser import HTMLParser
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from analysis.core.formatting import cell as cell_text
 from analysis.core.textsafe import has_hidden, visible
+
+if TYPE_CHECKING:  # html_table's argument; the render step loads no pandas
+    import pandas as pd
 
 _PUNCT = re.compile(r"([!-/:-@\[-`{-~])")
 _SAFE_INLINE = re.compile(r"[\w\s.,:;%()/+'=–—·-]*")
@@ -92,18 +95,33 @@ def html_table(frame: pd.DataFrame, *, numeric: list[str] | None = None,
                classes: str = "table sortable", caption: str | None = None,
                row_classes: list[str] | None = None, raw_columns: tuple[str, ...] = (),
                table_id: str | None = None) -> str:
-    """An HTML table of ``frame`` with every cell escaped, in a container that scrolls
-    sideways when the table is wider than the page (the page itself never does).
-
-    ``numeric`` columns are right-aligned (default: the numeric dtypes). ``raw_columns``
-    hold HTML the report built itself from escaped parts (links, badges) and are inserted
-    as they are. ``row_classes`` gives one class string per row. Every cell carries its
-    column name (``data-label``) so that narrow screens can show a row as a card. A table
-    of :data:`WIDE_COLUMNS` columns or more gets the class ``wide`` (a smaller type).
-    """
+    """An HTML table of ``frame`` (:func:`rows_table`); ``numeric`` columns are
+    right-aligned (default: the numeric dtypes)."""
     if numeric is None:
-        numeric = [c for c in frame.columns if pd.api.types.is_numeric_dtype(frame[c])]
-    if len(frame.columns) >= WIDE_COLUMNS:
+        from pandas.api.types import is_numeric_dtype  # a frame's caller has pandas loaded
+
+        numeric = [c for c in frame.columns if is_numeric_dtype(frame[c])]
+    return rows_table(list(frame.columns), frame.itertuples(index=False), numeric=numeric,
+                      classes=classes, caption=caption, row_classes=row_classes,
+                      raw_columns=raw_columns, table_id=table_id)
+
+
+def rows_table(columns: list, rows: Iterable[Sequence], *, numeric: Collection = (),
+               classes: str = "table sortable", caption: str | None = None,
+               row_classes: list[str] | None = None, raw_columns: tuple[str, ...] = (),
+               table_id: str | None = None) -> str:
+    """An HTML table of ``rows`` (one value per column of ``columns``) with every cell
+    escaped, in a container that scrolls sideways when the table is wider than the page
+    (the page itself never does). Without pandas: the render step builds its tables of
+    versions and pins with it, and loads no data library.
+
+    ``numeric`` columns are right-aligned. ``raw_columns`` hold HTML the report built
+    itself from escaped parts (links, badges) and are inserted as they are.
+    ``row_classes`` gives one class string per row. Every cell carries its column name
+    (``data-label``) so that narrow screens can show a row as a card. A table of
+    :data:`WIDE_COLUMNS` columns or more gets the class ``wide`` (a smaller type).
+    """
+    if len(columns) >= WIDE_COLUMNS:
         classes = f"{classes} wide".strip()
     attrs = f' class="{esc(classes)}"' if classes else ""
     if table_id:
@@ -112,14 +130,14 @@ def html_table(frame: pd.DataFrame, *, numeric: list[str] | None = None,
     if caption:
         out.append(f"<caption>{esc(caption)}</caption>")
     out.append("<thead><tr>")
-    for col in frame.columns:
+    for col in columns:
         cls = ' class="num"' if col in numeric else ""
         out.append(f'<th scope="col"{cls}>{esc(col)}</th>')
     out.append("</tr></thead><tbody>")
-    for i, row in enumerate(frame.itertuples(index=False)):
+    for i, row in enumerate(rows):
         rc = f' class="{esc(row_classes[i])}"' if row_classes and row_classes[i] else ""
         out.append(f"<tr{rc}>")
-        for col, value in zip(frame.columns, row, strict=True):
+        for col, value in zip(columns, row, strict=True):
             cls = ' class="num"' if col in numeric else ""
             cell = value if col in raw_columns else esc(cell_text(value))
             out.append(f'<td{cls} data-label="{esc(col)}">{cell}</td>')

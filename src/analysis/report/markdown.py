@@ -24,10 +24,21 @@ def pandoc_version() -> str:
     return str(pypandoc.get_pandoc_version())
 
 
-def pandoc(markdown: str, *, toc: bool = False, filters: bool = True) -> tuple[str, str]:
-    """Markdown -> (table of contents HTML, body HTML) with the preview filter."""
+def to_html(text: str, reader: str, args: list[str]) -> str:
+    """``text`` read as ``reader`` (a pandoc input format, constant in this package) and
+    written as HTML5 by pandoc, with the extra arguments ``args``.
+
+    pypandoc checks both formats against pandoc's lists before each conversion, which
+    costs two more runs of pandoc; the formats here are fixed, so the check is left out
+    (``verify_format``): a third of the pandoc runs of a render."""
     import pypandoc  # the pandoc binary: loaded only where Markdown is converted
 
+    return pypandoc.convert_text(text, "html5", format=reader, extra_args=args,
+                                 verify_format=False)
+
+
+def pandoc(markdown: str, *, toc: bool = False, filters: bool = True) -> tuple[str, str]:
+    """Markdown -> (table of contents HTML, body HTML) with the preview filter."""
     with tempfile.TemporaryDirectory() as tmp:
         template = Path(tmp) / "page.html"
         template.write_text(f"$if(toc)$$table-of-contents$$endif$\n{SPLIT}\n$body$\n",
@@ -38,7 +49,7 @@ def pandoc(markdown: str, *, toc: bool = False, filters: bool = True) -> tuple[s
             args += ["--lua-filter", str(LUA_FILTER)]
         if toc:
             args += ["--toc", "--toc-depth=3"]
-        out = pypandoc.convert_text(markdown, "html5", format="markdown", extra_args=args)
+        out = to_html(markdown, "markdown", args)
     toc_html, _, body = out.partition(SPLIT)
     return toc_html.strip(), body.strip()
 
@@ -47,12 +58,10 @@ def pandoc_markdown_to_html(markdown: str, shift_headings: int = 0) -> str:
     """Markdown from the data as HTML: raw HTML, raw TeX and math are read as text (a
     backslash or a dollar sign shows as itself), headings are shifted ``shift_headings``
     levels down. The caller sanitises the result."""
-    import pypandoc  # the pandoc binary: loaded only where Markdown is converted
-
     args = ["--wrap=none", "--syntax-highlighting=none"]
     if shift_headings:
         args.append(f"--shift-heading-level-by={shift_headings}")
-    return pypandoc.convert_text(markdown, "html5", format=DATA_MARKDOWN, extra_args=args)
+    return to_html(markdown, DATA_MARKDOWN, args)
 
 
 # Pandoc's Markdown for text from the data: no raw HTML, raw TeX, raw attributes or math.

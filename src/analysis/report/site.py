@@ -1,22 +1,19 @@
-"""Build the website in two steps: generate its sources, then render them.
+"""Step 2 of the website build: render the generated sources into ``report/_site/``.
 
-**Generate** (:func:`generate`, the ``report`` DVC stage's outputs): from the pipeline's
-outputs only, ``report/_variables.yml``, the includes in ``report/_generated/`` (the
-pages' includes of :mod:`.pages`, figure blocks, data-text paragraphs, the notebook
-pages' bodies, the DAG figure) and the downloads in ``report/downloads/``. Nothing here
-depends on the machine, the renderer or the commit, so these files, and the ``dvc.lock``
-that records them, are the same on every machine.
+(Step 1, generating the sources, is :mod:`.generation`; this module imports nothing of it,
+and so no pandas, pandera or matplotlib: a render after a small change costs little more
+than the pages it renders again.)
 
-**Render** (:func:`render`): copies the Quarto project into a staging folder
-(``build/site-render/``), adds what belongs to this build only (the commit and renderer
-variables, the versions of the environment, the notebook page stubs) and the pages of
-``docs/`` (:mod:`.docs`), renders it with
-Quarto when it can be found (:mod:`.quarto`) or with the pandoc preview
-(:mod:`.preview`), writes ``build-info.js`` (run times and hardware from
-:mod:`analysis.core.runlog`) and the record of what it rendered (:mod:`.sources`), and
-moves the result onto ``report/_site/`` in one step. ``report/_site/`` is not a DVC
-output: which renderer a machine has never changes the lock. :func:`needs_render` says
-when the site no longer shows the current sources (``render --if-needed``).
+**Render** (:func:`render`): stages the Quarto project in a staging folder
+(``build/site-render/``, links to the sources: :func:`stage_file`), adds what belongs to
+this build only (the commit and renderer variables, the versions of the environment, the
+notebook page stubs) and the pages of ``docs/`` (:mod:`.docs`), renders it with Quarto
+when it can be found (:mod:`.quarto`) or with the pandoc preview (:mod:`.preview`),
+writes ``build-info.js`` (run times and hardware from :mod:`analysis.core.runlog`) and
+the record of what it rendered (:mod:`.sources`), and moves the result onto
+``report/_site/`` in one step. ``report/_site/`` is not a DVC output: which renderer a
+machine has never changes the lock. :func:`needs_render` says when the site no longer
+shows the current sources (``render --if-needed``).
 
 Only the executed notebooks of the known stages are read
 (:func:`~analysis.report.sources.expected_notebooks`), never whatever else lies in
@@ -25,47 +22,40 @@ Only the executed notebooks of the known stages are read
 
 from __future__ import annotations
 
+import errno
 import importlib.metadata as md
 import json
+import os
 import re
 import shutil
 import subprocess
 import sys
 import time
 from collections.abc import Callable
+from functools import cache
 from pathlib import Path
-
-import pandas as pd
+from typing import NamedTuple
 
 from analysis.core import runlog
-from analysis.core.artifacts import (
-    atomic_folder,
-    disk_error,
-    publish_folder,
-    publishable,
-    write_text,
-)
+from analysis.core.artifacts import disk_error, publish_folder, publishable, write_text
 from analysis.core.config import load_yaml
 from analysis.core.errors import InputError
-from analysis.core.figures import save_figure
 from analysis.core.paths import Paths
 from analysis.core.pins import installer, normalise
 from analysis.core.pins import pins as read_pins
 from analysis.core.safeyaml import safe_load
-from analysis.report import blocks
 from analysis.report import generated as gen
-from analysis.report.dag import dag_figure, pipeline_graph
-from analysis.report.docs import doc_files
-from analysis.report.downloads import write_downloads
-from analysis.report.explorer import explorer_script
-from analysis.report.htmlsafe import check_template_text, raw_html_block
-from analysis.report.notebooks import (
-    notebook_entries,
-    notebook_includes,
-    notebook_stub,
+from analysis.report.docs import FOLDER as DOCS
+from analysis.report.docs import doc_includes, doc_stubs, include_digests
+from analysis.report.htmlsafe import check_template_text, raw_html_block, rows_table
+from analysis.report.notebooks import notebook_stub
+from analysis.report.preview import (
+    link_or_copy,
+    output_name,
+    pandoc_version,
+    render_inputs,
+    render_site,
 )
-from analysis.report.pages import write_all as write_pages
-from analysis.report.preview import output_name, pandoc_version, render_inputs, render_site
 from analysis.report.quarto import (
     drop_search_pages,
     find_quarto,
@@ -88,7 +78,7 @@ from analysis.report.sources import (
     staleness,
     write_record,
 )
-from analysis.report.variables import build_vars, git_info, render_vars, stage_texts, write_vars
+from analysis.report.variables import git_info, render_vars, write_vars
 
 KEY_PACKAGES = ("dvc", "pandas", "numpy", "scipy", "matplotlib", "statsmodels", "pyarrow",
                 "papermill", "jupytext", "nbformat", "pandera", "krippendorff", "irrCAC",
@@ -107,11 +97,32 @@ def pinned_packages(paths: Paths) -> dict[str, str]:
     return pins
 
 
+# A field of a distribution's metadata header (core metadata: RFC 822 style; Name and
+# Version are never folded over lines).
+METADATA_FIELD_RE = re.compile(r"^(Name|Version):[ \t]*(.*?)[ \t]*$", re.M)
+
+
+@cache
+def installed_versions() -> dict[str, str]:
+    """The version of every installed distribution, by normalised name: the first found on
+    ``sys.path``, as :func:`importlib.metadata.version` finds it. Only the ``Name`` and
+    ``Version`` fields of the metadata's header are read: asking importlib.metadata for
+    each package parses every header field (and the long description) of each, a fifth of
+    a render after a small change."""
+    found: dict[str, str] = {}
+    for dist in md.distributions():
+        text = dist.read_text("METADATA") or dist.read_text("PKG-INFO") or ""
+        fields: dict[str, str] = {}
+        for key, value in METADATA_FIELD_RE.findall(text.split("\n\n", 1)[0]):
+            fields.setdefault(key, value)
+        if fields.get("Name") and fields.get("Version"):
+            found.setdefault(normalise(fields["Name"]), fields["Version"])
+    return found
+
+
 def installed_version(name: str) -> str:
-    try:
-        return md.version(name)
-    except md.PackageNotFoundError:
-        return "not installed"
+    """The installed version of the distribution ``name``, or ``not installed``."""
+    return installed_versions().get(normalise(name), "not installed")
 
 
 def environment(quarto: str | None) -> dict[str, str]:
@@ -125,54 +136,17 @@ def environment(quarto: str | None) -> dict[str, str]:
     return versions
 
 
-def pins_table(paths: Paths) -> pd.DataFrame:
+PINS_COLUMNS = ("package", "pinned", "installed", "matches")
+
+
+def pins_rows(paths: Paths) -> list[tuple[str, str, str, str]]:
+    """One row (:data:`PINS_COLUMNS`) per pinned package, by normalised name: the pin, the
+    version installed, and whether the two match."""
     rows = []
     for name, pin in sorted(pinned_packages(paths).items(), key=lambda kv: normalise(kv[0])):
         have = installed_version(name)
-        rows.append({"package": name, "pinned": pin, "installed": have,
-                     "matches": "yes" if have == pin else "no"})
-    return pd.DataFrame(rows, columns=["package", "pinned", "installed", "matches"])
-
-
-# -- step 1: generate -------------------------------------------------------------------
-
-def check_inputs(paths: Paths) -> None:
-    for needed in (paths.findings.scorecard, paths.clean.quality, paths.provenance, paths.params,
-                   paths.quarto_yml):
-        if not needed.is_file():
-            raise InputError("missing", file=str(needed),
-                             fix="run `dvc repro` (the analysis stages write it)")
-
-
-def generate(paths: Paths | None = None) -> list[str]:
-    """Step 1: variables, includes and downloads; return the include names."""
-    paths = paths or Paths()
-    check_inputs(paths)
-    write_vars(paths.variables_yml, build_vars(paths))
-    texts = stage_texts(paths.vars_dir)
-
-    files: dict[str, str] = write_pages(paths.root)
-    files["notebooks_index.md"] = gen.notebooks_index(
-        notebook_entries(expected_notebooks(paths), paths.dvc_yaml, paths.root))
-    files.update(blocks.figure_includes(paths, texts))
-    files.update(blocks.text_includes(texts))
-    files.update(notebook_includes(expected_notebooks(paths)))
-
-    mermaid, how, stages, edges = pipeline_graph(paths.root)
-    with atomic_folder(paths.generated) as tmp:
-        figure = None
-        if stages:
-            save_figure(dag_figure(stages, edges), tmp / "figures" / "report_dag")
-            figure = "_generated/figures/report_dag.svg"
-        files["dag.md"] = gen.dag_block(mermaid, how, figure)
-        files["downloads.md"] = write_downloads(paths, paths.downloads)
-        files["explorer/issues.js"] = explorer_script(paths.explorer.table("explorer.json"))
-        for name in sorted(blocks.referenced_includes(paths.pages()) - set(files)
-                           - set(RENDER_INCLUDES)):
-            files[name] = blocks.unavailable(name)
-        for name, text in files.items():
-            write_text(tmp / name, text if text.endswith("\n") else text + "\n")
-    return sorted(files)
+        rows.append((name, pin, have, "yes" if have == pin else "no"))
+    return rows
 
 
 # -- step 2: render ---------------------------------------------------------------------
@@ -182,32 +156,49 @@ def renderer_label(quarto: str | None, versions: dict[str, str]) -> str:
             else f"pandoc preview (pandoc {versions['pandoc']}; Quarto not found)")
 
 
+def stage_file(source: Path, staged: Path) -> None:
+    """Put the source ``source`` at ``staged``: a hard link where it can be, else a copy
+    (:func:`~analysis.report.preview.link_or_copy`); an unreadable source is one message
+    naming it.
+
+    A link writes no bytes (copying every source was a third of a render after a small
+    change). Nothing writes into a staged source: what the render adds replaces files
+    (:func:`~analysis.core.artifacts.write_text`), and the pipeline replaces its outputs
+    rather than rewriting them, so a staged link keeps the bytes it was hashed with. A
+    page edited in place during a render may be rendered with its new bytes, but the
+    record keeps the hash read before, and ``render --if-needed`` renders it again."""
+    try:
+        if not os.access(source, os.R_OK):
+            raise PermissionError(errno.EACCES, "Permission denied", str(source))
+        link_or_copy(source, staged)
+    except OSError as exc:
+        if exc.filename != str(source):
+            raise
+        raise InputError(f"cannot read it ({exc.strerror})", file=exc.filename,
+                         fix="check that it is readable (its permissions)") from exc
+
+
 def stage(paths: Paths, staging: Path, versions: dict[str, str], git: dict,
           renderer: str) -> dict[str, str]:
-    """Copy the project's sources (:func:`~analysis.report.sources.source_files`) into
-    ``staging`` and add what belongs to this build only; return the SHA-256 of each source
-    as copied (the bytes the render reads)."""
+    """Put the project's sources (:func:`~analysis.report.sources.source_files`) into
+    ``staging`` (:func:`stage_file`) and add what belongs to this build only, the stubs of
+    the docs pages among it (their bodies: :func:`stage_docs`); return the SHA-256 of each
+    source as staged (the bytes the render reads)."""
     if staging.exists():
         shutil.rmtree(staging)
     staging.mkdir(parents=True)
     rels = source_files(paths)
     for rel in rels:
         (staging / rel).parent.mkdir(parents=True, exist_ok=True)
-        try:
-            shutil.copyfile(paths.site_src / rel, staging / rel)
-        except OSError as exc:
-            if exc.filename != str(paths.site_src / rel):
-                raise
-            raise InputError(f"cannot read it ({exc.strerror})", file=exc.filename,
-                             fix="check that it is readable (its permissions)") from exc
+        stage_file(paths.site_src / rel, staging / rel)
     hashes = {**hash_files(staging, rels), **doc_hashes(paths)}
     variables = load_yaml(staging / "_variables.yml") or {}
     write_vars(staging / "_variables.yml", {**variables, **render_vars(git, renderer)})
     env = {  # the RENDER_INCLUDES
         "versions.md": gen.versions_table(versions),
         "pins.md": gen.callout("note", "Every pinned package of requirements.txt",
-                               raw_html_block(gen.html_table(
-                                   pins_table(paths), numeric=[],
+                               raw_html_block(rows_table(
+                                   list(PINS_COLUMNS), pins_rows(paths),
                                    classes="table sortable compact")), collapse=True),
         "build.md": gen.build_info(git, renderer),
         "build_info.md": gen.build_info_placeholder(),
@@ -217,9 +208,20 @@ def stage(paths: Paths, staging: Path, versions: dict[str, str], git: dict,
     for nb in expected_notebooks(paths):
         title = _notebook_title(paths.generated / "notebooks" / f"{nb.stem}.md") or nb.stem
         write_text(staging / "notebooks" / f"{nb.stem}.qmd", notebook_stub(nb.stem, title))
-    for rel, text in doc_files(paths.docs).items():
+    for rel, text in doc_stubs(paths.docs).items():
         write_text(staging / rel, text)
     return hashes
+
+
+def stage_docs(paths: Paths, staging: Path, pages: list[str] | None) -> None:
+    """Convert the pages of ``docs/`` among the page sources ``pages`` (all when None)
+    into the staged project (their stubs are staged by :func:`stage`): with the preview,
+    pandoc runs only for the docs pages that are rendered. (Quarto reads the includes of
+    every page of the project, even to render one: it is given them all.)"""
+    stems = None if pages is None else {
+        Path(p).stem for p in pages if Path(p).parent.as_posix() == DOCS}
+    for rel, text in doc_includes(paths.docs, stems).items():
+        write_text(staging / rel, text)
 
 
 def _notebook_title(body: Path) -> str:
@@ -281,9 +283,16 @@ def write_build_info(site: Path, info: dict) -> None:
 QUARTO_MAX_PAGES = 2
 
 
+class Increment(NamedTuple):
+    """What a render after the site's last one does (:func:`incremental_plan`)."""
+
+    pages: list[str]     # the page sources to render again
+    copy: list[str]      # the published files that changed (copied as they are)
+    unchanged: set[str]  # the sources with the bytes the site was rendered from
+
+
 def incremental_plan(paths: Paths, label: str, hashes: dict[str, str], digests: dict[str, str],
-                     shared: str, read: set[str], quarto: str | None
-                     ) -> tuple[list[str], list[str]] | None:
+                     shared: str, read: set[str], quarto: str | None) -> Increment | None:
     """Which pages to render again, and which published files to copy (:func:`~analysis.
     report.sources.plan`), from the record of the site in ``report/_site/``; None for the
     whole site: no site, a record that does not match its own digest or another renderer,
@@ -297,7 +306,10 @@ def incremental_plan(paths: Paths, label: str, hashes: dict[str, str], digests: 
     todo = plan(record, hashes, digests, shared, read, lambda rel: (paths.site / rel).is_file())
     if todo is None or any(not (paths.site / output_name(p)).is_file() for p in digests):
         return None
-    return None if quarto and len(todo[0]) > QUARTO_MAX_PAGES else todo
+    if quarto and len(todo[0]) > QUARTO_MAX_PAGES:
+        return None
+    return Increment(*todo, {rel for rel, sha in hashes.items()
+                             if record["files"].get(rel) == sha})
 
 
 def render_quarto_pages(quarto: str, project: Path, site: Path, pages: list[str],
@@ -341,10 +353,12 @@ def render(paths: Paths | None = None, renderer: str = "auto",
         config = safe_load((staging / "_quarto.yml").read_text("utf-8")) or {}
         inputs = render_inputs(staging, config)
         code = code_digest()
-        digests, read = page_dependencies(staging, inputs, staged_vars)
+        digests, read = page_dependencies(staging, inputs, staged_vars,
+                                          include_digests(paths.docs, versions["pandoc"]))
         shared = shared_digest(staging, inputs, staged_vars, label, code)
         todo = None if full else incremental_plan(paths, label, hashes, digests, shared, read,
                                                   quarto)
+        stage_docs(paths, staging, None if todo is None or quarto else todo.pages)
         out = staging / "_site"
         if todo is None:
             if quarto:
@@ -354,10 +368,11 @@ def render(paths: Paths | None = None, renderer: str = "auto",
             done = len(inputs)
         else:
             if quarto:
-                render_quarto_pages(quarto, staging, paths.site, todo[0], todo[1], log)
+                render_quarto_pages(quarto, staging, paths.site, todo.pages, todo.copy, log)
             else:
-                render_site(staging, out, staged_vars, only=set(todo[0]), keep=paths.site)
-            done = len(todo[0])
+                render_site(staging, out, staged_vars, only=set(todo.pages), keep=paths.site,
+                            unchanged=todo.unchanged)
+            done = len(todo.pages)
         write_build_info(out, build_info(paths, label, git, time.perf_counter() - started))
         write_record(out, make_record(label, hashes, code, digests, shared))
         publishable(out)
@@ -412,14 +427,6 @@ def needs_render(paths: Paths, renderer: str = "auto") -> str | None:
                 if renderer == "preview" and by_quarto else None)
     now = renderer_label(quarto, {"quarto": quarto_version(quarto)})
     return None if built_by == now else f"it was rendered by {built_by}, and {now} is here now"
-
-
-def build(paths: Paths | None = None, renderer: str = "auto",
-          log: Callable[[str], None] = print) -> str:
-    """Both steps (the ``report`` stage); return the renderer used."""
-    paths = paths or Paths()
-    generate(paths)
-    return render(paths, renderer=renderer, log=log)
 
 
 def _display(path: Path, root: Path) -> str:

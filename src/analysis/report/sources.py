@@ -21,7 +21,7 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from analysis.core.artifacts import sha256_file, to_json_text
@@ -206,26 +206,40 @@ def _value(variables: dict, key: str) -> str:
         return MISSING
 
 
-def _file_hash(project: Path, rel: str) -> str:
+def _file_hash(project: Path, rel: str, made: Mapping[str, str]) -> str:
+    if rel in made:
+        return f"made {made[rel]}"
     path = project / rel
     return sha256_file(path) if path.is_file() else MISSING
 
 
-def page_digest(project: Path, page: str, variables: dict) -> str:
+def page_digest(project: Path, page: str, variables: dict,
+                made: Mapping[str, str] | None = None) -> str:
     """One SHA-256 over what ``page`` reads (:func:`page_inputs`): its files' bytes and
-    the values of its variables. Equal digests: the renderer gets the same input for it."""
-    files, keys = page_inputs(project, page)
-    return digest({rel: _file_hash(project, rel) for rel in files},
+    the values of its variables. Equal digests: the renderer gets the same input for it.
+
+    ``made``: files the render writes only for the pages it renders (the converted pages
+    of ``docs/``, :func:`analysis.report.docs.include_digests`), each with the digest of
+    what it is made from, which counts in place of its bytes: the digest is the same
+    whether the file is written yet or not."""
+    return _inputs_digest(project, *page_inputs(project, page), variables, made or {})
+
+
+def _inputs_digest(project: Path, files: list[str], keys: list[str], variables: dict,
+                   made: Mapping[str, str]) -> str:
+    return digest({rel: _file_hash(project, rel, made) for rel in files},
                   *(f"{key}={_value(variables, key)}" for key in sorted(keys)))
 
 
-def page_dependencies(project: Path, pages: list[str],
-                      variables: dict) -> tuple[dict[str, str], set[str]]:
+def page_dependencies(project: Path, pages: list[str], variables: dict,
+                      made: Mapping[str, str] | None = None
+                      ) -> tuple[dict[str, str], set[str]]:
     """Each page's digest (:func:`page_digest`), and every file some page reads."""
     digests, read = {}, set()
     for page in pages:
-        digests[page] = page_digest(project, page, variables)
-        read.update(page_inputs(project, page)[0])
+        files, keys = page_inputs(project, page)
+        digests[page] = _inputs_digest(project, files, keys, variables, made or {})
+        read.update(files)
     return digests, read
 
 

@@ -60,3 +60,12 @@ def test_variable_values():
     assert f.value(True) == "yes" and f.value(False) == "no"
     assert f.value(None) == f.value(float("nan")) == f.MISSING
     assert f.value([1, 2000, "a"]) == "1, 2,000, a" and f.value("text") == "text"
+
+
+@pytest.mark.parametrize("x, shown", [
+    ("text", "text"), (np.str_("text"), "text"), (None, ""), (float("nan"), ""),
+    (True, "yes"), (np.bool_(False), "no"), (1234, "1,234"), (np.int64(1234), "1,234"),
+    (2.5, "2.50"), (np.float64(3.0), "3"), (pd.Timestamp("2024-01-02"), "2024-01-02 00:00:00"),
+])
+def test_a_table_cell_as_shown(x, shown):
+    assert f.cell(x) == shown

@@ -7,10 +7,12 @@ import re
 import pytest
 
 from analysis.report.docs import (
-    doc_files,
     doc_include,
+    doc_includes,
     doc_pages,
     doc_stub,
+    doc_stubs,
+    include_digests,
     rewrite_links,
     site_href,
     split_title,
@@ -78,12 +80,43 @@ def test_the_stub_includes_the_page(tmp_path):
 
 
 def test_every_visible_page_becomes_a_stub_and_an_include(tmp_path):
-    assert doc_pages(tmp_path / "none") == [] and doc_files(tmp_path / "none") == {}
+    assert doc_pages(tmp_path / "none") == [] and doc_stubs(tmp_path / "none") == {}
+    assert doc_includes(tmp_path / "none") == {}
     (tmp_path / "index.md").write_text("# Docs\n\n[Data](data.md)\n", encoding="utf-8")
     (tmp_path / "data.md").write_text("# The data\n\nText.\n", encoding="utf-8")
     (tmp_path / ".hidden.md").write_text("# Hidden\n", encoding="utf-8")
     (tmp_path / "notes.txt").write_text("not a page\n", encoding="utf-8")
-    files = doc_files(tmp_path)
-    assert sorted(files) == ["_generated/docs/data.md", "_generated/docs/index.md",
-                             "docs/data.qmd", "docs/index.qmd"]
-    assert re.search(r'<a href="data.html">Data</a>', files["_generated/docs/index.md"])
+    assert doc_stubs(tmp_path) == {"docs/data.qmd": doc_stub("data", "The data"),
+                                   "docs/index.qmd": doc_stub("index", "Docs")}
+    includes = doc_includes(tmp_path)
+    assert sorted(includes) == ["_generated/docs/data.md", "_generated/docs/index.md"]
+    assert re.search(r'<a href="data.html">Data</a>', includes["_generated/docs/index.md"])
+
+
+def test_only_the_pages_asked_for_are_converted(tmp_path):
+    """A render converts the docs pages it renders again, and no other (each conversion
+    is a run of pandoc); what it converts is what converting them all gives."""
+    (tmp_path / "index.md").write_text("# Docs\n\n[Data](data.md)\n", encoding="utf-8")
+    (tmp_path / "data.md").write_text("# The data\n\nText.\n", encoding="utf-8")
+    assert doc_includes(tmp_path, set()) == {}
+    some = doc_includes(tmp_path, {"index"})
+    assert some == {"_generated/docs/index.md": doc_includes(tmp_path)["_generated/docs/index.md"]}
+
+
+def test_what_a_converted_page_is_made_of(tmp_path):
+    """One digest per page: its bytes, the names of the pages (its links' targets) and the
+    converter; a change to any of them is a new digest, to another page none."""
+    (tmp_path / "index.md").write_text("# Docs\n\n[Data](data.md)\n", encoding="utf-8")
+    (tmp_path / "data.md").write_text("# The data\n\nText.\n", encoding="utf-8")
+    before = include_digests(tmp_path, "pandoc 3.9")
+    assert sorted(before) == ["_generated/docs/data.md", "_generated/docs/index.md"]
+    assert include_digests(tmp_path, "pandoc 3.9") == before
+    assert include_digests(tmp_path, "pandoc 3.10").keys() == before.keys()
+    assert not set(include_digests(tmp_path, "pandoc 3.10").values()) & set(before.values())
+    (tmp_path / "data.md").write_text("# The data\n\nOther text.\n", encoding="utf-8")
+    after = include_digests(tmp_path, "pandoc 3.9")
+    assert after["_generated/docs/data.md"] != before["_generated/docs/data.md"]
+    assert after["_generated/docs/index.md"] == before["_generated/docs/index.md"]
+    (tmp_path / "new.md").write_text("# New\n", encoding="utf-8")
+    assert include_digests(tmp_path, "pandoc 3.9")["_generated/docs/index.md"] != (
+        after["_generated/docs/index.md"])

@@ -3,6 +3,7 @@ set up the environment, and every pin of the hashed requirements files."""
 
 from __future__ import annotations
 
+import importlib.metadata as md
 import sys
 
 from analysis.core import pins
@@ -30,9 +31,20 @@ def test_the_pins_table_holds_every_pin_of_the_hashed_files():
     for f in pins.pin_files(PATHS):
         expected |= {pins.normalise(n): v for n, v in pins.pins(f.path.read_text()).items()}
     assert pinned == expected and {"coverage", "fsspec", "irrcac"} <= set(pinned)
-    table = site.pins_table(PATHS)
-    assert list(table["package"]) == sorted(table["package"], key=pins.normalise)
-    assert len(table) == len(pinned)
+    names = [row[0] for row in site.pins_rows(PATHS)]
+    assert names == sorted(names, key=pins.normalise)
+    assert len(names) == len(pinned)
+
+
+def test_installed_versions_are_what_importlib_metadata_says():
+    """Read from the metadata's header only, the versions are those of
+    importlib.metadata.version, for every pin and a name that is not installed."""
+    for name in [*site.pinned_packages(PATHS), *site.KEY_PACKAGES, "no-such-package"]:
+        try:
+            expected = md.version(name)
+        except md.PackageNotFoundError:
+            expected = "not installed"
+        assert site.installed_version(name) == expected, name
 
 
 def test_pinned_packages_read_the_hashes_aside(tmp_path):

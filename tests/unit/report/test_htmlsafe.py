@@ -3,7 +3,16 @@ their structure and lose active content; raw blocks hold any data."""
 
 from __future__ import annotations
 
-from analysis.report.htmlsafe import hash_html, linkify, raw_html_block, sanitize_html
+import pandas as pd
+
+from analysis.report.htmlsafe import (
+    hash_html,
+    html_table,
+    linkify,
+    raw_html_block,
+    rows_table,
+    sanitize_html,
+)
 from analysis.report.markdown import markdown_block
 
 SCRIPT = "<script>alert(1)</script>"
@@ -52,3 +61,13 @@ def test_hashes_are_short_and_open_to_the_whole_value():
     assert out.startswith('<details class="hash"><summary><code>abababababab…</code>')
     assert f'<code class="hash">{digest}</code></details>' in out
     assert hash_html("<short>") == '<code class="hash">&lt;short&gt;</code>'
+
+
+def test_a_table_of_rows_is_the_table_of_the_same_frame():
+    """The render step's tables (versions, pins) are built without pandas: the same HTML as
+    a frame of the same cells gives."""
+    rows = [("pandas", "2.2", "<b>"), ("dvc", "3.5", "a & b")]
+    columns = ["package", "version", "note"]
+    assert rows_table(columns, rows, classes="table compact") == html_table(
+        pd.DataFrame(rows, columns=columns), numeric=[], classes="table compact")
+    assert "&lt;b&gt;" in rows_table(columns, rows)

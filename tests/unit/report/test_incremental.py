@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import shutil
 from pathlib import Path
 
 import pytest
 
-from analysis.report.preview import render_site
+from analysis.report.preview import link_or_copy, render_site
 from analysis.report.quarto import drop_search_pages, reorder_search
 from analysis.report.sources import (
     hash_files,
@@ -162,6 +164,63 @@ def test_the_preview_renders_some_pages_to_the_bytes_of_a_whole_render(project, 
     (old / "other.html").write_text("kept", encoding="utf-8")
     render_site(project, some, VARIABLES, only={"index.qmd"}, keep=old)
     assert (some / "other.html").read_text(encoding="utf-8") == "kept"
+
+
+def test_what_has_not_changed_comes_from_the_previous_site(project, tmp_path):
+    """Pages not rendered and files of ``unchanged`` are the previous site's (hard links
+    where the file system has them), every other copied file the project's."""
+    old = tmp_path / "old"
+    render_site(project, old, VARIABLES)
+    (old / "files" / "pic.svg").write_text("the previous site's\n", encoding="utf-8")
+    some = tmp_path / "some"
+    render_site(project, some, VARIABLES, only={"index.qmd"}, keep=old,
+                unchanged={"files/pic.svg"})
+    assert (some / "files" / "pic.svg").read_text(encoding="utf-8") == "the previous site's\n"
+    for rel in ("files/pic.svg", "other.html"):
+        assert (some / rel).stat().st_ino == (old / rel).stat().st_ino
+    render_site(project, some, VARIABLES, only={"index.qmd"}, keep=old, unchanged=set())
+    assert (some / "files" / "pic.svg").read_bytes() == (project / "files" / "pic.svg"
+                                                        ).read_bytes()
+
+
+def test_without_hard_links_the_file_is_copied(tmp_path, monkeypatch):
+    def no_links(*_):
+        raise OSError(errno.EXDEV, "Invalid cross-device link")
+    monkeypatch.setattr(os, "link", no_links)
+    write(tmp_path / "a.txt", "text\n")
+    link_or_copy(tmp_path / "a.txt", tmp_path / "b.txt")
+    assert (tmp_path / "b.txt").read_text(encoding="utf-8") == "text\n"
+    assert (tmp_path / "b.txt").stat().st_ino != (tmp_path / "a.txt").stat().st_ino
+
+
+def test_a_file_made_later_counts_by_what_it_is_made_of(project):
+    """A converted docs page is written only when its page is rendered: its digest (what
+    it is made of) stands for its bytes, whether it is there yet or not."""
+    write(project / "d.qmd", "---\ntitle: D\n---\n\n{{< include _g/made.md >}}\n")
+    made = {"_g/made.md": "sha-of-the-doc"}
+    before = page_digest(project, "d.qmd", VARIABLES, made)
+    write(project / "_g" / "made.md", "Converted.\n")
+    assert page_digest(project, "d.qmd", VARIABLES, made) == before
+    assert page_digest(project, "d.qmd", VARIABLES, {"_g/made.md": "another"}) != before
+    assert page_digest(project, "d.qmd", VARIABLES) != before
+
+
+def test_a_changed_docs_page_renders_its_page_alone(project):
+    """A page of docs/ is a source outside the project (``../docs/<name>.md``): when it
+    changes, the page whose converted include it makes is rendered again, and no other."""
+    write(project / "docs" / "d.qmd", "---\ntitle: D\n---\n\n{{< include ../_g/d.md >}}\n")
+    pages = ["docs/d.qmd", "index.qmd", "other.qmd"]
+
+    def state(doc_sha: str):
+        made = {"_g/d.md": f"made of {doc_sha}"}
+        digests, read = page_dependencies(project, pages, VARIABLES, made)
+        files = {**sources(project), "../docs/d.md": doc_sha}
+        return files, digests, read
+    files, digests, _ = state("sha-1")
+    shared = shared_digest(project, pages, VARIABLES, "preview", "c0de")
+    record = make_record("preview", files, "c0de", digests, shared)
+    files, digests, read = state("sha-2")
+    assert plan(record, files, digests, shared, read, lambda rel: True) == (["docs/d.qmd"], [])
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:
