@@ -4,8 +4,9 @@ The site renders with Quarto whenever it can be had: ``quarto`` on ``PATH``, in 
 environment (``$CONDA_PREFIX/bin``) or in the running Python environment's ``bin``. If
 none is there, :func:`setup` (run by ``make report``) tries once to install the pinned
 ``quarto-cli`` from PyPI into the virtual environment. That package has no wheel: its
-build downloads Quarto's release archive, so on a machine that cannot reach it the attempt
-fails within seconds. A failed attempt is remembered in the environment
+build downloads Quarto's release archive, so the archive is asked for first (a HEAD
+request), and on a machine that cannot reach it the attempt ends there, in a fraction of a
+second. A failed attempt is remembered in the environment
 (``.quarto-unavailable``), so later runs do not retry, and one line says that the pandoc
 preview renders instead and how to get Quarto.
 """
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -22,6 +24,7 @@ from pathlib import Path
 QUARTO_CLI_PIN = "quarto-cli==1.8.27"
 MARKER = ".quarto-unavailable"
 INSTALL_TIMEOUT = 300
+PROBE_TIMEOUT = 10.0
 HOW_TO_GET = ("install Quarto (https://quarto.org/docs/get-started/, or the conda "
               "environment of environment.yml) and run `make report` again")
 
@@ -63,8 +66,55 @@ def marker_path() -> Path:
     return Path(sys.prefix) / MARKER
 
 
+def release_url(system: str | None = None, machine: str | None = None) -> str | None:
+    """The release archive that ``quarto-cli``'s build downloads on this machine (its
+    setup.py: GitHub's release of the pinned version, per platform), or None where it
+    has none (its build fails there anyway)."""
+    system = system or sys.platform
+    machine = machine or platform.machine()
+    if system == "darwin":
+        suffix = "macos.tar.gz"
+    elif system == "win32":
+        suffix = "win.zip"
+    elif system.startswith("linux"):
+        suffix = {"x86_64": "linux-amd64.tar.gz", "aarch64": "linux-arm64.tar.gz"}.get(machine)
+    else:
+        suffix = None
+    version = QUARTO_CLI_PIN.split("==")[1]
+    return (f"https://github.com/quarto-dev/quarto-cli/releases/download/v{version}/"
+            f"quarto-{version}-{suffix}") if suffix else None
+
+
+def unreachable(url: str, timeout: float = PROBE_TIMEOUT) -> str | None:
+    """Why ``url`` cannot be downloaded from here (no network, no name resolution, a
+    refusal), or None when it answers. Asked as the package's build asks (urllib, with the
+    environment's proxy settings), with a HEAD request: nothing is downloaded."""
+    import urllib.error
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, method="HEAD"),
+                                    timeout=timeout):
+            return None
+    except urllib.error.HTTPError as exc:
+        return f"{url} answered {exc.code}"
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        return f"{url} cannot be reached: {getattr(exc, 'reason', exc)}"
+
+
 def try_install(timeout: float = INSTALL_TIMEOUT) -> tuple[bool, str]:
-    """One attempt at ``pip install quarto-cli``; (installed, reason it failed)."""
+    """One attempt at ``pip install quarto-cli``; (installed, reason it failed).
+
+    pip builds the package, and the build downloads Quarto's release archive; on a machine
+    that cannot reach it, building takes about ten seconds to fail. So the archive is asked
+    for first (:func:`unreachable`, a fraction of a second), and pip runs only when it
+    answers."""
+    url = release_url()
+    if url is None:
+        return False, f"{QUARTO_CLI_PIN} has no Quarto build for this platform"
+    why = unreachable(url)
+    if why:
+        return False, why
     cmd = [sys.executable, "-m", "pip", "install", "--disable-pip-version-check", "--quiet",
            "--timeout", "15", QUARTO_CLI_PIN]
     try:
