@@ -94,19 +94,26 @@ def _cpu_of_children() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def timed_repro(work: Path, env: dict, *targets: str) -> dict:
-    """``dvc repro <targets>`` in ``work``: its wall and CPU seconds, each stage's wall
-    seconds, and its output. Raises when it fails."""
+DVC_REPRO = ("dvc", "repro")
+DRIVER = ("python", "-m", "analysis.tools.repro")  # what make report runs
+
+
+def timed_repro(work: Path, env: dict, *targets: str, command=DVC_REPRO) -> dict:
+    """``dvc repro <targets>`` (or another ``command``) in ``work``: its wall and CPU
+    seconds, each stage's wall seconds from its streamed output (for :data:`DRIVER`, which
+    shows a stage's lines when it ends, only the stages' names mean anything), and its
+    output. Raises when it fails."""
     cpu = _cpu_of_children()
     start = time.perf_counter()
-    proc = subprocess.Popen(["dvc", "repro", *targets], cwd=work, env=env, text=True,
+    proc = subprocess.Popen([*command, *targets], cwd=work, env=env, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, bufsize=1)
     lines = [(time.perf_counter(), line.rstrip("\n")) for line in proc.stdout]
     code = proc.wait()
     end = time.perf_counter()
     text = "\n".join(line for _, line in lines)
     if code:
-        raise RuntimeError(f"dvc repro {' '.join(targets)} failed ({code}):\n{text[-3000:]}")
+        raise RuntimeError(f"{' '.join([*command, *targets])} failed ({code}):\n"
+                           f"{text[-3000:]}")
     return {"seconds": round(end - start, 2), "cpu_seconds": round(_cpu_of_children() - cpu, 2),
             "stages": stage_walls(lines, end), "log": text}
 
@@ -163,22 +170,6 @@ def cold_run(project: Path, dest: Path, release: tuple[Path, Path | None]) -> di
             "table": split_table(run["stages"], records)}
 
 
-def timed_driver(work: Path, env: dict, *args: str) -> dict:
-    """``python -m analysis.tools.repro <args>`` in ``work``: its wall and CPU seconds and
-    the stages it ran. Raises when it fails."""
-    cpu = _cpu_of_children()
-    start = time.perf_counter()
-    proc = subprocess.run(["python", "-m", "analysis.tools.repro", *args], cwd=work, env=env,
-                          text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    seconds = time.perf_counter() - start
-    if proc.returncode:
-        raise RuntimeError(f"repro {' '.join(args)} failed ({proc.returncode}):\n"
-                           f"{proc.stdout[-3000:]}")
-    return {"seconds": round(seconds, 2), "cpu_seconds": round(_cpu_of_children() - cpu, 2),
-            "stages": [m.group(1) for line in proc.stdout.splitlines()
-                       if (m := RUNNING_RE.match(line))]}
-
-
 def driver_runs(project: Path, dest: Path, release: tuple[Path, Path | None]) -> dict:
     """The driver cold (every stage and the site) and then forced, in a fresh copy."""
     from tests.support.workspace import copy_project, pipeline_env, set_params
@@ -189,11 +180,11 @@ def driver_runs(project: Path, dest: Path, release: tuple[Path, Path | None]) ->
     folder, manifest = release
     set_params(work, "ingest", source=folder, manifest=manifest)
     env = pipeline_env(work)
-    cold = timed_driver(work, env)
-    forced = timed_driver(work, env, "-f")
+    cold = timed_repro(work, env, command=DRIVER)
+    forced = timed_repro(work, env, "-f", command=DRIVER)
     for run in (cold, forced):
         if sorted(run["stages"]) != sorted(stage_order(work)):
-            raise RuntimeError(f"the driver ran {run['stages']}")
+            raise RuntimeError(f"the driver ran {list(run['stages'])}")
     return {"cold": cold, "forced": forced}
 
 

@@ -455,7 +455,7 @@ def test_a_changed_docs_page_is_rendered_again_alone(site, tmp_path):
                    encoding="utf-8")
     said: list[str] = []
     render(work, renderer=renderer, log=said.append)
-    assert said[-1].startswith("report: 1 pages rendered by ")
+    assert said[-1].startswith("report: 1 page rendered by ")
     page = (work.site / "docs" / "data.html").read_text(encoding="utf-8")
     assert "A sentence added to this page." in page
     some = tmp_path / "some"

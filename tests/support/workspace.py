@@ -64,25 +64,26 @@ def set_params(work: Path, section: str, **values: object) -> None:
     path.write_text(text, encoding="utf-8")
 
 
-def dvc(work: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-    """Run ``dvc <args>`` in a copy; raise with its output when it fails and check is set."""
-    proc = subprocess.run(["dvc", *args], cwd=work, env=pipeline_env(work),
-                          capture_output=True, text=True)
+def run_in(work: Path, command: list[str], check: bool = True) -> subprocess.CompletedProcess:
+    """Run ``command`` in a copy, with the copy's code (:func:`pipeline_env`); raise with
+    its output when it fails and ``check`` is set."""
+    proc = subprocess.run(command, cwd=work, env=pipeline_env(work), capture_output=True,
+                          text=True)
     if check and proc.returncode:
-        raise RuntimeError(f"dvc {' '.join(args)} failed ({proc.returncode}):\n"
+        raise RuntimeError(f"{' '.join(command)} failed ({proc.returncode}):\n"
                            f"{proc.stdout}\n{proc.stderr}")
     return proc
 
 
+def dvc(work: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    """Run ``dvc <args>`` in a copy."""
+    return run_in(work, ["dvc", *args], check=check)
+
+
 def reproduce(work: Path, *args: str) -> subprocess.CompletedProcess:
     """Run the pipeline in a copy as ``make report`` does (``python -m
-    analysis.tools.repro <args>``); raise with its output when it fails."""
-    proc = subprocess.run([sys.executable, "-m", "analysis.tools.repro", *args], cwd=work,
-                          env=pipeline_env(work), capture_output=True, text=True)
-    if proc.returncode:
-        raise RuntimeError(f"analysis.tools.repro {' '.join(args)} failed "
-                           f"({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
-    return proc
+    analysis.tools.repro <args>``)."""
+    return run_in(work, [sys.executable, "-m", "analysis.tools.repro", *args])
 
 
 SKIP_DIRS = {".git", ".dvc", "__pycache__", ".pytest_cache", ".ruff_cache"}

@@ -122,7 +122,7 @@ def cell(x: object) -> str:
     if x is None or (isinstance(x, float) and x != x):
         return ""
     if isinstance(x, str):
-        return str(x)
+        return x
     import numpy as np  # for numpy's scalars; a table of text (the render step's) needs none
 
     if isinstance(x, bool | np.bool_):

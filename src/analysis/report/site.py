@@ -388,7 +388,7 @@ def render(paths: Paths | None = None, renderer: str = "auto",
         if staging.parent.is_dir() and not any(staging.parent.iterdir()):
             staging.parent.rmdir()
     unchanged = f" (the other {len(inputs) - done} had not changed)" if done < len(inputs) else ""
-    log(f"report: {done} pages rendered by {label} into "
+    log(f"report: {done} page{'s' * (done != 1)} rendered by {label} into "
         f"{_display(paths.site, paths.root)}/{unchanged}")
     return label
 

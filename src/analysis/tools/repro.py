@@ -42,6 +42,7 @@ from pathlib import Path
 
 from analysis.core import runlog
 from analysis.core.paths import Paths
+from analysis.core.safeyaml import safe_load
 
 Graph = Mapping[str, frozenset[str]]  # stage -> the stages it depends on
 
@@ -191,13 +192,14 @@ def fix_lock_order(root: Path, order: list[str]) -> None:
     lock = Paths(root).dvc_lock
     if not lock.is_file():
         return
+    read = safe_load(lock.read_text(encoding="utf-8")) or {}
+    if not in_pipeline_order(read.get("stages") or {}, order):
+        return  # the usual case: dvc.lock is left as DVC wrote it
     from dvc.utils.serialize import modify_yaml
 
-    with modify_yaml(str(lock)) as data:
-        stages = data.get("stages") or {}
-        ordered = in_pipeline_order(stages, order)
-        if ordered:
-            data["stages"] = {key: stages[key] for key in ordered}
+    with modify_yaml(str(lock)) as data:  # DVC's own writer, so the file keeps its form
+        stages = data["stages"]
+        data["stages"] = {key: stages[key] for key in in_pipeline_order(stages, order)}
 
 
 STOP_GRACE_S = 5.0

@@ -12,7 +12,9 @@ from analysis.report import quarto
 
 
 def test_the_release_archive_is_the_one_the_package_build_downloads():
-    base = "https://github.com/quarto-dev/quarto-cli/releases/download/v1.8.27/quarto-1.8.27-"
+    version = quarto.QUARTO_CLI_PIN.split("==")[1]  # the pinned package's Quarto
+    base = (f"https://github.com/quarto-dev/quarto-cli/releases/download/v{version}/"
+            f"quarto-{version}-")
     assert quarto.release_url("linux", "x86_64") == base + "linux-amd64.tar.gz"
     assert quarto.release_url("linux", "aarch64") == base + "linux-arm64.tar.gz"
     assert quarto.release_url("darwin", "arm64") == base + "macos.tar.gz"
@@ -57,8 +59,8 @@ def test_no_pip_run_when_the_archive_cannot_be_reached(monkeypatch):
     installed, why = quarto.try_install()
     assert not installed and why.endswith("cannot be reached: down")
     monkeypatch.setattr(quarto, "release_url", lambda: None)
-    assert quarto.try_install() == (False, "quarto-cli==1.8.27 has no Quarto build for this "
-                                           "platform")
+    assert quarto.try_install() == (
+        False, f"{quarto.QUARTO_CLI_PIN} has no Quarto build for this platform")
 
 
 def test_pip_runs_when_the_archive_answers_and_its_error_line_is_kept(monkeypatch):
@@ -72,7 +74,7 @@ def test_pip_runs_when_the_archive_answers_and_its_error_line_is_kept(monkeypatc
     monkeypatch.setattr(subprocess, "run", pip)
     assert quarto.try_install() == (False, "ERROR: no space left")
     assert ran[0][:4] == [sys.executable, "-m", "pip", "install"]
-    assert ran[0][-1] == "quarto-cli==1.8.27"
+    assert ran[0][-1] == quarto.QUARTO_CLI_PIN
 
 
 def test_setup_tries_once_and_remembers_why(monkeypatch, tmp_path):

@@ -57,7 +57,7 @@ def test_rendering_loads_no_data_library_and_renders_a_changed_docs_page(tmp_pat
     said = run.stdout.splitlines()
     assert json.loads(said[-1]) == []
     assert said[0].startswith("report: 4 pages rendered by pandoc preview")
-    assert said[1].startswith("report: 1 pages rendered by pandoc preview")
+    assert said[1].startswith("report: 1 page rendered by pandoc preview")
     assert "A sentence added." in (paths.site / "docs" / "b.html").read_text(encoding="utf-8")
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 
@@ -80,11 +81,14 @@ def test_each_stage_runs_through_dvc_waiting_for_the_lock():
 
 
 class Recorder:
-    """A stand-in for running a stage: records what ran at once, fails the named stages."""
+    """A stand-in for running a stage: records what ran at once, fails the named stages.
+    A stage of ``company`` waits (up to 5 s) until another stage is running beside it, so
+    that two stages the schedule starts together are seen together however slow the
+    machine."""
 
-    def __init__(self, fail=(), seconds=0.02):
-        self.fail, self.seconds = set(fail), seconds
-        self.lock = threading.Lock()
+    def __init__(self, fail=(), seconds=0.02, company=()):
+        self.fail, self.seconds, self.company = set(fail), seconds, set(company)
+        self.lock = threading.Condition()
         self.running: set[str] = set()
         self.started: list[tuple[str, frozenset[str]]] = []  # stage, what was running
         self.reported: list[str] = []
@@ -93,6 +97,9 @@ class Recorder:
         with self.lock:
             self.started.append((stage, frozenset(self.running)))
             self.running.add(stage)
+            self.lock.notify_all()
+            if stage in self.company:
+                self.lock.wait_for(lambda: len(self.running) > 1, timeout=5)
         time.sleep(self.seconds)
         with self.lock:
             self.running.discard(stage)
@@ -104,16 +111,16 @@ class Recorder:
 
 
 def test_the_schedule_runs_every_stage_after_its_dependencies_and_side_by_side():
-    rec = Recorder()
+    rec = Recorder(company={"clean"})  # clean and interviews are both ready after ingest
     failed = repro.schedule(ORDER, NEEDS, 2, rec.run, rec.report)
     assert failed == []
     assert sorted(rec.reported) == sorted(ORDER)
     position = {stage: i for i, stage in enumerate(rec.reported)}
     for stage, ups in NEEDS.items():
         assert all(position[up] < position[stage] for up in ups), stage
-    alongside = [others for _, others in rec.started]
-    assert max(map(len, alongside)) == 1  # two at a time, never three
-    assert any(alongside)  # and some did run side by side
+    alongside = {stage: others for stage, others in rec.started}
+    assert max(map(len, alongside.values())) == 1  # two at a time, never three
+    assert "clean" in alongside["interviews"] or "interviews" in alongside["clean"]
 
 
 def test_one_job_runs_the_stages_one_by_one():
@@ -124,7 +131,7 @@ def test_one_job_runs_the_stages_one_by_one():
 
 
 def test_a_failed_stage_stops_what_follows_and_lets_the_running_one_finish():
-    rec = Recorder(fail={"clean"})
+    rec = Recorder(fail={"clean"}, company={"clean"})
     failed = repro.schedule(ORDER, NEEDS, 2, rec.run, rec.report)
     assert failed == ["clean"]
     ran = {stage for stage, _ in rec.started}
@@ -254,3 +261,18 @@ def test_sigterm_stops_the_running_stages_and_leaves_them_to_run_again(tiny_proj
     assert proc.returncode == 130 and time.monotonic() - begun < 10
     assert err == "repro: interrupted; the stages that did not finish run again next time\n"
     assert not (tiny_project / "a.txt").exists()
+
+
+def test_a_lock_out_of_order_is_rewritten_and_one_in_order_is_left_alone(tmp_path):
+    lock = tmp_path / "dvc.lock"
+    entry = "    cmd: echo {0}\n    outs:\n    - path: {0}.txt\n      md5: 1a\n"
+    lock.write_text("schema: '2.0'\nstages:\n  clean:\n" + entry.format("c")
+                    + "  ingest:\n" + entry.format("i"), encoding="utf-8")
+    repro.fix_lock_order(tmp_path, ["ingest", "clean"])
+    text = lock.read_text(encoding="utf-8")
+    assert text == ("schema: '2.0'\nstages:\n  ingest:\n" + entry.format("i")
+                    + "  clean:\n" + entry.format("c"))
+    os.utime(lock, ns=(10**9, 10**9))
+    repro.fix_lock_order(tmp_path, ["ingest", "clean"])  # in order now: not written again
+    assert lock.stat().st_mtime_ns == 10**9 and lock.read_text(encoding="utf-8") == text
+    repro.fix_lock_order(tmp_path / "nothing", ["ingest"])  # no dvc.lock: nothing to do
