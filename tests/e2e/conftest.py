@@ -5,9 +5,9 @@ worker that asks for it builds it in the folder the workers share (under a file 
 worker that asks while it is being built waits for it, and every later one reuses it.
 
 - ``small_run``: the pipeline in a copy of the project on :func:`small_dump`, as
-  ``make report`` runs it (:mod:`analysis.tools.repro`, two stages at a time: the tests
-  that need the run wait for it, and the worker that would wait idle meanwhile gets a
-  core's worth of its work), on a small synthetic dump;
+  ``make report`` runs it (:mod:`analysis.tools.repro`, two stages at a time, kernels
+  forked from a warm one: the tests that need the run wait for it, and the worker that
+  would wait idle meanwhile gets a core's worth of its work), on a small synthetic dump;
 - ``site_project``: every stage on the hostile dump of :mod:`tests.support.sites`.
 
 Tests only read them. A test that changes a run (reruns, kills, other params) works in its
@@ -58,6 +58,7 @@ class Run:
     project: Path   # the copy: outputs, dvc.lock, .dvc/cache
     dump: Path      # the dump its params.yaml names (ingest.source)
     written: dict   # what small_dump wrote: project -> [(year, row)]
+    output: str     # what the run printed
 
 
 @pytest.fixture(scope="session")
@@ -78,11 +79,12 @@ def small_run(shared_small_dump, tmp_path_factory) -> Run:
     def build(folder: Path) -> None:
         work = copy_project(folder / "project")
         point_at(work, shared_small_dump)
-        reproduce(work, "--jobs", "2")
+        (folder / "repro.out").write_text(reproduce(work, "--jobs", "2").stdout)
 
     folder = shared_folder(tmp_path_factory, "small-run", build)
     written = small_dump(tmp_path_factory.mktemp("small-dump-rows"))  # the same rows again
-    return Run(folder / "project", shared_small_dump, written)
+    return Run(folder / "project", shared_small_dump, written,
+               (folder / "repro.out").read_text())
 
 
 @pytest.fixture(scope="session")

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from tests.support.dumps import Project, small_dump, write_dump
-from tests.support.workspace import copy_project, dvc, set_params
+from tests.support.workspace import copy_project, dvc, reproduce, set_params
 
 pytestmark = pytest.mark.slow
 
@@ -44,7 +44,7 @@ def test_newer_dump_flows_into_tables_metrics_and_comparison(workspace, tmp_path
     label = dump / "Issue Report/sglang/sglang.csv"
     label.write_text(label.read_text() + "not-a-url," + ",".join(["C.1"] * 6) + "\n")
     set_params(workspace, "ingest", source=dump, manifest=None, commit=None)
-    dvc(workspace, "repro")
+    reproduce(workspace)  # as make report runs it
 
     table = pd.read_csv(workspace / "report/tables/table1/counts.csv").set_index("project")
     assert {"sglang", "jax"} <= set(table.index) and "2026" in table.columns

@@ -21,7 +21,7 @@ from analysis.core.paths import DumpLayout, Paths, SheetPaths
 from tests.support.dumps import KEYWORDS, write_study_files
 from tests.support.gharchive import OTHERS, event, opened_issues, write_events
 from tests.support.sheets import fill
-from tests.support.workspace import copy_run, dvc, pipeline_env, set_params
+from tests.support.workspace import copy_run, pipeline_env, reproduce, set_params
 
 pytestmark = pytest.mark.slow
 
@@ -123,7 +123,7 @@ def test_gh_archive_to_table1_with_computed_false_positives(small_run, tmp_path)
     write_study_files(dump)  # the release's other files, for the other stages
 
     set_params(work, "ingest", source=dump, manifest=None, commit=None)
-    dvc(work, "repro")  # as `make report` runs it: every stage and the site
+    reproduce(work)  # as `make report` runs it: every stage and the site
     paths = Paths(work)
     fp = pd.read_csv(paths.table1.table("false_positives.csv")).set_index("project")
     assert fp.loc["pytorch", "source"] == "computed"

@@ -15,10 +15,17 @@ import pandas as pd
 import pytest
 
 from analysis.core.config import load_params
-from analysis.core.paths import ROOT, Paths
+from analysis.core.paths import ROOT, STAGES, Paths
 from tests.support.dumps import expected_counts
 from tests.support.mirror import MIRROR, needs_mirror, paper
-from tests.support.workspace import copy_project, copy_run, dvc, lock_difference, pipeline_env
+from tests.support.workspace import (
+    copy_project,
+    copy_run,
+    dvc,
+    lock_difference,
+    pipeline_env,
+    reproduce,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -32,6 +39,9 @@ def test_pipeline_on_a_synthetic_dump_is_complete_stable_and_incremental(small_r
         for year, n in exp["years"].items():
             assert table.loc[name, str(year)] == n
     assert (work / "report/_site/index.html").is_file()  # the report stage ran
+    # every notebook ran in a kernel forked from the warm one (test_determinism.py: the
+    # same bytes as fresh kernels give)
+    assert f"warm kernels: {len(STAGES)} kernels forked, 0 refused, 0 failed" in small_run.output
     taxonomy = json.loads((work / "report/vars/taxonomy.json").read_text())
     assert str(taxonomy["n_details_bug"]).replace(",", "") == str(45 * 2)  # 2 per sub-theme
     # Nothing to do again, in a copy of the run (the copies the other tests start from).
@@ -69,7 +79,7 @@ def test_pipeline_on_the_mirror_reproduces_table1_and_the_committed_lock(tmp_pat
                              timeout=300)
     assert fetched.returncode == 0, fetched.stderr
     assert "copied from the mirror" in fetched.stdout, fetched.stdout
-    dvc(work, "repro")
+    reproduce(work)  # as make report runs it
 
     fresh = (work / "dvc.lock").read_text(encoding="utf-8")
     assert fresh == committed, (

@@ -5,8 +5,8 @@ request, another repository). What the page asks people to do by hand is done he
 place: the download (the hours are written instead), the annotators' filling of the
 sheets (unanimous, 2:1, no-majority, split-exclusion and all-excluded rows, and a project
 whose only candidate all exclude) and the adjudicators' decisions. ``make report`` is run
-as ``dvc repro``, which is what it runs on a study (fetch leaves a source other than
-data/release alone; the site is rendered by the report stage).
+as ``python -m analysis.tools.repro``, which is what it runs on a study (fetch leaves a
+source other than data/release alone; the site is rendered by the report stage).
 
 Checked: the commands exist and succeed; no candidate is a report the release holds;
 Table I = the release's issues + the batch's, with a 2026 column and the all-excluded
@@ -129,8 +129,8 @@ def test_the_tutorial_runs_as_written(small_run, tmp_path):
                      for p in sorted((work / "batch").rglob("*")) if p.is_file()}
 
     bash(work, extend)  # 5.
-    assert "make report" in run  # 6. as make report runs it on a study: dvc repro
-    bash(work, run.replace("make report", "dvc repro"))
+    assert "make report" in run  # 6. as make report runs it on a study: the driver
+    bash(work, run.replace("make report", "python -m analysis.tools.repro"))
 
     paths = Paths(work)
     table = pd.read_csv(paths.table1.table("counts.csv")).set_index("project")

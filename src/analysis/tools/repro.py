@@ -34,6 +34,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -41,8 +42,10 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from pathlib import Path
 
 from analysis.core import runlog
-from analysis.core.paths import Paths
+from analysis.core.paths import STAGES, Paths
 from analysis.core.safeyaml import safe_load
+from analysis.tools import warmkernel
+from analysis.tools.nbrun import kernel_env
 
 Graph = Mapping[str, frozenset[str]]  # stage -> the stages it depends on
 
@@ -244,6 +247,46 @@ class StageRunner:
                 time.sleep(0.05)
 
 
+class WarmKernels:
+    """The kernel server of :mod:`analysis.tools.warmkernel` for a run, when ``use``: its
+    socket is named in this process's environment, which each ``dvc repro`` and the
+    stage's ``nbrun`` inherit; the server's own environment is the one ``nbrun`` gives its
+    kernels (:func:`analysis.tools.nbrun.kernel_env`). Without ``use``, it does nothing."""
+
+    def __init__(self, use: bool):
+        self.use, self.server = use, None
+        self._folder: tempfile.TemporaryDirectory | None = None
+
+    def __enter__(self) -> WarmKernels:
+        if self.use:
+            self._folder = tempfile.TemporaryDirectory(prefix="kernels-")
+            env = kernel_env({k: v for k, v in os.environ.items()
+                              if k != warmkernel.SOCKET_VARIABLE})
+            self.server = warmkernel.Server(Path(self._folder.name), env).__enter__()
+            if self.server.path is not None:
+                os.environ[warmkernel.SOCKET_VARIABLE] = str(self.server.path)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.server is not None:
+            os.environ.pop(warmkernel.SOCKET_VARIABLE, None)
+            self.server.__exit__(*exc)
+            self._folder.cleanup()
+
+    def said(self) -> str:
+        """The end of the run's last line: what the server did, if there was one."""
+        if self.server is None:
+            return ""
+        return f"; warm kernels: {self.server.summary or 'none (the server did not start)'}"
+
+
+def warm_kernels(plan: list[str], allowed: bool) -> WarmKernels:
+    """Warm kernels for a run of ``plan`` when ``allowed`` and two or more of its stages
+    run notebooks: the server's imports cost about as much as one kernel's, and it pays
+    for itself from the second."""
+    return WarmKernels(allowed and sum(stage in STAGES for stage in plan) >= 2)
+
+
 def positive(text: str) -> int:
     """An argparse type: a whole number of at least 1."""
     if not text.isdigit() or int(text) < 1:
@@ -280,6 +323,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-j", "--jobs", type=positive, default=default_jobs(),
                         help="stages at a time (default: the cores available, here "
                              "%(default)s)")
+    parser.add_argument("--fresh-kernels", dest="warm", action="store_false",
+                        help="start each notebook's kernel afresh, as dvc repro does "
+                             "(default: fork them from a warm one when two or more run)")
     args = parser.parse_args(argv)
     root = Path.cwd()  # as for dvc: the project is the one the command runs in
     started = time.perf_counter()
@@ -305,8 +351,10 @@ def main(argv: list[str] | None = None) -> int:
     runner = StageRunner(root, args.force)
     priority = critical_path(needs, plan, last_seconds(root))
     previous = signal.signal(signal.SIGTERM, interrupted)
+    kernels = warm_kernels(plan, args.warm)
     try:
-        failed = schedule(plan, needs, args.jobs, runner, show, priority, runner.stop)
+        with kernels:
+            failed = schedule(plan, needs, args.jobs, runner, show, priority, runner.stop)
     except KeyboardInterrupt:
         print("repro: interrupted; the stages that did not finish run again next time",
               file=sys.stderr)
@@ -320,7 +368,7 @@ def main(argv: list[str] | None = None) -> int:
               f"after it did not run", file=sys.stderr)
         return 1
     print(f"repro: {len(plan)} stage{'s' * (len(plan) != 1)} in {seconds:.1f} s, up to "
-          f"{args.jobs} at a time")
+          f"{args.jobs} at a time{kernels.said()}")
     return 0
 
 

@@ -276,3 +276,17 @@ def test_a_lock_out_of_order_is_rewritten_and_one_in_order_is_left_alone(tmp_pat
     repro.fix_lock_order(tmp_path, ["ingest", "clean"])  # in order now: not written again
     assert lock.stat().st_mtime_ns == 10**9 and lock.read_text(encoding="utf-8") == text
     repro.fix_lock_order(tmp_path / "nothing", ["ingest"])  # no dvc.lock: nothing to do
+
+
+def test_warm_kernels_serve_runs_of_two_or_more_notebooks():
+    assert repro.warm_kernels(["ingest", "clean", "table1", "report"], True).use
+    assert not repro.warm_kernels(["ingest", "clean", "report"], True).use  # one notebook
+    assert not repro.warm_kernels(["clean", "table1"], False).use  # --fresh-kernels
+    assert repro.WarmKernels(False).said() == ""
+
+
+def test_without_warm_kernels_the_environment_is_left_alone(monkeypatch):
+    monkeypatch.delenv(repro.warmkernel.SOCKET_VARIABLE, raising=False)
+    with repro.WarmKernels(False) as kernels:
+        assert repro.warmkernel.SOCKET_VARIABLE not in os.environ
+    assert kernels.server is None
