@@ -17,6 +17,7 @@ from __future__ import annotations
 import csv
 import io
 import shutil
+from itertools import repeat
 from pathlib import Path, PurePath
 
 import pandas as pd
@@ -25,7 +26,7 @@ import pandera.pandas as pa
 from analysis.core.artifacts import atomic_folder, sha256_file, write_json
 from analysis.core.paths import Paths
 from analysis.core.table_schemas import data_dictionary, schema_for
-from analysis.core.textsafe import neutralise_cell
+from analysis.core.textsafe import FORMULA_START, neutralise_cell
 from analysis.report.datapackage import datapackage, resource
 from analysis.report.htmlsafe import details_block, esc, hash_html, html_table, raw_html_block
 
@@ -73,15 +74,20 @@ def records_exclusions(paths: Paths) -> bool:
 
 
 def neutralise_csv(src: Path, dest: Path) -> int:
-    """Copy a CSV with every cell neutralised; return the number of cells changed."""
+    """Copy a CSV with every cell neutralised; return the number of cells changed.
+
+    Only a cell that starts like a formula can change, so a row without one (nearly
+    all of them) is written as it was read, without looking at each cell again."""
     changed = 0
     with src.open(encoding="utf-8", newline="") as fin, \
             dest.open("w", encoding="utf-8", newline="") as fout:
         writer = csv.writer(fout, lineterminator="\n")
         for row in csv.reader(fin):
-            out = [neutralise_cell(c) for c in row]
-            changed += sum(a != b for a, b in zip(row, out, strict=True))
-            writer.writerow(out)
+            if any(map(str.startswith, row, repeat(FORMULA_START))):
+                out = [neutralise_cell(c) for c in row]
+                changed += sum(a != b for a, b in zip(row, out, strict=True))
+                row = out
+            writer.writerow(row)
     return changed
 
 
