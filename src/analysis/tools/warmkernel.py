@@ -15,7 +15,7 @@ folder and environment as one JSON line, with its standard input, output and err
 (:func:`become_kernel`): a session of its own, ``nbrun``'s output, the working folder,
 the environment, and ``ipykernel``'s own start (``ipykernel_launcher -f CONNECTION ...``).
 The reply is the kernel's process id; ``nbrun`` then talks to the kernel as it talks to a
-kernel it started itself (:class:`WarmProvisioner`).
+kernel it started itself (:func:`provisioner_class`).
 
 What makes a forked kernel the same as a fresh one:
 
@@ -339,11 +339,8 @@ def serve_one(listener: socket.socket, conn: socket.socket, server_env: dict[str
         conn.settimeout(10)
         message, fds, _, _ = socket.recv_fds(conn, MAX_REQUEST, 3)
         try:
-            while not message.endswith(b"\n") and len(message) < MAX_REQUEST:
-                chunk = conn.recv(65536)
-                if not chunk:
-                    break
-                message += chunk
+            if not message.endswith(b"\n"):  # the rest of a long request
+                message += _read_line(conn)
             request = json.loads(message)
             why = refusal(request["cmd"], request["env"], server_env)
             if why is None and len(fds) != 3:
@@ -409,9 +406,7 @@ def serve(path: Path, modules: tuple[str, ...] = PRELOAD) -> int:
         while not stop.is_set() and os.getppid() == parent:
             try:
                 conn, _ = listener.accept()
-            except TimeoutError:
-                continue
-            except InterruptedError:
+            except (TimeoutError, InterruptedError):
                 continue
             try:
                 if serve_one(listener, conn, server_env, imported_env, import_filters):
