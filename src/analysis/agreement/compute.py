@@ -108,6 +108,27 @@ def ac1_category_count(setting: object, ratings: Ratings) -> int:
     return setting
 
 
+def check_bootstrap(resamples: object, seed: object, level: object) -> None:
+    """params.yaml's ``agreement.bootstrap_resamples`` and ``seed`` (whole numbers of at
+    least 0) and ``confidence_level`` (a number strictly between 0 and 1), or one message
+    naming the setting; a wrong value would otherwise surface as numpy's or scipy's
+    error deep in the stage."""
+    wrong = None
+    for name, value in (("bootstrap_resamples", resamples), ("seed", seed)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            wrong = (name, value, "a whole number of at least 0")
+            break
+    else:
+        if isinstance(level, bool) or not isinstance(level, int | float) \
+                or not 0 < level < 1:
+            wrong = ("confidence_level", level, "a number between 0 and 1, e.g. 0.95")
+    if wrong:
+        name, value, must = wrong
+        raise InputError(f"agreement.{name} is {value!r}: it must be {must}",
+                         file=PATHS.params.name, column=f"agreement.{name}",
+                         fix=f"set agreement.{name} in {PATHS.params.name}")
+
+
 def analyse(issues: pd.DataFrame, taxonomy: Taxonomy, projects_order: Sequence[str],
             resamples: int, seed: int, level: float = 0.95,
             ac1_categories: object = AC1_DEFAULT) -> Analysis:
@@ -118,6 +139,7 @@ def analyse(issues: pd.DataFrame, taxonomy: Taxonomy, projects_order: Sequence[s
     ``level``; ``ac1_categories`` is the number of categories AC1 assumes
     (:func:`ac1_category_count`).
     """
+    check_bootstrap(resamples, seed, level)
     if len(issues) == 0:
         raise InputError("the processed issues table has no rows",
                          fix="check the clean stage's quality report")

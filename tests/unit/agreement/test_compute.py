@@ -94,6 +94,22 @@ def test_ac1_category_count_is_the_scale_or_a_checked_number():
             agreement.ac1_category_count(bad, ratings)
 
 
+@pytest.mark.parametrize(("resamples", "seed", "level", "named"), [
+    (-1, 1, 0.95, "bootstrap_resamples"), (10.5, 1, 0.95, "bootstrap_resamples"),
+    (10, "x", 0.95, "seed"), (10, True, 0.95, "seed"), (10, 1, 2, "confidence_level"),
+    (10, 1, 0, "confidence_level"), (10, 1, "95%", "confidence_level"),
+    (10, 1, None, "confidence_level")])
+def test_a_wrong_bootstrap_setting_is_one_message_naming_it(issues, taxonomy, projects,
+                                                            resamples, seed, level, named):
+    with pytest.raises(InputError, match=rf"agreement\.{named} is .*: it must be"):
+        agreement.analyse(issues, taxonomy, list(projects.described), resamples, seed, level)
+
+
+def test_settings_in_range_pass_the_check():
+    agreement.check_bootstrap(0, 0, 0.5)
+    agreement.check_bootstrap(2000, 20250613, 0.999)
+
+
 def test_ac1_categories_reach_the_statistics(issues, taxonomy, projects):
     default = agreement.analyse(issues, taxonomy, [], 0, 1)
     wider = agreement.analyse(issues, taxonomy, [], 0, 1, ac1_categories=40)
