@@ -39,16 +39,20 @@ from __future__ import annotations
 import argparse
 import array
 import atexit
+import builtins
 import contextlib
+import importlib
 import json
 import os
 import select
 import signal
 import socket
+import subprocess
 import sys
 import threading
 import time
 import traceback
+import warnings
 from pathlib import Path
 
 SOCKET_VARIABLE = "ANALYSIS_WARM_KERNEL"
@@ -226,8 +230,6 @@ def as_in_a_kernel():
     backend variable is the one ipykernel sets. So what a library decides on import
     (pandas' display options, matplotlib's default backend) is what it decides in a fresh
     kernel; the warm kernel test compares the two."""
-    import builtins
-
     had_backend = "MPLBACKEND" in os.environ
     os.environ.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
     builtins.get_ipython = _KernelShell
@@ -245,9 +247,6 @@ def preload(modules: tuple[str, ...] = PRELOAD) -> list:
     """Import ipykernel, then ``modules`` (what the notebooks import once their kernel has
     started) as in a kernel (:func:`as_in_a_kernel`); returns the warning filters the
     latter added."""
-    import importlib
-    import warnings
-
     importlib.import_module(KERNEL_MODULE)  # what a fresh kernel imports before it starts
     before = list(warnings.filters)
     with as_in_a_kernel():
@@ -261,8 +260,6 @@ def imports_after_kernel(import_filters: list) -> None:
     """Put the warning filters the server's imports added (``import_filters``) before the
     ones the kernel added at its start, where a fresh kernel has them (it imports after
     its start, and a filter added later comes first)."""
-    import warnings
-
     n = len(import_filters)
     for at in range(len(warnings.filters) - n + 1):
         if warnings.filters[at:at + n] == import_filters:
@@ -299,12 +296,14 @@ def become_kernel(request: dict, fds: list[int], watched: int, import_filters: l
     os.chdir(request["cwd"])
     os.environ.clear()
     os.environ.update(request["env"])
+    # (imported here: the server has them already, and nbrun and the driver, which import
+    # this module, need not)
     import ipykernel_launcher
+    from ipykernel import kernelapp
 
     sys.argv = [ipykernel_launcher.__file__, *request["cmd"][3:]]  # as the launcher's
     threading.Thread(target=_exit_when_ended, args=(watched,), name=WATCH_THREAD,
                      daemon=True).start()
-    from ipykernel import kernelapp
 
     try:
         # ipykernel read JPY_PARENT_PID when the server imported it: the kernel's is given
@@ -442,8 +441,6 @@ class Server:
         self._proc = None
 
     def __enter__(self) -> Server:
-        import subprocess
-
         self._proc = subprocess.Popen(
             [sys.executable, "-m", "analysis.tools.warmkernel", str(self.socket)],
             env=self.env, stdout=subprocess.PIPE, text=True, start_new_session=True)
@@ -452,8 +449,6 @@ class Server:
         return self
 
     def __exit__(self, *exc) -> None:
-        import subprocess
-
         proc = self._proc
         if proc.poll() is None:
             proc.send_signal(signal.SIGTERM)
