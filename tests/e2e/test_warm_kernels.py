@@ -20,6 +20,7 @@ import pytest
 from analysis.core.paths import ROOT
 from analysis.tools import warmkernel
 from analysis.tools.nbrun import KERNEL_ARGS, kernel_env, local_kernel_manager
+from analysis.tools.repro import warm_kernels
 
 pytestmark = pytest.mark.slow
 
@@ -78,22 +79,18 @@ def kernel_state(cwd: Path) -> tuple[dict, bool]:
 
 
 @contextlib.contextmanager
-def server(folder: Path):
-    """A warm server for this process's kernels, started in the environment nbrun gives a
-    kernel, and named to the kernels' launcher (this process). (Not a fixture: pytest
-    changes the environment between a test's set-up and its call.)"""
-    with warmkernel.Server(folder, kernel_env()) as running:
+def server():
+    """The driver's warm server (:func:`analysis.tools.repro.warm_kernels`) for this
+    process's kernels; it must be listening. (Not a fixture: pytest changes the
+    environment between a test's set-up and its call.)"""
+    with warm_kernels() as running:
         assert running.path is not None
-        os.environ[warmkernel.SOCKET_VARIABLE] = str(running.path)
-        try:
-            yield running
-        finally:
-            del os.environ[warmkernel.SOCKET_VARIABLE]
+        yield running
 
 
-def test_a_forked_kernel_is_what_a_fresh_kernel_is(tmp_path, monkeypatch):
+def test_a_forked_kernel_is_what_a_fresh_kernel_is(monkeypatch):
     monkeypatch.setenv("PYTHONHASHSEED", "0")  # as the pipeline runs (else each is random)
-    with server(tmp_path) as running:
+    with server() as running:
         warm, forked = kernel_state(ROOT)
     fresh, fresh_forked = kernel_state(ROOT)
     assert running.summary == "1 kernel forked, 0 refused, 0 failed"
@@ -109,6 +106,7 @@ LAUNCHER = """
 import os, sys, tempfile, time
 from pathlib import Path
 from analysis.tools.nbrun import KERNEL_ARGS, kernel_env, local_kernel_manager
+from analysis.tools.repro import warm_kernels
 km = local_kernel_manager(Path(tempfile.mkdtemp()))
 km.start_kernel(cwd=os.getcwd(), env=kernel_env(), extra_arguments=list(KERNEL_ARGS))
 print(km.provisioner.pid, km.provisioner.warm, flush=True)
@@ -116,10 +114,10 @@ time.sleep(120)
 """
 
 
-def test_a_forked_kernel_ends_with_the_process_that_asked_for_it(tmp_path):
+def test_a_forked_kernel_ends_with_the_process_that_asked_for_it():
     """An nbrun killed outright (SIGKILL: no clean-up) leaves no kernel running on, while
     the server that forked it runs on."""
-    with server(tmp_path) as running:
+    with server() as running:
         with subprocess.Popen([sys.executable, "-c", LAUNCHER], cwd=ROOT, env=running.env,
                               stdout=subprocess.PIPE, text=True) as launcher:
             pid, forked = launcher.stdout.readline().split()

@@ -220,7 +220,7 @@ class Findings:
     dominant_share: float = 50.0
 
 
-def check_dominant_share(value: object) -> float:
+def check_dominant_share(value: object) -> None:
     """params.yaml's ``findings.dominant_share``: a number of percent strictly between 0
     and 100, or one message naming the setting (text failed deep in pandas; 500 or -5
     passed, and no theme, or every one, dominated)."""
@@ -230,7 +230,6 @@ def check_dominant_share(value: object) -> float:
                          "percent between 0 and 100, e.g. 50", file=PATHS.params.name,
                          column="findings.dominant_share",
                          fix=f"set findings.dominant_share in {PATHS.params.name}")
-    return float(value)
 
 
 def compute(claims: pd.DataFrame, reproduced: list[dict[str, dict]],

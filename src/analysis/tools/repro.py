@@ -247,44 +247,41 @@ class StageRunner:
                 time.sleep(0.05)
 
 
-class WarmKernels:
-    """The kernel server of :mod:`analysis.tools.warmkernel` for a run, when ``use``: its
-    socket is named in this process's environment, which each ``dvc repro`` and the
-    stage's ``nbrun`` inherit; the server's own environment is the one ``nbrun`` gives its
-    kernels (:func:`analysis.tools.nbrun.kernel_env`). Without ``use``, it does nothing."""
-
-    def __init__(self, use: bool):
-        self.use, self.server = use, None
-        self._folder: tempfile.TemporaryDirectory | None = None
-
-    def __enter__(self) -> WarmKernels:
-        if self.use:
-            self._folder = tempfile.TemporaryDirectory(prefix="kernels-")
-            env = kernel_env({k: v for k, v in os.environ.items()
-                              if k != warmkernel.SOCKET_VARIABLE})
-            self.server = warmkernel.Server(Path(self._folder.name), env).__enter__()
-            if self.server.path is not None:
-                os.environ[warmkernel.SOCKET_VARIABLE] = str(self.server.path)
-        return self
-
-    def __exit__(self, *exc) -> None:
-        if self.server is not None:
-            os.environ.pop(warmkernel.SOCKET_VARIABLE, None)
-            self.server.__exit__(*exc)
-            self._folder.cleanup()
-
-    def said(self) -> str:
-        """The end of the run's last line: what the server did, if there was one."""
-        if self.server is None:
-            return ""
-        return f"; warm kernels: {self.server.summary or 'none (the server did not start)'}"
+def wants_warm_kernels(plan: list[str], allowed: bool) -> bool:
+    """Whether a run of ``plan`` gets warm kernels: when ``allowed`` and two or more of its
+    stages run notebooks (the server's imports cost about as much as one kernel's, and it
+    pays for itself from the second)."""
+    return allowed and sum(stage in STAGES for stage in plan) >= 2
 
 
-def warm_kernels(plan: list[str], allowed: bool) -> WarmKernels:
-    """Warm kernels for a run of ``plan`` when ``allowed`` and two or more of its stages
-    run notebooks: the server's imports cost about as much as one kernel's, and it pays
-    for itself from the second."""
-    return WarmKernels(allowed and sum(stage in STAGES for stage in plan) >= 2)
+@contextlib.contextmanager
+def warm_kernels(use: bool = True):
+    """The kernel server of :mod:`analysis.tools.warmkernel` for the block, when ``use``;
+    yields the :class:`~analysis.tools.warmkernel.Server` (its ``summary`` is set once the
+    block ends), or None. Its socket is named in this process's environment, which each
+    ``dvc repro`` and the stage's ``nbrun`` inherit (and the name is taken out again
+    after); the server's own environment is the one ``nbrun`` gives its kernels
+    (:func:`analysis.tools.nbrun.kernel_env`)."""
+    if not use:
+        yield None
+        return
+    name = warmkernel.SOCKET_VARIABLE
+    env = kernel_env({k: v for k, v in os.environ.items() if k != name})
+    with tempfile.TemporaryDirectory(prefix="kernels-") as folder, \
+            warmkernel.Server(Path(folder), env) as server:
+        if server.path is not None:
+            os.environ[name] = str(server.path)
+        try:
+            yield server
+        finally:
+            os.environ.pop(name, None)
+
+
+def said(server: warmkernel.Server | None) -> str:
+    """The end of the run's last line: what the kernel server did, if there was one."""
+    if server is None:
+        return ""
+    return f"; warm kernels: {server.summary or 'none (the server did not start)'}"
 
 
 def positive(text: str) -> int:
@@ -351,9 +348,8 @@ def main(argv: list[str] | None = None) -> int:
     runner = StageRunner(root, args.force)
     priority = critical_path(needs, plan, last_seconds(root))
     previous = signal.signal(signal.SIGTERM, interrupted)
-    kernels = warm_kernels(plan, args.warm)
     try:
-        with kernels:
+        with warm_kernels(wants_warm_kernels(plan, args.warm)) as server:
             failed = schedule(plan, needs, args.jobs, runner, show, priority, runner.stop)
     except KeyboardInterrupt:
         print("repro: interrupted; the stages that did not finish run again next time",
@@ -368,7 +364,7 @@ def main(argv: list[str] | None = None) -> int:
               f"after it did not run", file=sys.stderr)
         return 1
     print(f"repro: {len(plan)} stage{'s' * (len(plan) != 1)} in {seconds:.1f} s, up to "
-          f"{args.jobs} at a time{kernels.said()}")
+          f"{args.jobs} at a time{said(server)}")
     return 0
 
 

@@ -395,7 +395,12 @@ def serve(path: Path, modules: tuple[str, ...] = PRELOAD) -> int:
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     forked = refused = failed = 0
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as listener:
-        listener.bind(str(path))
+        try:
+            listener.bind(str(path))
+        except OSError as exc:
+            print(f"warmkernel: cannot listen on {path}: {exc.strerror} (name a socket "
+                  "that does not exist yet, in a folder that does)", file=sys.stderr)
+            return 1
         listener.listen(16)  # requests wait here while the libraries are imported
         print(f"warmkernel: listening on {path}", flush=True)
         server_env = dict(os.environ)

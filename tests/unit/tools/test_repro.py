@@ -279,14 +279,15 @@ def test_a_lock_out_of_order_is_rewritten_and_one_in_order_is_left_alone(tmp_pat
 
 
 def test_warm_kernels_serve_runs_of_two_or_more_notebooks():
-    assert repro.warm_kernels(["ingest", "clean", "table1", "report"], True).use
-    assert not repro.warm_kernels(["ingest", "clean", "report"], True).use  # one notebook
-    assert not repro.warm_kernels(["clean", "table1"], False).use  # --fresh-kernels
-    assert repro.WarmKernels(False).said() == ""
+    assert repro.wants_warm_kernels(["ingest", "clean", "table1", "report"], True)
+    assert not repro.wants_warm_kernels(["ingest", "clean", "report"], True)  # one notebook
+    assert not repro.wants_warm_kernels(["clean", "table1"], False)  # --fresh-kernels
+    assert repro.said(None) == ""
 
 
-def test_without_warm_kernels_the_environment_is_left_alone(monkeypatch):
+def test_without_warm_kernels_there_is_no_server_and_the_environment_is_left_alone(
+        monkeypatch):
     monkeypatch.delenv(repro.warmkernel.SOCKET_VARIABLE, raising=False)
-    with repro.WarmKernels(False) as kernels:
-        assert repro.warmkernel.SOCKET_VARIABLE not in os.environ
-    assert kernels.server is None
+    before = dict(os.environ)
+    with repro.warm_kernels(False) as server:
+        assert server is None and dict(os.environ) == before

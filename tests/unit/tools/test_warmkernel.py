@@ -135,3 +135,13 @@ def test_a_server_stops_on_sigterm_and_says_what_it_did(tmp_path):
     assert server.summary == "0 kernels forked, 1 refused, 0 failed"
     assert not server.path.exists()
     assert time.monotonic() - started < 30
+
+
+@pytest.mark.parametrize("where", ["missing-folder/kernels.sock", "taken.sock"])
+def test_a_socket_that_cannot_be_listened_on_is_one_line(tmp_path, where):
+    (tmp_path / "taken.sock").write_text("a file already")
+    proc = subprocess.run([sys.executable, "-m", "analysis.tools.warmkernel",
+                           str(tmp_path / where)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert proc.stderr.startswith(f"warmkernel: cannot listen on {tmp_path / where}: ")
+    assert len(proc.stderr.splitlines()) == 1
