@@ -23,6 +23,7 @@ import subprocess
 import time
 from pathlib import Path
 
+from analysis.core import artifacts
 from tests.support.workspace import pipeline_env
 
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
@@ -41,7 +42,8 @@ def _refuse(path) -> None:
 def read_only(monkeypatch, folder: Path) -> None:
     """Make ``folder`` and everything under it read-only for this process, as a read-only
     file system would: opening a file there for writing, making or removing a folder or
-    file, renaming to or from it, changing modes and removing trees all fail with EROFS
+    file, renaming or exchanging (:func:`analysis.core.artifacts.exchange_paths`) to or
+    from it, changing modes and removing trees all fail with EROFS
     (``shutil.rmtree(..., ignore_errors=True)`` quietly does nothing, as it would)."""
     folder = Path(os.path.abspath(folder))
     real_open, real_os_open = builtins.open, os.open
@@ -88,6 +90,8 @@ def read_only(monkeypatch, folder: Path) -> None:
     for name in ("replace", "rename", "link", "symlink"):
         monkeypatch.setattr(os, name, two_paths(getattr(os, name)))
     monkeypatch.setattr(shutil, "rmtree", guarded_rmtree)
+    # the exchange of two folders in one step, which the os module has no call for
+    monkeypatch.setattr(artifacts, "exchange_paths", two_paths(artifacts.exchange_paths))
 
 
 def snapshot(folder: Path) -> dict[str, bytes | None]:

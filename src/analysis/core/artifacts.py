@@ -19,7 +19,9 @@ and 0755 under 022), as any program's outputs do; a website is made readable by 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import errno
+import fcntl
 import glob
 import hashlib
 import json
@@ -28,7 +30,7 @@ import os
 import re
 import secrets
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -275,20 +277,91 @@ def publishable(folder: Path) -> None:
         path.chmod(0o755 if path.is_dir() else 0o644)
 
 
+# renameat2(2)'s flag that swaps two paths in one step (Linux's <linux/fs.h>), and the
+# value that names the current folder in the place of a folder descriptor.
+RENAME_EXCHANGE = 2
+AT_FDCWD = -100
+RENAME_SWAP = 2  # renamex_np(2)'s flag (macOS) for the same swap
+# What the system says when it, or the file system, cannot swap two paths: nothing changed.
+CANNOT_EXCHANGE = {errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EOPNOTSUPP}
+
+
+def c_function(name: str, argtypes: list) -> Callable[..., int] | None:
+    """The C library's function ``name`` (keeping ``errno``), or None where there is none
+    (another C library, another system)."""
+    try:
+        function = getattr(ctypes.CDLL(None, use_errno=True), name)
+    except (AttributeError, OSError):
+        return None
+    function.argtypes = argtypes
+    function.restype = ctypes.c_int
+    return function
+
+
+def exchange_paths(a: Path, b: Path) -> bool:
+    """Swap the existing paths ``a`` and ``b`` in one step, so that each always exists:
+    Linux's ``renameat2(RENAME_EXCHANGE)`` (glibc 2.28 and later), macOS's
+    ``renamex_np(RENAME_SWAP)``. False, with nothing changed, where the system or the
+    file system cannot (:func:`publish_folder` then renames in two steps)."""
+    renameat2 = c_function("renameat2", [ctypes.c_int, ctypes.c_char_p, ctypes.c_int,
+                                         ctypes.c_char_p, ctypes.c_uint])
+    if renameat2 is not None:
+        done = renameat2(AT_FDCWD, os.fsencode(a), AT_FDCWD, os.fsencode(b), RENAME_EXCHANGE)
+    else:
+        renamex = c_function("renamex_np", [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_uint])
+        if renamex is None:
+            return False
+        done = renamex(os.fsencode(a), os.fsencode(b), RENAME_SWAP)
+    if done == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in CANNOT_EXCHANGE:
+        return False
+    raise OSError(code, os.strerror(code), str(a), None, str(b))
+
+
+def publishing(step: str, path: Path) -> None:
+    """Called before each step of :func:`publish_folder` (``exchange``, ``aside``,
+    ``into place``, ``remove old``) with the path it moves or removes; does nothing.
+
+    It marks the moments a kill can fall between, and is the hook the fault tests replace
+    to kill a run exactly there (SIGKILL: nothing of the run can clean up).
+    """
+
+
+def remove_path(path: Path) -> None:
+    """Remove the file, link or folder ``path`` (a folder with all it holds), if there."""
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+
+
 def publish_folder(new: Path, dest: Path) -> None:
-    """Put the finished folder ``new`` in the place of ``dest``, so that a failure leaves
-    ``dest`` as it was and ``new`` removed: the old folder is renamed aside (next to
-    ``new``, on the same file system: no copy), ``new`` is renamed into place (the old
-    folder renamed back should that fail), then the old folder is removed.
+    """Put the finished folder ``new`` in the place of ``dest``, so that ``dest`` holds the
+    previous folder or the new one, whole, whatever moment the run is killed at, and a
+    failure leaves ``dest`` as it was and ``new`` removed.
+
+    An existing ``dest`` is swapped with ``new`` in one step (:func:`exchange_paths`), then
+    the previous folder (now under ``new``'s name, a working folder the next run removes
+    should this one be killed first) is removed. Where the file system cannot swap, the
+    previous folder is renamed aside first (to ``<working folder name>.previous`` in the
+    :func:`scratch_folder` of ``dest``'s parent), ``new`` renamed into place (the old
+    folder renamed back should that fail), then the old one removed; a run killed between
+    the two renames leaves no ``dest``, and the next run that writes ``dest`` puts the
+    previous folder back first (:func:`recover_folder`).
 
     When ``new`` cannot be renamed to ``dest`` (another file system or mount point), it is
-    first copied into a new folder in the :func:`scratch_folder` of ``dest``'s parent. A
-    full disk or a folder that cannot be written, at any step, is one message naming
+    first copied into a working folder in the :func:`scratch_folder` of ``dest``'s parent.
+    A full disk or a folder that cannot be written, at any step, is one message naming
     ``dest``. ``dest``'s parent must exist.
     """
+    prefix = f".{dest.name}-"
     try:
         if not same_mount(new.parent, dest.parent):
-            near = make_temporary(scratch_folder(dest.parent), f".{dest.name}-", folder=True)
+            near = make_temporary(scratch_folder(dest.parent), owned_prefix(prefix),
+                                  folder=True)
             try:
                 shutil.copytree(new, near, dirs_exist_ok=True)
             except BaseException:
@@ -296,19 +369,27 @@ def publish_folder(new: Path, dest: Path) -> None:
                 raise
             shutil.rmtree(new, ignore_errors=True)
             new = near
-        aside = new.with_name(new.name + ".previous")
-        had_old = dest.exists() or dest.is_symlink()
+        if not (dest.exists() or dest.is_symlink()):
+            publishing("into place", new)
+            os.replace(new, dest)
+            return
+        publishing("exchange", new)
+        if exchange_paths(new, dest):
+            publishing("remove old", new)
+            remove_path(new)
+            return
+        aside = scratch_folder(dest.parent) / (
+            f"{owned_prefix(prefix)}{secrets.token_hex(4)}{PREVIOUS}")
+        publishing("aside", dest)
+        os.replace(dest, aside)
         try:
-            if had_old:
-                os.replace(dest, aside)
-            try:
-                os.replace(new, dest)
-            except BaseException:
-                if had_old:
-                    os.replace(aside, dest)
-                raise
-        finally:
-            shutil.rmtree(aside, ignore_errors=True)
+            publishing("into place", new)
+            os.replace(new, dest)
+        except BaseException:
+            os.replace(aside, dest)
+            raise
+        publishing("remove old", aside)
+        remove_path(aside)
     except OSError as exc:
         shutil.rmtree(new, ignore_errors=True)
         error = disk_error(exc, dest)
@@ -320,28 +401,119 @@ def publish_folder(new: Path, dest: Path) -> None:
         raise
 
 
+# A working folder is named <prefix><pid>-<8 hex digits>: the process that made it, and a
+# random part; the previous folder a two-step publication moved aside adds .previous.
+PREVIOUS = ".previous"
+OWNED = r"(?P<pid>[0-9]+)-[0-9a-f]{8}"
+
+
+def owned_prefix(prefix: str) -> str:
+    """The start of the name of a working folder this process makes under ``prefix``."""
+    return f"{prefix}{os.getpid()}-"
+
+
+def process_exists(pid: int) -> bool:
+    """Whether a process ``pid`` runs on this machine (one of another user counts)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    except (OverflowError, ValueError):
+        return False
+    return True
+
+
+def lock_held(path: Path) -> bool:
+    """Whether a running process holds the lock :func:`temporary_folder` takes on the
+    folder ``path`` (``flock``); False where that cannot be told."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+    return False
+
+
+def left_by_dead_run(path: Path, pid: int) -> bool:
+    """Whether the working folder ``path``, made by process ``pid``, was left by a run
+    that has ended: no process ``pid`` runs, and nobody holds its lock (a run in another
+    process namespace, a container, has other process numbers but takes the same locks).
+    A number used again since by another process leaves the folder be: nothing a run may
+    still use is ever removed."""
+    return not process_exists(pid) and not lock_held(path)
+
+
+def dead_runs_folders(folder: Path, prefix: str, suffix: str = "") -> list[Path]:
+    """What runs that have ended left in ``folder`` under ``prefix``: the working folders
+    named ``<prefix><pid>-<8 hex digits><suffix>`` (:func:`owned_prefix`) whose run has
+    ended (:func:`left_by_dead_run`). The names of another output's folders
+    (``.study-2026-...`` beside ``.study-...``) never match."""
+    pattern = re.compile(re.escape(prefix) + OWNED + re.escape(suffix))
+    found = []
+    for path in sorted(folder.glob(f"{glob.escape(prefix)}*")):
+        m = pattern.fullmatch(path.name)
+        if m and left_by_dead_run(path, int(m["pid"])):
+            found.append(path)
+    return found
+
+
+def recover_folder(dest: Path) -> None:
+    """Undo what a run killed in the middle of :func:`publish_folder` left of ``dest``: a
+    previous folder moved aside (``.previous``) by a run that has ended is put back as
+    ``dest`` when there is no ``dest`` (the kill fell between the two renames), and
+    removed when there is one (the new folder was in place). Nothing else is touched."""
+    dest = Path(dest)
+    if not dest.parent.is_dir():
+        return
+    for aside in dead_runs_folders(scratch_folder(dest.parent), f".{dest.name}-", PREVIOUS):
+        if dest.exists() or dest.is_symlink():
+            remove_path(aside)
+        else:
+            with contextlib.suppress(FileNotFoundError):
+                os.replace(aside, dest)
+
+
 @contextlib.contextmanager
 def temporary_folder(dest: Path, prefix: str) -> Iterator[Path]:
-    """A new, empty folder to work in while ``dest`` is written (``prefix`` and a random
-    part, in the :func:`scratch_folder` of ``dest``'s parent, with the umask's modes:
-    :func:`make_temporary`), removed on leaving, whatever happened.
+    """A new, empty folder to work in while ``dest`` is written, removed on leaving,
+    whatever happened: ``<prefix><pid>-<random part>`` (:func:`owned_prefix`), in the
+    :func:`scratch_folder` of ``dest``'s parent, with the umask's modes
+    (:func:`make_temporary`), locked (``flock``) while the run uses it.
 
-    Folders an earlier, killed run left there under ``prefix`` are removed first (only in
-    the project's ``build/tmp/``: elsewhere a name that starts so may be someone's). A
-    folder that cannot be made is one message naming ``dest``.
+    First, what a killed run left of ``dest`` is recovered (:func:`recover_folder`) and
+    the working folders under ``prefix`` of runs that have ended are removed
+    (:func:`dead_runs_folders`): never one of a run still going (two runs at once, for
+    this output or another, keep their own), nor another output's. A folder that cannot
+    be made is one message naming ``dest``.
     """
     try:
         dest.parent.mkdir(parents=True, exist_ok=True)
         scratch = scratch_folder(dest.parent)
-        if scratch != dest.parent.absolute():
-            remove_stale(scratch, f"{glob.escape(prefix)}*")
-        tmp = make_temporary(scratch, prefix, folder=True)
+        recover_folder(dest)
+        for stale in dead_runs_folders(scratch, prefix):
+            remove_path(stale)
+        tmp = make_temporary(scratch, owned_prefix(prefix), folder=True)
     except OSError as exc:
         raise disk_error(exc, dest) from exc
+    lock = None
     try:
+        lock = os.open(tmp, os.O_RDONLY | os.O_CLOEXEC)
+        with contextlib.suppress(OSError):  # a file system without locks: the pid tells
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         yield tmp
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        if lock is not None:
+            os.close(lock)
+        remove_path(tmp)
 
 
 @contextlib.contextmanager
@@ -351,12 +523,42 @@ def atomic_folder(dest: Path, public: bool = True) -> Iterator[Path]:
     removed and ``dest`` stays as it was: no reader sees a half-built folder, and a
     failure keeps the previous one. ``public``: made :func:`publishable` (a website);
     otherwise its modes are the umask's, like every other output.
+
+    A working folder that another program removed meanwhile (made again or not: nothing
+    of what was written there may be missing) is one message saying so, and ``dest``
+    stays as it was.
     """
     with temporary_folder(dest, f".{dest.name}-") as tmp:
-        yield tmp
+        made = folder_identity(tmp)
+        try:
+            yield tmp
+        except OSError as exc:
+            if folder_identity(tmp) != made:
+                raise folder_removed(tmp, dest) from exc
+            raise
+        if folder_identity(tmp) != made:
+            raise folder_removed(tmp, dest)
         if public:
             publishable(tmp)
         publish_folder(tmp, dest)
+
+
+def folder_identity(path: Path) -> tuple[int, int] | None:
+    """The device and inode of the folder ``path`` (None when it is not there): what
+    tells the folder a run made from one made again at its name."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino
+
+
+def folder_removed(tmp: Path, dest: Path) -> InputError:
+    """The message of a working folder removed while ``dest`` was built in it."""
+    return InputError(f"the folder it was being built in ({tmp}) was removed by another "
+                      "program meanwhile, so nothing was written", file=str(dest),
+                      fix="run the command again, and keep other programs from cleaning "
+                          "that folder while it runs")
 
 
 HASH_CHUNK = 1 << 20

@@ -43,10 +43,12 @@ import hashlib
 import io
 import json
 import re
+import shutil
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
-from analysis.core.artifacts import sha256_file, to_json_text
+from analysis.core.artifacts import recover_folder, sha256_file, to_json_text
 from analysis.core.dump import (
     ISSUE_DIR,
     ProjectFiles,
@@ -207,7 +209,9 @@ def check_name(name: str, used: set[str]) -> None:
 
 def check_folders(base: Path, batch: Path, out: Path, force: bool) -> None:
     """The base must be a dump, the batch a merge's output, ``out`` neither of them nor
-    inside or around them, new, or (with ``force``) an earlier extend."""
+    inside or around them, new, or (with ``force``) an earlier extend. An earlier study a
+    killed run had moved aside is put back first (:func:`recover_folder`)."""
+    recover_folder(out)
     if not (base / ISSUE_DIR).is_dir():
         raise InputError(f"not a study dump (no {ISSUE_DIR!r} folder)", file=str(base),
                          column="--base", fix="give the release or a study extend wrote")
@@ -398,8 +402,8 @@ def carried_files(base: Path, parts: dict[str, Part], written: dict[str, bytes])
 
 def write_study(extension: Extension, base: Path, out: Path) -> None:
     """Write the study into ``out``, aside and moved into place when complete."""
-    write_folder({**{rel: base / rel for rel in extension.copied}, **extension.files}, out,
-                 "study")
+    write_folder({**{rel: partial(shutil.copyfile, base / rel) for rel in extension.copied},
+                  **extension.files}, out, "study")
 
 
 def extend_dump(base: Path, batch: Path, out: Path, name: str | None = None,

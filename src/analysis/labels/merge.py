@@ -54,12 +54,13 @@ import codecs
 import csv
 import io
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 
-from analysis.core.artifacts import atomic_folder, to_json_text
+from analysis.core.artifacts import atomic_folder, recover_folder, to_json_text
 from analysis.core.errors import InputError
 from analysis.core.paths import DumpLayout
 from analysis.core.textsafe import neutralise_cell
@@ -330,7 +331,9 @@ MERGE_FOLDERS = (DumpLayout(Path()).issue_reports.name, DumpLayout(Path()).label
 
 def check_out(out: Path, force: bool) -> None:
     """Refuse an ``--out`` that is a file or holds other files than a merge writes; an
-    earlier merge is replaced only with ``force``."""
+    earlier merge is replaced only with ``force``. An earlier merge a killed run had moved
+    aside is put back first (:func:`recover_folder`)."""
+    recover_folder(out)
     if out.exists() and not out.is_dir():
         raise InputError("--out is a file, not a folder", file=str(out),
                          fix="give a folder for the merged dump")
@@ -346,17 +349,22 @@ def check_out(out: Path, force: bool) -> None:
                          fix="choose another --out, or pass --force to replace it")
 
 
-def write_folder(files: dict[Path | str, bytes | Path], out: Path, what: str) -> None:
-    """Write ``files`` (relative path -> bytes, or a file to copy byte for byte) as the
-    folder ``out``, all at once: built in a temporary folder next to it and moved into
-    place when complete (an earlier ``out`` replaced). A full disk or a folder that cannot
-    be written is one message naming ``what``."""
+def write_folder(files: dict[Path | str, bytes | Callable[[Path], object]], out: Path,
+                 what: str) -> None:
+    """Write ``files`` (relative path -> bytes, or a function that writes the new file it
+    is given: a copy) as the folder ``out``, all at once: built in a working folder of its
+    own (:func:`atomic_folder`) and moved into place when complete (an earlier ``out``
+    replaced). A full disk or a folder that cannot be written is one message naming
+    ``what``."""
     try:
         with atomic_folder(out, public=False) as staged:
             for rel, data in files.items():
                 target = staged / rel
                 target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(data.read_bytes() if isinstance(data, Path) else data)
+                if isinstance(data, bytes):
+                    target.write_bytes(data)
+                else:
+                    data(target)
     except OSError as exc:
         raise InputError(f"cannot write the {what} ({exc.strerror})", file=str(out),
                          fix="check the free space and the folder's permissions") from exc

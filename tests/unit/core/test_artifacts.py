@@ -5,6 +5,8 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -48,10 +50,12 @@ def test_a_failed_build_leaves_the_old_folder_and_no_temporary_one(tmp_path):
 
 
 def test_a_failed_swap_puts_the_old_folder_back_and_names_the_target(tmp_path, monkeypatch):
+    """(Where the file system cannot exchange two folders: renamed in two steps.)"""
     dest = tmp_path / "raw"
     dest.mkdir()
     (dest / "kept.csv").write_text("old", encoding="utf-8")
     real_replace = os.replace
+    monkeypatch.setattr(artifacts, "exchange_paths", lambda a, b: False)
 
     def full_disk(src, dst):
         if Path(dst) == dest and not Path(src).name.endswith(".previous"):
@@ -82,6 +86,14 @@ def test_a_temporary_folder_follows_the_umask_and_is_removed_whatever_happens(tm
 
 
 # -- where temporary files go -------------------------------------------------------------
+
+
+@pytest.fixture
+def dead_pid() -> int:
+    """The number of a process that has ended (the runs that left working folders)."""
+    proc = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)
+    return int(proc.stdout)
 
 
 @pytest.fixture
@@ -128,9 +140,9 @@ def test_atomic_path_removes_what_a_killed_run_left_in_both_places(project):
     assert not old.exists() and not left.exists() and other.exists()
 
 
-def test_atomic_folder_in_a_project_builds_under_build(project):
+def test_atomic_folder_in_a_project_builds_under_build(project, dead_pid):
     dest = project / "report" / "_generated"
-    stale = project / "build" / "tmp" / "report" / "._generated-killed"
+    stale = project / "build" / "tmp" / "report" / f"._generated-{dead_pid}-0123abcd"
     stale.mkdir(parents=True)
     with atomic_folder(dest) as tmp:
         assert tmp.parent == project / "build" / "tmp" / "report"
@@ -140,14 +152,16 @@ def test_atomic_folder_in_a_project_builds_under_build(project):
     assert sorted(p.name for p in (project / "report").iterdir()) == ["_generated", "tables"]
 
 
-def test_a_temporary_folder_in_a_project_removes_what_a_killed_run_left(project):
+def test_a_temporary_folder_in_a_project_removes_what_a_killed_run_left(project, dead_pid):
     scratch = project / "build" / "tmp" / "data"
-    (scratch / ".work-killed" / "unpacked").mkdir(parents=True)
-    (scratch / ".raw-other").mkdir()
+    (scratch / f".work-{dead_pid}-0123abcd" / "unpacked").mkdir(parents=True)
+    (scratch / f".raw-{dead_pid}-0123abcd").mkdir()  # another output's
     with temporary_folder(project / "data" / "raw", ".work-") as work:
         assert work.parent == scratch
-        assert sorted(p.name for p in scratch.iterdir()) == [".raw-other", work.name]
-    assert [p.name for p in scratch.iterdir()] == [".raw-other"]
+        assert work.name.startswith(f".work-{os.getpid()}-")
+        assert sorted(p.name for p in scratch.iterdir()) == [
+            f".raw-{dead_pid}-0123abcd", work.name]
+    assert [p.name for p in scratch.iterdir()] == [f".raw-{dead_pid}-0123abcd"]
 
 
 def test_a_temporary_file_that_cannot_be_made_is_one_message(project, monkeypatch):

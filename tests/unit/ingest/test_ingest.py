@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from analysis.core import artifacts
 from analysis.core.errors import InputError
 from analysis.ingest import ingest as ing
 from tests.unit.ingest.servers import https_server
@@ -119,8 +120,11 @@ def test_https_url_source(tmp_path):
 
 
 def test_failed_swap_puts_the_previous_data_back(tmp_path, out, monkeypatch):
+    """(Where the file system cannot exchange two folders, the previous one is renamed
+    aside, then the new one into place.)"""
     src = plain_dump(tmp_path / "src")
     real_replace = os.replace
+    monkeypatch.setattr(artifacts, "exchange_paths", lambda a, b: False)
 
     def failing_replace(a, b):
         if Path(b) == out / "raw" and not Path(a).name.endswith(".previous"):  # not undoing

@@ -230,3 +230,25 @@ def test_decisions_for_reports_off_the_list_or_unknown_are_one_line_each(filled,
                           "split on exclusion (1 of 3 excluded)"]))])
 def test_the_fate_of_one_report(labels, marks, decision, expected):
     assert merge.fate(labels, marks, decision) == expected
+
+
+def test_a_working_folder_removed_by_another_program_is_said_so(tmp_path):
+    """(Not 'check the free space': another program removed the folder being built; made
+    again or not, nothing is published without what was written there.)"""
+    import shutil
+
+    from analysis.core.errors import InputError
+
+    def remove_the_folder(target):
+        shutil.rmtree(target.parent)
+
+    out = tmp_path / "batch"
+    for later in ({"b/c.csv": b"c\n"}, {}):  # (the next write makes the folder again)
+        with pytest.raises(InputError) as err:
+            merge.write_folder({"a.csv": remove_the_folder, **later}, out, "batch")
+        text = str(err.value)
+        assert text.startswith(f"{out}: the folder it was being built in ({tmp_path}/.batch-")
+        assert text.endswith(") was removed by another program meanwhile, so nothing was "
+                             "written -> run the command again, and keep other programs from "
+                             "cleaning that folder while it runs")
+        assert not out.exists() and list(tmp_path.iterdir()) == []
