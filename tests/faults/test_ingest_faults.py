@@ -2,7 +2,7 @@
 an unreadable source file, a read-only target.
 
 Each fault is made to happen on purpose (the swap through ingest's own hook,
-``analysis.ingest.files.before_open``, called between the check and the one opening of
+``analysis.core.dumpfiles.before_open``, called between the check and the one opening of
 a file; the disk and permission errors by replacing the operating-system call), and each
 test checks that nothing was lost or let in: ``data/raw/`` is as the previous run left it,
 nothing from outside the dump was copied, no temporary folder is left, and the message is
@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
+from analysis.core import dumpfiles
 from analysis.core.errors import InputError
 from analysis.ingest import __main__ as cli
-from analysis.ingest import files
 from analysis.ingest import ingest as ing
 from tests.support.faults import read_only
 
@@ -67,7 +67,7 @@ def run_cli(dump: Path, out: Path, capsys, manifest: Path | None = None) -> tupl
 
 def swap(kind: str, outside: Path):
     """A ``before_open`` hook that puts ``kind`` in the place of CodeBook.csv."""
-    def hook(rel: str, item: files.DumpFile) -> None:
+    def hook(rel: str, item: dumpfiles.DumpFile) -> None:
         if rel != "CodeBook.csv":
             return
         item.path.rename(outside.with_name("checked-file"))
@@ -87,7 +87,7 @@ def swap(kind: str, outside: Path):
 def test_a_file_swapped_between_the_check_and_the_copy_is_refused(
         dump, tmp_path, monkeypatch, capsys, kind):
     out = tmp_path / "out"
-    monkeypatch.setattr(files, "before_open", swap(kind, tmp_path / "secret"))
+    monkeypatch.setattr(dumpfiles, "before_open", swap(kind, tmp_path / "secret"))
     code, err = run_cli(dump, out, capsys)
     assert code == 1
     assert err == ("ingest: CodeBook.csv: source file was replaced while ingest was reading "
@@ -113,7 +113,7 @@ def test_the_hook_runs_between_the_check_and_the_opening(dump, tmp_path, monkeyp
             assert seen[-1] == "CodeBook.csv"
         return real_open(path, *args, **kwargs)
 
-    monkeypatch.setattr(files, "before_open", hook)
+    monkeypatch.setattr(dumpfiles, "before_open", hook)
     monkeypatch.setattr(os, "open", opening)
     ing.ingest(str(dump), tmp_path / "out" / "raw")
     assert sorted(seen) == ["CodeBook.csv", "Issue Report/p/p.csv"]
@@ -122,7 +122,7 @@ def test_the_hook_runs_between_the_check_and_the_opening(dump, tmp_path, monkeyp
 def rewrite_in_place(data: bytes):
     """A ``before_open`` hook that changes the bytes of CodeBook.csv (same file, same
     inode) after it was checked."""
-    def hook(rel: str, item: files.DumpFile) -> None:
+    def hook(rel: str, item: dumpfiles.DumpFile) -> None:
         if rel == "CodeBook.csv":
             with open(item.path, "r+b") as fh:
                 fh.write(data)
@@ -136,7 +136,7 @@ def test_the_manifest_is_checked_against_the_bytes_copied(dump, tmp_path, monkey
                         f"{sha256(b'Issue_URL,Label1,Final_Label' + bytes([10]))}  "
                         "./Issue Report/p/p.csv\n")
     changed = b"Tampered!,Role\nP1,engineer\n"
-    monkeypatch.setattr(files, "before_open", rewrite_in_place(changed))
+    monkeypatch.setattr(dumpfiles, "before_open", rewrite_in_place(changed))
     code, err = run_cli(dump, tmp_path / "out", capsys, manifest)
     assert code == 1
     assert err == (f"ingest: CodeBook.csv: SHA-256 mismatch: expected {sha256(CODEBOOK)}, "
@@ -147,7 +147,7 @@ def test_the_manifest_is_checked_against_the_bytes_copied(dump, tmp_path, monkey
 
 def test_the_provenance_records_the_bytes_copied(dump, tmp_path, monkeypatch):
     changed = b"Changed!!,Role\nP1,engineer\n"
-    monkeypatch.setattr(files, "before_open", rewrite_in_place(changed))
+    monkeypatch.setattr(dumpfiles, "before_open", rewrite_in_place(changed))
     result = ing.ingest(str(dump), tmp_path / "out" / "raw")
     copied = (tmp_path / "out" / "raw" / "CodeBook.csv").read_bytes()
     assert copied == changed
@@ -222,5 +222,5 @@ def test_a_real_ingest_copies_every_file_with_its_hash(dump, tmp_path):
     assert sorted(os.listdir(tmp_path / "out")) == ["raw"]
     with pytest.raises(InputError):  # and a swap is a refusal, not a crash, in the library
         with pytest.MonkeyPatch.context() as mp:
-            mp.setattr(files, "before_open", swap("symbolic link", tmp_path / "secret"))
+            mp.setattr(dumpfiles, "before_open", swap("symbolic link", tmp_path / "secret"))
             ing.ingest(str(dump), tmp_path / "out" / "raw")

@@ -79,17 +79,19 @@ def test_junk_rows_under_a_valid_header_are_set_aside_and_counted(dump, capsys):
 
 
 def test_a_folder_that_cannot_be_read_is_one_line(dump, capsys, monkeypatch):
-    """As root no permission stops a read: the fault is made in the listing itself."""
+    """As root no permission stops a read: the fault is made in the listing itself (the
+    walk that checks the dump as ingest does)."""
+    import os
     from pathlib import Path
 
-    listing = Path.iterdir
+    listing = os.scandir
 
-    def refuse(self):
-        if self.name == "vllm":
-            raise PermissionError(13, "Permission denied", str(self))
-        return listing(self)
+    def refuse(path):
+        if Path(path).name == "vllm":
+            raise PermissionError(13, "Permission denied", str(path))
+        return listing(path)
 
-    monkeypatch.setattr(Path, "iterdir", refuse)
+    monkeypatch.setattr(os, "scandir", refuse)
     assert main([str(dump)]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Permission denied" in err

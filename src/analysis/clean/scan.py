@@ -24,7 +24,7 @@ import pandas as pd
 from analysis.clean.across import code_groups, cross_project_duplicates, judge_project
 from analysis.clean.keys import KeyGroups
 from analysis.clean.rules import RULES, label_rows
-from analysis.clean.study import NO_STUDY, Study, read_study
+from analysis.clean.study import NO_STUDY, READER, Study, read_study
 from analysis.core import schemas
 from analysis.core.dump import (
     MAX_LINE,
@@ -36,6 +36,7 @@ from analysis.core.dump import (
     read_label_file,
     year_file_chunks,
 )
+from analysis.core.dumpfiles import DumpFiles, walked
 from analysis.core.errors import InputError
 from analysis.core.paths import PATHS
 from analysis.core.projects import Projects
@@ -118,7 +119,7 @@ def read_label_rows(project: ProjectFiles, raw_dir: Path, taxonomy: Taxonomy,
     """Read and judge a project's label file, ``reading.chunk_rows`` rows at a time: the
     rows (see :func:`keep_rows`) and the annotator columns; anomalies go to
     ``anomalies``."""
-    lines = open_lines(project.label_file, raw_dir, reading.max_line)
+    lines = open_lines(project.label_file, project.dump, reading.max_line)
     reader = read_label_file(lines, lines.rel, reading.max_line)
     parts = []
     for records in reader.chunks(reading.chunk_rows):
@@ -147,7 +148,7 @@ def read_year_lines(project: ProjectFiles, raw_dir: Path, urls: KeyGroups, anoma
     parts: list[pd.DataFrame] = []
     pending: list[pd.DataFrame] = []
     for year, path in project.year_files.items():
-        lines = open_lines(path, raw_dir, reading.max_line)
+        lines = open_lines(path, project.dump, reading.max_line)
         for chunk in year_file_chunks(lines, lines.rel, year, reading.chunk_rows):
             chunk = schemas.year_line_status(chunk)
             for r in chunk[chunk["blank"]].itertuples():
@@ -268,7 +269,7 @@ def clean_excluded(
     Why set aside a URL that is also labelled: a candidate cannot be both an issue and a
     false positive; the label row wins, so the rate never counts an issue as excluded.
     """
-    lines = open_lines(project.excluded_file, raw_dir, reading.max_line)
+    lines = open_lines(project.excluded_file, project.dump, reading.max_line)
     rel = lines.rel
     parts = []
     aside: Counter[str] = Counter()  # set aside, and not kept by a compact reading
@@ -374,19 +375,25 @@ class DumpScan:
                 "issues": int(kept.sum()), "duplicates_policy": duplicates}
 
 
-def scan_dump(raw_dir: Path, projects: Projects, taxonomy: Taxonomy, duplicates: str,
-              anomalies: list, reading: Reading = Reading(),
+def scan_dump(raw_dir: Path | DumpFiles, projects: Projects, taxonomy: Taxonomy,
+              duplicates: str, anomalies: list, reading: Reading = Reading(),
               study: Study | None = None) -> DumpScan:
     """Apply every rule of :data:`RULES` to a dump, project by project, then across
     projects: what the clean stage keeps and sets aside, and why. Anomalies go to
-    ``anomalies`` (a list, or :class:`~analysis.core.quality.AnomalySample` for a check)."""
+    ``anomalies`` (a list, or :class:`~analysis.core.quality.AnomalySample` for a check).
+
+    The dump is read as ingest reads it (:class:`~analysis.core.dumpfiles.DumpFiles`:
+    links and special files refused, each file opened once as checked); ``raw_dir`` is
+    its folder (walked here, without a limit on the number of files: the clean stage's
+    ``data/raw/`` is what ingest let in) or the walk a check made."""
     if duplicates not in {"keep", "first"}:
         raise InputError(f"clean.duplicates must be 'keep' or 'first', not {duplicates!r}",
                          file=PATHS.params.name, column="clean.duplicates",
                          fix="set clean.duplicates to keep or first")
-    raw_dir = Path(raw_dir)
-    study = read_study(raw_dir) if study is None else study
-    found, quirks = discover_projects(raw_dir)
+    dump = walked(raw_dir, READER, max_files=None)
+    raw_dir = dump.root
+    study = read_study(dump) if study is None else study
+    found, quirks = discover_projects(dump)
     anomalies.extend(quirk_anomaly(RULES, q) for q in quirks)
     scan = DumpScan(pd.DataFrame(), [], [], {})
     frames, numbers = [], set()

@@ -8,30 +8,34 @@ columns and whether they record their excluded candidates. A dump without that r
 from __future__ import annotations
 
 import csv
+import io
 import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from analysis.core.dumpfiles import DumpFiles, walked
 from analysis.core.errors import InputError
 from analysis.core.paths import DumpLayout
 
 RELEASE_BATCH = "release"  # the batch name of rows without a Batch cell
+READER = "the clean stage"  # who reads the dump, in messages about its files
+LABELS = DumpLayout(Path()).labels.name  # the study's records, beside Issue Report/
 
 
-def study_batches(raw_dir: Path) -> list[dict] | None:
+def study_batches(raw_dir: Path | DumpFiles) -> list[dict] | None:
     """The batches a study dump records (``labels/batches.json``: name, annotator columns,
     counts, whether the batch records its exclusions), or None for a dump without that
     record (the release: nothing changes for it). An unreadable record is one line."""
-    path = DumpLayout(Path(raw_dir)).labels / "batches.json"
-    if not path.is_file():
+    dump = walked(raw_dir, READER)
+    rel = f"{LABELS}/batches.json"
+    if not dump.is_file(rel):
         return None
     try:
-        batches = json.loads(path.read_text(encoding="utf-8"))["batches"]
+        batches = json.loads(dump.read_bytes(rel).decode("utf-8"))["batches"]
         if not all(isinstance(b, dict) and isinstance(b.get("name"), str) for b in batches):
             raise ValueError("a batch without a name")
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise InputError(f"cannot read the study's batches ({exc})",
-                         file=path.relative_to(raw_dir).as_posix(),
+    except (ValueError, KeyError, TypeError) as exc:
+        raise InputError(f"cannot read the study's batches ({exc})", file=rel,
                          fix="extend the study again (python -m analysis.labels extend)") \
             from exc
     return batches
@@ -44,21 +48,21 @@ def batch_columns(batches: list[dict]) -> dict[str, frozenset[int]]:
             for b in batches}
 
 
-def adjudicated_urls(raw_dir: Path, batches: list[dict]) -> frozenset[str]:
+def adjudicated_urls(raw_dir: Path | DumpFiles, batches: list[dict]) -> frozenset[str]:
     """The URLs whose final label is an adjudicators' decision: the rows of each batch's
     kept adjudication list (``labels/<batch>/adjudication.csv``) with a decision."""
     urls: set[str] = set()
-    labels = DumpLayout(Path(raw_dir)).labels
+    dump = walked(raw_dir, READER)
     for batch in batches:
-        path = labels / batch["name"] / "adjudication.csv"
-        if not path.is_file():
+        rel = f"{LABELS}/{batch['name']}/adjudication.csv"
+        if not dump.is_file(rel):
             continue
         try:
-            with path.open(encoding="utf-8-sig", newline="") as handle:
-                rows = [r for r in csv.reader(handle) if r and not r[0].startswith("#")]
-        except (OSError, UnicodeDecodeError, csv.Error) as exc:
-            raise InputError(f"cannot read the batch's adjudication list ({exc})",
-                             file=path.relative_to(raw_dir).as_posix(),
+            text = dump.read_bytes(rel).decode("utf-8-sig")
+            rows = [r for r in csv.reader(io.StringIO(text, newline=""))
+                    if r and not r[0].startswith("#")]
+        except (UnicodeDecodeError, csv.Error) as exc:
+            raise InputError(f"cannot read the batch's adjudication list ({exc})", file=rel,
                              fix="extend the study again (python -m analysis.labels "
                                  "extend), or re-save the file as UTF-8 CSV") from exc
         if not rows or "url" not in rows[0] or "decision" not in rows[0]:
@@ -85,12 +89,13 @@ class Study:
         return self.own_columns.get(batch or RELEASE_BATCH)
 
 
-def read_study(raw_dir: Path) -> Study:
+def read_study(raw_dir: Path | DumpFiles) -> Study:
     """The study a dump records, or :class:`Study`'s default for one without batches."""
-    batches = study_batches(raw_dir)
+    dump = walked(raw_dir, READER)
+    batches = study_batches(dump)
     if batches is None:
         return Study()
-    return Study(adjudicated_urls(raw_dir, batches), batch_columns(batches),
+    return Study(adjudicated_urls(dump, batches), batch_columns(batches),
                  frozenset(b["name"] for b in batches if b.get("records_exclusions")))
 
 

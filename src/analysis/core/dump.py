@@ -12,7 +12,9 @@ Projects, years and annotators are discovered here, never listed in code. Readin
 strict about what makes results meaningless (no ``Issue Report`` folder, a project without
 a label file, a label file without the key columns, a file that is not UTF-8: one clear
 :class:`~analysis.core.errors.InputError`) and lenient, but explicit, about the rest: quirks
-are returned as anomalies for the clean stage to rule on.
+are returned as anomalies for the clean stage to rule on. A dump is read as ingest reads
+it (:class:`~analysis.core.dumpfiles.DumpFiles`): walked and checked first (links, hard
+links and special files refused), each file then opened once, as checked.
 """
 
 from __future__ import annotations
@@ -20,13 +22,16 @@ from __future__ import annotations
 import csv
 import io
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import BinaryIO
 
 import pandas as pd
 
+from analysis.core.dumpfiles import DumpFiles
 from analysis.core.errors import InputError
 from analysis.core.paths import DumpLayout
 
@@ -58,7 +63,11 @@ class ProjectFiles:
     year_files: dict[int, Path]
     other_files: list[Path] = field(default_factory=list)
     excluded_file: Path | None = None  # the excluded candidates, when the dump records them
+    dump: DumpFiles | None = None  # the walked dump its files are opened through
 
+
+# A function opening a file for reading (as ``DumpFiles.open`` does, bound to one file).
+Opener = Callable[[], AbstractContextManager[BinaryIO]]
 
 MAX_LINE = 131_072
 """The longest line a dump file may hold, in characters, and the longest CSV record when a
@@ -76,10 +85,12 @@ class TextLines:
     an empty file, is recorded in :attr:`quirks` once the lines are read. A line longer than
     ``max_line`` characters (None: no limit), bytes that are not UTF-8 and NUL bytes stop
     with one message naming the line. ``source`` is a path (``rel`` names it in messages) or
-    an open binary file. Read it once.
+    an open binary file, or a function opening one (a context manager, such as
+    :meth:`DumpFiles.open <analysis.core.dumpfiles.DumpFiles.open>`). Read it once.
     """
 
-    def __init__(self, source: Path | BinaryIO, rel: str, max_line: int | None = MAX_LINE):
+    def __init__(self, source: Path | BinaryIO | Opener, rel: str,
+                 max_line: int | None = MAX_LINE):
         self.source = source
         self.rel = rel
         self.max_line = max_line
@@ -87,6 +98,10 @@ class TextLines:
         self.lines = 0  # pieces read so far: the number of the current line
 
     def __iter__(self) -> Iterator[str]:
+        if callable(self.source):
+            with self.source() as binary:
+                yield from self._pieces(binary)
+            return
         if not isinstance(self.source, Path):
             yield from self._pieces(self.source)
             return
@@ -172,24 +187,27 @@ def decode(raw: bytes, rel: str) -> tuple[str, list[Quirk]]:
     return text, [q for q in lines.quirks if q.kind != "empty_file"]
 
 
-def open_lines(path: Path, root: Path, max_line: int | None = MAX_LINE) -> TextLines:
-    """The lines of a dump file, named in messages by its path under ``root``."""
-    return TextLines(path, path.relative_to(root).as_posix(), max_line)
+def open_lines(path: Path, dump: DumpFiles, max_line: int | None = MAX_LINE) -> TextLines:
+    """The lines of a file of the walked ``dump``, opened once as checked, named in
+    messages by its path in the dump."""
+    rel = dump.rel(path)
+    return TextLines(partial(dump.open, rel), rel, max_line)
 
 
-def read_text(path: Path, root: Path) -> tuple[str, list[Quirk]]:
-    """Read and decode a whole file (:class:`TextLines` without a line limit), for the
-    commands that take a study's files whole; unreadable files stop with one clear
-    message."""
-    lines = open_lines(path, root, max_line=None)
+def read_text(path: Path, dump: DumpFiles) -> tuple[str, list[Quirk]]:
+    """Read and decode a whole file of the walked ``dump`` (:class:`TextLines` without a
+    line limit), for the commands that take a study's files whole; unreadable files stop
+    with one clear message."""
+    lines = open_lines(path, dump, max_line=None)
     text = "\n".join(lines)
     return text, lines.quirks
 
 
-def discover_projects(raw_dir: Path) -> tuple[list[ProjectFiles], list[Quirk]]:
-    """Find every project folder under ``Issue Report/`` with its label and year files."""
-    issue_dir = raw_dir / ISSUE_DIR
-    if not issue_dir.is_dir():
+def discover_projects(dump: DumpFiles) -> tuple[list[ProjectFiles], list[Quirk]]:
+    """Find every project folder under ``Issue Report/`` of the walked ``dump`` with its
+    label and year files (plain files only: the walk refused anything else)."""
+    raw_dir = dump.root
+    if not dump.is_dir(ISSUE_DIR):
         raise InputError(
             f"no {ISSUE_DIR!r} folder in the dump",
             file=str(raw_dir),
@@ -198,39 +216,41 @@ def discover_projects(raw_dir: Path) -> tuple[list[ProjectFiles], list[Quirk]]:
         )
     projects: list[ProjectFiles] = []
     quirks: list[Quirk] = []
-    for folder in sorted(p for p in issue_dir.iterdir() if p.is_dir()):
-        name = folder.name
-        rel_folder = folder.relative_to(raw_dir).as_posix()
-        files = sorted(p for p in folder.iterdir() if p.is_file())
-        label = folder / f"{name}.csv"
-        if not label.is_file():
-            found = ", ".join(p.name for p in files) or "nothing"
+    for name in dump.listing(ISSUE_DIR)[0]:
+        rel_folder = f"{ISSUE_DIR}/{name}"
+        folder = raw_dir / rel_folder
+        names = dump.listing(rel_folder)[1]
+        if f"{name}.csv" not in names:
+            found = ", ".join(names) or "nothing"
             raise InputError(
                 f"project folder has no label file {name}.csv (found: {found})",
                 file=rel_folder,
                 fix=f"add {name}.csv (Issue_URL, Label1..LabelN, Final_Label) or remove the folder",
             )
+        label = folder / f"{name}.csv"
+        excluded_name = DumpLayout.excluded_name(name)
         years: dict[int, Path] = {}
         others: list[Path] = []
-        excluded = folder / DumpLayout.excluded_name(name)
-        for f in files:
-            if f in (label, excluded):
+        for file_name in names:
+            if file_name in (label.name, excluded_name):
                 continue
-            m = YEAR_FILE_RE.match(f.name)
+            f = folder / file_name
+            m = YEAR_FILE_RE.match(file_name)
             if not m:
                 others.append(f)
-                quirks.append(Quirk("unexpected_file", f.relative_to(raw_dir).as_posix(),
+                quirks.append(Quirk("unexpected_file", f"{rel_folder}/{file_name}",
                                     "file is neither the label file nor a <project>_<year>.txt"))
                 continue
             if m.group("prefix") != name:
-                quirks.append(Quirk("year_file_prefix", f.relative_to(raw_dir).as_posix(),
+                quirks.append(Quirk("year_file_prefix", f"{rel_folder}/{file_name}",
                                     f"year file prefix {m.group('prefix')!r} differs from the "
                                     f"folder name {name!r}"))
             years[int(m.group("year"))] = f
         if not years:
             quirks.append(Quirk("no_year_files", rel_folder, "project folder has no year files"))
         projects.append(ProjectFiles(name, folder, label, dict(sorted(years.items())), others,
-                                     excluded if excluded.is_file() else None))
+                                     folder / excluded_name if excluded_name in names else None,
+                                     dump))
     if not projects:
         raise InputError(
             f"no project folders under {ISSUE_DIR!r}",

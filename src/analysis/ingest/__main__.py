@@ -18,12 +18,12 @@ from pathlib import Path
 from analysis.core import runlog
 from analysis.core.artifacts import write_json
 from analysis.core.config import load_params
+from analysis.core.dumpsafety import DEFAULT_MAX_BYTES
 from analysis.core.errors import InputError
 from analysis.core.paths import PATHS, ROOT, project_path
 from analysis.ingest import fetch
 from analysis.ingest import ingest as copying
 from analysis.ingest.ingest import ingest, limit_param
-from analysis.ingest.safety import DEFAULT_MAX_BYTES
 
 
 def main(argv: Iterable[str] | None = None) -> int:

@@ -1,7 +1,7 @@
 """Archives of a dump (.zip, .tar.gz, .tar): every entry checked before any is extracted.
 
 An entry may not escape the target folder (absolute paths, ``..``), be a link or a
-special file, hold a name :mod:`analysis.ingest.safety` refuses or land on the path of
+special file, hold a name :mod:`analysis.core.dumpsafety` refuses or land on the path of
 another; an archive may not hold more than ``ingest.max_files`` entries, nor unpack to
 more than ``ingest.max_bytes`` (its headers are checked first, the bytes written are
 counted while writing).
@@ -18,9 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from analysis.core.artifacts import disk_error
-from analysis.core.errors import InputError
-from analysis.core.textsafe import visible
-from analysis.ingest.safety import (
+from analysis.core.dumpsafety import (
     CHUNK,
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_FILES,
@@ -34,6 +32,8 @@ from analysis.ingest.safety import (
     name_problem,
     too_many_entries,
 )
+from analysis.core.errors import InputError
+from analysis.core.textsafe import visible
 
 ARCHIVE_SUFFIXES = (".zip", ".tar.gz", ".tgz", ".tar")
 

@@ -36,6 +36,7 @@ from analysis.core.artifacts import (
     temporary_folder,
 )
 from analysis.core.config import load_params
+from analysis.core.dumpfiles import unreadable
 from analysis.core.errors import InputError
 from analysis.core.paths import PATHS, Paths, project_path
 from analysis.core.textsafe import visible
@@ -44,7 +45,6 @@ from analysis.ingest.download import DownloadError, cache_name, download
 from analysis.ingest.files import (
     copy_dump,
     parse_manifest,
-    unreadable,
     verify_against_manifest,
     verify_folder,
 )

@@ -18,8 +18,10 @@ hashed in one pass, and the manifest is checked against (and the provenance reco
 hashes of the bytes copied. A refused or failed run leaves ``data/raw/`` as it was and no
 temporary folder behind.
 
-What a dump may not hold is in :mod:`analysis.ingest.safety`; the walk and the one-pass
-copy in :mod:`analysis.ingest.files`, archives in :mod:`analysis.ingest.archives`,
+What a dump may not hold is in :mod:`analysis.core.dumpsafety`; the walk and the one
+opening of each file in :mod:`analysis.core.dumpfiles` (shared with every other reader of a
+dump), the one-pass copy in :mod:`analysis.ingest.files`, archives in
+:mod:`analysis.ingest.archives`,
 downloads in :mod:`analysis.ingest.download`. ``python -m analysis.ingest fetch``
 (:mod:`analysis.ingest.fetch`) first makes ``data/release/`` hold the pinned release, the
 default source. Run as ``python -m analysis.ingest --help``.
@@ -34,12 +36,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from analysis.core.artifacts import atomic_folder, sha256_file, temporary_folder
+from analysis.core.dumpsafety import DEFAULT_MAX_BYTES, DEFAULT_MAX_FILES
 from analysis.core.errors import InputError
 from analysis.core.paths import PATHS, ROOT, project_path
 from analysis.ingest.archives import ARCHIVE_SUFFIXES, unpack
 from analysis.ingest.download import cache_name, download, https_url
 from analysis.ingest.files import copy_dump, parse_manifest, verify_against_manifest
-from analysis.ingest.safety import DEFAULT_MAX_BYTES, DEFAULT_MAX_FILES
 
 COMMIT_RE = re.compile(r"(?<![0-9a-f])([0-9a-f]{40})(?![0-9a-f])")
 STAGING_PREFIX = ".ingest-"

@@ -94,9 +94,9 @@ def undecided_lines(result: MergeResult, args: argparse.Namespace) -> list[str]:
 
 def run_sheets(args: argparse.Namespace) -> int:
     check_no_sheets(Path(args.out), args.force)
-    written = write_blank_sheets(Path(args.out), read_candidates(Path(args.candidates)),
-                                 args.annotators, load_taxonomy(PATHS.taxonomy_file),
-                                 args.format)
+    candidates = read_candidates(Path(args.candidates), "labels sheets")
+    written = write_blank_sheets(Path(args.out), candidates, args.annotators,
+                                 load_taxonomy(PATHS.taxonomy_file), args.format)
     print(f"sheets: wrote {len(written)} sheet(s) ({args.format}) into {written[0].parent}")
     return 0
 

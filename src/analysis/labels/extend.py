@@ -31,9 +31,14 @@ is what ``labels merge`` wrote. ``STUDY`` is the base plus the batch:
 
 A report in both the base and the batch (the same report by
 :func:`analysis.select.known.issue_key`: scheme, letter case, trailing slashes, issues or
-pull links, former names) is refused in one line. An ``--out`` that exists is replaced only
-with ``--force``, and only when it holds an earlier extend; the study is built aside and
-moved into place when complete.
+pull links, former names) is refused in one line. The base and the batch are untrusted
+and read as ingest reads a dump (:class:`~analysis.core.dumpfiles.DumpFiles`): a symbolic
+link (to a file or a folder, anywhere in either), a hard link or a special file is refused
+in one line naming it, before anything is written, and each file is opened once, only if
+it is still the file that was checked. An ``--out`` that exists is replaced only with
+``--force``, and only when it holds an earlier extend; the study is built aside and moved
+into place when complete (:func:`analysis.core.artifacts.atomic_folder`: whatever moment
+a run is killed at, ``--out`` holds the earlier study or the new one, whole).
 """
 
 from __future__ import annotations
@@ -43,20 +48,20 @@ import hashlib
 import io
 import json
 import re
-import shutil
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
-from analysis.core.artifacts import recover_folder, sha256_file, to_json_text
+from analysis.core.artifacts import recover_folder, to_json_text
 from analysis.core.dump import (
     ISSUE_DIR,
     ProjectFiles,
+    decode,
     discover_projects,
     parse_excluded_file,
     parse_label_file,
-    read_text,
 )
+from analysis.core.dumpfiles import DumpFiles, walked
 from analysis.core.errors import InputError
 from analysis.core.paths import DumpLayout
 from analysis.labels.merge import write_folder
@@ -67,6 +72,7 @@ RELEASE = "release"
 NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 EXCLUDED_HEADER = ["Issue_URL", "Created_At", BATCH_COLUMN]
 BATCHES = "batches.json"  # in the study's labels/
+READER = "labels extend"  # who reads the dumps, in messages about their files
 
 
 def batches_file(root: Path) -> Path:
@@ -110,12 +116,12 @@ class Extension:
     record: dict
 
 
-def read_label_rows(path: Path, root: Path, default_batch: str | None) -> LabelRows:
-    """A label file's rows; a row of another width than its header, a column that is
-    neither Issue_URL, Label<n>, Final_Label nor Batch, or a row without a batch name
-    (where one is needed) is one message naming the file and line."""
-    text, _ = read_text(path, root)
-    rel = path.relative_to(root).as_posix()
+def read_label_rows(raw: bytes, rel: str, default_batch: str | None) -> LabelRows:
+    """A label file's rows (``raw``: its bytes; ``rel``: its path in the dump); a row of
+    another width than its header, a column that is neither Issue_URL, Label<n>,
+    Final_Label nor Batch, or a row without a batch name (where one is needed) is one
+    message naming the file and line."""
+    text, _ = decode(raw, rel)
     parsed = parse_label_file(text, rel)
     header = parsed.header
     if not header:
@@ -148,26 +154,28 @@ def read_label_rows(path: Path, root: Path, default_batch: str | None) -> LabelR
     return out
 
 
-def read_part(project: ProjectFiles, root: Path, default_batch: str | None) -> Part:
-    """One project's label rows, year files and excluded rows."""
-    part = Part(read_label_rows(project.label_file, root, default_batch))
-    part.raw[part.labels.rel] = project.label_file.read_bytes()
+def read_part(project: ProjectFiles, dump: DumpFiles, default_batch: str | None) -> Part:
+    """One project's label rows, year files and excluded rows, each file read once (as
+    checked: :class:`~analysis.core.dumpfiles.DumpFiles`)."""
+    label = dump.rel(project.label_file)
+    raw = dump.read_bytes(label)
+    part = Part(read_label_rows(raw, label, default_batch), raw={label: raw})
     for year, path in project.year_files.items():
-        part.years[year] = (path.relative_to(root).as_posix(), path.read_bytes())
-        part.raw[part.years[year][0]] = part.years[year][1]
+        rel = dump.rel(path)
+        part.years[year] = (rel, dump.read_bytes(rel))
+        part.raw[rel] = part.years[year][1]
     if project.excluded_file is not None:
-        part.excluded = read_excluded(project.excluded_file, root, default_batch)
-        part.raw[project.excluded_file.relative_to(root).as_posix()] = \
-            project.excluded_file.read_bytes()
+        rel = dump.rel(project.excluded_file)
+        part.raw[rel] = dump.read_bytes(rel)
+        part.excluded = read_excluded(part.raw[rel], rel, default_batch)
     return part
 
 
-def read_excluded(path: Path, root: Path, default_batch: str | None
+def read_excluded(raw: bytes, rel: str, default_batch: str | None
                   ) -> list[tuple[str, str, str]]:
     """An excluded-candidates file's rows as (url, created_at, batch): its own Batch
-    cells, else ``default_batch``."""
-    text, _ = read_text(path, root)
-    rel = path.relative_to(root).as_posix()
+    cells, else ``default_batch`` (``raw``: its bytes; ``rel``: its path in the dump)."""
+    text, _ = decode(raw, rel)
     frame = parse_excluded_file(text, rel)
     header = [h.strip().casefold() for h in next(csv.reader([text.split("\n", 1)[0]]), [])]
     batch_i = header.index("batch") if "batch" in header else None
@@ -236,7 +244,8 @@ def check_folders(base: Path, batch: Path, out: Path, force: bool) -> None:
                              fix="choose another --out, or pass --force to replace it")
 
 
-def overlap_problem(base: Path, batch: Path, renames: dict[str, str]) -> InputError | None:
+def overlap_problem(base: DumpFiles, batch: DumpFiles, renames: dict[str, str]
+                    ) -> InputError | None:
     """A report in both the base and the batch, as one line (with how many there are)."""
     held = dump_issues(base, renames, "--base")
     new = dump_issues(batch, renames, "--batch")
@@ -246,20 +255,21 @@ def overlap_problem(base: Path, batch: Path, renames: dict[str, str]) -> InputEr
     first = both[0]
     return InputError(f"{len(both):,} report(s) of the batch are already in the base "
                       f"(first: {new.urls[first]}, also at {held.where[first]})",
-                      file=f"{batch}/{new.where[first]}",
+                      file=f"{batch.root}/{new.where[first]}",
                       fix="leave them out of the batch (select --known BASE does) and merge "
                           "again, or extend another base")
 
 
-def base_batches(base: Path, parts: dict[str, Part]) -> list[dict]:
+def base_batches(base: DumpFiles, parts: dict[str, Part]) -> list[dict]:
     """The batches the base holds: its ``labels/batches.json``, or one entry a batch
     name of its label files (``release`` without a Batch column)."""
-    recorded = batches_file(base)
-    if recorded.is_file():
+    recorded = batches_file(Path()).as_posix()
+    if base.is_file(recorded):
         try:
-            return json.loads(recorded.read_text(encoding="utf-8"))["batches"]
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise InputError(f"cannot read the base's batches ({exc})", file=str(recorded),
+            return json.loads(base.read_bytes(recorded).decode("utf-8"))["batches"]
+        except (ValueError, KeyError, TypeError) as exc:
+            raise InputError(f"cannot read the base's batches ({exc})",
+                             file=base.shown(recorded),
                              fix="give a study extend wrote, untouched") from exc
     names = sorted({row[3] for p in parts.values() for row in p.labels.rows}
                    | {e[2] for p in parts.values() for e in p.excluded or ()}) or [RELEASE]
@@ -289,47 +299,57 @@ def batch_counts(parts: dict[str, Part], name: str) -> dict:
             "excluded": sum(v["excluded"] for v in per.values()), "projects": per}
 
 
-def read_dump(root: Path, default_batch: str | None) -> dict[str, Part]:
+def read_dump(dump: DumpFiles, default_batch: str | None) -> dict[str, Part]:
     """Every project of a dump, read."""
-    projects, _ = discover_projects(root)
-    return {p.name: read_part(p, root, default_batch) for p in projects}
+    projects, _ = discover_projects(dump)
+    return {p.name: read_part(p, dump, default_batch) for p in projects}
 
 
-def extend(base: Path, batch: Path, name: str, renames: dict[str, str] | None = None
-           ) -> Extension:
-    """The study: the base plus the batch (see the module docstring)."""
-    base, batch = Path(base), Path(batch)
+def extend(base: Path | DumpFiles, batch: Path | DumpFiles, name: str,
+           renames: dict[str, str] | None = None) -> Extension:
+    """The study: the base plus the batch (see the module docstring). Both are read as
+    ingest reads a dump (:class:`~analysis.core.dumpfiles.DumpFiles`: walked and checked
+    first, each file then opened once, as checked); each is a folder or its walk."""
+    base, batch = walked(base, READER), walked(batch, READER)
     problem = overlap_problem(base, batch, renames or {})
     if problem is not None:
         raise problem
-    has_column = any(_has_batch_column(p.label_file) for p in discover_projects(base)[0])
+    has_column = any(_has_batch_column(base, p.label_file)
+                     for p in discover_projects(base)[0])
     old = read_dump(base, None if has_column else RELEASE)
     new = read_dump(batch, name)
     for project, part in new.items():
         if part.labels.rows and any(row[3] != name for row in part.labels.rows):
-            raise InputError("the batch's label file has a Batch column", file=str(batch /
-                             part.labels.rel), fix="give the folder labels merge wrote")
-        for path in (batch / ISSUE_DIR / project).iterdir():
-            if path.is_file() and not _batch_file(path.name, project):
-                raise InputError("a file labels merge does not write", file=str(path),
+            raise InputError("the batch's label file has a Batch column",
+                             file=batch.shown(part.labels.rel),
+                             fix="give the folder labels merge wrote")
+        folder = f"{ISSUE_DIR}/{project}"
+        for file_name in batch.listing(folder)[1]:
+            if not _batch_file(file_name, project):
+                raise InputError("a file labels merge does not write",
+                                 file=batch.shown(f"{folder}/{file_name}"),
                                  fix="move it out of the batch, then extend")
     earlier = base_batches(base, old)
     check_name(name, {e["name"] for e in earlier} | {row[3] for p in old.values()
                                                        for row in p.labels.rows})
     width = max([n for p in old.values() for n in p.labels.columns] or [0])
-    record = json.loads(DumpLayout(batch).merge_record.read_text(encoding="utf-8"))
+    layout = DumpLayout(Path())
+    records = {file_name: batch.read_bytes(f"{layout.labels.name}/{file_name}")
+               for file_name in batch.listing(layout.labels.name)[1]}
+    if layout.merge_record.name not in records:
+        raise InputError("not a batch (no labels/merge.json)", file=str(batch.root),
+                         column="--batch", fix="give the folder labels merge wrote")
+    record = json.loads(records[layout.merge_record.name].decode("utf-8"))
     added = int(record.get("annotators") or max(
         [n for p in new.values() for n in p.labels.columns] or [0]))
     files: dict[str, bytes] = {}
-    layout = DumpLayout(Path())
     for project in sorted(set(old) | set(new)):
         files.update(project_files(project, old.get(project), new.get(project), width, added,
                                    layout))
     copied = carried_files(base, old, files)
-    batch_labels = DumpLayout(batch).labels
-    for path in sorted(batch_labels.iterdir()):
-        if path.is_file():
-            files[f"{layout.labels.name}/{name}/{path.name}"] = path.read_bytes()
+    for file_name, data in sorted(records.items()):
+        files[f"{layout.labels.name}/{name}/{file_name}"] = data
+    merge_sha256 = hashlib.sha256(records[layout.merge_record.name]).hexdigest()
     entry = {"name": name,
              "annotator_columns": [f"Label{width + k}" for k in range(1, added + 1)],
              **batch_counts(new, name), "records_exclusions": True,
@@ -337,7 +357,7 @@ def extend(base: Path, batch: Path, name: str, renames: dict[str, str] | None = 
              "inputs": {"sheets": [{"file": s.get("file"), "sha256": s.get("sha256")}
                                    for s in record.get("sheets") or []],
                         "decisions": (record.get("decisions") or {}).get("sha256"),
-                        "merge_record_sha256": sha256_file(DumpLayout(batch).merge_record)},
+                        "merge_record_sha256": merge_sha256},
              "records": f"{layout.labels.name}/{name}/"}
     study = {"format": FORMAT, "batches": [*earlier, entry],
              "label_columns": width + added}
@@ -345,10 +365,10 @@ def extend(base: Path, batch: Path, name: str, renames: dict[str, str] | None = 
     return Extension(files, copied, study)
 
 
-def _has_batch_column(label_file: Path) -> bool:
+def _has_batch_column(dump: DumpFiles, label_file: Path) -> bool:
     """Whether a label file's header names a Batch column."""
-    with open(label_file, encoding="utf-8-sig", errors="replace") as handle:
-        first = handle.readline()
+    with dump.open(label_file) as handle:
+        first = handle.readline().decode("utf-8-sig", errors="replace")
     return any(c.strip().casefold() == "batch" for c in next(csv.reader([first]), []))
 
 
@@ -388,21 +408,25 @@ def project_files(project: str, old: Part | None, new: Part | None, width: int, 
     return files
 
 
-def carried_files(base: Path, parts: dict[str, Part], written: dict[str, bytes]) -> list[str]:
-    """The base's other files, to copy byte for byte: every file but the projects' label,
+def carried_files(base: DumpFiles, parts: dict[str, Part], written: dict[str, bytes]
+                  ) -> list[str]:
+    """The base's other files, to copy byte for byte: every plain file (as the walk found
+    them: operating-system junk is left out, as ingest leaves it) but the projects' label,
     year and excluded files and the base's batch record (written anew)."""
     layout = DumpLayout(Path())
     skip = set(written) | {batches_file(Path()).as_posix()}
     for project, part in parts.items():
         skip |= {part.labels.rel, *(rel for rel, _ in part.years.values()),
                  layout.excluded_file(project).as_posix()}
-    return sorted(rel for path in base.rglob("*") if path.is_file()
-                  and (rel := path.relative_to(base).as_posix()) not in skip)
+    return sorted(rel for rel in base.files if rel not in skip)
 
 
-def write_study(extension: Extension, base: Path, out: Path) -> None:
-    """Write the study into ``out``, aside and moved into place when complete."""
-    write_folder({**{rel: partial(shutil.copyfile, base / rel) for rel in extension.copied},
+def write_study(extension: Extension, base: Path | DumpFiles, out: Path) -> None:
+    """Write the study into ``out``, aside and moved into place when complete; the base's
+    other files are copied as checked (:meth:`DumpFiles.copy
+    <analysis.core.dumpfiles.DumpFiles.copy>`)."""
+    base = walked(base, READER)
+    write_folder({**{rel: partial(base.copy, rel) for rel in extension.copied},
                   **extension.files}, out, "study")
 
 
@@ -411,6 +435,8 @@ def extend_dump(base: Path, batch: Path, out: Path, name: str | None = None,
     """Check, extend and write: the whole ``extend`` command."""
     base, batch, out = Path(base), Path(batch), Path(out)
     check_folders(base, batch, out, force)
-    extension = extend(base, batch, name or batch.resolve().name, renames)
-    write_study(extension, base, out)
+    base_files = DumpFiles.walk(base, READER)
+    extension = extend(base_files, DumpFiles.walk(batch, READER),
+                       name or batch.resolve().name, renames)
+    write_study(extension, base_files, out)
     return extension

@@ -61,6 +61,7 @@ import pandas as pd
 
 from analysis.core.artifacts import atomic_folder
 from analysis.core.dump import csv_records
+from analysis.core.dumpfiles import read_plain_file
 from analysis.core.encoding import sniff_encoding
 from analysis.core.errors import InputError
 from analysis.core.paths import PATHS, SheetPaths
@@ -124,11 +125,14 @@ def check_candidates(candidates: pd.DataFrame) -> pd.DataFrame:
     return frame.reset_index(drop=True)
 
 
-def read_candidates(path: Path) -> pd.DataFrame:
+def read_candidates(path: Path, reader: str = "labels merge") -> pd.DataFrame:
     """A candidates CSV (what select writes; opened and saved by a spreadsheet program,
-    still), as text; one clear message when it cannot be read."""
+    still), as text; one clear message when it cannot be read. It lies in a selection's
+    folder, so it is read as a dump's files are (``plain``: a link or a special file is
+    refused; ``reader`` names the command in that message)."""
     table = read_table(path, str(path), keys=("project", "url"), what="candidates file",
-                       fix="give the candidates.csv select wrote (selection/candidates.csv)")
+                       fix="give the candidates.csv select wrote (selection/candidates.csv)",
+                       plain=reader)
     columns = table.columns
     rows = [fields + [""] * max(0, len(columns) - len(fields)) for _, fields in table.body]
     return pd.DataFrame([row[:len(columns)] for row in rows], columns=columns, dtype=object)
@@ -479,14 +483,16 @@ SHEET_FIX = ("give the sheet written by analysis.labels sheets, saved as CSV or 
 
 
 def read_table(path: Path, name: str | None = None, keys: tuple[str, ...] = ("url", "label"),
-               what: str = "sheet", fix: str | None = None) -> Table:
+               what: str = "sheet", fix: str | None = None, plain: str | None = None) -> Table:
     """Read a CSV or an Excel workbook (recognised by its content) whose header names the
     ``keys`` columns; a file that cannot be one at all raises one :class:`InputError`
     (unreadable, another kind of workbook, no such header, broken quoting). Fully blank
-    rows are counted, not kept."""
+    rows are counted, not kept. ``plain``: the command reading, when the file must be a
+    single-named regular file, opened without following links
+    (:func:`~analysis.core.dumpfiles.read_plain_file`)."""
     name = name or str(path)
     try:
-        raw = Path(path).read_bytes()
+        raw = read_plain_file(Path(path), plain) if plain else Path(path).read_bytes()
     except OSError as exc:
         raise InputError(f"cannot read the {what} ({exc.strerror})", file=name,
                          fix="check the path and the file's permissions") from exc

@@ -30,6 +30,7 @@ from analysis.core.dump import (
     parse_label_file,
     read_text,
 )
+from analysis.core.dumpfiles import DumpFiles, walked
 from analysis.core.errors import InputError
 from analysis.core.paths import PATHS, Paths, project_path
 
@@ -38,6 +39,7 @@ ISSUE_URL_RE = re.compile(
     r"(?:issues|pull|pulls|discussions)/(?P<number>[^/?#\s]+)", re.IGNORECASE)
 SCHEME_RE = re.compile(r"^(?:https?://)?(?:www\.)?", re.IGNORECASE)
 NONE = "none"
+READER = "select"  # who reads the dump, in messages about its files
 
 
 def issue_key(url: str, renames: dict[str, str] | None = None) -> str:
@@ -72,21 +74,24 @@ class DumpIssues:
         return len(self.where)
 
 
-def dump_issues(dump: Path, renames: dict[str, str] | None = None,
+def dump_issues(dump: Path | DumpFiles, renames: dict[str, str] | None = None,
                 option: str = "--known") -> DumpIssues:
     """The issues of the dump at ``dump`` (label files and excluded-candidates files),
-    keyed by :func:`issue_key`; a folder that is not a dump is one message."""
-    dump = Path(dump)
-    if not (dump / ISSUE_DIR).is_dir():
-        raise InputError(f"not a study dump (no {ISSUE_DIR!r} folder)", file=str(dump),
+    keyed by :func:`issue_key`; a folder that is not a dump is one message. The dump is
+    read as ingest reads it (:class:`~analysis.core.dumpfiles.DumpFiles`: links and
+    special files refused in one line); ``dump`` is its folder or its walk."""
+    root = dump.root if isinstance(dump, DumpFiles) else Path(dump)
+    if not (root / ISSUE_DIR).is_dir():
+        raise InputError(f"not a study dump (no {ISSUE_DIR!r} folder)", file=str(root),
                          column=option, fix="give a dump in the upstream layout (data/raw, "
                                             "the release, or a study written by labels "
                                             "extend)")
-    found = DumpIssues(dump)
-    projects, _ = discover_projects(dump)
+    files = walked(dump, READER)
+    found = DumpIssues(root)
+    projects, _ = discover_projects(files)
     for project in projects:
-        text, _ = read_text(project.label_file, dump)
-        rel = project.label_file.relative_to(dump).as_posix()
+        text, _ = read_text(project.label_file, files)
+        rel = files.rel(project.label_file)
         parsed = parse_label_file(text, rel)
         column = parsed.header.index(parsed.url_column) if parsed.header else 0
         for rec in parsed.records.itertuples(index=False):
@@ -94,8 +99,8 @@ def dump_issues(dump: Path, renames: dict[str, str] | None = None,
                 found.labelled += _add(found, rec.fields[column], f"{rel}, line {rec.line}",
                                        renames)
         if project.excluded_file is not None:
-            text, _ = read_text(project.excluded_file, dump)
-            rel = project.excluded_file.relative_to(dump).as_posix()
+            text, _ = read_text(project.excluded_file, files)
+            rel = files.rel(project.excluded_file)
             for rec in parse_excluded_file(text, rel).itertuples(index=False):
                 if rec.url:
                     found.excluded += _add(found, rec.url, f"{rel}, line {rec.line}", renames)

@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import argparse
 import re
-import shutil
 import sys
 from pathlib import Path
 
 from analysis.core.artifacts import atomic_folder
 from analysis.core.dump import ISSUE_DIR, discover_projects
+from analysis.core.dumpfiles import DumpFiles
 from analysis.core.errors import InputError, os_problem
 
 ISSUE_NUMBER_RE = re.compile(rb"(/(?:issues|pull)/)(\d+)")
@@ -37,10 +37,10 @@ def stride_for(largest: int) -> int:
     return 10 ** len(str(largest))
 
 
-def largest_issue_number(files: list[Path]) -> int:
-    """The largest issue number in any GitHub issue or pull URL of ``files`` (0 if none)."""
-    found = (int(m.group(2)) for path in files
-             for m in ISSUE_NUMBER_RE.finditer(path.read_bytes()))
+def largest_issue_number(contents: list[bytes]) -> int:
+    """The largest issue number in any GitHub issue or pull URL of the files' ``contents``
+    (0 if none)."""
+    found = (int(m.group(2)) for raw in contents for m in ISSUE_NUMBER_RE.finditer(raw))
     return max(found, default=0)
 
 
@@ -82,25 +82,26 @@ def scale_dump(source: Path, dest: Path, times: int) -> dict[str, int]:
     if dest.exists():
         raise InputError("destination exists", file=str(dest),
                          fix="name a folder that does not exist yet")
-    projects, _ = discover_projects(source)
-    repeated: dict[Path, bool] = {}
+    dump = DumpFiles.walk(source, "scale")
+    projects, _ = discover_projects(dump)
+    repeated: dict[str, bool] = {}
     for project in projects:
-        repeated[project.label_file] = True
-        repeated.update(dict.fromkeys(project.year_files.values(), False))
+        repeated[dump.rel(project.label_file)] = True
+        repeated.update(dict.fromkeys(map(dump.rel, project.year_files.values()), False))
         if project.excluded_file:
-            repeated[project.excluded_file] = True
-    stride = stride_for(largest_issue_number(list(repeated)))
+            repeated[dump.rel(project.excluded_file)] = True
+    contents = {rel: dump.read_bytes(rel) for rel in repeated}
+    stride = stride_for(largest_issue_number(list(contents.values())))
     written = 0
     try:
         with atomic_folder(dest, public=False) as tmp:
-            for path in sorted(p for p in source.rglob("*") if p.is_file()):
-                out = tmp / path.relative_to(source)
+            for rel in sorted(dump.files):
+                out = tmp / rel
                 out.parent.mkdir(parents=True, exist_ok=True)
-                if path in repeated:
-                    out.write_bytes(repeat_file(path.read_bytes(), times, stride,
-                                                repeated[path]))
+                if rel in repeated:
+                    out.write_bytes(repeat_file(contents[rel], times, stride, repeated[rel]))
                 else:
-                    shutil.copyfile(path, out)
+                    dump.copy(rel, out)
                 written += 1
     except OSError as exc:
         raise os_problem(exc) from exc

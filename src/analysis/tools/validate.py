@@ -7,7 +7,9 @@ writes nothing, and prints what was found: the projects, years and annotators di
 the row accounting per file (input = kept + set aside), and the first problems of each kind
 with their file, line and column, and how many more there are. A problem that stops the
 pipeline (a missing label file, missing columns, a file that is not UTF-8, a line longer
-than ``--max-line`` characters, a folder that cannot be read) is printed as one line and
+than ``--max-line`` characters, a folder that cannot be read) or that ingest refuses (a
+symbolic or hard link, a special file: the folder is walked and its files opened as ingest
+does, :class:`~analysis.core.dumpfiles.DumpFiles`) is printed as one line and
 the exit status is 1; rows that would be set aside are listed but do not fail the check
 (status 0). Bad options: status 2. Nothing is written: the problems not shown are counted
 in the ``... and K more`` line, and ``--max-problems`` shows more of them.
@@ -30,6 +32,7 @@ import pyarrow as pa
 from analysis.clean.rules import RULES
 from analysis.clean.scan import Reading, scan_dump
 from analysis.core.dump import MAX_LINE
+from analysis.core.dumpfiles import DumpFiles
 from analysis.core.errors import InputError, user_error_line
 from analysis.core.paths import PATHS
 from analysis.core.projects import Projects
@@ -37,6 +40,7 @@ from analysis.core.quality import AnomalySample, quality_report
 from analysis.core.taxonomy import load_taxonomy
 
 CHUNK_ROWS = 50_000  # rows judged at a time
+READER = "validate"  # who reads the dump, in messages about its files
 M_MMAP_THRESHOLD = -3  # glibc's mallopt parameter
 SEVERITIES = ["error", "warning", "info"]
 EXIT_STATUS = ("exit status: 0 the pipeline can read the dump (rows it would set aside "
@@ -49,7 +53,7 @@ def check_dump(dump: Path, duplicates: str = "keep", max_problems: int = 5,
     would write it, but with only the first ``max_problems`` anomalies of each kind (the
     counts are of all of them)."""
     sample = AnomalySample(max_problems)
-    scan = scan_dump(Path(dump), Projects.load(PATHS.projects_file),
+    scan = scan_dump(DumpFiles.walk(Path(dump), READER), Projects.load(PATHS.projects_file),
                      load_taxonomy(PATHS.taxonomy_file), duplicates, sample,
                      Reading(chunk_rows=chunk_rows, max_line=max_line))
     return quality_report(sample.kept(), RULES, scan.files, scan.summary(duplicates),

@@ -18,6 +18,7 @@ from analysis.core.dump import (
     read_text,
     year_file_chunks,
 )
+from analysis.core.dumpfiles import DumpFiles
 from analysis.core.errors import InputError
 
 
@@ -133,11 +134,12 @@ def test_year_files_in_chunks_drop_only_the_final_empty_piece():
 
 def test_read_text_decodes_a_whole_file_with_its_quirks(tmp_path):
     (tmp_path / "a.csv").write_bytes(b"\xef\xbb\xbfx\r\n" + b"y" * 200_000)
-    text, quirks = read_text(tmp_path / "a.csv", tmp_path)
+    (tmp_path / "b.csv").write_bytes(b"")
+    dump = DumpFiles.walk(tmp_path, "a test")
+    text, quirks = read_text(tmp_path / "a.csv", dump)
     assert text == "x\n" + "y" * 200_000  # no line limit: the whole file
     assert [q.kind for q in quirks] == ["utf8_bom", "crlf_line_endings"]
-    (tmp_path / "b.csv").write_bytes(b"")
-    assert read_text(tmp_path / "b.csv", tmp_path) == ("", [quirks[0].__class__(
+    assert read_text(tmp_path / "b.csv", dump) == ("", [quirks[0].__class__(
         "empty_file", "b.csv", "file is empty (0 bytes)")])
 
 

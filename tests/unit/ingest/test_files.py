@@ -11,6 +11,7 @@ import stat
 
 import pytest
 
+from analysis.core import dumpfiles
 from analysis.core.errors import InputError
 from analysis.ingest import files
 from analysis.ingest import ingest as ing
@@ -144,8 +145,8 @@ def test_folder_with_more_than_max_files_is_refused_before_copying(
         tmp_path, out, monkeypatch):
     src = flat_dump(tmp_path / "src", 40)
     listed = []
-    real_list = files.list_folder
-    monkeypatch.setattr(files, "list_folder",
+    real_list = dumpfiles.list_folder
+    monkeypatch.setattr(dumpfiles, "list_folder",
                         lambda *a: listed.extend(real_list(*a)) or real_list(*a))
     assert refused_unopened(src, out, monkeypatch, max_files=5) == (
         f"{src}: source holds more than 5 files and folders (ingest.max_files) -> check the "
@@ -189,7 +190,7 @@ def test_a_copy_that_cannot_be_written_names_its_final_place(tmp_path):
     (staged / "CodeBook.csv").write_text("already there")  # the copy is made with "x"
     with pytest.raises(FileExistsError):
         files.copy_dump(src, staged, tmp_path / "raw")
-    error = files.copy_error(OSError(28, "No space left on device"), src / "a.csv",
+    error = dumpfiles.copy_error(OSError(28, "No space left on device"), src / "a.csv",
                              tmp_path / "raw" / "a.csv")
     assert str(error) == (f"{tmp_path / 'raw' / 'a.csv'}: no space left on the device while "
                           f"writing the copy of {src / 'a.csv'} -> free disk space and run "

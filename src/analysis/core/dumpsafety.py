@@ -5,8 +5,9 @@ they are written to (:func:`name_problem`), no two entries may land on the same 
 (:func:`find_path_clash`), a file of a folder source must be a single-named regular file
 (:func:`entry_problem`: links and special files are never opened), and a dump has at most
 ``ingest.max_files`` files and folders and ``ingest.max_bytes`` bytes. The checks look at
-names and ``os.lstat`` results only; :mod:`analysis.ingest.files` and
-:mod:`analysis.ingest.archives` apply them to folders and archives.
+names and ``os.lstat`` results only; :mod:`analysis.core.dumpfiles` applies them to a
+dump folder (for ingest and for every other reader of a dump), :mod:`analysis.ingest.archives`
+to archives.
 """
 
 from __future__ import annotations

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from analysis.core import dumpsafety as safety
+from analysis.core.dumpsafety import NameLimits, PathClash
 from analysis.core.errors import InputError
-from analysis.ingest import safety
-from analysis.ingest.safety import NameLimits, PathClash
 
 LIMITS = NameLimits(name_bytes=10, path_bytes=20)
 
