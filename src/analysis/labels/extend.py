@@ -35,10 +35,13 @@ pull links, former names) is refused in one line. The base and the batch are unt
 and read as ingest reads a dump (:class:`~analysis.core.dumpfiles.DumpFiles`): a symbolic
 link (to a file or a folder, anywhere in either), a hard link or a special file is refused
 in one line naming it, before anything is written, and each file is opened once, only if
-it is still the file that was checked. An ``--out`` that exists is replaced only with
-``--force``, and only when it holds an earlier extend; the study is built aside and moved
-into place when complete (:func:`analysis.core.artifacts.atomic_folder`: whatever moment
-a run is killed at, ``--out`` holds the earlier study or the new one, whole).
+it is still the file that was checked. Their records are checked too: a base's
+``labels/batches.json`` (:func:`recorded_batches`) and a batch's ``labels/merge.json``
+(:func:`checked_merge_record`) of another shape are one line naming the file and the
+field. An ``--out`` that exists is replaced only with ``--force``, and only when it holds
+an earlier extend; the study is built aside and moved into place when complete
+(:func:`analysis.core.artifacts.atomic_folder`: whatever moment a run is killed at,
+``--out`` holds the earlier study or the new one, whole).
 """
 
 from __future__ import annotations
@@ -260,17 +263,92 @@ def overlap_problem(base: DumpFiles, batch: DumpFiles, renames: dict[str, str]
                           "again, or extend another base")
 
 
+def json_kind(value: object) -> str:
+    """What a JSON value is, for a message (``a list``, ``null``...)."""
+    kinds = ((None, "null"), (bool, "true or false"), (int, "a number"),
+             (float, "a number"), (str, "a string"), (list, "a list"), (dict, "an object"))
+    return next((name for kind, name in kinds
+                 if (value is None if kind is None else isinstance(value, kind))), "a value")
+
+
+def batch_field_problem(key: str, value: object) -> str | None:
+    """What is wrong with the field ``key`` of an entry of ``labels/batches.json``
+    (:data:`BATCH_FIELDS`), or None."""
+    if key == "name":
+        good = isinstance(value, str) and NAME_RE.fullmatch(value) is not None
+        wanted = "a plain name (letters, digits, '.', '_', '-')"
+    elif key == "annotator_columns":
+        good = isinstance(value, list) and all(
+            isinstance(c, str) and LABEL_COLUMN_RE.fullmatch(c) for c in value)
+        wanted = "a list of column names Label<n>"
+    elif key == "records_exclusions":
+        good, wanted = isinstance(value, bool), "true or false"
+    else:  # a count
+        good = isinstance(value, int) and not isinstance(value, bool) and value >= 0
+        wanted = "a whole number of at least 0"
+    if good:
+        return None
+    shown = json.dumps(value)
+    return f"{key!r} is {shown if len(shown) <= 40 else json_kind(value)}, not {wanted}"
+
+
+# The fields of each batch of a study's ``labels/batches.json`` that extend and the clean
+# stage read (extend writes more: counts per project, the inputs' SHA-256).
+BATCH_FIELDS = ("name", "annotator_columns", "label_rows", "excluded", "records_exclusions")
+LABEL_COLUMN_RE = re.compile(r"Label[1-9][0-9]*")
+RECORD_FIX = "give a study extend wrote, with its labels/batches.json as extend wrote it"
+
+
+def recorded_batches(data: object, shown: str) -> list[dict]:
+    """The batches of a study's record (``labels/batches.json``, parsed), checked: an
+    object whose ``batches`` is a list of one or more objects, each with the
+    :data:`BATCH_FIELDS` of the right kind and a name of its own. Anything else is one
+    message naming the file (``shown``), the batch and the field."""
+    def refuse(problem: str) -> InputError:
+        return InputError(problem, file=shown, fix=RECORD_FIX)
+
+    batches = data.get("batches") if isinstance(data, dict) else None
+    if not isinstance(batches, list) or not batches:
+        found = (json_kind(data) if not isinstance(data, dict) else
+                 "no 'batches'" if "batches" not in data else
+                 f"'batches' {json_kind(batches)}" if not isinstance(batches, list) else
+                 "an empty 'batches'")
+        raise refuse(f"not a record of batches (an object whose 'batches' lists them; "
+                     f"found {found})")
+    names: set[str] = set()
+    for i, entry in enumerate(batches, 1):
+        if not isinstance(entry, dict):
+            raise refuse(f"batch {i} of 'batches' is {json_kind(entry)}, not an object")
+        for key in BATCH_FIELDS:
+            if key not in entry:
+                raise refuse(f"batch {i} of 'batches' has no {key!r}")
+            problem = batch_field_problem(key, entry[key])
+            if problem:
+                raise refuse(f"batch {i} of 'batches': {problem}")
+        if entry["name"] in names:
+            raise refuse(f"batch {i} of 'batches' repeats the name {entry['name']!r}")
+        names.add(entry["name"])
+    return batches
+
+
+def parse_json(raw: bytes, shown: str, fix: str) -> object:
+    """The bytes of a JSON file (``shown`` names it), parsed; a file that is not UTF-8
+    JSON is one message."""
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except ValueError as exc:  # (UnicodeDecodeError is one)
+        raise InputError(f"not a JSON file ({exc})", file=shown, fix=fix) from exc
+
+
 def base_batches(base: DumpFiles, parts: dict[str, Part]) -> list[dict]:
-    """The batches the base holds: its ``labels/batches.json``, or one entry a batch
-    name of its label files (``release`` without a Batch column)."""
+    """The batches the base holds: its ``labels/batches.json`` (checked:
+    :func:`recorded_batches`), or one entry a batch name of its label files (``release``
+    without a Batch column)."""
     recorded = batches_file(Path()).as_posix()
     if base.is_file(recorded):
-        try:
-            return json.loads(base.read_bytes(recorded).decode("utf-8"))["batches"]
-        except (ValueError, KeyError, TypeError) as exc:
-            raise InputError(f"cannot read the base's batches ({exc})",
-                             file=base.shown(recorded),
-                             fix="give a study extend wrote, untouched") from exc
+        shown = base.shown(recorded)
+        return recorded_batches(parse_json(base.read_bytes(recorded), shown, RECORD_FIX),
+                                shown)
     names = sorted({row[3] for p in parts.values() for row in p.labels.rows}
                    | {e[2] for p in parts.values() for e in p.excluded or ()}) or [RELEASE]
     files = {rel: data for p in parts.values() for rel, data in p.raw.items()}
@@ -305,6 +383,31 @@ def read_dump(dump: DumpFiles, default_batch: str | None) -> dict[str, Part]:
     return {p.name: read_part(p, dump, default_batch) for p in projects}
 
 
+MERGE_FIX = "give the folder labels merge wrote, with its labels/merge.json untouched"
+
+
+def checked_merge_record(data: object, shown: str) -> dict:
+    """A batch's ``labels/merge.json`` (parsed), checked for what extend reads from it:
+    an object, ``annotators`` a whole number of at least 1 (or absent), ``sheets`` a list
+    of objects, ``decisions`` an object or null. Anything else is one message."""
+    def refuse(problem: str) -> InputError:
+        return InputError(problem, file=shown, fix=MERGE_FIX)
+
+    if not isinstance(data, dict):
+        raise refuse(f"not a merge record (an object; found {json_kind(data)})")
+    annotators = data.get("annotators")
+    if annotators is not None and (isinstance(annotators, bool) or not isinstance(
+            annotators, int) or annotators < 1):
+        raise refuse(f"'annotators' is {json_kind(annotators)}, not a whole number of at "
+                     "least 1")
+    sheets = data.get("sheets") or []
+    if not isinstance(sheets, list) or not all(isinstance(s, dict) for s in sheets):
+        raise refuse("'sheets' is not a list of objects")
+    if not isinstance(data.get("decisions") or {}, dict):
+        raise refuse(f"'decisions' is {json_kind(data['decisions'])}, not an object or null")
+    return data
+
+
 def extend(base: Path | DumpFiles, batch: Path | DumpFiles, name: str,
            renames: dict[str, str] | None = None) -> Extension:
     """The study: the base plus the batch (see the module docstring). Both are read as
@@ -336,10 +439,13 @@ def extend(base: Path | DumpFiles, batch: Path | DumpFiles, name: str,
     layout = DumpLayout(Path())
     records = {file_name: batch.read_bytes(f"{layout.labels.name}/{file_name}")
                for file_name in batch.listing(layout.labels.name)[1]}
+    merge_json = layout.merge_record.as_posix()
     if layout.merge_record.name not in records:
         raise InputError("not a batch (no labels/merge.json)", file=str(batch.root),
                          column="--batch", fix="give the folder labels merge wrote")
-    record = json.loads(records[layout.merge_record.name].decode("utf-8"))
+    shown = batch.shown(merge_json)
+    record = checked_merge_record(
+        parse_json(records[layout.merge_record.name], shown, MERGE_FIX), shown)
     added = int(record.get("annotators") or max(
         [n for p in new.values() for n in p.labels.columns] or [0]))
     files: dict[str, bytes] = {}

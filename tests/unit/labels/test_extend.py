@@ -156,3 +156,77 @@ def test_a_malformed_base_row_is_named(base, batch, tmp_path):
     label.write_text(label.read_text() + "https://x/y/issues/1,C.1\n", encoding="utf-8")
     with pytest.raises(InputError, match=r"pytorch.csv, line 5: 2 fields, the header has 9"):
         extend_dump(base, batch, tmp_path / "study", renames=RENAMES)
+
+
+VALID_BATCH = {"name": "release", "annotator_columns": ["Label1"], "label_rows": 3,
+               "excluded": 0, "records_exclusions": False}
+
+
+@pytest.mark.parametrize("record,problem", [
+    ({"batches": ["x"]}, "batch 1 of 'batches' is a string, not an object"),
+    ([{}], "not a record of batches (an object whose 'batches' lists them; found a list)"),
+    ({"name": "a"}, "not a record of batches (an object whose 'batches' lists them; found "
+                    "no 'batches')"),
+    (None, "not a record of batches (an object whose 'batches' lists them; found null)"),
+    ({"batches": {"name": "a"}}, "found 'batches' an object)"),
+    ({"batches": []}, "found an empty 'batches')"),
+    ({"batches": [{}]}, "batch 1 of 'batches' has no 'name'"),
+    ({"batches": [{**VALID_BATCH, "name": 7}]},
+     "batch 1 of 'batches': 'name' is 7, not a plain name"),
+    ({"batches": [{**VALID_BATCH, "name": "../x"}]}, "'name' is \"../x\", not a plain name"),
+    ({"batches": [{**VALID_BATCH, "annotator_columns": "Label1"}]},
+     "'annotator_columns' is \"Label1\", not a list of column names Label<n>"),
+    ({"batches": [{**VALID_BATCH, "annotator_columns": [1]}]},
+     "'annotator_columns' is [1], not a list"),
+    ({"batches": [VALID_BATCH, {**VALID_BATCH, "label_rows": "3"}]},
+     "batch 2 of 'batches': 'label_rows' is \"3\", not a whole number of at least 0"),
+    ({"batches": [{**VALID_BATCH, "excluded": True}]}, "'excluded' is true, not a whole"),
+    ({"batches": [{**VALID_BATCH, "records_exclusions": "no"}]},
+     "'records_exclusions' is \"no\", not true or false"),
+    ({"batches": [VALID_BATCH, VALID_BATCH]},
+     "batch 2 of 'batches' repeats the name 'release'"),
+])
+def test_a_base_whose_batch_record_has_another_shape_is_one_line(base, batch, tmp_path,
+                                                                  capsys, record, problem):
+    from analysis.labels.__main__ import main
+
+    recorded = batches_file(base)
+    recorded.parent.mkdir()
+    recorded.write_text(json.dumps(record), encoding="utf-8")
+    code = main(["extend", "--base", str(base), "--batch", str(batch), "--out",
+                 str(tmp_path / "study")])
+    err = capsys.readouterr().err
+    assert code == 1 and err.count("\n") == 1
+    assert err.startswith(f"extend: {recorded}: ")
+    assert problem in err
+    assert err.endswith(" -> give a study extend wrote, with its labels/batches.json as "
+                        "extend wrote it\n")
+    assert not (tmp_path / "study").exists()
+
+
+def test_a_base_whose_batch_record_is_not_json_is_one_line(base, batch, tmp_path):
+    recorded = batches_file(base)
+    recorded.parent.mkdir()
+    recorded.write_bytes(b"\xff{")
+    with pytest.raises(InputError, match=r"batches.json: not a JSON file \("):
+        extend_dump(base, batch, tmp_path / "study", renames=RENAMES)
+
+
+@pytest.mark.parametrize("record,problem", [
+    ([], "not a merge record (an object; found a list)"),
+    (None, "not a merge record (an object; found null)"),
+    ({"annotators": "3"}, "'annotators' is a string, not a whole number of at least 1"),
+    ({"annotators": 0}, "'annotators' is a number, not a whole number of at least 1"),
+    ({"annotators": 3, "sheets": "a.csv"}, "'sheets' is not a list of objects"),
+    ({"annotators": 3, "sheets": ["a.csv"]}, "'sheets' is not a list of objects"),
+    ({"annotators": 3, "decisions": "x"}, "'decisions' is a string, not an object or null"),
+])
+def test_a_batch_whose_merge_record_has_another_shape_is_one_line(base, batch, tmp_path,
+                                                                  record, problem):
+    merge_json = DumpLayout(batch).merge_record
+    merge_json.write_text(json.dumps(record), encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        extend_dump(base, batch, tmp_path / "study", renames=RENAMES)
+    assert str(err.value) == (f"{merge_json}: {problem} -> give the folder labels merge "
+                              "wrote, with its labels/merge.json untouched")
+    assert not (tmp_path / "study").exists()
