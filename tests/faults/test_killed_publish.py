@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -29,7 +30,8 @@ T = "https://github.com/pytorch/pytorch/issues/"
 TIME_LIMIT = 120  # seconds a held run may wait for the test
 
 # Run in a child process: replace the publication's hook by one that kills the process
-# (SIGKILL) before the step named, or holds it there until the file ``hold`` is removed;
+# (SIGKILL) before the step named (``open``: before a dump file is opened), or holds it
+# there until the file ``hold`` is removed;
 # ``two-step``: the file system cannot exchange two folders. Then run the command.
 CHILD = '''
 import os, signal, sys, time
@@ -50,6 +52,9 @@ def publishing(name, path):
         time.sleep(0.02)
 
 artifacts.publishing = publishing
+if step == "open":  # a dump file about to be opened (ingest's copy, extend's reading)
+    from analysis.core import dumpfiles
+    dumpfiles.before_open = lambda rel, item: publishing("open", item.path)
 command = sys.argv[5]
 if command == "labels":
     from analysis.labels.__main__ import main
@@ -205,3 +210,34 @@ def test_a_run_removes_only_what_dead_runs_of_its_output_left(project, monkeypat
     finally:
         sleeper.kill()
         sleeper.wait()
+
+
+def test_a_killed_ingest_leaves_nothing_the_next_one_keeps(project):
+    """Ingest of an archive killed while it copies leaves its working folders (the
+    unpacked archive, ``.ingest-``, and the new data/raw, ``.raw-``); the next ingest
+    removes them, and leaves those of an ingest still going."""
+    shutil.make_archive(str(project / "release"), "zip", project / "base")
+    params = project / "params.yaml"
+    params.write_text(f"ingest:\n  source: {project / 'release.zip'}\n  manifest: null\n"
+                      "  commit: null\n")
+    args = ["ingest", "--params", str(params), "--out", str(project / "data" / "raw"),
+            "--provenance", str(project / "data" / "provenance.json")]
+    run = child(project, "kill", "open", "exchange", args)
+    run.communicate(timeout=TIME_LIMIT)
+    scratch = project / "build" / "tmp" / "data"
+    left = sorted(p.name for p in scratch.iterdir())
+    assert run.returncode == -9
+    assert [name.split("-")[0] for name in left] == [".ingest", ".raw"]
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    try:
+        going = [scratch / f".{kind}-{sleeper.pid}-0123abcd" for kind in ("ingest", "raw")]
+        for folder in going:
+            folder.mkdir()
+        done = child(project, "kill", "no such step", "exchange", args)
+        _, err = done.communicate(timeout=TIME_LIMIT)
+        assert (done.returncode, err) == (0, "")
+        assert sorted(scratch.iterdir()) == going
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    assert (project / "data" / "raw" / "CodeBook.csv").is_file()
