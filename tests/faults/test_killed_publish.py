@@ -214,7 +214,7 @@ def test_a_run_removes_only_what_dead_runs_of_its_output_left(project, monkeypat
 
 def test_a_killed_ingest_leaves_nothing_the_next_one_keeps(project):
     """Ingest of an archive killed while it copies leaves its working folders (the
-    unpacked archive, ``.ingest-``, and the new data/raw, ``.raw-``); the next ingest
+    unpacked archive, ``.ingest-raw-``, and the new data/raw, ``.raw-``); the next ingest
     removes them, and leaves those of an ingest still going."""
     shutil.make_archive(str(project / "release"), "zip", project / "base")
     params = project / "params.yaml"
@@ -230,7 +230,7 @@ def test_a_killed_ingest_leaves_nothing_the_next_one_keeps(project):
     assert [name.split("-")[0] for name in left] == [".ingest", ".raw"]
     sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
     try:
-        going = [scratch / f".{kind}-{sleeper.pid}-0123abcd" for kind in ("ingest", "raw")]
+        going = [scratch / f".{kind}-{sleeper.pid}-0123abcd" for kind in ("ingest-raw", "raw")]
         for folder in going:
             folder.mkdir()
         done = child(project, "kill", "no such step", "exchange", args)

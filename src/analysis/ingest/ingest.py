@@ -153,7 +153,7 @@ def source_folder(source: str, kind: str, dest: Path, archive_sha256: str | None
         return
     archive = local_archive(source, kind, archive_sha256, download_dir, cafile, max_bytes)
     digest = sha256_file(archive)
-    with temporary_folder(dest, STAGING_PREFIX) as work:
+    with temporary_folder(dest, f"{STAGING_PREFIX}{dest.name}-") as work:
         unpacked = work / "unpacked"
         root = unpack(archive, unpacked, max_bytes=max_bytes, max_files=max_files)
         yield Source(root, root.name if root != unpacked else None, digest)
