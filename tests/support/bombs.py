@@ -129,6 +129,10 @@ BACKGROUND_TABLE = [["Roles", "Gender", "Experience Years for LLMs", "Responsibi
                     ["DL framework Developer-Release Manager", "Male", "9 years", "Validates."]]
 SHEET_PART = "xl/worksheets/sheet1.xml"
 STRINGS_PART = "xl/sharedStrings.xml"
+TYPES_PART = "[Content_Types].xml"
+STRINGS_TYPE = ('<Override PartName="/xl/sharedStrings.xml" ContentType="application/'
+                'vnd.openxmlformats-officedocument.spreadsheetml.sharedStrings+xml"/>')
+SHEET_NS = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
 
 
 def table_workbook(path: Path, rows: list[list[object]] = BACKGROUND_TABLE,
@@ -150,8 +154,8 @@ def table_workbook(path: Path, rows: list[list[object]] = BACKGROUND_TABLE,
 
 
 def rewrite_part(book: Path, part: str, pieces: Iterable[bytes]) -> Path:
-    """Replace the entry ``part`` of the zip ``book`` by ``pieces``, compressed as they
-    come (its declared size is what they add up to)."""
+    """Replace (or add) the entry ``part`` of the zip ``book`` by ``pieces``, compressed
+    as they come (its declared size is what they add up to)."""
     with zipfile.ZipFile(book) as src:
         others = [(info, src.read(info)) for info in src.infolist() if info.filename != part]
     with zipfile.ZipFile(book, "w", compression=zipfile.ZIP_DEFLATED) as dst:
@@ -186,13 +190,16 @@ def merged_past_workbook(path: Path, ref: str) -> Path:
 
 
 def strings_bomb_workbook(path: Path, size: int) -> Path:
-    """A background sheet whose shared strings unpack to about ``size`` bytes more: short
-    strings appended after the sheet's own (600 MB is about 600 KB compressed)."""
+    """A background sheet with a table of shared strings that unpacks to about ``size``
+    bytes of short strings (600 MB is about 600 KB compressed); openpyxl writes its
+    strings inline, so the table is added with its content type."""
     book = table_workbook(path)
-    head, tail = part_text(book, STRINGS_PART).rsplit("</sst>", 1)
+    types = part_text(book, TYPES_PART).replace("</Types>", f"{STRINGS_TYPE}</Types>")
+    rewrite_part(book, TYPES_PART, [types.encode()])
     record = b"<si><t>" + b"a" * 100 + b"</t></si>"
-    return rewrite_part(book, STRINGS_PART, [head.encode(), *records(record, size // len(record)),
-                                             f"</sst>{tail}".encode()])
+    return rewrite_part(book, STRINGS_PART, [f'<sst xmlns="{SHEET_NS}">'.encode(),
+                                             *records(record, size // len(record)),
+                                             b"</sst>"])
 
 
 def wide_row_workbook(path: Path, cells: int) -> Path:
