@@ -187,7 +187,8 @@ def refused_entry(name: str, kind: str, archive: str, refusing: str = "links") -
 def zip_entries(zf: zipfile.ZipFile, archive: str, max_files: int,
                 max_bytes: int) -> list[ArchiveEntry]:
     """The members of a zip archive, refusing too many members, sizes declared past
-    ``max_bytes``, escaping paths and symbolic links."""
+    ``max_bytes``, escaping paths, symbolic links and encrypted entries (their flag, before
+    anything is extracted)."""
     infos = zf.infolist()
     if len(infos) > max_files:
         raise too_many_entries(archive, max_files, "archive")
