@@ -4,6 +4,7 @@ root, run twice through nbrun, every output where its paths name it, same bytes.
 from __future__ import annotations
 
 import csv
+import subprocess
 
 import pytest
 
@@ -12,8 +13,10 @@ from analysis.core.config import load_params
 from analysis.core.paths import PATHS, Paths
 from analysis.interviews.read import CODEBOOK_FILE
 from analysis.tools.nbrun import run
-from tests.support.dumps import write_interview_files
+from tests.support.bombs import chart_only_workbook
+from tests.support.dumps import small_dump, write_interview_files
 from tests.support.sites import copy_curated
+from tests.support.workspace import copy_project, dvc, set_params
 
 # codebook rows linking nodes the taxonomy does not have (B.5, C.11)
 EXTRA_ROWS = [["U3", "User", "Advanced", "DeepSpeed", "Ckpt", "Checkpoint lost.", "C.6, C.11",
@@ -69,3 +72,31 @@ def test_notebook_runs_on_synthetic_inputs(tmp_path):
     assert b"Male" in (stage.processed / "background.csv").read_bytes()  # kept, unpublished
     notebook = stage.notebook.read_text(encoding="utf-8")
     assert str(root) not in notebook  # the machine's paths are scrubbed from outputs
+
+
+@pytest.mark.slow
+def test_a_failed_stage_is_one_line_and_leaves_the_metrics_as_in_git(tmp_path):
+    """A background workbook of only a chart sheet stops the stage with one line naming
+    the file; DVC removed the stage's outputs before running it, and the metrics file
+    (kept in git, not in DVC's cache) is back as git has it."""
+    work = copy_project(tmp_path / "project")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(work)]
+    subprocess.run([*git, "add", "metrics"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "the committed metrics"], check=True)
+    committed = (work / "metrics" / "interviews.json").read_bytes()
+    dump = tmp_path / "dump"
+    small_dump(dump)
+    chart_only_workbook(dump / "Interviewee Background.xlsx")
+    set_params(work, "ingest", source=dump, manifest=None, commit=None)
+    proc = dvc(work, "repro", "interviews", check=False)
+    output = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and "Traceback" not in output
+    failed = [line for line in output.splitlines() if line.startswith("05_interviews: ")]
+    assert failed == [
+        f"05_interviews: {work / 'data' / 'raw' / 'Interviewee Background.xlsx'}: the "
+        "workbook has no worksheet (sheets: 'Chart1' (chart sheet)) -> give the background "
+        "table on a worksheet (a chart sheet holds no cells) and save the workbook as .xlsx"]
+    assert (work / "metrics" / "interviews.json").read_bytes() == committed
+    status = subprocess.run([*git, "status", "--porcelain", "metrics"], check=True,
+                            capture_output=True, text=True).stdout
+    assert status == ""

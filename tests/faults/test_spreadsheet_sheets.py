@@ -18,6 +18,7 @@ from analysis.core.sizes import MiB
 from analysis.labels import sheets as sheets_module
 from analysis.labels.__main__ import main as labels
 from analysis.labels.sheets import cell_text, decode_sheet, read_sheet, write_blank_sheets
+from tests.support.bombs import chart_only_workbook, encrypted_workbook, wide_row_workbook
 from tests.support.sheets import blank_sheets, candidates_frame, fill, read_rows
 
 CANDIDATES = candidates_frame([
@@ -178,6 +179,38 @@ def test_other_workbooks_are_refused_in_one_line_and_the_earlier_dump_kept(
     assert dump_bytes(out) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dump", "plain", "reference",
                                                           "saved"]
+
+
+def test_a_password_protected_workbook_is_named_as_such_and_the_earlier_dump_kept(
+        tmp_path, taxonomy, capfd, reference):
+    out = tmp_path / "dump"
+    paths = filled(tmp_path / "saved", taxonomy)
+    assert merge(capfd, out, paths)[0] == 0
+    before = dump_bytes(out)
+    paths[1] = encrypted_workbook(tmp_path / "saved" / "annotator_2.xlsx")
+    code, err = merge(capfd, out, paths, "--force")
+    assert code == 1 and "Traceback" not in err
+    assert err.strip().splitlines() == [
+        f"merge: {paths[1]}: a password-protected (encrypted) workbook, which cannot be read "
+        "-> open it in Excel and save it without a password (File > Info > Protect Workbook > "
+        "Encrypt with Password: clear it), as .xlsx or CSV UTF-8",
+        "merge: 1 problem(s); nothing written"]
+    assert dump_bytes(out) == before
+
+
+@pytest.mark.parametrize("make, problem", [
+    (chart_only_workbook, "the workbook has no worksheet (sheets: 'Chart1' (chart sheet)) -> "
+                          "save the sheet as an Excel workbook (.xlsx) or as CSV UTF-8"),
+    (lambda path: wide_row_workbook(path, 16_385),
+     "row 10: a row holds more than 16,384 cells (Excel's columns, A to XFD) -> give the "
+     "annotator's own sheet, saved as .xlsx or CSV UTF-8"),
+], ids=["chart-sheet", "wide-row"])
+def test_a_workbook_without_a_worksheet_or_with_a_row_too_wide_is_one_line(tmp_path, make,
+                                                                           problem):
+    book = make(tmp_path / "book.xlsx")
+    with pytest.raises(sheets_module.InputError) as info:
+        read_sheet(book, "book.xlsx")
+    assert str(info.value) == f"book.xlsx{',' if problem.startswith('row') else ':'} {problem}"
 
 
 def test_a_workbook_bomb_is_refused_before_it_is_unpacked(tmp_path, taxonomy, monkeypatch):

@@ -27,6 +27,7 @@ JUNK_DIRS = {"__MACOSX", ".git", ".svn", ".hg"}
 DEFAULT_MAX_BYTES = 1 << 30  # 1 GiB unpacked: far above the real dump (5 MB)
 DEFAULT_MAX_FILES = 10_000  # files and folders: far above the real dump (51 files, 12 folders)
 CHUNK = 1 << 20  # bytes read and written at a time
+SHOWN_NAME_CHARS = 120  # a longer name is shown in a message by its start and its length
 # Used when the file system does not state its limits (os.pathconf): Linux's values.
 FALLBACK_NAME_MAX = 255
 FALLBACK_PATH_MAX = 4096
@@ -112,6 +113,17 @@ def name_problem(rel: str, limits: NameLimits) -> tuple[str, str] | None:
     return None
 
 
+def quoted_name(name: str) -> str:
+    """``name`` quoted as a message shows it: visible (hidden characters as ``⟨U+...⟩``
+    markers) and, past :data:`SHOWN_NAME_CHARS` characters, cut to its start followed by
+    its length in bytes. An archive's header may declare a name of megabytes; the
+    message naming it stays one readable line."""
+    if len(name) <= SHOWN_NAME_CHARS:
+        return f"'{visible(name)}'"
+    size = len(name.encode("utf-8", "surrogatepass"))
+    return f"'{visible(name[:SHOWN_NAME_CHARS])}…' ({size:,} bytes)"
+
+
 def landing_key(rel: str) -> str:
     """Where a relative path lands on any file system, including case-insensitive and
     Unicode-normalising ones (macOS, Windows): two paths with the same key are one file
@@ -159,8 +171,8 @@ def find_path_clash(entries: Iterable[tuple[str, str, bool]]) -> PathClash | Non
 def clash_problem(clash: PathClash, noun: str) -> str:
     """One line naming both entries of a :class:`PathClash` (``noun``: "archive entries")."""
     text = (
-        f"{noun} '{visible(clash.first)}' and '{visible(clash.second)}' would land on the "
-        f"same path '{visible(clash.path)}'"
+        f"{noun} {quoted_name(clash.first)} and {quoted_name(clash.second)} would land on "
+        f"the same path {quoted_name(clash.path)}"
     )
     if clash.first_is_folder != clash.second_is_folder:
         text += ", one as a file and one as a folder"

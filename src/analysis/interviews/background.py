@@ -19,7 +19,7 @@ from pathlib import Path
 import pandas as pd
 
 from analysis.core.errors import InputError
-from analysis.core.quality import Anomaly, make_anomaly
+from analysis.core.quality import Anomaly, make_anomaly, quirk_anomaly
 from analysis.interviews.normalise import (
     canonical,
     clean_text,
@@ -81,7 +81,7 @@ def clean_sheet(sheet: Sheet, params: dict
     ``interviews`` (groups, translations, role_categories).
     """
     rows, filled, rel = sheet.rows, sheet.filled, sheet.name
-    anomalies: list[Anomaly] = []
+    anomalies = [quirk_anomaly(RULES, replace(q, file=rel)) for q in sheet.quirks]
     for name in sheet.others:
         anomalies.append(make_anomaly(RULES, "extra_sheet", rel, f"sheet {name!r} not read "
                                       f"(read: {sheet.title!r})", value=name))
@@ -118,12 +118,16 @@ def clean_sheet(sheet: Sheet, params: dict
 
     out, rejected = [], []
     n_input = 0
+    blank_from = 0  # the first line of the empty rows just read (0: none)
     for i in range(h + 1, len(rows)):
         line = i + 1
         raw_row = rows[i] + [None] * (len(header) - len(rows[i]))
         if not any(clean_text(v) for v in raw_row):
-            anomalies.append(make_anomaly(RULES, "blank_row", rel, "empty row", line))
+            blank_from = blank_from or line
             continue
+        if blank_from:
+            anomalies.append(blank_rows(rel, blank_from, line - 1))
+            blank_from = 0
         n_input += 1
         flags: list[str] = []
         rec: dict[str, object] = {"sheet_row": line}
@@ -188,6 +192,8 @@ def clean_sheet(sheet: Sheet, params: dict
         rec["responsibilities"] = rec["responsibilities"] or None
         rec["flags"] = ";".join(sorted(set(flags)))
         out.append(rec)
+    if blank_from:
+        anomalies.append(blank_rows(rel, blank_from, len(rows)))
     for (kind, value, message), n in sorted(private.items()):
         anomalies.append(make_anomaly(RULES, kind, rel, f"{message} ({n} cells; rows not "
                                       "listed: personal data)", None, "gender", value))
@@ -200,6 +206,14 @@ def clean_sheet(sheet: Sheet, params: dict
     accounting = {"file": rel, "role": "background_rows", "input": n_input,
                   "kept": len(frame), "set_aside": len(rejected)}
     return frame, anomalies, rejected, accounting
+
+
+def blank_rows(rel: str, first: int, last: int) -> Anomaly:
+    """The anomaly of the empty rows ``first`` to ``last``: one for a run, so that a
+    value a million rows below the table makes one line of the report, not a million."""
+    message = "empty row" if first == last else (
+        f"empty rows {first:,}-{last:,} ({last - first + 1:,} rows)")
+    return make_anomaly(RULES, "blank_row", rel, message, first)
 
 
 def _merge_origin(filled: set[tuple[int, int]], line: int, col: int) -> int:

@@ -38,9 +38,11 @@ its content (a zip holding ``xl/workbook.xml``), and its first worksheet's cells
 as the text the CSV sheet held (:func:`cell_text`), so the merge gives the same dump from
 either. An untrusted workbook is read defensively: formulas are never run (their cached
 values are read), and one that unpacks to more than :data:`MAX_WORKBOOK_BYTES` or holds
-more than :data:`MAX_WORKBOOK_CELLS` cells is refused. A legacy ``.xls``, an OpenDocument
-``.ods`` or any other zip is refused in one line saying to save the sheet as ``.xlsx`` or
-CSV.
+more than :data:`MAX_WORKBOOK_CELLS` cells is refused (it is opened by
+:func:`analysis.core.workbooks.open_workbook`, as the interviews' background sheet is). A
+legacy ``.xls``, an OpenDocument ``.ods`` or any other zip is refused in one line saying
+to save the sheet as ``.xlsx`` or CSV; a password-protected workbook in one line saying
+to save it without a password.
 """
 
 from __future__ import annotations
@@ -51,11 +53,9 @@ import datetime as dt
 import hashlib
 import io
 import re
-import warnings
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from xml.etree.ElementTree import ParseError
 
 import pandas as pd
 
@@ -65,9 +65,20 @@ from analysis.core.dumpfiles import read_plain_file
 from analysis.core.encoding import sniff_encoding
 from analysis.core.errors import InputError
 from analysis.core.paths import PATHS, SheetPaths
-from analysis.core.sizes import MiB, size_text
 from analysis.core.taxonomy import Taxonomy, load_taxonomy
 from analysis.core.textsafe import neutralise_cell
+from analysis.core.workbooks import (
+    ENCRYPTED,
+    LEGACY_XLS,
+    MAX_WORKBOOK_BYTES,
+    MAX_WORKBOOK_CELLS,
+    OLE2_MAGIC,
+    SAVE_WITHOUT_PASSWORD,
+    ZIP_MAGIC,
+    Limits,
+    is_encrypted_ooxml,
+    open_workbook,
+)
 
 SHEET_COLUMNS = ["project", "url", "created_at", "title", "label", "excluded", "comment",
                  "selection"]
@@ -78,12 +89,8 @@ TRUE_WORDS = frozenset({"x", "yes", "y", "true", "1", "excluded"})
 FALSE_WORDS = frozenset({"", "no", "n", "false", "0"})
 LATIN1_NOTE = "not UTF-8 or UTF-16: read as Latin-1 (only the ASCII columns are used)"
 LINE_BREAK_RE = re.compile(r"\r\n|\r|\n")
-ZIP_MAGIC = b"PK\x03\x04"
-OLE2_MAGIC = bytes.fromhex("d0cf11e0a1b11ae1")  # a legacy .xls (and .doc, .msg...)
 XLSX_PART = "xl/workbook.xml"
 ODS_MIMETYPE = b"application/vnd.oasis.opendocument.spreadsheet"
-MAX_WORKBOOK_BYTES = 256 * MiB   # unpacked, every part; a sheet of 100,000 rows is ~50 MB
-MAX_WORKBOOK_CELLS = 5_000_000   # 500,000 candidates in 10 columns
 WORKBOOK_ENCODING = "xlsx workbook"
 WORKBOOK_DELIMITER = "none (workbook)"
 SAVE_AS = "save the sheet as an Excel workbook (.xlsx) or as CSV UTF-8"
@@ -335,11 +342,12 @@ def sheet_lines(text: str) -> list[str]:
 
 def workbook_kind(raw: bytes) -> str | None:
     """What kind of workbook ``raw`` is, by its content whatever the file is named:
-    ``xlsx`` (a zip holding ``xl/workbook.xml``), ``xls`` (the legacy OLE2 format), ``ods``
+    ``xlsx`` (a zip holding ``xl/workbook.xml``), ``encrypted`` (a password-protected
+    .xlsx: an OLE2 compound file), ``xls`` (the legacy OLE2 format), ``ods``
     (OpenDocument), ``zip`` (another zip: Numbers, .xlsb, a damaged file), or None for
     text."""
     if raw.startswith(OLE2_MAGIC):
-        return "xls"
+        return "encrypted" if is_encrypted_ooxml(raw) else "xls"
     if not raw.startswith(ZIP_MAGIC):
         return None
     try:
@@ -356,7 +364,8 @@ def workbook_kind(raw: bytes) -> str | None:
 
 
 REFUSED_WORKBOOKS = {
-    "xls": "a legacy Excel workbook (.xls), not a sheet this can read",
+    "encrypted": ENCRYPTED,
+    "xls": LEGACY_XLS,
     "ods": "an OpenDocument spreadsheet (.ods), not a sheet this can read",
     "zip": "a zip file that is not an Excel workbook (.xlsx)",
 }
@@ -390,51 +399,17 @@ def workbook_rows(raw: bytes, name: str) -> list[tuple[int, list[str]]]:
     """The rows of a workbook's first worksheet as (row number, cells as text), trailing
     empty cells dropped. Formulas are not run (data_only: their cached values); a workbook
     that unpacks to more than :data:`MAX_WORKBOOK_BYTES` or holds more than
-    :data:`MAX_WORKBOOK_CELLS` cells is refused before it fills the memory."""
-    import openpyxl
-    from openpyxl.utils.exceptions import InvalidFileException
-
-    try:
-        with zipfile.ZipFile(io.BytesIO(raw)) as archive:
-            unpacked = sum(info.file_size for info in archive.infolist())
-    except (zipfile.BadZipFile, OSError) as exc:
-        raise InputError(f"cannot read the workbook ({exc})", file=name, fix=SAVE_AS) from exc
-    if unpacked > MAX_WORKBOOK_BYTES:
-        raise InputError(f"the workbook unpacks to {size_text(unpacked)}, over the limit of "
-                         f"{size_text(MAX_WORKBOOK_BYTES)} (a sheet of 100,000 candidates is "
-                         f"about 50 MB)", file=name,
-                         fix="give the annotator's own sheet, saved as .xlsx or CSV UTF-8")
+    :data:`MAX_WORKBOOK_CELLS` cells is refused before it fills the memory
+    (:func:`~analysis.core.workbooks.open_workbook`)."""
+    limits = Limits(MAX_WORKBOOK_BYTES, MAX_WORKBOOK_CELLS, save_as=SAVE_AS,
+                    fix="give the annotator's own sheet, saved as .xlsx or CSV UTF-8")
     rows: list[tuple[int, list[str]]] = []
-    cells = 0
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # openpyxl's notes on styles it does not read
-            book = openpyxl.load_workbook(io.BytesIO(raw), read_only=True, data_only=True)
-            try:
-                if not book.worksheets:
-                    raise InputError("the workbook has no worksheet", file=name, fix=SAVE_AS)
-                sheet = book.worksheets[0]
-                sheet.reset_dimensions()  # the declared size is not trusted: read the cells
-                for number, row in enumerate(sheet.iter_rows(), 1):
-                    cells += max(len(row), 1)
-                    if cells > MAX_WORKBOOK_CELLS:
-                        raise InputError(f"the workbook holds more than "
-                                         f"{MAX_WORKBOOK_CELLS:,} cells", file=name,
-                                         row=number, fix="give the annotator's own sheet, "
-                                                         "saved as .xlsx or CSV UTF-8")
-                    fields = [cell_text(c.value, getattr(c, "number_format", "General"))
-                              for c in row]
-                    while fields and fields[-1] == "":
-                        fields.pop()
-                    rows.append((number, fields))
-            finally:
-                book.close()
-    except InputError:
-        raise
-    except (InvalidFileException, zipfile.BadZipFile, KeyError, ValueError, TypeError,
-            AttributeError, IndexError, ParseError, OSError) as exc:
-        raise InputError(f"cannot read the workbook ({type(exc).__name__}: {exc})",
-                         file=name, fix=SAVE_AS) from exc
+    with open_workbook(raw, name, limits) as book:
+        for number, row in book.rows(book.sheet(None, SAVE_AS)):
+            fields = [cell_text(c.value, getattr(c, "number_format", "General")) for c in row]
+            while fields and fields[-1] == "":
+                fields.pop()
+            rows.append((number, fields))
     return rows
 
 
@@ -498,7 +473,9 @@ def read_table(path: Path, name: str | None = None, keys: tuple[str, ...] = ("ur
                          fix="check the path and the file's permissions") from exc
     kind = workbook_kind(raw)
     if kind in REFUSED_WORKBOOKS:
-        raise InputError(REFUSED_WORKBOOKS[kind], file=name, fix=SAVE_AS)
+        raise InputError(REFUSED_WORKBOOKS[kind], file=name, fix=(
+            f"{SAVE_WITHOUT_PASSWORD}, as .xlsx or CSV UTF-8" if kind == "encrypted"
+            else SAVE_AS))
     if kind == "xlsx":
         records = workbook_rows(raw, name)
         encoding, delimiter = WORKBOOK_ENCODING, WORKBOOK_DELIMITER

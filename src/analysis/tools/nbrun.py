@@ -13,7 +13,8 @@ or interrupted run leaves no half-written notebook, and nothing in ``report/note
 (which DVC would restore around, and the report stage would read). Absolute paths of the
 machine in its outputs are replaced by placeholders. A user error raised inside the
 notebook (:class:`~analysis.core.errors.InputError`), or a notebook that cannot be written,
-ends the run with its one-line message.
+ends the run with its one-line message, and the stage's metrics file is put back as git
+has it (:func:`restore_metrics`: DVC removed it before the run, and has no copy of it).
 
 The project's own runs leave a run record (:mod:`analysis.core.runlog`) with the split
 of their time, read from papermill's time stamps before they are removed
@@ -35,6 +36,7 @@ import logging
 import os
 import re
 import shutil
+import subprocess
 import sys
 import sysconfig
 import tempfile
@@ -396,6 +398,23 @@ def run(notebook: Path, output: Path, parameters: dict) -> int:
     return 0
 
 
+def restore_metrics(metrics: Path, root: Path) -> None:
+    """Put a failed stage's metrics file back as git has it.
+
+    DVC removes every output of a stage before running it, and puts back the cached ones
+    with ``dvc checkout``; a metrics file is declared ``cache: false`` (it is kept in
+    git), so nothing would bring it back and a failed stage would leave it deleted from
+    the work tree. (``persist: true`` would keep DVC from removing it, but DVC never takes
+    a stage with a persistent output from its run cache.) Nothing happens outside a git
+    repository or for a file git does not track.
+    """
+    try:
+        subprocess.run(["git", "checkout", "--", str(metrics.relative_to(root))], cwd=root,
+                       capture_output=True, timeout=30, check=False)
+    except (OSError, ValueError, subprocess.TimeoutExpired):  # no git; not under root
+        pass
+
+
 def stage_name(notebook: Path) -> str:
     """The stage a notebook runs: ``notebooks/04_agreement.py`` -> ``agreement``."""
     return re.sub(r"^\d+_", "", notebook.stem)
@@ -417,9 +436,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--root", type=Path, default=ROOT,
                         help="project root (default: this checkout)")
     args = parser.parse_args(argv)
-    stage = Paths(args.root.resolve()).stage(args.stage)
-    return run(stage.notebook_source, stage.notebook,
-               parse_params(args.stage, args.p, args.root.resolve()))
+    root = args.root.resolve()
+    stage = Paths(root).stage(args.stage)
+    code = 1
+    try:
+        code = run(stage.notebook_source, stage.notebook, parse_params(args.stage, args.p, root))
+    finally:
+        if code:
+            restore_metrics(stage.metrics, root)
+    return code
 
 
 if __name__ == "__main__":

@@ -1,18 +1,31 @@
 """Archives of a dump: escaping paths, links, hidden or too long names, entries landing on
-the same path, too many entries and decompression bombs are refused before anything is
+the same path, too many entries, decompression bombs, tar headers declaring more than a
+header can need, sparse files and encrypted entries are refused before anything is
 extracted, in one line naming the archive, the target left as it was."""
 
 from __future__ import annotations
 
+import io
 import re
 import tarfile
+import time
 import zipfile
 
 import pytest
 
 from analysis.core.errors import InputError
+from analysis.core.sizes import GiB, MiB
 from analysis.ingest import archives
 from analysis.ingest import ingest as ing
+from tests.support.bombs import (
+    TAR_END,
+    chained_headers_tar,
+    declared_header_tar,
+    encrypted_zip,
+    sparse_map_tar,
+    tar_file,
+    tar_header,
+)
 from tests.unit.ingest.sources import (
     HIDDEN_NAMES,
     NAME_MAX,
@@ -75,11 +88,14 @@ def test_archive_names_with_control_or_formatting_characters_are_refused(
 @pytest.mark.parametrize("make", [zip_dump, tar_dump])
 @pytest.mark.parametrize("stem", ["a" * 300, "é" * 130])  # 300 bytes; 130 letters, 260 bytes
 def test_archive_name_longer_than_the_file_system_allows_is_refused(tmp_path, out, make, stem):
+    name = f"top/{stem}.csv"
     archive = make(tmp_path / f"dump.{'zip' if make is zip_dump else 'tar'}",
-                   ["top/CodeBook.csv", f"top/{stem}.csv"])
+                   ["top/CodeBook.csv", name])
     size = len(f"{stem}.csv".encode())
+    # a name of more than 120 characters is shown by its start and its length
+    shown = f"'{name[:120]}…' ({len(name.encode()):,} bytes)"
     assert refusal(archive, out) == (
-        f"{archive}: archive entry 'top/{stem}.csv': name is {size} bytes long, more than the "
+        f"{archive}: archive entry {shown}: name is {size} bytes long, more than the "
         f"file system's limit of {NAME_MAX} -> shorten the name in the dump")
     assert_untouched(out)
 
@@ -89,8 +105,8 @@ def test_archive_path_longer_than_the_file_system_allows_is_refused(tmp_path, ou
     archive = tar_dump(tmp_path / "dump.tar", ["top/CodeBook.csv", deep])
     message = refusal(archive, out)
     assert re.fullmatch(
-        re.escape(f"{archive}: archive entry '{deep}': path is {len(deep):,} bytes long, more "
-                  "than the ") + r"[\d,]+" + re.escape(
+        re.escape(f"{archive}: archive entry '{deep[:120]}…' ({len(deep):,} bytes): path is "
+                  f"{len(deep):,} bytes long, more than the ") + r"[\d,]+" + re.escape(
             " that fit in the target folder -> shorten the path in the dump (fewer or "
             "shorter folder names)"), message), message
     assert_untouched(out)
@@ -191,3 +207,140 @@ def test_a_damaged_archive_is_one_line(tmp_path):
         archives.extract_archive(archive, tmp_path / "out")
     assert str(info.value).startswith(f"{archive}: ")
     assert "\n" not in str(info.value)
+
+
+# -- hostile headers: refused before tarfile reads what they declare --------------------------
+
+HOSTILE = ("refusing to read it; use the dump's original archive (this one is damaged or "
+           "crafted)")
+
+
+@pytest.mark.parametrize("kind,what,limit", [
+    (tarfile.GNUTYPE_LONGNAME, "a GNU long-name", "4 KiB"),
+    (tarfile.GNUTYPE_LONGLINK, "a GNU long-link", "4 KiB"),
+    (tarfile.XHDTYPE, "a pax extended", "1 MiB"),
+    (tarfile.XGLTYPE, "a pax global", "1 MiB"),
+])
+def test_a_header_declaring_gigabytes_is_refused_before_it_is_read(tmp_path, out, kind, what,
+                                                                   limit):
+    archive = declared_header_tar(tmp_path / "dump.tar.gz", kind, 3 * GiB // 2)
+    assert archive.stat().st_size < 2 * MiB  # 1.5 GiB of header in 1.6 MB
+    started = time.perf_counter()
+    assert refusal(archive, out) == (
+        f"{archive}: {what} header at byte 0 of the unpacked archive declares 1,536 MiB, more "
+        f"than such a header can need ({limit}) -> {HOSTILE}")
+    assert time.perf_counter() - started < 5
+    assert_untouched(out)
+
+
+def test_the_headers_limits_are_the_documented_ones():
+    assert archives.MAX_LONG_NAME_BYTES == 4096
+    assert archives.MAX_PAX_HEADER_BYTES == MiB
+    doc = " ".join(archives.__doc__.split())
+    assert ":data:`MAX_LONG_NAME_BYTES`" in doc and ":data:`MAX_PAX_HEADER_BYTES`" in doc
+
+
+def test_a_long_name_is_shown_by_its_start_and_its_length(tmp_path, out):
+    name = "top/" + "a" * 3990 + "\u202e.csv"  # a GNU long name within the header's limit
+    archive = tmp_path / "dump.tar"
+    archive.write_bytes(tar_header("././@LongLink", len(name.encode()) + 1,
+                                   tarfile.GNUTYPE_LONGNAME)
+                        + name.encode() + bytes(-(len(name.encode()) + 1) % 512 + 1)
+                        + tar_file("top/x.csv", b"x\n") + TAR_END)
+    assert refusal(archive, out) == (
+        f"{archive}: archive entry 'top/{'a' * 116}…' ({len(name.encode()):,} bytes): name "
+        "holds control or formatting characters (shown as ⟨U+...⟩) -> rename it in the dump "
+        "with printable characters only")
+
+
+def test_pax_headers_count_against_max_bytes(tmp_path, out):
+    archive = tmp_path / "dump.tar"
+    with tarfile.open(archive, "w", format=tarfile.PAX_FORMAT) as tf:
+        for i in range(3):  # 2 bytes of data each, behind 600 KB of pax records
+            info = tarfile.TarInfo(f"top/f{i}.csv")
+            info.size, info.pax_headers = 2, {"comment": "a" * 600_000}
+            tf.addfile(info, io.BytesIO(b"x\n"))
+    assert refusal(archive, out, max_bytes=MiB) == (
+        f"{archive}: archive unpacks to more than 1,048,576 bytes (decompression bomb?) -> "
+        "check the archive, or raise ingest.max_bytes if it is genuine")
+    assert_untouched(out)
+
+
+def test_a_chain_of_extended_headers_is_one_line(tmp_path, out):
+    archive = chained_headers_tar(tmp_path / "dump.tar", 400)  # tarfile would recurse 400 deep
+    assert refusal(archive, out) == (
+        f"{archive}: more than 8 extended headers (pax, GNU long names) in a row at byte "
+        f"4,096 of the unpacked archive -> {HOSTILE}")
+    assert_untouched(out)
+
+
+def test_a_pax_record_of_thousands_of_digits_is_one_line(tmp_path, out):
+    record = b"9" * 5000 + b" comment=x\n"
+    archive = tmp_path / "dump.tar"
+    archive.write_bytes(tar_header("././@PaxHeader", len(record), tarfile.XHDTYPE) + record
+                        + bytes(-len(record) % 512) + tar_file("top/x.csv", b"x\n") + TAR_END)
+    message = refusal(archive, out)
+    assert message.startswith(f"{archive}: cannot read the archive's headers (")
+    assert message.endswith(f" -> {HOSTILE}")
+    assert_untouched(out)
+
+
+def pax_sparse_tar(path, headers: dict[str, str]):
+    info = tarfile.TarInfo("top/x.csv")
+    info.size, info.pax_headers = 2, headers
+    with tarfile.open(path, "w", format=tarfile.PAX_FORMAT) as tf:
+        tf.addfile(info, io.BytesIO(b"x\n"))
+    return path
+
+
+def old_sparse_tar(path):
+    """A tar of one sparse file in GNU's old format (type S), with no regions."""
+    path.write_bytes(tar_header("top/CodeBook.csv", 0, tarfile.GNUTYPE_SPARSE) + TAR_END)
+    return path
+
+
+@pytest.mark.parametrize("make", [
+    lambda path: sparse_map_tar(path, 4 * MiB),  # GNU sparse 1.0: a map read without end
+    lambda path: pax_sparse_tar(path, {"GNU.sparse.map": "0,2", "GNU.sparse.size": "2",
+                                       "GNU.sparse.name": "top/CodeBook.csv"}),  # 0.1
+    lambda path: old_sparse_tar(path),
+], ids=["gnu-1.0", "gnu-0.1", "old-gnu"])
+def test_sparse_files_are_refused(tmp_path, out, make):
+    archive = make(tmp_path / "dump.tar.gz")
+    assert refusal(archive, out) == (
+        f"{archive}: archive entry 'top/CodeBook.csv' is a sparse file -> refusing to extract "
+        "sparse files; use an archive of plain files")
+    assert_untouched(out)
+
+
+@pytest.mark.parametrize("make,suffix", [
+    (lambda path: pax_path_tar(path, "../x.csv"), "tar"),
+    (lambda path: zip_dump(path, ["top/CodeBook.csv", "../x.csv"]), "zip"),
+], ids=["tar-pax-path", "zip"])
+def test_an_escaping_path_names_the_archive(tmp_path, out, make, suffix):
+    archive = make(tmp_path / f"dump.{suffix}")
+    assert refusal(archive, out) == (
+        f"{archive}: archive entry '../x.csv' points outside the target folder -> refusing "
+        "to extract it; use an archive without '..' in its paths")
+    assert_untouched(out)
+
+
+def pax_path_tar(path, name: str):
+    """A tar whose entry is named by a pax header (``path=...``), its own header naming
+    another."""
+    info = tarfile.TarInfo("top/x.csv")
+    info.size, info.pax_headers = 2, {"path": name}
+    with tarfile.open(path, "w", format=tarfile.PAX_FORMAT) as tf:
+        tf.addfile(info, io.BytesIO(b"x\n"))
+    return path
+
+
+def test_an_encrypted_zip_entry_is_refused_before_anything_is_extracted(tmp_path, out,
+                                                                         monkeypatch):
+    archive = encrypted_zip(tmp_path / "dump.zip", ["top/CodeBook.csv", "top/x.csv"])
+    monkeypatch.setattr(archives, "_copy_limited", lambda *a: pytest.fail("extracted something"))
+    assert refusal(archive, out) == (
+        f"{archive}: archive entry 'top/CodeBook.csv' is encrypted (password-protected) -> "
+        "extract the archive with its password and give the folder as the source, or make an "
+        "archive without a password")
+    assert_untouched(out)

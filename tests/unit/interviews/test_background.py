@@ -96,6 +96,21 @@ def test_background_header_below_blank_rows(tmp_path, taxonomy):
                                                                         "responsibilities"}
 
 
+def test_a_run_of_empty_rows_is_one_anomaly(tmp_path):
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.append(["Roles", "Experience"])
+    ws.append(["LLM User-Student", "2 years"])
+    ws.append([None, None])  # row 3: one empty row
+    ws.append(["LLM User-Student", "1 year"])
+    ws["A1000000"] = "LLM User-Engineer"  # rows 5 to 999,999: empty
+    wb.save(tmp_path / "b.xlsx")
+    _, found, _, accounting = clean_background(tmp_path / "b.xlsx", "b.xlsx", PARAMS)
+    assert [(a.line, a.message) for a in found if a.kind == "blank_row"] == [
+        (3, "empty row"), (5, "empty rows 5-999,999 (999,995 rows)")]
+    assert accounting["input"] == 3
+
+
 def test_background_errors(tmp_path, taxonomy):
     cb = write_codebook(tmp_path / "CodeBook.csv")
     bad = write_background(tmp_path / "bad.xlsx", header=["Name", "Gender", "Age", "Notes"])

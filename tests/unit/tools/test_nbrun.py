@@ -267,3 +267,52 @@ def test_skipping_hdfs_keeps_an_already_imported_pyarrow_fs():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
     assert proc.stdout == "ok\n", proc.stderr
+
+
+def git_project(root):
+    """A git repository holding a committed metrics file of the interviews stage."""
+    metrics = root / "metrics" / "interviews.json"
+    metrics.parent.mkdir(parents=True)
+    metrics.write_text('{"participants": 19}\n')
+    (root / "params.yaml").write_text("interviews: {}\n")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(root)]
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    subprocess.run([*git, "add", "metrics"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "metrics"], check=True)
+    return metrics
+
+
+@pytest.mark.parametrize("outcome", [1, RuntimeError("the kernel died")])
+def test_a_failed_stage_puts_its_metrics_back_as_git_has_them(tmp_path, monkeypatch, outcome):
+    metrics = git_project(tmp_path)
+    metrics.unlink()  # as DVC does before running the stage
+
+    def failing(*args):
+        if isinstance(outcome, Exception):
+            raise outcome
+        return outcome
+
+    monkeypatch.setattr(nbrun, "run", failing)
+    if isinstance(outcome, Exception):
+        with pytest.raises(RuntimeError):
+            nbrun.main(["interviews", "--root", str(tmp_path)])
+    else:
+        assert nbrun.main(["interviews", "--root", str(tmp_path)]) == 1
+    assert metrics.read_text() == '{"participants": 19}\n'
+
+
+def test_a_stage_that_succeeds_keeps_the_metrics_it_wrote(tmp_path, monkeypatch):
+    metrics = git_project(tmp_path)
+
+    def succeeding(*args):
+        metrics.write_text('{"participants": 20}\n')
+        return 0
+
+    monkeypatch.setattr(nbrun, "run", succeeding)
+    assert nbrun.main(["interviews", "--root", str(tmp_path)]) == 0
+    assert metrics.read_text() == '{"participants": 20}\n'
+
+
+def test_restoring_metrics_outside_git_does_nothing(tmp_path):
+    nbrun.restore_metrics(tmp_path / "metrics" / "interviews.json", tmp_path)
+    assert not (tmp_path / "metrics").exists()
