@@ -45,7 +45,6 @@ from analysis.core.dumpsafety import (
 )
 from analysis.core.errors import InputError
 from analysis.core.sizes import MiB, size_text
-from analysis.core.textsafe import visible
 
 ARCHIVE_SUFFIXES = (".zip", ".tar.gz", ".tgz", ".tar")
 MAX_LONG_NAME_BYTES = FALLBACK_PATH_MAX
