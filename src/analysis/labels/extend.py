@@ -30,10 +30,10 @@ is what ``labels merge`` wrote. ``STUDY`` is the base plus the batch:
   ``labels/<name>/``, and a base's earlier ones carried.
 
 A report in both the base and the batch (the same report by
-:func:`analysis.select.known.issue_key`: scheme, letter case, trailing slashes, issues or
-pull links, former names) is refused in one line. An ``--out`` that exists is replaced only
-with ``--force``, and only when it holds an earlier extend; the study is built aside and
-moved into place when complete.
+:func:`analysis.select.known.issue_key`: scheme, letter case, default port, doubled and
+trailing slashes, leading zeros, issues or pull links, former names) is refused in one
+line. An ``--out`` that exists is replaced only with ``--force``, and only when it holds an
+earlier extend; the study is built aside and moved into place when complete.
 """
 
 from __future__ import annotations
