@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 
 import pandas as pd
@@ -73,6 +74,37 @@ def test_user_error_in_a_notebook_is_one_message_and_leaves_no_output(tmp_path, 
     assert len(err.splitlines()) == 1
     assert not paths.clean.notebook.exists() and not paths.clean.issues_parquet.exists()
     assert not list(paths.notebooks.glob(".*"))  # no temporary leftovers
+
+
+@pytest.mark.parametrize("stage, name, value, setting", [
+    ("keywords", "keywords_file", "SECRET", "keywords.keywords_file"),
+    ("keywords", "keywords_file", "../../secret.txt", "keywords.keywords_file"),
+    ("keywords", "keywords_file", "linked", "keywords.keywords_file"),
+    ("taxonomy", "detail_files", {"Question": "SECRET"}, "taxonomy.detail_files.Question"),
+    ("taxonomy", "detail_files", {"Bug": "../../secret.txt"}, "taxonomy.detail_files.Bug"),
+    ("compare", "baseline", "../../secret", "compare.baseline"),
+])
+def test_a_setting_naming_a_file_outside_the_dump_ends_the_stage_in_one_line(
+        tmp_path, capsys, stage, name, value, setting):
+    """The stage's own parameters, as nbrun passes them to papermill: refused before the
+    notebook runs, so no file outside the dump is read and nothing is written."""
+    root = tmp_path / "project"
+    copy_curated(root)
+    paths = Paths(root)
+    paths.raw.mkdir(parents=True)
+    secret = tmp_path / "secret.txt"
+    secret.write_text("a_keywords = ['not the dump']\n", encoding="utf-8")
+    (paths.raw / "linked").symlink_to(secret)
+    shown = {k: str(secret) if v == "SECRET" else v for k, v in value.items()} \
+        if isinstance(value, dict) else str(secret) if value == "SECRET" else value
+    code = run(PATHS.stage(stage).notebook_source, paths.stage(stage).notebook,
+               parse_params(stage, [[name, json.dumps(shown)]], root))
+    assert code == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"{paths.stage(stage).notebook.stem}: params.yaml, column "
+                          f"'{setting}': {setting} is ")
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+    assert not paths.stage(stage).notebook.parent.exists()  # nothing run, nothing written
 
 
 def test_notebook_check_accepts_ours_and_refuses_outputs(tmp_path):

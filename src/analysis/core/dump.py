@@ -32,6 +32,7 @@ from typing import BinaryIO
 import pandas as pd
 
 from analysis.core.dumpfiles import DumpFiles
+from analysis.core.encoding import wide_unicode
 from analysis.core.errors import InputError
 from analysis.core.paths import DumpLayout
 
@@ -68,6 +69,8 @@ class ProjectFiles:
 
 # A function opening a file for reading (as ``DumpFiles.open`` does, bound to one file).
 Opener = Callable[[], AbstractContextManager[BinaryIO]]
+# How many of a file's first bytes tell a UTF-16 or UTF-32 file (analysis.core.encoding).
+HEAD_BYTES = 4096
 
 MAX_LINE = 131_072
 """The longest line a dump file may hold, in characters, and the longest CSV record when a
@@ -96,6 +99,7 @@ class TextLines:
         self.max_line = max_line
         self.quirks: list[Quirk] = []
         self.lines = 0  # pieces read so far: the number of the current line
+        self.head = bytearray()  # the file's first bytes, to name its encoding in a message
 
     def __iter__(self) -> Iterator[str]:
         if callable(self.source):
@@ -131,6 +135,8 @@ class TextLines:
             end = piece[len(body):]
             endings.add(end)
             self.lines += 1
+            if len(self.head) < HEAD_BYTES:
+                self.head += piece.encode("utf-8", "surrogateescape")
             size = self._check(body, offset, newlines + 1)
             yield body
             if not end:
@@ -155,27 +161,51 @@ class TextLines:
 
     def _check(self, body: str, offset: int, raw_line: int) -> int:
         """The size of a line in bytes; a line too long, not UTF-8 (escaped bytes are lone
-        surrogates) or with a NUL is refused. ``offset`` and ``raw_line`` (LFs before it + 1)
-        place a bad byte as :meth:`bytes.decode` would."""
+        surrogates) or with a NUL is refused, a UTF-16 or UTF-32 file (its first bytes,
+        :func:`~analysis.core.encoding.wide_unicode`) named as such with how to convert it.
+        ``offset`` and ``raw_line`` (LFs before it + 1) place a bad byte as
+        :meth:`bytes.decode` would."""
         if self.max_line is not None and len(body) > self.max_line:
             raise InputError(
                 f"line longer than {self.max_line:,} characters (not read further)",
                 file=self.rel, line=self.lines,
                 fix="a dump's lines are short (a URL and labels): check that this is the "
                     "right file, with line breaks")
+        wide = None
         try:
             size = len(body.encode("utf-8"))
         except UnicodeEncodeError as exc:
-            byte = ord(body[exc.start]) - 0xDC00
-            at = offset + len(body[:exc.start].encode("utf-8"))
-            raise InputError(
-                f"not UTF-8 (byte 0x{byte:02x} at offset {at})", file=self.rel,
-                line=raw_line,
-                fix="re-save the file as UTF-8 (e.g. `iconv -f cp1252 -t utf-8`)") from None
-        if "\x00" in body:
-            raise InputError("file contains NUL bytes (binary or UTF-16?)", file=self.rel,
-                             line=self.lines, fix="re-save the file as UTF-8 text")
+            wide = wide_unicode(bytes(self.head[:HEAD_BYTES]))
+            if wide is None:
+                byte = ord(body[exc.start]) - 0xDC00
+                at = offset + len(body[:exc.start].encode("utf-8"))
+                raise InputError(f"not UTF-8 (byte 0x{byte:02x} at offset {at})",
+                                 file=self.rel, line=raw_line,
+                                 fix=not_utf8_advice(body)) from None
+        if wide is None and "\x00" in body:
+            wide = wide_unicode(bytes(self.head[:HEAD_BYTES]))
+            if wide is None:
+                raise InputError("file contains NUL bytes (not text, or not UTF-8 text)",
+                                 file=self.rel, line=self.lines,
+                                 fix="give the file as UTF-8 text")
+        if wide is not None:
+            name = "UTF-32" if "32" in wide else "UTF-16"
+            raise InputError(f"file is {name} text, not UTF-8", file=self.rel,
+                             line=self.lines,
+                             fix=f"re-save it as UTF-8 (e.g. `iconv -f {wide} -t utf-8`)")
         return size
+
+
+def not_utf8_advice(body: str) -> str:
+    """How to convert a line that is not UTF-8 (its bytes escaped as lone surrogates, as
+    :class:`TextLines` reads them): from Windows-1252 when its bytes are text in that code
+    page (Excel's "CSV" on Western Windows), else from the encoding it was saved in."""
+    try:
+        body.encode("utf-8", "surrogateescape").decode("cp1252")
+    except UnicodeDecodeError:
+        return ("re-save the file as UTF-8 from the encoding it was saved in (`file -i` "
+                "may tell it; then `iconv -f ENCODING -t utf-8`)")
+    return "re-save the file as UTF-8 (e.g. `iconv -f cp1252 -t utf-8`)"
 
 
 def decode(raw: bytes, rel: str) -> tuple[str, list[Quirk]]:

@@ -141,6 +141,7 @@ class PathClash:
     first_is_folder: bool
     second_is_folder: bool
     same_spelling: bool
+    second_path: str | None = None  # where the second lands, spelled as it spells it
 
 
 def find_path_clash(entries: Iterable[tuple[str, str, bool]]) -> PathClash | None:
@@ -164,12 +165,13 @@ def find_path_clash(entries: Iterable[tuple[str, str, bool]]) -> PathClash | Non
             if first_is_folder and as_folder:
                 continue
             return PathClash(first, name, first_path, first_is_folder, as_folder,
-                             first_path == path)
+                             first_path == path, path)
     return None
 
 
 def clash_problem(clash: PathClash, noun: str) -> str:
-    """One line naming both entries of a :class:`PathClash` (``noun``: "archive entries")."""
+    """One line naming both entries of a :class:`PathClash` (``noun``: "archive entries"),
+    and, for two spellings, how they differ (:func:`spelling_difference`)."""
     text = (
         f"{noun} {quoted_name(clash.first)} and {quoted_name(clash.second)} would land on "
         f"the same path {quoted_name(clash.path)}"
@@ -177,8 +179,47 @@ def clash_problem(clash: PathClash, noun: str) -> str:
     if clash.first_is_folder != clash.second_is_folder:
         text += ", one as a file and one as a folder"
     if not clash.same_spelling:
-        text += " on a case-insensitive file system (macOS, Windows)"
+        text += spelling_difference(clash.path, clash.second_path or clash.second)
     return text
+
+
+def spelling_difference(first: str, second: str) -> str:
+    """How two spellings of one landing path differ, as the end of a message: in letter case
+    (one name where case is ignored), or in Unicode normalisation, where the two look the
+    same, so the differing part is shown as code points (``e\\u0301`` vs ``\\u00e9``)."""
+    nfc = [unicodedata.normalize("NFC", s) for s in (first, second)]
+    if first.casefold() == second.casefold():
+        return " on a case-insensitive file system (macOS, Windows)"
+    a, b = (code_points(part) for part in differing_part(first, second))
+    if nfc[0] == nfc[1]:
+        return (f": they differ only in Unicode normalisation (NFC/NFD), `{a}` vs `{b}`, "
+                "which a file system that normalises names (macOS) takes as one")
+    return (f": they differ in letter case and in Unicode normalisation (NFC/NFD), `{a}` vs "
+            f"`{b}`, which a case-insensitive file system that normalises names (macOS) "
+            "takes as one")
+
+
+def differing_part(first: str, second: str) -> tuple[str, str]:
+    """The parts of two strings between their common start and end, widened so that no
+    combining mark is parted from the letter it belongs to."""
+    start = len(os.path.commonprefix([first, second]))
+    while start and any(unicodedata.combining(s[start:start + 1] or " ")
+                        for s in (first, second)):
+        start -= 1
+    end = 0
+    while (end < min(len(first), len(second)) - start
+           and first[len(first) - 1 - end] == second[len(second) - 1 - end]):
+        end += 1
+    while end and unicodedata.combining(first[len(first) - end]):
+        end -= 1
+    return first[start:len(first) - end], second[start:len(second) - end]
+
+
+def code_points(text: str) -> str:
+    """``text`` with every character but printable ASCII as its code point (``\\u00e9``)."""
+    return "".join(c if c.isascii() and c.isprintable()
+                   else f"\\u{ord(c):04x}" if ord(c) <= 0xFFFF else f"\\U{ord(c):08x}"
+                   for c in text)
 
 
 def special_kind(mode: int) -> str:

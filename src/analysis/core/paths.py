@@ -24,9 +24,10 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from functools import cache, cached_property
-from pathlib import Path
+from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any, ClassVar
 
+from analysis.core.errors import InputError
 from analysis.core.safeyaml import safe_load
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -313,8 +314,33 @@ class Paths:
         return self.root / "data" / "baseline"
 
     def baseline(self, name: str) -> Path:
-        """The baseline snapshot ``name`` (params.yaml ``compare.baseline``)."""
+        """The baseline snapshot ``name`` (params.yaml ``compare.baseline``): a plain file
+        name in ``data/baseline/``, or one message naming the setting (a name with a
+        folder or ``..`` in it would read a file outside, which DVC does not track)."""
+        if (not isinstance(name, str) or not name.strip() or name in (".", "..")
+                or any(c in name for c in "/\\\0")):
+            folder = self.baselines.relative_to(self.root).as_posix()
+            found = sorted(p.stem for p in self.baselines.glob("*.json"))
+            raise InputError(f"{BASELINE_SETTING} is {name!r}: it must be the name of a "
+                             f"snapshot in {folder}/, without a folder or '..'",
+                             file=self.params.name, column=BASELINE_SETTING,
+                             fix=f"set {BASELINE_SETTING} in {self.params.name} to a file "
+                                 f"name of {folder}/ without .json (there: "
+                                 f"{', '.join(found) or 'none'})")
         return self.baselines / f"{name}.json"
+
+    def check_path_settings(self, stage: str, settings: dict[str, Any]) -> None:
+        """Refuse, before a stage runs, a setting of its params.yaml section
+        (``settings``) that names a path outside where it belongs: the settings of
+        :data:`DUMP_FILE_SETTINGS` (a file name, or a mapping of names, under
+        ``data/raw/``) and ``compare.baseline`` (see :func:`dump_file`, :meth:`baseline`)."""
+        for key in DUMP_FILE_SETTINGS.get(stage, ()):
+            value = settings.get(key)
+            named = value.items() if isinstance(value, dict) else [(None, value)]
+            for item, file in named:
+                dump_file(self.raw, file, f"{stage}.{key}" + (f".{item}" if item else ""))
+        if f"{stage}.baseline" == BASELINE_SETTING:
+            self.baseline(settings.get("baseline"))
 
     @property
     def release_manifest(self) -> Path:
@@ -552,6 +578,12 @@ class DumpLayout:
         return self.labels / "merge.json"
 
 
+# params.yaml settings, per stage, that name files of the dump relative to data/raw: a
+# file name, or a mapping of names (checked by Paths.check_path_settings); and the one that
+# names a snapshot in data/baseline.
+DUMP_FILE_SETTINGS = {"taxonomy": ("detail_files",), "keywords": ("keywords_file",)}
+BASELINE_SETTING = "compare.baseline"
+
 # The suffix of a project's excluded-candidates file (``<Project>_excluded.csv``).
 EXCLUDED_SUFFIX = "_excluded.csv"
 
@@ -577,6 +609,33 @@ class SheetPaths:
 
 
 PATHS = Paths()
+
+
+def dump_file(raw: Path, value: object, setting: str) -> Path:
+    """The file of the dump at ``raw`` (``data/raw/``) that the params.yaml ``setting``
+    names, relative to it; one message naming the setting when it is absolute, climbs out
+    with ``..`` or leads out through a symbolic link: a file outside the dump is no DVC
+    dependency, and its text and path would reach the outputs and the site."""
+    shown = PATHS.raw.relative_to(PATHS.root).as_posix()
+    why = None
+    if not isinstance(value, str) or not value.strip() or "\0" in value:
+        why = "it must name a file of the dump"
+    elif PurePosixPath(value).is_absolute() or PureWindowsPath(value).is_absolute():
+        why = "an absolute path, outside the dump"
+    elif ".." in PurePosixPath(value).parts:
+        why = f"'..' leads out of {shown}/"
+    else:
+        inside, target = Path(raw).resolve(), (Path(raw) / value).resolve()
+        if target == inside:
+            why = f"it names {shown}/ itself, not a file of it"
+        elif not target.is_relative_to(inside):
+            why = f"a symbolic link leads it out of {shown}/"
+    if why:
+        raise InputError(f"{setting} is {value!r}: {why}", file=PATHS.params.name,
+                         column=setting,
+                         fix=f"set {setting} in {PATHS.params.name} to a file of the dump, "
+                             f"relative to {shown}/")
+    return Path(raw) / value
 
 
 def project_path(path: str | os.PathLike[str], root: Path = ROOT) -> Path:

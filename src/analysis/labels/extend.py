@@ -30,8 +30,9 @@ is what ``labels merge`` wrote. ``STUDY`` is the base plus the batch:
   ``labels/<name>/``, and a base's earlier ones carried.
 
 A report in both the base and the batch (the same report by
-:func:`analysis.select.known.issue_key`: scheme, letter case, trailing slashes, issues or
-pull links, former names) is refused in one line. The base and the batch are untrusted
+:func:`analysis.select.known.issue_key`: scheme, letter case, default port, doubled and
+trailing slashes, leading zeros, issues or pull links, former names) is refused in one
+line. The base and the batch are untrusted
 and read as ingest reads a dump (:class:`~analysis.core.dumpfiles.DumpFiles`): a symbolic
 link (to a file or a folder, anywhere in either), a hard link or a special file is refused
 in one line naming it, before anything is written, and each file is opened once, only if

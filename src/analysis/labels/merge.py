@@ -410,20 +410,20 @@ def merge_sheets(paths: list[Path], out: Path, codes: set[str], force: bool = Fa
         problems = check_sheets(sheets, codes, [Path(p) for p in paths])
     if not problems and selection is not None:
         problems = selection_problems(sheets, selection, selection_name or "candidates.csv")
-    if decisions is not None:
+    rows = any(len(s.rows) for s in sheets)
+    # checked sheets give the adjudication list, which the decisions are checked against
+    result = combine(sheets, decisions) if not problems and rows else None
+    if decisions is not None:  # every problem of the decisions file at once
         problems += decisions.problems
+        if result is not None:
+            problems += unused_problems(decisions, set(labels_frame(sheets[0]).index),
+                                        set(result.adjudication["url"]))
     if problems:
         raise SheetProblems(problems)
-    if not any(len(s.rows) for s in sheets):
+    if result is None:
         raise SheetProblems([InputError("the sheets hold no rows: nothing to merge, nothing "
                                         "written", file=sheets[0].name,
                                         fix="give the sheets labels sheets wrote, filled")])
-    result = combine(sheets, decisions)
-    if decisions is not None:
-        listed = set(result.adjudication["url"])
-        problems = unused_problems(decisions, set(labels_frame(sheets[0]).index), listed)
-        if problems:
-            raise SheetProblems(problems)
     checked = {"checked": selection is not None,
                "candidates": Path(selection_name).name if selection_name else None}
     result.record = merge_record(sheets, result, decisions, checked)

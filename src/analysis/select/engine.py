@@ -45,7 +45,7 @@ from analysis.select.formats import (
     read_records,
     repository_of,
 )
-from analysis.select.known import DumpIssues, issue_key
+from analysis.select.known import KEY_RULE, DumpIssues, issue_key
 from analysis.select.matching import Matcher
 from analysis.select.spec import Spec
 
@@ -276,9 +276,7 @@ def summary(sel: Selection) -> dict:
             "dump": str(known.dump), "issues": len(known), "labelled": known.labelled,
             "excluded": known.excluded,
             "left_out": sum(p["known"] for p in sel.projects.values()),
-            "rule": "the same report by analysis.select.known.issue_key: scheme, www, "
-                    "letter case, trailing slashes and issues/pull links ignored, former "
-                    "names as the current one"},
+            "rule": f"the same report by analysis.select.known.issue_key: {KEY_RULE}"},
         "since": spec.since, "until": spec.until, "match": spec.match,
         "matching": ("ASCII case-insensitive, on ASCII word boundaries"
                      + (", English plural endings s/es accepted" if spec.match == "plural"

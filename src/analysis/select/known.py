@@ -3,7 +3,10 @@ and to keep a batch from labelling twice (``labels extend``).
 
 Two addresses name the same report when their normalised keys (:func:`issue_key`) are
 equal: the scheme (``http``/``https``), a ``www.``, the letter case of the host, owner
-and name, a trailing slash, a query or a fragment do not count; a former name of a
+and name, the default port (``:443``, ``:80``), a trailing dot of the host
+(``github.com.``), doubled slashes in the path, leading zeros of an issue number
+(``/issues/007``), a trailing slash, a query or a fragment do not count (another port,
+``:8443``, does; ``/issues/7`` and ``/issues/70`` stay two reports); a former name of a
 repository (``former_names`` in ``data/projects.yaml``: ``microsoft/DeepSpeed`` is now
 ``deepspeedai/DeepSpeed``) counts as its current name; and ``issues/N``, ``pull/N``,
 ``pulls/N`` and ``discussions/N`` are one report, as the taxonomy stage matches the
@@ -35,26 +38,50 @@ from analysis.core.errors import InputError
 from analysis.core.paths import PATHS, Paths, project_path
 
 ISSUE_URL_RE = re.compile(
-    r"^(?:https?://)?(?:www\.)?(?P<host>[^/\s]+)/(?P<owner>[^/\s]+)/(?P<name>[^/\s]+)/"
+    r"^(?P<host>[^/\s]+)/(?P<owner>[^/\s]+)/(?P<name>[^/\s]+)/"
     r"(?:issues|pull|pulls|discussions)/(?P<number>[^/?#\s]+)", re.IGNORECASE)
 SCHEME_RE = re.compile(r"^(?:https?://)?(?:www\.)?", re.IGNORECASE)
 NONE = "none"
 READER = "select"  # who reads the dump, in messages about its files
 
+# What issue_key ignores, in a sentence (the selection's record states it).
+KEY_RULE = ("scheme, www, letter case, default port, trailing dot of the host, doubled and "
+            "trailing slashes, leading zeros of the number and issues/pull links ignored, "
+            "former names as the current one")
+# an address without its scheme: host, port, path, then a query or a fragment
+ADDRESS_RE = re.compile(r"(?P<host>[^/?#:]*)(?::(?P<port>\d+))?(?P<path>/[^?#]*)?"
+                        r"(?P<tail>[?#].*)?", re.DOTALL)
+SLASHES_RE = re.compile(r"/{2,}")
+DEFAULT_PORTS = ("443", "80")
+
+
+def address(url: str) -> str:
+    """``url`` without what does not tell reports apart: its scheme, ``www.``, the
+    trailing dot of its host and a default port (:data:`DEFAULT_PORTS`), with doubled
+    slashes of its path made one (its query and fragment as they are)."""
+    text = SCHEME_RE.sub("", url.strip())
+    m = ADDRESS_RE.fullmatch(text)
+    if m is None:  # not host[:port]/path: keyed as it is written
+        return text
+    port = m["port"]
+    host = m["host"].rstrip(".") + (f":{port}" if port and port not in DEFAULT_PORTS else "")
+    return host + SLASHES_RE.sub("/", m["path"] or "") + (m["tail"] or "")
+
 
 def issue_key(url: str, renames: dict[str, str] | None = None) -> str:
     """The key that identifies the report at ``url`` (see the module docstring):
-    ``host/owner/name#number`` in lower case, a former ``owner/name`` replaced by the
-    current one (``renames``: lower-case former name -> current name). An address that
-    is not an issue, pull request or discussion is keyed by itself, without its scheme,
-    ``www.``, trailing slashes and letter case."""
-    text = url.strip()
+    ``host/owner/name#number`` in lower case, an issue number without leading zeros, a
+    former ``owner/name`` replaced by the current one (``renames``: lower-case former
+    name -> current name). An address that is not an issue, pull request or discussion
+    is keyed by itself (:func:`address`), without trailing slashes, in lower case."""
+    text = address(url)
     m = ISSUE_URL_RE.match(text)
     if m is None:
-        return SCHEME_RE.sub("", text).rstrip("/").lower()
+        return text.rstrip("/").lower()
     repo = f"{m['owner']}/{m['name']}".lower()
     repo = (renames or {}).get(repo, repo).lower()
-    return f"{m['host'].lower()}/{repo}#{m['number'].lower()}"
+    number = (m["number"].lstrip("0") or "0") if m["number"].isdigit() else m["number"]
+    return f"{m['host'].lower()}/{repo}#{number.lower()}"
 
 
 @dataclass

@@ -35,7 +35,7 @@ import pandas as pd
 
 from analysis.core.dump import decode as decode_text
 from analysis.core.errors import InputError
-from analysis.core.paths import PATHS
+from analysis.core.paths import PATHS, dump_file
 from analysis.core.quality import (
     Anomaly,
     Rule,
@@ -399,7 +399,9 @@ def _coverage_anomalies(rows: list[dict], type_name: str, taxonomy: Taxonomy,
 
 def parse_detail_files(raw_dir: Path, files: dict[str, str], taxonomy: Taxonomy,
                        ) -> DetailsResult:
-    """Parse every detail file (``files``: issue type name -> path under ``raw_dir``)."""
+    """Parse every detail file (``files``: issue type name -> path under ``raw_dir``; a
+    path that leads outside ``raw_dir`` is refused, see
+    :func:`~analysis.core.paths.dump_file`)."""
     unknown = sorted(set(files) - set(taxonomy.type_names))
     if unknown:
         raise InputError(f"detail files given for unknown issue types {unknown}",
@@ -407,8 +409,9 @@ def parse_detail_files(raw_dir: Path, files: dict[str, str], taxonomy: Taxonomy,
                          fix=f"use the type names {taxonomy.type_names}")
     rows, items, anomalies, entries = [], [], [], []
     for type_name in [t for t in taxonomy.type_names if t in files]:
-        rel = str(files[type_name])
-        r, i, a, e = parse_detail_file(Path(raw_dir) / rel, rel, type_name, taxonomy)
+        rel = files[type_name]
+        path = dump_file(raw_dir, rel, f"taxonomy.detail_files.{type_name}")
+        r, i, a, e = parse_detail_file(path, rel, type_name, taxonomy)
         rows += r
         items += i
         anomalies += a

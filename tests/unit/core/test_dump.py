@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import io
 
 import pytest
@@ -77,6 +78,34 @@ def test_a_nul_byte_names_its_line():
     with pytest.raises(InputError, match="NUL") as err:
         lines_of(b"a\r\nb\rc\x00\n")
     assert err.value.line == 3
+
+
+TEXT = "Issue_URL,Label1,Final_Label\r\nhttps://github.com/a/b/issues/1,A.1,A.1\r\n"
+
+
+@pytest.mark.parametrize("raw, name, iconv", [
+    (TEXT.encode("utf-16"), "UTF-16", "utf-16"),  # Excel's "Unicode Text": a BOM, LE
+    (codecs.BOM_UTF16_BE + TEXT.encode("utf-16-be"), "UTF-16", "utf-16"),
+    (TEXT.encode("utf-16-le"), "UTF-16", "utf-16le"),
+    (TEXT.encode("utf-16-be"), "UTF-16", "utf-16be"),
+    (TEXT.encode("utf-32"), "UTF-32", "utf-32"),
+    (TEXT.encode("utf-32-le"), "UTF-32", "utf-32le"),
+])
+def test_a_utf16_or_utf32_file_is_named_with_how_to_convert_it(raw, name, iconv):
+    with pytest.raises(InputError) as err:
+        lines_of(raw)
+    assert str(err.value) == (f"f.txt, line 1: file is {name} text, not UTF-8 -> re-save "
+                              f"it as UTF-8 (e.g. `iconv -f {iconv} -t utf-8`)")
+    with pytest.raises(InputError, match=f"iconv -f {iconv} "):
+        decode(raw, "f.txt")  # the whole-file form, as the taxonomy and keywords read
+
+
+def test_windows_1252_is_told_so_and_other_bytes_are_not():
+    with pytest.raises(InputError, match=r"\(e\.g\. `iconv -f cp1252 -t utf-8`\)$"):
+        lines_of("Issue_URL\ncaf\u00e9 \u2013 na\u00efve\n".encode("cp1252"))
+    with pytest.raises(InputError) as err:
+        lines_of(b"Issue_URL\n\x81\x8d\x8f\x90\n")  # no characters in Windows-1252
+    assert "cp1252" not in str(err.value) and "iconv -f ENCODING -t utf-8" in str(err.value)
 
 
 def test_a_line_over_the_limit_is_refused_without_reading_it_whole():

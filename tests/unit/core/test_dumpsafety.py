@@ -51,11 +51,12 @@ def test_name_limits_leave_room_for_the_longest_folder(tmp_path):
 @pytest.mark.parametrize("entries,clash", [
     ([("a", "a", False), ("b", "b", False)], None),
     ([("a", "a", True), ("a/", "a", True)], None),  # two folders merge
-    ([("a", "a", False), ("a/b", "a/b", False)], PathClash("a", "a/b", "a", False, True, True)),
+    ([("a", "a", False), ("a/b", "a/b", False)],
+     PathClash("a", "a/b", "a", False, True, True, "a")),
     ([("X.csv", "X.csv", False), ("x.csv", "x.csv", False)],
-     PathClash("X.csv", "x.csv", "X.csv", False, False, False)),
+     PathClash("X.csv", "x.csv", "X.csv", False, False, False, "x.csv")),
     ([("caf\u00e9", "caf\u00e9", False), ("cafe\u0301", "cafe\u0301", False)],
-     PathClash("caf\u00e9", "cafe\u0301", "caf\u00e9", False, False, False)),
+     PathClash("caf\u00e9", "cafe\u0301", "caf\u00e9", False, False, False, "cafe\u0301")),
 ])
 def test_find_path_clash_finds_entries_landing_on_one_path(entries, clash):
     assert safety.find_path_clash(entries) == clash
@@ -68,6 +69,37 @@ def test_clash_problem_names_both_entries():
     assert safety.clash_problem(PathClash("A\n", "a\n", "A\n", False, False, False), "x") == (
         "x 'A⟨U+000A⟩' and 'a⟨U+000A⟩' would land on the same path 'A⟨U+000A⟩' on a "
         "case-insensitive file system (macOS, Windows)")
+
+
+@pytest.mark.parametrize("first, second, said", [
+    ("caf\u00e9.csv", "cafe\u0301.csv", ": they differ only in Unicode normalisation "
+     "(NFC/NFD), `\\u00e9` vs `e\\u0301`, which a file system that normalises names "
+     "(macOS) takes as one"),
+    ("Issue Report/Cafe\u0301/x.csv", "Issue Report/Caf\u00e9", ": they differ only in "
+     "Unicode normalisation (NFC/NFD), `e\\u0301` vs `\\u00e9`, which a file system that "
+     "normalises names (macOS) takes as one"),
+    ("caf\u00e9.csv", "CAF\u00c9.csv", " on a case-insensitive file system (macOS, Windows)"),
+    ("Caf\u00e9.csv", "cafe\u0301.csv", ": they differ in letter case and in Unicode "
+     "normalisation (NFC/NFD), `Caf\\u00e9` vs `cafe\\u0301`, which a case-insensitive "
+     "file system that normalises names (macOS) takes as one"),
+])
+def test_a_clash_of_two_spellings_says_how_they_differ(first, second, said):
+    """Names that differ only in Unicode normalisation look the same: the message says so
+    and shows the differing code points; a clash in letter case alone stays a clash on a
+    case-insensitive file system."""
+    clash = safety.find_path_clash([(first, first, False), (second, second, False)])
+    assert clash is not None
+    landing = first if "/" not in first else first.split("/x")[0]
+    assert safety.clash_problem(clash, "source entries") == (
+        f"source entries '{first}' and '{second}' would land on the same path '{landing}'"
+        + (", one as a file and one as a folder" if "/" in first else "") + said)
+
+
+def test_the_differing_part_keeps_combining_marks_with_their_letter():
+    assert safety.differing_part("e\u0301x", "\u00e9x") == ("e\u0301", "\u00e9")
+    assert safety.differing_part("ae\u0301\u0323", "ae\u0323\u0301") == (
+        "e\u0301\u0323", "e\u0323\u0301")
+    assert safety.code_points("a\u00e9\n\U0001f600") == "a\\u00e9\\u000a\\U0001f600"
 
 
 def test_entry_problem_refuses_links_special_files_and_hard_links(tmp_path):

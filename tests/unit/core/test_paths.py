@@ -9,7 +9,14 @@ from pathlib import Path
 import pytest
 import yaml
 
-from analysis.core.paths import PATHS, ROOT, STAGES, Paths
+from analysis.core.errors import InputError
+from analysis.core.paths import (
+    PATHS,
+    ROOT,
+    STAGES,
+    Paths,
+    dump_file,
+)
 
 SRC = ROOT / "src" / "analysis"
 # Paths of the project that only core/paths.py may spell (messages and docstrings, which
@@ -88,3 +95,73 @@ def test_listed_names_only():
         PATHS.agreement.table("nothing.csv")
     assert Paths(Path("/x")).clean.issues_parquet == Path(
         "/x/data/processed/clean/issues.parquet")
+
+
+@pytest.fixture
+def dump_with_links(tmp_path) -> Paths:
+    """A project whose data/raw holds a file, a link to it, and links that lead outside."""
+    paths = Paths(tmp_path / "project")
+    (paths.raw / "Issue Report").mkdir(parents=True)
+    (paths.raw / "Issue Report" / "bug_symptoms.csv").write_text("theme\n")
+    (tmp_path / "secret.txt").write_text("not the dump's\n")
+    (paths.raw / "inside").symlink_to(paths.raw / "Issue Report")
+    (paths.raw / "outside.csv").symlink_to(tmp_path / "secret.txt")
+    (paths.raw / "elsewhere").symlink_to(tmp_path)
+    return paths
+
+
+@pytest.mark.parametrize("value, why", [
+    ("/etc/passwd", "an absolute path, outside the dump"),
+    ("../../secret.txt", "'..' leads out of data/raw/"),
+    ("Issue Report/../../secret.txt", "'..' leads out of data/raw/"),
+    ("outside.csv", "a symbolic link leads it out of data/raw/"),
+    ("elsewhere/secret.txt", "a symbolic link leads it out of data/raw/"),
+    (".", "it names data/raw/ itself, not a file of it"),
+    ("", "it must name a file of the dump"),
+    (None, "it must name a file of the dump"),
+])
+def test_a_setting_naming_a_file_outside_the_dump_is_one_line(dump_with_links, value, why):
+    with pytest.raises(InputError) as err:
+        dump_file(dump_with_links.raw, value, "keywords.keywords_file")
+    assert str(err.value) == (
+        f"params.yaml, column 'keywords.keywords_file': keywords.keywords_file is {value!r}: "
+        f"{why} -> set keywords.keywords_file in params.yaml to a file of the dump, "
+        "relative to data/raw/")
+
+
+def test_a_setting_naming_a_file_of_the_dump_is_that_file(dump_with_links):
+    raw = dump_with_links.raw
+    for value in ("Issue Report/bug_symptoms.csv", "inside/bug_symptoms.csv", "absent.csv"):
+        assert dump_file(raw, value, "taxonomy.detail_files.Bug") == raw / value
+
+
+@pytest.mark.parametrize("name", ["../../etc/passwd", "/tmp/x", "sub/name", "..", "a\\b", ""])
+def test_a_baseline_is_a_snapshot_name_without_a_folder(tmp_path, name):
+    paths = Paths(tmp_path)
+    paths.baselines.mkdir(parents=True)
+    (paths.baselines / "upstream-1.json").write_text("{}")
+    with pytest.raises(InputError) as err:
+        paths.baseline(name)
+    assert str(err.value) == (
+        f"params.yaml, column 'compare.baseline': compare.baseline is {name!r}: it must be "
+        "the name of a snapshot in data/baseline/, without a folder or '..' -> set "
+        "compare.baseline in params.yaml to a file name of data/baseline/ without .json "
+        "(there: upstream-1)")
+    assert paths.baseline("upstream-1") == paths.baselines / "upstream-1.json"
+
+
+def test_every_path_setting_of_a_stage_is_checked_before_it_runs(dump_with_links):
+    paths = dump_with_links
+    paths.check_path_settings("keywords", {"keywords_file": "filter_keywords"})
+    paths.check_path_settings("taxonomy", {"detail_files": {"Bug": "inside/x.csv"}})
+    paths.check_path_settings("compare", {"baseline": "upstream-2fba316"})
+    paths.check_path_settings("clean", {"duplicates": "/not/a/path/setting"})
+    for stage, settings, key in [
+        ("keywords", {"keywords_file": "../secret.txt"}, "keywords.keywords_file"),
+        ("taxonomy", {"detail_files": {"Question": "q.csv", "Bug": "outside.csv"}},
+         "taxonomy.detail_files.Bug"),
+        ("compare", {"baseline": "../../secret"}, "compare.baseline"),
+    ]:
+        with pytest.raises(InputError) as err:
+            paths.check_path_settings(stage, settings)
+        assert err.value.column == key

@@ -6,6 +6,7 @@ from __future__ import annotations
 import openpyxl
 import pytest
 
+from analysis.labels.checks import MAX_LISTED
 from analysis.labels.decisions import read_decisions, unused_problems
 
 U = [f"https://github.com/pytorch/pytorch/issues/{i}" for i in range(1, 6)]
@@ -66,3 +67,19 @@ def test_decisions_off_the_list_are_named(tmp_path, taxonomy):
     assert [(p.line, p.problem) for p in problems] == [
         (3, f"{U[1]} is not on the adjudication list (its annotators agree)"),
         (4, f"{U[4]} is in no sheet")]
+
+
+def test_long_lists_of_one_problem_are_cut_as_the_sheets_are(tmp_path, taxonomy):
+    many = [f"https://github.com/pytorch/pytorch/issues/{i}" for i in range(100, 130)]
+    path = tmp_path / "d.csv"
+    path.write_text("url,decision\n" + "".join(f"{u},Z.{i}\n" for i, u in enumerate(many))
+                    + "".join(f"{u},C.3\n" for u in many[:25]), encoding="utf-8")
+    found = read_decisions(path, set(taxonomy.codes))
+    assert len(found.problems) == MAX_LISTED + 1
+    assert [p.line for p in found.problems[:MAX_LISTED]] == list(range(2, 2 + MAX_LISTED))
+    assert str(found.problems[-1]) == (f"{path}: 10 more values that are no decision -> see "
+                                       "the messages above")
+    problems = unused_problems(found, sheet_urls=set(), listed=set())
+    assert len(problems) == MAX_LISTED + 1
+    assert str(problems[-1]) == (f"{path}: 5 more decisions for urls in no sheet -> see the "
+                                 "messages above")

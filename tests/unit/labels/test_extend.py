@@ -117,6 +117,7 @@ def test_a_second_batch_gets_columns_of_its_own_and_keeps_the_first(base, batch,
 @pytest.mark.parametrize("url", [
     "https://github.com/pytorch/pytorch/issues/1001",   # the same address
     "http://GitHub.com/PyTorch/pytorch/pull/1001/",     # written another way
+    "https://github.com.:443/pytorch//pytorch/issues/01001",  # and another (issue_key)
     "https://github.com/deepspeedai/DeepSpeed/issues/1001"])  # under the current name
 def test_a_report_in_both_is_refused_in_one_line(base, tmp_path, url):
     batch = write_batch(tmp_path / "b", {"pytorch": [(url, "2026-01-01", ["C.1"] * 3,

@@ -215,6 +215,23 @@ def test_decisions_for_reports_off_the_list_or_unknown_are_one_line_each(filled,
     assert not (tmp_path / "batch").exists()
 
 
+def test_every_problem_of_a_decisions_file_is_told_in_one_run(filled, tmp_path, taxonomy):
+    """A value that is no decision and a URL that is in no sheet: both at once, not the
+    second only after the first is fixed."""
+    codes = set(taxonomy.codes)
+    path = tmp_path / "decisions.csv"
+    path.write_text(f"url,decision\n{U[1]},C.13\nhttps://github.com/x/y/issues/1,C.2\n"
+                    f"{U[0]},C.1\n", encoding="utf-8")
+    with pytest.raises(merge.SheetProblems) as err:
+        merge.merge_sheets(filled, tmp_path / "batch", codes,
+                           decisions=read_decisions(path, codes))
+    assert [(p.line, p.problem) for p in err.value.problems] == [
+        (2, "'C.13' is neither a theme code nor excluded"),
+        (3, "https://github.com/x/y/issues/1 is in no sheet"),
+        (4, f"{U[0]} is not on the adjudication list (its annotators agree)")]
+    assert not (tmp_path / "batch").exists()
+
+
 @pytest.mark.parametrize("labels, marks, decision, expected", [
     (["C.1"] * 3, [False] * 3, None, ("labelled", "C.1", [])),
     (["C.1", "C.1", "C.2"], [False] * 3, "B.1", ("labelled", "C.1", [])),  # not listed

@@ -62,14 +62,16 @@ def one_of_each(folder: Path) -> list[Path]:
             write_events(folder / "2025-03-01-10.json.gz", [issues[0]])]  # a duplicate
 
 
-def test_every_record_is_counted_once_in_exactly_one_place(tmp_path):
+@pytest.mark.parametrize("known_url", [
+    "https://github.com/pytorch/pytorch/pull/4",
+    "https://github.com.:443/pytorch//pytorch/issues/004"])  # the same report (issue_key)
+def test_every_record_is_counted_once_in_exactly_one_place(tmp_path, known_url):
     spec = spec_of(tmp_path)
     files = one_of_each(tmp_path / "gh")
     base = tmp_path / "base"
     write_dump(base, [Project("pytorch", {2024: 1}, repo=P)], study_files=False)
     (base / "Issue Report/pytorch/pytorch.csv").write_text(
-        "Issue_URL,Label1,Final_Label\nhttps://github.com/pytorch/pytorch/pull/4,C.1,C.1\n",
-        encoding="utf-8")
+        f"Issue_URL,Label1,Final_Label\n{known_url},C.1,C.1\n", encoding="utf-8")
     parts = [engine.scan_input(str(f), spec) for f in files]
     known = dump_issues(base, engine.renames_of(spec))
     record = engine.summary(engine.merge(spec, parts, known))

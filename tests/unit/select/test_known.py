@@ -25,6 +25,12 @@ KEY = "github.com/deepspeedai/deepspeed#7"
     "https://github.com/deepspeedai/DeepSpeed/issues/7?q=1",
     "https://github.com/microsoft/DeepSpeed/issues/7",   # the former name
     "  https://github.com/Microsoft/deepspeed/discussions/7  ",
+    "https://github.com:443/deepspeedai/DeepSpeed/issues/7",  # the default port
+    "http://github.com:80/deepspeedai/DeepSpeed/issues/7",
+    "https://github.com/deepspeedai/DeepSpeed/issues/007",   # leading zeros
+    "https://github.com./deepspeedai/DeepSpeed/issues/7",    # the host's trailing dot
+    "https://github.com//deepspeedai//DeepSpeed/issues//7",  # doubled slashes
+    "https://www.github.com.:443//microsoft/DeepSpeed/pull/0007/",  # all at once
 ])
 def test_one_report_one_key_however_its_address_is_written(url):
     assert issue_key(url, RENAMES) == KEY
@@ -32,6 +38,13 @@ def test_one_report_one_key_however_its_address_is_written(url):
 
 def test_other_reports_and_other_addresses_keep_their_own_keys():
     assert issue_key("https://github.com/deepspeedai/DeepSpeed/issues/70", RENAMES) != KEY
+    assert issue_key("https://github.com/deepspeedai/DeepSpeed/issues/070", RENAMES) == \
+        "github.com/deepspeedai/deepspeed#70"
+    assert issue_key("https://github.com:8443/deepspeedai/DeepSpeed/issues/7") == \
+        "github.com:8443/deepspeedai/deepspeed#7"  # another port: another server
+    assert issue_key("https://github.com/a/b/issues/0") == "github.com/a/b#0"
+    assert issue_key("https://gitee.com/a/b/issues/0I0") == "gitee.com/a/b#0i0"  # no number
+    assert issue_key("https://example.org:443//a//b/?q=x//y") == "example.org/a/b/?q=x//y"
     assert issue_key("https://github.com/microsoft/DeepSpeed/issues/7") != KEY  # no renames
     assert issue_key("https://gitee.com/ascend/MindSpeed/issues/IBZ414") == \
         "gitee.com/ascend/mindspeed#ibz414"

@@ -88,6 +88,25 @@ def test_missing_file_is_reported_not_fatal(tmp_path, small):
     assert result.quality["summary"]["balanced"]
 
 
+@pytest.mark.parametrize("named", ["absolute", "../outside/q.csv", "linked.csv"])
+def test_a_detail_file_outside_the_dump_is_refused_not_read(tmp_path, small, named):
+    """An absolute path, ``..`` or a link out of the dump would put another file's text
+    and path into the rows, the quality record and the site."""
+    raw, outside = tmp_path / "raw", tmp_path / "outside"
+    write_detail_files(outside, {"q.csv": HEADER + detail_line("Usage Gaps", "Unclear Docs",
+                                                               ["a"])})
+    raw.mkdir()
+    (raw / "linked.csv").symlink_to(outside / "q.csv")
+    value = str(outside / "q.csv") if named == "absolute" else named
+    with pytest.raises(InputError) as err:
+        parse_detail_files(raw, {"Question": value}, small)
+    assert str(err.value).startswith(
+        f"params.yaml, column 'taxonomy.detail_files.Question': taxonomy.detail_files."
+        f"Question is {value!r}: ")
+    assert str(err.value).endswith("-> set taxonomy.detail_files.Question in params.yaml "
+                                   "to a file of the dump, relative to data/raw/")
+
+
 def test_bad_header_and_unknown_type_stop(tmp_path, small):
     write_detail_files(tmp_path, {"q.csv": "a,b\n"})
     with pytest.raises(InputError, match="header has 2 columns"):
