@@ -6,31 +6,65 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(CURDIR)/$(VENV)/bin
 STAMP := $(VENV)/.installed
-# PYTHONDONTWRITEBYTECODE cleared: the set-up compiles no bytecode (analysis.tools.install),
+# PYTHONDONTWRITEBYTECODE cleared: the set-up compiles no bytecode (SETUP, below),
 # Python writes it for each module on its first import, and every later process reuses it
 RUN := PATH="$(BIN):$$PATH" PYTHONHASHSEED=0 PYTHONDONTWRITEBYTECODE=
 PYTEST_ARGS ?=
-# the set-up: uv installs the hashed pins when it can be had, else pip; INSTALLER=pip uses
-# pip only, INSTALLER=uv allows no fallback. The line printed and .venv/.installer say which
-# one ran.
+# The set-up, `$(call SETUP,PYTHON,VENV)`: a virtual environment with the pins of
+# requirements*.txt, every file checked against its hash, then the project itself, editable.
+# pip installs the pinned uv wheel (requirements-uv.txt), uv installs the pins; when uv
+# cannot be had or fails, pip installs the same files with the same hashes (INSTALLER=pip:
+# pip only; INSTALLER=uv: no fallback). VENV/.installer and the last line say which ran.
 INSTALLER ?= auto
-SETUP = PYTHONPATH=src $(1) -m analysis.tools.install
 PINNED := requirements.txt requirements-no-deps.txt requirements-uv.txt pyproject.toml
-
-.PHONY: report pipeline serve test test-fast bench lint venv clean-venv pins
+PIP_INSTALL = $(2)/bin/python -m pip install --quiet --disable-pip-version-check --no-compile
+UV_INSTALL = $(2)/bin/uv pip install --quiet --python $(2)/bin/python
+define SETUP
+$(1) -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
+  || { echo "$(1) is older than Python 3.11: run make with PYTHON=python3.11" >&2; exit 1; }; \
+[ -x $(2)/bin/python ] || $(1) -m venv $(2) \
+  || { echo "$(2): python -m venv failed; on Debian or Ubuntu install python3-venv" >&2; exit 1; }; \
+echo '*' > $(2)/.gitignore; rm -f $(2)/.installed; \
+if [ "$(INSTALLER)" = pip ]; then why="INSTALLER=pip"; \
+elif ! $(PIP_INSTALL) --only-binary :all: --require-hashes -r requirements-uv.txt \
+    || [ ! -x $(2)/bin/uv ]; then \
+  why="uv could not be installed from requirements-uv.txt"; \
+elif $(UV_INSTALL) --require-hashes -r requirements.txt \
+    && $(UV_INSTALL) --no-deps --require-hashes -r requirements-no-deps.txt \
+    && $(UV_INSTALL) --no-deps --no-build-isolation -e .; then \
+  why=; $(2)/bin/uv --version | cut -d' ' -f1,2 > $(2)/.installer; \
+else why="uv failed"; fi; \
+if [ -n "$$why" ]; then \
+  [ "$(INSTALLER)" != uv ] || { echo "$(2): $$why and INSTALLER=uv allows no fallback" >&2; exit 1; }; \
+  [ "$(INSTALLER)" = pip ] || echo "$(2): $$why; installing with pip instead" >&2; \
+  $(PIP_INSTALL) --require-hashes -r requirements.txt \
+    && $(PIP_INSTALL) --no-deps --require-hashes -r requirements-no-deps.txt \
+    && $(PIP_INSTALL) --no-deps --no-build-isolation -e . \
+    || { echo "$(2): pip failed (its message is above); fix that, then run make venv again" >&2; exit 1; }; \
+  echo "$$($(2)/bin/python -m pip --version | cut -d' ' -f1,2) ($$why)" > $(2)/.installer; \
+fi; \
+touch $(2)/.installed; echo "$(2): installed with $$(cat $(2)/.installer)"
+endef
 
 venv: $(STAMP)
 
 # (the set-up's time is recorded for the site's end-to-end run time: build/runs/setup.json)
 $(STAMP): $(PINNED)
 	$(eval SETUP_STARTED := $(shell date +%s.%N))
-	@$(call SETUP,$(PYTHON)) $(VENV) --installer $(INSTALLER)
+	@$(call SETUP,$(PYTHON),$(VENV))
 	@$(BIN)/python -m analysis.core.runlog setup setup $(SETUP_STARTED)
 
 ## after adding or changing a pin in requirements*.txt: rewrite the files with the hashes of
-## every pinned version (and the dependencies a new package needs), with uv and PyPI
-pins:
-	@$(call SETUP,$(PYTHON)) $(VENV) --pins
+## every pinned version (and the dependencies a new package needs), with uv and PyPI; each
+## file keeps the comments it opens with
+pins: $(STAMP)
+	@for f in requirements.txt requirements-no-deps.txt requirements-uv.txt; do \
+	  deps=; [ $$f = requirements.txt ] || deps=--no-deps; \
+	  { sed '/^[^#]/,$$d' $$f && $(BIN)/uv pip compile --quiet --generate-hashes \
+	      --no-strip-extras --no-header --no-annotate --python $(BIN)/python $$deps $$f; \
+	  } > $$f.new && mv $$f.new $$f && echo "$$f: $$(grep -c '^[A-Za-z0-9].*==' $$f) pins" \
+	  || { rm -f $$f.new; echo "$$f: uv could not pin these versions (above)" >&2; exit 1; }; \
+	done
 
 ## the whole study: ingest -> clean -> analyses -> scorecard -> site (Quarto if it can be
 ## had, else the pandoc preview; the site is rendered again if it does not show the current
@@ -88,7 +122,7 @@ test-pythons:
 	  for f in $(PINNED); do [ $$f -nt $$venv/.installed ] && stale=1; done; \
 	  if [ ! -f $$venv/.installed ] || [ -n "$$stale" ]; then \
 	    echo "test-pythons: setting up $$venv with $$py"; \
-	    $(call SETUP,"$$py") $$venv --installer $(INSTALLER) || { \
+	    ( $(call SETUP,"$$py",$$venv) ) || { \
 	      summary+=("Python $$v: failed (could not set up $$venv)"); failed=1; continue; }; \
 	  fi; \
 	  echo "test-pythons: Python $$v ($$py) in $$venv"; \

@@ -29,9 +29,7 @@ not timed. Measured:
   stages side by side, as many as there are cores), in another fresh copy: every stage
   cold, the site included, then ``-f`` (every stage again, the site included). Its forced
   run is held to the forced target too; both are set beside the sequential ``dvc repro``
-  (cold pipeline + report stage, and ``dvc repro -f``). Then ``-f --fresh-kernels``: the
-  same forced run with every kernel started afresh instead of forked from the warm one
-  (:mod:`analysis.tools.warmkernel`), for the difference the warm kernels make.
+  (cold pipeline + report stage, and ``dvc repro -f``).
 
 Targets on a 2-core machine: the pipeline cold in 18 s or less, a forced repro of every
 stage with the site in 22 s or less, a no-op repro under 2 s.
@@ -185,8 +183,6 @@ def driver_runs(project: Path, dest: Path, release: tuple[Path, Path | None]) ->
     cold = timed_repro(work, env, command=DRIVER)
     forced = timed_repro(work, env, "-f", command=DRIVER)
     runs = {"cold": cold, "forced": forced}
-    if (work / "src" / "analysis" / "tools" / "warmkernel.py").is_file():
-        runs["fresh"] = timed_repro(work, env, "-f", "--fresh-kernels", command=DRIVER)
     for run in runs.values():
         if sorted(run["stages"]) != sorted(stage_order(work)):
             raise RuntimeError(f"the driver ran {list(run['stages'])}")
@@ -265,7 +261,7 @@ def driver_summary(drivers: list[dict]) -> dict:
     if not drivers:
         return {}
     out = {}
-    for kind in ("cold", "forced", "fresh"):
+    for kind in ("cold", "forced"):
         if not all(kind in d for d in drivers):
             continue
         walls = [d[kind]["seconds"] for d in drivers]
@@ -338,10 +334,4 @@ def forced_lines(result: dict) -> list[str]:
             f"median of {result['driver_forced_seconds_runs']} (target <= "
             f"{result['forced_target_seconds']:g} s: {met}); CPU time "
             f"{result['driver_forced_cpu_seconds_runs']} s"]
-    if "driver_fresh_seconds" in result:
-        lines.append(
-            f"- the driver forced with `--fresh-kernels` (each kernel started afresh, not "
-            f"forked from the warm one): {result['driver_fresh_seconds']} s, median of "
-            f"{result['driver_fresh_seconds_runs']}; CPU time "
-            f"{result['driver_fresh_cpu_seconds_runs']} s")
     return lines

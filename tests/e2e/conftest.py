@@ -5,9 +5,9 @@ worker that asks for it builds it in the folder the workers share (under a file 
 worker that asks while it is being built waits for it, and every later one reuses it.
 
 - ``small_run``: the pipeline in a copy of the project on :func:`small_dump`, as
-  ``make report`` runs it (:mod:`analysis.tools.repro`, two stages at a time, kernels
-  forked from a warm one: the tests that need the run wait for it, and the worker that
-  would wait idle meanwhile gets a core's worth of its work), on a small synthetic dump;
+  ``make report`` runs it (:mod:`analysis.tools.repro`, two stages at a time: the tests
+  that need the run wait for it, and the worker that would wait idle meanwhile gets a
+  core's worth of its work), on a small synthetic dump;
 - ``site_project``: every stage on the hostile dump of :mod:`tests.support.sites`.
 
 Tests only read them. A test that changes a run (reruns, kills, other params) works in its

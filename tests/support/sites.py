@@ -23,7 +23,6 @@ from analysis.core import artifacts
 from analysis.core.paths import PATHS, ROOT, Paths
 from analysis.ingest.ingest import ingest
 from analysis.tools.nbrun import run
-from analysis.tools.repro import warm_kernels
 from tests.support.dumps import Project, write_dump
 
 CANARY_ENV = "ANALYSIS_CANARY"   # set by the site tests: its value must never reach a page
@@ -148,10 +147,9 @@ def build_project(root: Path) -> Path:
     paths = Paths(root)
     result = ingest(str(dump), paths.raw)
     artifacts.write_json(paths.provenance, result.provenance)
-    with warm_kernels():  # the kernels forked from a warm one, as make report has them
-        for stage, params in stage_parameters(root).items():
-            code = run(PATHS.stage(stage).notebook_source, paths.stage(stage).notebook, params)
-            assert code == 0, f"notebook of stage {stage} failed"
+    for stage, params in stage_parameters(root).items():
+        code = run(PATHS.stage(stage).notebook_source, paths.stage(stage).notebook, params)
+        assert code == 0, f"notebook of stage {stage} failed"
 
     src = ROOT / "report"
     for path in [*src.glob("*.qmd"), src / "_quarto.yml"]:

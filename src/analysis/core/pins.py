@@ -1,9 +1,8 @@
 """The pinned dependencies: which requirements files hold them, how each is installed, and
 reading them (``name==version`` lines, each followed by the hashes of its files).
 
-Standard library only: ``make venv`` (:mod:`analysis.tools.install`) reads these files
-before anything else is installed. The website's pins table and the tests read them here
-too.
+``make venv`` installs these files (the Makefile's ``SETUP``); the website's pins table and
+the tests read them here.
 """
 
 from __future__ import annotations
@@ -34,11 +33,6 @@ def pin_files(paths: Paths) -> tuple[PinFile, ...]:
     requirements-no-deps.txt), hence a file of its own."""
     return (PinFile(paths.requirements, no_deps=False),
             PinFile(paths.requirements_no_deps, no_deps=True))
-
-
-def uv_pins(paths: Paths) -> PinFile:
-    """The pinned installer (uv, one wheel that pip installs first)."""
-    return PinFile(paths.requirements_uv, no_deps=True)
 
 
 _HASH = re.compile(r"\s--hash=\S+")
@@ -78,27 +72,6 @@ def hashes(text: str) -> dict[str, int]:
 def normalise(name: str) -> str:
     """A package name as PyPI compares them (PEP 503: ``Flufl.Lock`` is ``flufl-lock``)."""
     return re.sub(r"[-_.]+", "-", name).lower()
-
-
-def header(text: str) -> str:
-    """The comment lines a requirements file opens with (kept when the pins are rewritten)."""
-    lines = []
-    for line in text.splitlines(keepends=True):
-        if not line.startswith("#"):
-            break
-        lines.append(line)
-    return "".join(lines)
-
-
-def changes(before: dict[str, str], after: dict[str, str]) -> list[str]:
-    """What rewriting the pins changed: packages added (a new pin's dependencies) or
-    removed, and versions changed; names compared as PyPI compares them."""
-    old = {normalise(n): v for n, v in before.items()}
-    new = {normalise(n): v for n, v in after.items()}
-    return ([f"added {n}=={new[n]}" for n in sorted(set(new) - set(old))]
-            + [f"removed {n}=={old[n]}" for n in sorted(set(old) - set(new))]
-            + [f"{n} {old[n]} -> {new[n]}" for n in sorted(set(old) & set(new))
-               if old[n] != new[n]])
 
 
 def installer(prefix: Path) -> str:

@@ -12,7 +12,6 @@ that holds data text is HTML with every piece escaped (:mod:`.htmlsafe`), wrappe
 
 from __future__ import annotations
 
-from analysis.report.blocks import figure_block
 from analysis.report.htmlsafe import (
     check_template_text,
     esc,
@@ -127,21 +126,19 @@ BUILD_INFO_JS = """// This build's run record, written by `python -m analysis.re
 """
 
 
-def dag_block(mermaid: str, how: str, figure: str | None) -> str:
-    out = []
-    if figure:
-        out.append(figure_block(
-            "fig-pipeline-dag", figure,
+def dag_block(mermaid: str, how: str) -> str:
+    """The pipeline's DAG as a numbered figure: a ``{mermaid}`` block, which Quarto draws
+    (the preview shows its text), and where the text came from. The text is DVC's, from
+    the stage names of ``dvc.yaml``: template text, never data."""
+    lines = [check_template_text(line.strip(), "the pipeline's Mermaid text")
+             for line in mermaid.strip().splitlines()]
+    lines[1:1] = ["accTitle: The pipeline's stages",
+                  "accDescr: A flow chart of the DVC stages, from ingest through clean and "
+                  "the analysis stages to the scorecard and this report."]
+    return ("::: {#fig-pipeline-dag}\n```{mermaid}\n" + "\n  ".join(lines) + "\n```\n\n"
             "The pipeline's stages and their order: an arrow means that the later stage "
-            "reads an output of the earlier one (arrows implied by a longer path are left "
-            "out; the Mermaid text below has them all).",
-            "A flow chart of the DVC stages, from ingest through clean and the analysis "
-            "stages to the scorecard and this report.", None))
-    out.append(callout("note", "The DAG as Mermaid text",
-                       raw_html_block(f"<p>From <code>{esc(how)}</code>.</p>"
-                                      f'<pre class="mermaid-src">{esc(mermaid)}</pre>'),
-                       collapse=True))
-    return "\n".join(out)
+            "reads an output of the earlier one.\n:::\n\n"
+            + raw_html_block(f'<p class="figure-source">From <code>{esc(how)}</code>.</p>'))
 
 
 # -- notebooks ------------------------------------------------------------------------

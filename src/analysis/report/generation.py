@@ -19,11 +19,10 @@ from collections.abc import Callable
 
 from analysis.core.artifacts import atomic_folder, write_text
 from analysis.core.errors import InputError
-from analysis.core.figures import save_figure
 from analysis.core.paths import Paths
 from analysis.report import blocks
 from analysis.report import generated as gen
-from analysis.report.dag import dag_figure, pipeline_graph
+from analysis.report.dag import pipeline_graph
 from analysis.report.downloads import write_downloads
 from analysis.report.explorer import explorer_script
 from analysis.report.notebooks import notebook_entries, notebook_includes
@@ -56,13 +55,8 @@ def generate(paths: Paths | None = None) -> list[str]:
     files.update(blocks.text_includes(texts))
     files.update(notebook_includes(expected_notebooks(paths)))
 
-    mermaid, how, stages, edges = pipeline_graph(paths.root)
+    files["dag.md"] = gen.dag_block(*pipeline_graph(paths.root))
     with atomic_folder(paths.generated) as tmp:
-        figure = None
-        if stages:
-            save_figure(dag_figure(stages, edges), tmp / "figures" / "report_dag")
-            figure = "_generated/figures/report_dag.svg"
-        files["dag.md"] = gen.dag_block(mermaid, how, figure)
         files["downloads.md"] = write_downloads(paths, paths.downloads)
         files["explorer/issues.js"] = explorer_script(paths.explorer.table("explorer.json"))
         for name in sorted(blocks.referenced_includes(paths.pages()) - set(files)

@@ -20,11 +20,10 @@ The project's own runs leave a run record (:mod:`analysis.core.runlog`) with the
 of their time, read from papermill's time stamps before they are removed
 (:func:`stage_timings`): kernel start, imports (every notebook's first code cell after
 its parameters holds only its imports), work, and the rest. What is not work is kept
-small: the kernel is forked from a warm one when the driver runs one
-(:mod:`analysis.tools.warmkernel`), else it boots while this process imports papermill and
-reads the notebook; it counts as ready as soon as it answers (:func:`wait_until_ready`),
-its BLAS does not spin threads the small matrices do not need (:func:`kernel_env`), and it
-exits without the garbage collector's final passes (:data:`FREEZE_AT_EXIT`).
+small: the kernel boots while this process imports papermill and reads the notebook; it
+counts as ready as soon as it answers (:func:`wait_until_ready`), its BLAS does not spin
+threads the small matrices do not need (:func:`kernel_env`), and it exits without the
+garbage collector's final passes (:data:`FREEZE_AT_EXIT`).
 """
 
 from __future__ import annotations
@@ -41,7 +40,6 @@ import sys
 import sysconfig
 import tempfile
 import time
-import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -51,7 +49,6 @@ from analysis.core.config import load_params
 from analysis.core.errors import InputError
 from analysis.core.paths import ROOT, STAGES, Paths
 from analysis.core.safeyaml import safe_load
-from analysis.tools import warmkernel
 
 VOLATILE_NB_KEYS = ("start_time", "end_time", "duration", "exception")
 VOLATILE_CELL_KEYS = ("execution",)
@@ -304,10 +301,6 @@ def local_kernel_manager(folder: Path):
     # occasional hang while joining its control thread at exit cost 2.5 s)
     km = KernelManager(kernel_name="python3", transport="ipc", ip=str(folder / "ipc"),
                        client_factory=ReadyClient, shutdown_wait_time=SHUTDOWN_WAIT_S)
-    # a kernel forked from the driver's warm server when there is one (else a fresh one)
-    km.kernel_id = str(uuid.uuid4())
-    km.provisioner = warmkernel.provisioner_class()(kernel_id=km.kernel_id,
-                                                    kernel_spec=km.kernel_spec, parent=km)
     return km
 
 

@@ -34,7 +34,6 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -42,10 +41,8 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from pathlib import Path
 
 from analysis.core import runlog
-from analysis.core.paths import STAGES, Paths
+from analysis.core.paths import Paths
 from analysis.core.safeyaml import safe_load
-from analysis.tools import warmkernel
-from analysis.tools.nbrun import kernel_env
 
 Graph = Mapping[str, frozenset[str]]  # stage -> the stages it depends on
 
@@ -247,43 +244,6 @@ class StageRunner:
                 time.sleep(0.05)
 
 
-def wants_warm_kernels(plan: list[str], allowed: bool) -> bool:
-    """Whether a run of ``plan`` gets warm kernels: when ``allowed`` and two or more of its
-    stages run notebooks (the server's imports cost about as much as one kernel's, and it
-    pays for itself from the second)."""
-    return allowed and sum(stage in STAGES for stage in plan) >= 2
-
-
-@contextlib.contextmanager
-def warm_kernels(use: bool = True):
-    """The kernel server of :mod:`analysis.tools.warmkernel` for the block, when ``use``;
-    yields the :class:`~analysis.tools.warmkernel.Server` (its ``summary`` is set once the
-    block ends), or None. Its socket is named in this process's environment, which each
-    ``dvc repro`` and the stage's ``nbrun`` inherit (and the name is taken out again
-    after); the server's own environment is the one ``nbrun`` gives its kernels
-    (:func:`analysis.tools.nbrun.kernel_env`)."""
-    if not use:
-        yield None
-        return
-    name = warmkernel.SOCKET_VARIABLE
-    env = kernel_env({k: v for k, v in os.environ.items() if k != name})
-    with tempfile.TemporaryDirectory(prefix="kernels-") as folder, \
-            warmkernel.Server(Path(folder), env) as server:
-        if server.path is not None:
-            os.environ[name] = str(server.path)
-        try:
-            yield server
-        finally:
-            os.environ.pop(name, None)
-
-
-def said(server: warmkernel.Server | None) -> str:
-    """The end of the run's last line: what the kernel server did, if there was one."""
-    if server is None:
-        return ""
-    return f"; warm kernels: {server.summary or 'none (the server did not start)'}"
-
-
 def positive(text: str) -> int:
     """An argparse type: a whole number of at least 1."""
     if not text.isdigit() or int(text) < 1:
@@ -320,9 +280,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-j", "--jobs", type=positive, default=default_jobs(),
                         help="stages at a time (default: the cores available, here "
                              "%(default)s)")
-    parser.add_argument("--fresh-kernels", dest="warm", action="store_false",
-                        help="start each notebook's kernel afresh, as dvc repro does "
-                             "(default: fork them from a warm one when two or more run)")
     args = parser.parse_args(argv)
     root = Path.cwd()  # as for dvc: the project is the one the command runs in
     started = time.perf_counter()
@@ -349,8 +306,7 @@ def main(argv: list[str] | None = None) -> int:
     priority = critical_path(needs, plan, last_seconds(root))
     previous = signal.signal(signal.SIGTERM, interrupted)
     try:
-        with warm_kernels(wants_warm_kernels(plan, args.warm)) as server:
-            failed = schedule(plan, needs, args.jobs, runner, show, priority, runner.stop)
+        failed = schedule(plan, needs, args.jobs, runner, show, priority, runner.stop)
     except KeyboardInterrupt:
         print("repro: interrupted; the stages that did not finish run again next time",
               file=sys.stderr)
@@ -364,7 +320,7 @@ def main(argv: list[str] | None = None) -> int:
               f"after it did not run", file=sys.stderr)
         return 1
     print(f"repro: {len(plan)} stage{'s' * (len(plan) != 1)} in {seconds:.1f} s, up to "
-          f"{args.jobs} at a time{said(server)}")
+          f"{args.jobs} at a time")
     return 0
 
 

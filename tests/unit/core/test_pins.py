@@ -1,6 +1,6 @@
-"""analysis.core.pins: reading the hashed requirements files (pins, hashes, the opening
-comments), what a rewrite changed, the installer's record; and the project's own files of
-pins, which every set-up installs with their hashes required."""
+"""analysis.core.pins: reading the hashed requirements files (pins, hashes), the
+installer's record; and the project's own files of pins, which every set-up installs with
+their hashes required."""
 
 from __future__ import annotations
 
@@ -50,25 +50,11 @@ def test_hashes_count_each_pins_hashes():
     assert pins.hashes("") == {}
 
 
-def test_header_is_the_opening_comment_block_only():
-    assert pins.header(PINS_TEXT) == ("# Opening comments, kept by make pins.\n"
-                                      "# A second line.\n")
-    assert pins.header("numpy==2.1.0\n# later comment\n") == ""
-
-
 @pytest.mark.parametrize(("name", "normal"), [
     ("Flufl.Lock", "flufl-lock"), ("ruamel_yaml", "ruamel-yaml"), ("A--b__C", "a-b-c"),
     ("irrCAC", "irrcac")])
 def test_normalise_compares_names_as_pypi_does(name, normal):
     assert pins.normalise(name) == normal
-
-
-def test_changes_list_additions_removals_and_new_versions():
-    before = {"Flufl.Lock": "9.2.0", "numpy": "2.1.0", "gone": "1.0"}
-    after = {"flufl-lock": "9.2.0", "numpy": "2.2.0", "lazy-importer": "0.1.0"}
-    assert pins.changes(before, after) == [
-        "added lazy-importer==0.1.0", "removed gone==1.0", "numpy 2.1.0 -> 2.2.0"]
-    assert pins.changes(before, before) == []
 
 
 def test_installer_reads_the_record_of_make_venv(tmp_path):
@@ -84,12 +70,12 @@ def test_pin_files_in_install_order_irrcac_without_its_dependencies(tmp_path):
     assert pins.pin_files(paths) == (
         pins.PinFile(tmp_path / "requirements.txt", no_deps=False),
         pins.PinFile(tmp_path / "requirements-no-deps.txt", no_deps=True))
-    assert pins.uv_pins(paths) == pins.PinFile(tmp_path / "requirements-uv.txt", no_deps=True)
 
 
 # --- the project's own files of pins ---------------------------------------------------------
 
-PROJECT_PIN_FILES = [*pins.pin_files(PATHS), pins.uv_pins(PATHS)]
+UV_PINS = pins.PinFile(PATHS.requirements_uv, no_deps=True)  # the installer
+PROJECT_PIN_FILES = [*pins.pin_files(PATHS), UV_PINS]
 
 
 @pytest.mark.parametrize("pin_file", PROJECT_PIN_FILES, ids=lambda f: f.path.name)
@@ -107,7 +93,7 @@ def test_every_pin_carries_its_hashes(pin_file):
 
 def test_the_pinned_files_are_the_ones_installed():
     assert {f.path for f in PROJECT_PIN_FILES} == set(ROOT.glob("requirements*.txt"))
-    assert list(pins.pins(pins.uv_pins(PATHS).path.read_text())) == ["uv"]
+    assert list(pins.pins(UV_PINS.path.read_text())) == ["uv"]
 
 
 def test_no_package_is_pinned_twice():

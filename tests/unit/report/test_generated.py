@@ -37,9 +37,13 @@ def test_build_blocks_escape_what_they_show():
 
 
 def test_dag_and_notebooks_index():
-    dag = gen.dag_block("flowchart\n a-->b", "dvc.yaml", "_generated/figures/report_dag.svg")
-    assert "::: {#fig-pipeline-dag}" in dag and "a--&gt;b" in dag
-    assert "{#fig" not in gen.dag_block("x", "y", None)
+    dag = gen.dag_block('flowchart TD\n\tnode1["a"]\n\tnode1-->node2\n', "dvc dag --mermaid")
+    assert dag.startswith("::: {#fig-pipeline-dag}\n```{mermaid}\nflowchart TD\n"
+                          "  accTitle: The pipeline's stages\n  accDescr: A flow chart")
+    assert '  node1["a"]\n  node1-->node2\n```\n' in dag
+    assert "From <code>dvc dag --mermaid</code>" in dag
+    with pytest.raises(ValueError):
+        gen.dag_block("flowchart TD\n  node1[\"{{< env HOME >}}\"]", "dvc.yaml")
     index = gen.notebooks_index([{"stem": "01_clean", "href": "notebooks/01_clean.qmd",
                                   "title": f"Clean {SCRIPT}", "stage": "clean",
                                   "outs": ["data/processed/clean"]}])

@@ -13,13 +13,7 @@ import yaml
 
 from analysis.core.errors import InputError
 from analysis.report.blocks import figure_block
-from analysis.report.dag import (
-    graph_from_dvc_yaml,
-    layers,
-    parse_mermaid,
-    reduced_edges,
-    to_mermaid,
-)
+from analysis.report.dag import graph_from_dvc_yaml
 from analysis.report.htmlsafe import (
     check_template_text,
     esc,
@@ -278,16 +272,6 @@ def test_preview_escapes_data_text(mini_site):
 
 
 # -- DAG and notebooks ----------------------------------------------------------------
-
-def test_mermaid_round_trip_and_layers():
-    stages = ["clean", "ingest", "report", "table1"]
-    edges = [("clean", "table1"), ("ingest", "clean"), ("ingest", "report"),
-             ("table1", "report")]
-    assert parse_mermaid(to_mermaid(stages, edges)) == (stages, edges)
-    assert layers(stages, edges) == [["ingest"], ["clean"], ["table1"], ["report"]]
-    assert reduced_edges(stages, edges) == [("clean", "table1"), ("ingest", "clean"),
-                                            ("table1", "report")]
-
 
 def test_graph_from_dvc_yaml_matches_outs_to_deps(tmp_path):
     dvc = {"stages": {

@@ -97,19 +97,6 @@ def test_with_the_driver_the_forced_target_is_held_to_its_run():
             "(one at a time: 7.25 s") in text
     assert "the driver forced (`-f`) incl. site: **21.0 s**, median of [20.0, 30.0, 21.0] " \
         "(target <= 22 s: met)" in text
-    assert "--fresh-kernels" not in text  # a checkout without warm kernels
-
-
-def test_the_driver_with_fresh_kernels_is_set_beside_it():
-    drivers = [{"cold": {"seconds": s + 10, "cpu_seconds": s + 20},
-                "forced": {"seconds": s, "cpu_seconds": s + 5},
-                "fresh": {"seconds": s + 7, "cpu_seconds": s + 9}} for s in (20.0, 30.0, 21.0)]
-    medians = PIPELINE.driver_summary(drivers)
-    assert medians["driver_fresh_seconds"] == 28.0
-    text = "\n".join(PIPELINE.summary({**result(), **medians, "report_stage_seconds": 4.0,
-                                        "forced_target_met": True}))
-    assert ("with `--fresh-kernels` (each kernel started afresh, not forked from the warm "
-            "one): 28.0 s, median of [27.0, 37.0, 28.0]; CPU time [29.0, 39.0, 30.0] s") in text
 
 
 FAKE = '''

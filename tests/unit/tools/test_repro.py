@@ -276,18 +276,3 @@ def test_a_lock_out_of_order_is_rewritten_and_one_in_order_is_left_alone(tmp_pat
     repro.fix_lock_order(tmp_path, ["ingest", "clean"])  # in order now: not written again
     assert lock.stat().st_mtime_ns == 10**9 and lock.read_text(encoding="utf-8") == text
     repro.fix_lock_order(tmp_path / "nothing", ["ingest"])  # no dvc.lock: nothing to do
-
-
-def test_warm_kernels_serve_runs_of_two_or_more_notebooks():
-    assert repro.wants_warm_kernels(["ingest", "clean", "table1", "report"], True)
-    assert not repro.wants_warm_kernels(["ingest", "clean", "report"], True)  # one notebook
-    assert not repro.wants_warm_kernels(["clean", "table1"], False)  # --fresh-kernels
-    assert repro.said(None) == ""
-
-
-def test_without_warm_kernels_there_is_no_server_and_the_environment_is_left_alone(
-        monkeypatch):
-    monkeypatch.delenv(repro.warmkernel.SOCKET_VARIABLE, raising=False)
-    before = dict(os.environ)
-    with repro.warm_kernels(False) as server:
-        assert server is None and dict(os.environ) == before
