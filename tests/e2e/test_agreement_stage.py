@@ -16,7 +16,7 @@ from analysis.agreement.ratings import encode_ratings
 from analysis.clean.compute import clean_dump
 from analysis.core import artifacts
 from analysis.core.claims import judge, load_claims
-from analysis.core.paths import PATHS, AgreementPaths, Paths
+from analysis.core.paths import PATHS, Paths
 from analysis.core.projects import Projects
 from tests.support.dumps import small_dump
 from tests.support.mirror import needs_mirror
@@ -101,12 +101,12 @@ def test_notebook_runs_on_a_synthetic_dump_with_missing_ratings(tmp_path, taxono
                 "bootstrap_resamples": 40, "seed": 3})
     assert code == 0
     assert paths.agreement.notebook.is_file()
-    for name in AgreementPaths.TABLES:
-        if name in AgreementPaths.STUDY_TABLES:  # a study dump's only
+    for name in PATHS.agreement.TABLES:
+        if name in PATHS.agreement.STUDY_TABLES:  # a study dump's only
             assert not paths.agreement.table(name).exists(), name
             continue
         assert paths.agreement.table(name).stat().st_size > 0, name
-    for name in AgreementPaths.FIGURES:
+    for name in PATHS.agreement.FIGURES:
         for ext in ("svg", "png"):
             assert paths.agreement.figure(name).with_suffix(f".{ext}").is_file(), (name, ext)
     repro = artifacts.read_json(paths.agreement.reproduced)
@@ -115,7 +115,7 @@ def test_notebook_runs_on_a_synthetic_dump_with_missing_ratings(tmp_path, taxono
     metrics = artifacts.read_json(paths.agreement.metrics)
     website = artifacts.read_json(paths.agreement.vars)
     assert website["seed"] == 3 and website["resamples"] == 40
-    assert all(f"fig_{name}_caption" in website for name in AgreementPaths.FIGURES)
+    assert all(f"fig_{name}_caption" in website for name in PATHS.agreement.FIGURES)
     stats = pd.read_csv(paths.agreement.table("statistics.csv"))
     assert set(stats["grouping"]) == {"all", "type", "project", "year"}
     head = pd.read_csv(paths.agreement.table("headline.csv")).set_index("group")

@@ -48,7 +48,7 @@ def test_findings_notebook_scores_every_claim_from_every_stage_file(tmp_path):
     stage = paths.findings
     assert run(PATHS.findings.notebook_source, stage.notebook,
                {"root": str(root), "dominant_share": 60}) == 0
-    card = pd.read_csv(stage.scorecard, dtype=str, keep_default_na=False)
+    card = pd.read_csv(stage.table("scorecard.csv"), dtype=str, keep_default_na=False)
     examples = example_claims(load_examples(PATHS.examples_file))
     assert card["claim_id"].tolist() == (load_claims(PATHS.claims_file)["claim_id"].tolist()
                                          + examples["claim_id"].tolist())
@@ -88,4 +88,4 @@ def test_a_claim_produced_by_two_stages_stops_the_notebook(tmp_path, capsys):
     assert run(PATHS.findings.notebook_source, paths.findings.notebook,
                {**parse_params("findings", []), "root": str(root)}) == 1
     assert "claim ids produced by two stages" in capsys.readouterr().err
-    assert not paths.findings.scorecard.exists()
+    assert not paths.findings.table("scorecard.csv").exists()

@@ -136,7 +136,7 @@ def test_gh_archive_to_table1_with_computed_false_positives(small_run, tmp_path)
     assert table.loc["pytorch", "Total"] == 3 and table.loc["sglang", "Total"] == 4
     claims = pd.read_csv(paths.table1.table("claims.csv")).set_index(["project", "column"])
     assert claims.loc[("pytorch", "false_positive"), "claim_id"] == "table1.pytorch.false_positive"
-    rejected = pd.read_csv(paths.clean.rejected_csv)
+    rejected = pd.read_csv(paths.clean.processed_file("rejected.csv"))
     assert (rejected["reason"] == "missing_final_label").sum() == 0
     compare = json.loads(paths.compare.vars.read_text())
     assert compare["projects_text"].startswith("New projects: sglang;")

@@ -45,7 +45,8 @@ def test_clean_and_table1_notebooks_on_a_synthetic_dump(dump, tmp_path):
                {"root": str(root), "duplicates": "keep"}) == 0
     issues = pd.read_parquet(paths.clean.issues_parquet)
     assert len(issues) == sum(len(r) for r in written.values())
-    assert paths.clean.issues_csv.is_file() and paths.clean.rejected_csv.is_file()
+    assert all(paths.clean.processed_file(name).is_file()
+               for name in ("issues.csv", "rejected.csv"))
     assert artifacts.read_json(paths.clean.metrics)["rows_input"] == len(issues)
     assert run(PATHS.table1.notebook_source, paths.table1.notebook, {"root": str(root)}) == 0
     assert artifacts.read_json(paths.table1.vars)["total"] == len(issues)
@@ -72,7 +73,8 @@ def test_user_error_in_a_notebook_is_one_message_and_leaves_no_output(tmp_path, 
     err = capsys.readouterr().err.strip()
     assert "no 'Issue Report' folder" in err and "Traceback" not in err
     assert len(err.splitlines()) == 1
-    assert not paths.clean.notebook.exists() and not paths.clean.issues_parquet.exists()
+    assert not paths.clean.notebook.exists()
+    assert not paths.clean.issues_parquet.exists()
     assert not list(paths.notebooks.glob(".*"))  # no temporary leftovers
 
 

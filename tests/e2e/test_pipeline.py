@@ -86,7 +86,8 @@ def test_pipeline_on_the_mirror_reproduces_table1_and_the_committed_lock(tmp_pat
     changed = git(work, "status", "--porcelain", "--untracked-files=all")
     assert changed == "", f"fetch or the pipeline changed files git tracks:\n{changed}"
 
-    card = pd.read_csv(Paths(work).findings.scorecard, dtype=str, keep_default_na=False)
+    card = pd.read_csv(Paths(work).findings.table("scorecard.csv"), dtype=str,
+                       keep_default_na=False)
     t1 = card[card["claim_id"].str.startswith("table1.")]
     fp = t1["claim_id"].str.endswith(".false_positive")
     assert (t1.loc[~fp, "status"] == "exact").all(), t1.loc[~fp & (t1["status"] != "exact")]

@@ -317,7 +317,7 @@ def test_downloads_cannot_run_in_a_spreadsheet(site):
                         (path.name, cell)
                     payload_cells += cell.startswith("'=HYPERLINK")
     assert payload_cells  # the formula label is there, neutralised
-    raw = site.clean.issues_csv.read_text(encoding="utf-8")
+    raw = site.clean.processed_file("issues.csv").read_text(encoding="utf-8")
     assert '=HYPERLINK(""https://evil.example""' in raw  # the untouched data keep it
 
 

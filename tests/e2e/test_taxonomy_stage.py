@@ -1,5 +1,5 @@
 """The taxonomy notebook as a stage: synthetic inputs in a project root, run twice, same
-bytes, every output where :class:`~analysis.core.paths.TaxonomyPaths` names it."""
+bytes, every output where its declaration (``schemas.yaml``) names it."""
 
 from __future__ import annotations
 

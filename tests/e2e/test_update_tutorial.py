@@ -151,7 +151,7 @@ def test_the_tutorial_runs_as_written(small_run, tmp_path):
     assert list(agreement.index) == ["release", "2026-01", "all batches"]
     assert agreement.loc["2026-01", "annotators"] == 3
     assert agreement.loc["release", "annotators"] == 7
-    card = pd.read_csv(paths.findings.scorecard).set_index("claim_id")
+    card = pd.read_csv(paths.findings.table("scorecard.csv")).set_index("claim_id")
     assert card.loc["table1.vllm.false_positive", "status"] != "not_reproducible"
 
     problems = [p for rel in written_csvs(work) for p in table_problems(work, rel)]

@@ -75,7 +75,7 @@ def test_a_stage_killed_then_restored_from_the_cache_recovers(small_run, tmp_pat
                       findings.notebook.name, tmp_path / "signals")
     assert "Running stage 'findings'" in output
     # killed with every output but the notebook written, and its temporary file complete
-    assert findings.scorecard.is_file() and not findings.notebook.exists()
+    assert findings.table("scorecard.csv").is_file() and not findings.notebook.exists()
     assert hidden_files(work) == []
     assert "findings:" in dvc(work, "status").stdout
 

@@ -35,6 +35,31 @@ def covered(path: Path, deps: set[str]) -> bool:
     return any(rel.as_posix() == d or rel.is_relative_to(d) for d in deps)
 
 
+def writes(stage: dict) -> list[str]:
+    """What a stage of dvc.yaml writes: its outs and metrics."""
+    return [next(iter(o)) if isinstance(o, dict) else o
+            for o in stage.get("outs", []) + stage.get("metrics", [])]
+
+
+def declarations_read(name: str) -> set[str]:
+    """The output declarations (``src/analysis/<stage>/schemas.yaml``) of the stages whose
+    outputs the stage ``name`` reads, as dvc.yaml says: a dep that is an output of another
+    stage, holds one or lies in one."""
+    reads = [Path(d) for d in STAGES[name].get("deps", []) if isinstance(d, str)]
+    return {f"src/analysis/{other}/schemas.yaml" for other, stage in STAGES.items()
+            if other != name and (SRC / other / "schemas.yaml").is_file()
+            and any(r.is_relative_to(o) or Path(o).is_relative_to(r)
+                    for r in reads for o in writes(stage))}
+
+
+def test_declarations_read_are_those_of_the_stages_read():
+    assert declarations_read("ingest") == set()
+    assert declarations_read("table1") == {"src/analysis/clean/schemas.yaml"}
+    assert "src/analysis/keywords/schemas.yaml" in declarations_read("findings")
+    assert "src/analysis/clean/schemas.yaml" not in declarations_read("findings")
+    assert len(declarations_read("report")) == len(list(SRC.glob("*/schemas.yaml")))
+
+
 @pytest.mark.parametrize("name", sorted(STAGES))
 def test_stage_depends_on_every_module_it_runs(name):
     """Every file of the package a stage runs is a dep, itself or through its folder (a
@@ -45,16 +70,12 @@ def test_stage_depends_on_every_module_it_runs(name):
     deps = {d for d in stage.get("deps", []) if isinstance(d, str)}
     missing = sorted(p.relative_to(ROOT).as_posix() for p in needed if not covered(p, deps))
     assert not missing, f"stage {name} runs {missing} but does not list them as deps"
-    # analysis.core reads every stage's table declaration, so a stage that runs core
-    # depends on each of them (its own through its package folder)
-    runs_core = any(p.is_relative_to(SRC / "core") for p in needed)
-    declarations = {p.relative_to(ROOT).as_posix() for p in SRC.glob("*/schemas.yaml")}
-    if runs_core:
-        assert all(covered(ROOT / d, deps) for d in declarations), \
-            f"stage {name} runs analysis.core but misses a table declaration"
-    extra = sorted(d for d in deps if d.startswith("src/analysis/")
-                   and not any(covered(p, {d}) for p in needed)
-                   and not (runs_core and d in declarations))
+    # a stage reads the output declarations of the stages whose outputs it reads (through
+    # analysis.core), and depends on exactly those (its own through its package folder)
+    declarations = {d for d in deps if d.endswith("/schemas.yaml")}
+    assert declarations == declarations_read(name), f"stage {name}: declarations"
+    extra = sorted(d for d in deps - declarations if d.startswith("src/analysis/")
+                   and not any(covered(p, {d}) for p in needed))
     assert not extra, f"stage {name} lists {extra} but never imports them"
     if notebook:
         assert notebook.relative_to(ROOT).as_posix() in deps

@@ -1,7 +1,7 @@
 """The paper's published numbers, and how a reproduced value is judged against one.
 
 ``data/claims.yaml`` is the only place where the paper's numbers live. Each claim has an
-``id`` (``table1.pytorch.2023``), the value exactly as printed in the paper (``"1,234"``,
+``id`` (``<stage>.<what>``), the value exactly as printed in the paper (``"1,234"``,
 ``"12.34%"``, ``"0.512"``), where it is printed, and optionally ``relation``: the
 comparator of the paper's statement, written as a quoted symbol (YAML reads a bare ``>``
 as the start of a folded text block):
@@ -18,7 +18,7 @@ as the start of a folded text block):
 and ``reproducible: false`` with a ``reason`` a number the release cannot give.
 
 Stages write their reproduced values keyed by claim id (``data/reproduced/<stage>.json``);
-the findings stage (:mod:`analysis.findings.compute`) sets them beside the claims, and
+the stage that writes the scorecard sets them beside the claims, and
 :func:`judge` gives each claim a status:
 
 - ``exact``: equal at the paper's printed precision (our value, rounded half-up to as many
@@ -48,7 +48,7 @@ RELATIONS = ("=", ">", ">=", "<", "<=", "~")
 RELATION_ALIASES = {"eq": "=", "gt": ">", "ge": ">="}
 KINDS = ("number", "count", "label")
 # The root causes a difference is grouped by (the scorecard's ``cause`` of a ``differs``
-# claim, analysis.findings.scorecard.cause_of), in the order the Overview lists them: the
+# claim), in the order the Overview lists them: the
 # stage that reproduces a value names the cause in its entry (``{"value": ..., "note": ...,
 # "cause": ...}``); a cited example's label is one by its kind; any other difference is
 # ``other``.

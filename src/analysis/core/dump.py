@@ -12,9 +12,9 @@ Projects, years and annotators are discovered here, never listed in code. Readin
 strict about what makes results meaningless (no ``Issue Report`` folder, a project without
 a label file, a label file without the key columns, a file that is not UTF-8: one clear
 :class:`~analysis.core.errors.InputError`) and lenient, but explicit, about the rest: quirks
-are returned as anomalies for the clean stage to rule on. A dump is read as ingest reads
-it (:class:`~analysis.core.dumpfiles.DumpFiles`): walked and checked first (links, hard
-links and special files refused), each file then opened once, as checked.
+are returned as anomalies for the stage that reads the dump to rule on. A dump is read as
+ingest reads it (:class:`~analysis.core.dumpfiles.DumpFiles`): walked and checked first
+(links, hard links and special files refused), each file then opened once, as checked.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ URL_RE = re.compile(r"^https?://[A-Za-z0-9.-]+(?::\d+)?/\S+$")
 
 @dataclass(frozen=True)
 class Quirk:
-    """A raw-level observation (encoding, layout) for the clean stage to rule on."""
+    """A raw-level observation (encoding, layout) for the reading stage to rule on."""
 
     kind: str
     file: str
@@ -497,7 +497,7 @@ def excluded_file_chunks(lines: Iterable[str], rel: str, size: int | None = None
     absent), ``batch`` (stripped; None without a Batch column) and the number of fields.
 
     The header must name ``Issue_URL`` (any case); other columns are not used. Rows are
-    validated by the clean stage.
+    validated by the stage that reads them.
     """
     records = iter_csv_records(lines, rel, fix="fix the quoting on that line",
                                max_record=max_record)

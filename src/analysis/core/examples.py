@@ -3,7 +3,7 @@
 ``data/examples.yaml`` (next to ``data/claims.yaml``) lists the issue reports the paper
 cites for its sub-themes (Section III.D, references [44] to [111]), the numbered points of
 its findings with the themes they speak of, and the interviewees' rankings of themes. This
-module reads and checks it; the taxonomy stage matches the examples against the release,
+module reads and checks it; a stage matches the examples against the release,
 and the scorecard turns each example into a claim (:func:`example_claims`).
 
 Issue links are data that reach web pages, so an example's URL must be an

@@ -46,8 +46,8 @@ PAGE_WIDTH_IN = 7.0
 def pyplot():
     """matplotlib's pyplot on the non-interactive Agg backend.
 
-    Imported here, not at the top of the module: the stages that draw nothing (clean,
-    keywords, findings) write their outputs through :mod:`analysis.core.stage`, which
+    Imported here, not at the top of the module: the stages that draw nothing write
+    their outputs through :mod:`analysis.core.stage`, which
     imports this module, and need not pay for importing matplotlib (about 0.4 s).
     """
     import matplotlib

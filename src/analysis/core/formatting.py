@@ -1,5 +1,5 @@
 """How a number looks, wherever it is shown: in a stage's website variables, in a sentence a
-stage writes, and in the report's tables.
+stage writes, and in the website's tables.
 
 One module, so that a kappa, a count, a share, an interval or a p-value is printed the same
 on every page, and one mark for a value that is not defined (:data:`MISSING`, an en dash):

@@ -1,6 +1,6 @@
 """Where everything is: the one source of every path of the project.
 
-Every module, every notebook's parameter defaults, the report and the tests derive their
+Every module, every notebook's parameter defaults, the website and the tests derive their
 paths from a :class:`Paths` (the project root; the tests use a temporary one). No other
 file of the package spells a path (``tests/unit/core/test_paths.py`` checks it), so
 grepping an output's file name finds the one line here that names it and, through the
@@ -9,23 +9,29 @@ attribute, the code that writes it.
 The layout mirrors the pipeline: each stage writes into its own folders, one per kind of
 output::
 
-    data/raw/                          ingest: the released files, verified
-    data/processed/<stage>/            processed data (clean, interviews, taxonomy)
+    data/raw/                          the released files, verified
+    data/processed/<stage>/            processed data for later stages
     data/reproduced/<stage>.json       the paper's numbers as the stage reproduced them
     metrics/<stage>.json               headline numbers for `dvc metrics`
     report/tables/<stage>/             tables (CSV, and Markdown/HTML where a page needs it)
     report/figures/<stage>/            figures (SVG and PNG)
     report/vars/<stage>.json           numbers and texts for the website
     report/notebooks/NN_<stage>.ipynb  the executed notebook (source: notebooks/NN_<stage>.py)
+
+The analysis stages are their notebooks, ``notebooks/NN_<stage>.py``, in the order of
+their numbers (:data:`STAGES`); the files a stage writes into its folders are listed in
+its declaration (:func:`stage_declaration`). Nothing here names a stage:
+``Paths(root).stage(name)``, or ``Paths(root).<name>``, gives the paths of any of them.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
-from functools import cache, cached_property
+from functools import cache
 from pathlib import Path, PurePosixPath, PureWindowsPath
-from typing import Any, ClassVar
+from typing import Any
 
 from analysis.core.errors import InputError
 from analysis.core.safeyaml import safe_load
@@ -35,30 +41,47 @@ ROOT = Path(__file__).resolve().parents[3]
 # The package's folder (``src/analysis``, or where the package is installed).
 PACKAGE = Path(__file__).resolve().parents[1]
 
+# A stage's notebook: ``NN_<stage>.py``, its number giving the stage's place.
+NOTEBOOK_NAME = re.compile(r"(\d\d)_([a-z][a-z0-9_]*)\.py")
+
+
+def notebook_stages(folder: Path) -> dict[str, int]:
+    """The analysis stages whose notebooks ``folder`` holds (``NN_<stage>.py``): name ->
+    number, in the order of their numbers, which is the pipeline's order. Two notebooks
+    with one number would leave the order to chance: that is refused."""
+    found = sorted((int(m[1]), m[2]) for p in folder.glob("*.py")
+                   if (m := NOTEBOOK_NAME.fullmatch(p.name)))
+    numbers = [number for number, _ in found]
+    clash = sorted({n for n in numbers if numbers.count(n) > 1})
+    if clash:
+        raise ValueError(f"{folder}: several notebooks numbered {clash}; give each its own")
+    return {name: number for number, name in found}
+
+
 # The analysis stages in pipeline order, with their notebook numbers.
-STAGES = {"clean": 1, "table1": 2, "taxonomy": 3, "agreement": 4, "interviews": 5,
-          "compare": 6, "keywords": 7, "findings": 8, "explorer": 9}
+STAGES = notebook_stages(ROOT / "notebooks")
 
 
-# The file in each stage's package folder that declares the tables the stage writes.
+# The file in each stage's package folder that declares the files the stage writes.
 DECLARATION = "schemas.yaml"
 
 
 def declaration_file(stage: str) -> Path:
-    """Where the stage ``stage`` declares its tables (``analysis/<stage>/schemas.yaml``,
+    """Where the stage ``stage`` declares its outputs (``analysis/<stage>/schemas.yaml``,
     package data shipped with the package)."""
     return PACKAGE / stage / DECLARATION
 
 
 @cache
 def stage_declaration(stage: str) -> dict[str, Any]:
-    """The table declaration of the stage ``stage``, as read (read once).
+    """The output declaration of the stage ``stage``, as read (read once).
 
     Its sections ``tables`` (files in ``report/tables/<stage>/``) and ``processed`` (in
     ``data/processed/<stage>/``) map each file name to its description and, for a CSV, its
-    columns (:mod:`analysis.core.table_schemas` builds the schemas); the names listed here
-    are the only ones :class:`StagePaths` gives paths for. A stage without the file declares
-    nothing.
+    columns (:mod:`analysis.core.table_schemas` builds the schemas); ``figures`` maps each
+    figure's name (``report/figures/<stage>/<name>.svg`` and ``.png``) to its description.
+    The names listed here are the only ones :class:`StagePaths` gives paths for. A stage
+    without the file declares nothing.
     """
     path = declaration_file(stage)
     if not path.is_file():
@@ -66,42 +89,44 @@ def stage_declaration(stage: str) -> dict[str, Any]:
     return safe_load(path.read_text(encoding="utf-8")) or {}
 
 
-class _Declared:
-    """A class attribute of a stage's paths: the file names of one section of the stage's
-    declaration (:func:`stage_declaration`), in its order; with ``study``, only those of
-    its tables marked ``study: true``."""
-
-    def __init__(self, section: str, study: bool = False) -> None:
-        self.section, self.study = section, study
-
-    def __get__(self, obj: object, owner: type) -> tuple[str, ...]:
-        name = getattr(owner, "name", None)
-        if not isinstance(name, str):
-            return ()
-        files = stage_declaration(name).get(self.section) or {}
-        return tuple(f for f, about in files.items()
-                     if not self.study or (about or {}).get("study"))
-
-
 @dataclass(frozen=True)
 class StagePaths:
-    """The folders and files of one analysis stage.
+    """The folders and files of the analysis stage ``name``.
 
-    The names of the files a stage writes into its folders are listed once:
-    :attr:`TABLES` and :attr:`PROCESSED` in the stage's table declaration
-    (``analysis/<stage>/schemas.yaml``, :func:`stage_declaration`), :attr:`FIGURES` here;
-    :meth:`table`, :meth:`figure` and :meth:`processed_file` give their paths and refuse a
-    name not listed, so that a file name is spelled in one place only.
+    The names of the files a stage writes into its folders are listed once, in the stage's
+    declaration (``analysis/<stage>/schemas.yaml``, :func:`stage_declaration`):
+    :attr:`TABLES`, :attr:`FIGURES` and :attr:`PROCESSED` read them, and :meth:`table`,
+    :meth:`figure` and :meth:`processed_file` give their paths and refuse a name not
+    listed, so that a file name is spelled in one place only.
     """
 
     root: Path
     name: str
-    TABLES: ClassVar = _Declared("tables")
-    FIGURES: ClassVar[tuple[str, ...]] = ()
-    PROCESSED: ClassVar = _Declared("processed")
-    # Tables among TABLES written only on a study dump (the release extended with new
-    # labels by `python -m analysis.labels extend`): per-batch views.
-    STUDY_TABLES: ClassVar = _Declared("tables", study=True)
+
+    def _declared(self, section: str, study: bool = False) -> tuple[str, ...]:
+        """The names one section of the declaration lists, in its order; with ``study``,
+        only the tables marked ``study: true``."""
+        files = stage_declaration(self.name).get(section) or {}
+        return tuple(f for f, about in files.items()
+                     if not study or (about or {}).get("study"))
+
+    @property
+    def TABLES(self) -> tuple[str, ...]:
+        return self._declared("tables")
+
+    @property
+    def FIGURES(self) -> tuple[str, ...]:
+        return self._declared("figures")
+
+    @property
+    def PROCESSED(self) -> tuple[str, ...]:
+        return self._declared("processed")
+
+    @property
+    def STUDY_TABLES(self) -> tuple[str, ...]:
+        """Tables among :attr:`TABLES` written only on a study dump (the release extended
+        with new labels by `python -m analysis.labels extend`): per-batch views."""
+        return self._declared("tables", study=True)
 
     @property
     def number(self) -> int:
@@ -158,33 +183,12 @@ class StagePaths:
         """A processed-data file of the stage (one of :attr:`PROCESSED`)."""
         return self.processed / _listed(name, self.PROCESSED, f"{self.name} data file")
 
-
-def _listed(name: str, names: tuple[str, ...], what: str) -> str:
-    if name not in names:
-        raise KeyError(f"no {what} {name!r}; listed: {', '.join(names) or 'none'}")
-    return name
-
-
-@dataclass(frozen=True)
-class CleanPaths(StagePaths):
-    name: str = "clean"
-
+    # Two processed files the notebooks name by attribute, kept because a notebook's source
+    # is part of its executed notebook, an output that a new spelling would change.
     @property
     def issues_parquet(self) -> Path:
+        """The processed issues, one row per labelled issue."""
         return self.processed_file("issues.parquet")
-
-    @property
-    def issues_csv(self) -> Path:
-        return self.processed_file("issues.csv")
-
-    @property
-    def rejected_csv(self) -> Path:
-        return self.processed_file("rejected.csv")
-
-    @property
-    def excluded_csv(self) -> Path:
-        """The excluded candidates (false positives) a dump records, one row each."""
-        return self.processed_file("excluded.csv")
 
     @property
     def exclusions_csv(self) -> Path:
@@ -192,54 +196,10 @@ class CleanPaths(StagePaths):
         return self.processed_file("exclusions.csv")
 
 
-@dataclass(frozen=True)
-class Table1Paths(StagePaths):
-    name: str = "table1"
-    FIGURES = ("counts",)
-
-
-@dataclass(frozen=True)
-class TaxonomyPaths(StagePaths):
-    name: str = "taxonomy"
-    FIGURES = ("tree", "project_shares", "year_shares", "type_residuals")
-
-
-@dataclass(frozen=True)
-class AgreementPaths(StagePaths):
-    name: str = "agreement"
-    FIGURES = ("kappas", "pairwise", "categories", "groups", "audit_final", "audit_dissent",
-               "audit_targets")
-
-
-@dataclass(frozen=True)
-class InterviewsPaths(StagePaths):
-    name: str = "interviews"
-    FIGURES = ("heatmap", "theme_counts")
-
-
-@dataclass(frozen=True)
-class ComparePaths(StagePaths):
-    name: str = "compare"
-    FIGURES = ("counts", "kappa")
-
-
-@dataclass(frozen=True)
-class KeywordsPaths(StagePaths):
-    name: str = "keywords"
-
-
-@dataclass(frozen=True)
-class ExplorerPaths(StagePaths):
-    name: str = "explorer"
-
-
-@dataclass(frozen=True)
-class FindingsPaths(StagePaths):
-    name: str = "findings"
-
-    @property
-    def scorecard(self) -> Path:
-        return self.table("scorecard.csv")
+def _listed(name: str, names: tuple[str, ...], what: str) -> str:
+    if name not in names:
+        raise KeyError(f"no {what} {name!r}; listed: {', '.join(names) or 'none'}")
+    return name
 
 
 @dataclass(frozen=True)
@@ -351,11 +311,11 @@ class Paths:
     def notebooks_source(self) -> Path:
         return self.root / "notebooks"
 
-    # -- ingest ----------------------------------------------------------------------------
+    # -- the release, fetched and verified --------------------------------------------------
     @property
     def release(self) -> Path:
         """The local copy of the release the pipeline reads (outside git): filled from the
-        offline mirror or the download by ``python -m analysis.ingest fetch``."""
+        offline mirror or the download before the pipeline runs (``make report``)."""
         return self.root / "data" / "release"
 
     @property
@@ -393,47 +353,17 @@ class Paths:
         return self.root / "data" / "provenance.json"
 
     # -- the analysis stages ---------------------------------------------------------------
-    @cached_property
-    def clean(self) -> CleanPaths:
-        return CleanPaths(self.root)
-
-    @cached_property
-    def table1(self) -> Table1Paths:
-        return Table1Paths(self.root)
-
-    @cached_property
-    def taxonomy(self) -> TaxonomyPaths:
-        return TaxonomyPaths(self.root)
-
-    @cached_property
-    def agreement(self) -> AgreementPaths:
-        return AgreementPaths(self.root)
-
-    @cached_property
-    def interviews(self) -> InterviewsPaths:
-        return InterviewsPaths(self.root)
-
-    @cached_property
-    def compare(self) -> ComparePaths:
-        return ComparePaths(self.root)
-
-    @cached_property
-    def keywords(self) -> KeywordsPaths:
-        return KeywordsPaths(self.root)
-
-    @cached_property
-    def findings(self) -> FindingsPaths:
-        return FindingsPaths(self.root)
-
-    @cached_property
-    def explorer(self) -> ExplorerPaths:
-        return ExplorerPaths(self.root)
-
     def stage(self, name: str) -> StagePaths:
         """The paths of the analysis stage ``name``."""
         if name not in STAGES:
             raise KeyError(f"no stage {name!r}; stages: {', '.join(STAGES)}")
-        return getattr(self, name)
+        return StagePaths(self.root, name)
+
+    def __getattr__(self, name: str) -> StagePaths:
+        """``paths.<stage>``: :meth:`stage` of a name that is no other attribute."""
+        if name not in STAGES:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        return self.stage(name)
 
     def stages(self) -> list[StagePaths]:
         return [self.stage(name) for name in STAGES]

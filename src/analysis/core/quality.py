@@ -99,7 +99,7 @@ def _registry() -> dict:
 
 
 def stage_rules(stage: str) -> dict[str, Rule]:
-    """The anomaly kinds of ``stage`` (``clean``, ``interviews``, ``taxonomy``) with their
+    """The anomaly kinds of ``stage`` (its section of ``rules.yaml``) with their
     rules, from ``rules.yaml``: the one place a kind is worded."""
     return registry_rules(_registry(), stage, _placeholders())
 

@@ -55,7 +55,8 @@ def machine() -> dict:
 
 
 # The steps of a build from a fresh clone, end to end (``make report``): setting up the
-# environment, fetching the release, the ingest stage, the analysis stages, rendering.
+# environment, fetching the release, verifying and copying it (the pipeline's first
+# stage), the analysis stages, rendering.
 PHASES = ("setup", "fetch", "ingest", "stages", "render")
 
 

@@ -3,12 +3,12 @@
 - :func:`label_rows_schema`: the well-formed rows of a label file
   (``<Project>/<Project>.csv``: ``Issue_URL, Label1..LabelN, Final_Label``) after parsing;
 - :func:`year_lines_schema`: the lines of a year file (``<Project>_<year>.txt``);
-- :func:`issues_schema`: the processed issues table the clean stage writes.
+- :func:`issues_schema`: the processed issues table, one row per labelled issue.
 
 The input schemas are validated lazily, so every failing cell is found in one pass;
 :func:`failures` turns pandera's failure cases into ``(row index, check, column)`` triples
-that the clean stage maps back to file lines and rules (each check is named after the
-anomaly kind of :data:`analysis.clean.compute.RULES` it reports). Structural problems that make a
+that the reading stage maps back to file lines and rules (each check is named after the
+anomaly kind it reports). Structural problems that make a
 file unreadable (encoding, missing columns) are caught earlier, with the line, in
 :mod:`analysis.core.dump`; a processed table that breaks :func:`issues_schema` is a bug and
 fails loudly.
@@ -70,7 +70,7 @@ def year_lines_schema() -> pa.DataFrameSchema:
 
 
 # What each column of the processed issues table means, for the schema below and for the
-# data dictionary of ``data/processed/clean/issues.csv`` (:mod:`analysis.core.table_schemas`).
+# data dictionary of the processed issues (:mod:`analysis.core.table_schemas`).
 ISSUE_DESCRIPTIONS: dict[str, str] = {
     "project": "the project the issue belongs to: its folder name under `Issue Report/` in "
                "the dump (e.g. pytorch, DeepSpeed)",
@@ -113,7 +113,7 @@ BATCH_DESCRIPTION = ("the batch the row came from: `release` for the base dump's
 
 def issues_schema(annotators: list[str], codes: list[str], types: list[str],
                   with_batch: bool = False) -> pa.DataFrameSchema:
-    """The processed issues table (``data/processed/clean/issues.parquet``).
+    """The processed issues table (one row per labelled issue).
 
     Every column carries its meaning (:data:`ISSUE_DESCRIPTIONS`), so the data dictionary
     of the CSV copy is generated from the same words.

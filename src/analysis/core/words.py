@@ -1,6 +1,6 @@
 """The word boundary of the keyword rule (Section III.A), for every place that matches a
 keyword in text: the selection of candidates (:mod:`analysis.select.matching`) and the
-keyword audit (:mod:`analysis.keywords.compute`).
+audit of the keyword lists.
 
 A keyword occurs on a word boundary when no ASCII letter, digit or underscore touches it
 on either side; case is ignored for ASCII letters only. Other characters, a CJK one or an

@@ -8,8 +8,9 @@ pipeline's outputs. Modules:
 - :mod:`.variables`  ``report/_variables.yml`` (the numbers the pages print; no data text);
 - :mod:`.generated`  includes (escaped HTML tables, lists, links, citation) in
                      ``report/_generated/``;
-- :mod:`.pages`      the result pages' includes (Taxonomy, Agreement, Interviews,
-                     Keywords, What changed, Findings), each with the artifacts it reads;
+- :mod:`.pages`      the pages' includes, one module a page (found, not listed), each
+                     with the artifacts it reads;
+- :mod:`.navbar`     the navbar, from the pages' front matter (``navbar-entry:``);
 - :mod:`.blocks`     figure blocks and data-text paragraphs;
 - :mod:`.downloads`  the downloads, safe in a spreadsheet, with data dictionaries;
 - :mod:`.dag`        the pipeline DAG (``dvc dag --mermaid``) as a figure;

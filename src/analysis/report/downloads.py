@@ -45,26 +45,26 @@ def processed_downloads(paths: Paths) -> list[tuple[Path, str, str]]:
     scorecard; the excluded candidates and the per-project exclusions too when the dump
     records any (:func:`records_exclusions`; the paper's release records none)."""
     return [
-        (paths.clean.issues_csv, "data/issues.csv",
+        (paths.clean.processed_file("issues.csv"), "data/issues.csv",
          "one row per labelled issue: all annotators' labels, final label, type, theme, "
          "year, flags"),
-        (paths.clean.rejected_csv, "data/rejected.csv",
+        (paths.clean.processed_file("rejected.csv"), "data/rejected.csv",
          "rows set aside by the cleaning rules, with the reason"),
-        *([(paths.clean.excluded_csv, "data/excluded.csv",
+        *([(paths.clean.processed_file("excluded.csv"), "data/excluded.csv",
             "every candidate excluded as a false positive, as the dump records it"),
            (paths.clean.exclusions_csv, "data/exclusions.csv",
             "per project: the counts Table I's false-positive rate is computed from")]
           if records_exclusions(paths) else []),
         (paths.clean.quality, "data/quality.json",
          "the quality report: row accounting, every anomaly, the rules"),
-        (paths.findings.scorecard, "scorecard.csv",
+        (paths.findings.table("scorecard.csv"), "scorecard.csv",
          "every number the paper prints beside ours, with the verdict"),
     ]
 
 
 def records_exclusions(paths: Paths) -> bool:
     """Whether the clean stage counted excluded candidates (``excluded.csv`` has a row)."""
-    path = paths.clean.excluded_csv
+    path = paths.clean.processed_file("excluded.csv")
     if not path.is_file():
         return False
     with path.open(encoding="utf-8", newline="") as handle:
@@ -98,7 +98,7 @@ def downloadable(paths: Paths) -> list[tuple[str, str, str]]:
            for src, name, what in processed_downloads(paths) if src.is_file()]
     for stage in paths.stages():
         for csv_path in sorted(stage.tables.glob("*.csv")) if stage.tables.is_dir() else []:
-            if csv_path == paths.findings.scorecard:
+            if csv_path == paths.findings.table("scorecard.csv"):
                 continue
             source = csv_path.relative_to(paths.root).as_posix()
             out.append((source, f"tables/{stage.name}/{csv_path.name}",

@@ -34,8 +34,8 @@ from analysis.report.variables import build_vars, stage_texts, write_vars
 
 def check_inputs(paths: Paths) -> None:
     """Stop with one line when an output the site cannot do without is missing."""
-    for needed in (paths.findings.scorecard, paths.clean.quality, paths.provenance, paths.params,
-                   paths.quarto_yml):
+    for needed in (paths.findings.table("scorecard.csv"), paths.clean.quality, paths.provenance,
+                   paths.params, paths.quarto_yml):
         if not needed.is_file():
             raise InputError("missing", file=str(needed),
                              fix="run `dvc repro` (the analysis stages write it)")

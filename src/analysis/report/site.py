@@ -5,9 +5,10 @@ and so no pandas, pandera or matplotlib: a render after a small change costs lit
 than the pages it renders again.)
 
 **Render** (:func:`render`): stages the Quarto project in a staging folder
-(``build/site-render/``, links to the sources: :func:`stage_file`), adds what belongs to
-this build only (the commit and renderer variables, the versions of the environment, the
-notebook page stubs) and the pages of ``docs/`` (:mod:`.docs`), renders it with Quarto
+(``build/site-render/``, links to the sources: :func:`stage_file`), adds the navbar the
+pages declare (:mod:`.navbar`), what belongs to this build only (the commit and renderer
+variables, the versions of the environment, the notebook page stubs) and the pages of
+``docs/`` (:mod:`.docs`), renders it with Quarto
 when it can be found (:mod:`.quarto`) or with the pandoc preview (:mod:`.preview`),
 writes ``build-info.js`` (run times and hardware from :mod:`analysis.core.runlog`) and
 the record of what it rendered (:mod:`.sources`), and moves the result onto
@@ -36,6 +37,8 @@ from functools import cache
 from pathlib import Path
 from typing import NamedTuple
 
+import yaml
+
 from analysis.core import runlog
 from analysis.core.artifacts import disk_error, publish_folder, publishable, write_text
 from analysis.core.config import load_yaml
@@ -48,6 +51,7 @@ from analysis.report import generated as gen
 from analysis.report.docs import FOLDER as DOCS
 from analysis.report.docs import doc_includes, doc_stubs, include_digests
 from analysis.report.htmlsafe import check_template_text, raw_html_block, rows_table
+from analysis.report.navbar import navbar_entries, page_entries, with_navbar
 from analysis.report.notebooks import notebook_stub
 from analysis.report.preview import (
     link_or_copy,
@@ -181,7 +185,8 @@ def stage_file(source: Path, staged: Path) -> None:
 def stage(paths: Paths, staging: Path, versions: dict[str, str], git: dict,
           renderer: str) -> dict[str, str]:
     """Put the project's sources (:func:`~analysis.report.sources.source_files`) into
-    ``staging`` (:func:`stage_file`) and add what belongs to this build only, the stubs of
+    ``staging`` (:func:`stage_file`), with the pages' navbar (:func:`stage_navbar`), and
+    add what belongs to this build only, the stubs of
     the docs pages among it (their bodies: :func:`stage_docs`); return the SHA-256 of each
     source as staged (the bytes the render reads)."""
     if staging.exists():
@@ -192,6 +197,7 @@ def stage(paths: Paths, staging: Path, versions: dict[str, str], git: dict,
         (staging / rel).parent.mkdir(parents=True, exist_ok=True)
         stage_file(paths.site_src / rel, staging / rel)
     hashes = {**hash_files(staging, rels), **doc_hashes(paths)}
+    stage_navbar(paths, staging)
     variables = load_yaml(staging / "_variables.yml") or {}
     write_vars(staging / "_variables.yml", {**variables, **render_vars(git, renderer)})
     env = {  # the RENDER_INCLUDES
@@ -211,6 +217,17 @@ def stage(paths: Paths, staging: Path, versions: dict[str, str], git: dict,
     for rel, text in doc_stubs(paths.docs).items():
         write_text(staging / rel, text)
     return hashes
+
+
+def stage_navbar(paths: Paths, staging: Path) -> None:
+    """Write the navbar entries the pages declare (:mod:`.navbar`) into the staged
+    ``_quarto.yml`` (left as it is when no page declares one)."""
+    pages = [page.relative_to(paths.site_src).as_posix() for page in paths.pages()]
+    items = navbar_entries(page_entries(paths.site_src, pages))
+    if items:
+        config = with_navbar(load_yaml(staging / "_quarto.yml") or {}, items)
+        write_text(staging / "_quarto.yml", yaml.safe_dump(
+            config, sort_keys=False, allow_unicode=True, width=4096))
 
 
 def stage_docs(paths: Paths, staging: Path, pages: list[str] | None) -> None:

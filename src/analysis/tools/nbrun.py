@@ -1,6 +1,6 @@
 """Run a stage's notebook with papermill, as one DVC stage.
 
-    python -m analysis.tools.nbrun agreement [-p seed 7] [--root PATH]
+    python -m analysis.tools.nbrun STAGE [-p NAME VALUE] [--root PATH]
 
 The stage's percent-format notebook (``notebooks/NN_<stage>.py``, see
 :mod:`analysis.core.paths`) is converted in memory (kernel ``python3``); the project root
@@ -10,7 +10,7 @@ the project root as working directory. The executed notebook is written once the
 succeeded, with papermill's timing metadata removed, to a temporary file outside the folders
 DVC tracks (:func:`~analysis.core.artifacts.atomic_path`) and moved into place, so a failed
 or interrupted run leaves no half-written notebook, and nothing in ``report/notebooks/``
-(which DVC would restore around, and the report stage would read). Absolute paths of the
+(which DVC would restore around, and the website would read). Absolute paths of the
 machine in its outputs are replaced by placeholders. A user error raised inside the
 notebook (:class:`~analysis.core.errors.InputError`), or a notebook that cannot be written,
 ends the run with its one-line message, and the stage's metrics file is put back as git
@@ -183,7 +183,7 @@ def scrub_paths(text: str, paths: list[tuple[str, str]]) -> str:
 
 def scrub_outputs(nb, paths: list[tuple[str, str]]) -> None:
     """Apply :func:`scrub_paths` to every text output of an executed notebook."""
-    def clean(value):
+    def scrubbed(value):
         if isinstance(value, list):
             return [scrub_paths(v, paths) if isinstance(v, str) else v for v in value]
         return scrub_paths(value, paths) if isinstance(value, str) else value
@@ -191,14 +191,14 @@ def scrub_outputs(nb, paths: list[tuple[str, str]]) -> None:
     for cell in nb.cells:
         for out in cell.get("outputs", []):
             if "text" in out:
-                out["text"] = clean(out["text"])
+                out["text"] = scrubbed(out["text"])
             if "traceback" in out:
-                out["traceback"] = clean(out["traceback"])
+                out["traceback"] = scrubbed(out["traceback"])
             if "evalue" in out:
-                out["evalue"] = clean(out["evalue"])
+                out["evalue"] = scrubbed(out["evalue"])
             for mime in ("text/plain", "text/html", "text/markdown"):
                 if mime in out.get("data", {}):
-                    out["data"][mime] = clean(out["data"][mime])
+                    out["data"][mime] = scrubbed(out["data"][mime])
 
 
 def parse_params(section: str | None, pairs: list[list[str]], root: Path = ROOT) -> dict:
@@ -224,7 +224,7 @@ KERNEL_ARGS = ("--HistoryManager.hist_file=:memory:",
 SHUTDOWN_WAIT_S = 1.0
 # Threads of the BLAS (OpenBLAS) under numpy and scipy in the kernel, unless the caller set
 # them: the stages' matrices are small, and on a busy machine OpenBLAS's spinning threads
-# doubled the agreement stage's CPU time (same outputs, byte for byte).
+# doubled a stage's CPU time (same outputs, byte for byte).
 BLAS_THREADS = "1"
 BLAS_THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")
 
@@ -416,7 +416,7 @@ def restore_metrics(metrics: Path, root: Path) -> None:
 
 
 def stage_name(notebook: Path) -> str:
-    """The stage a notebook runs: ``notebooks/04_agreement.py`` -> ``agreement``."""
+    """The stage a notebook runs: ``notebooks/NN_<stage>.py`` -> ``<stage>``."""
     return re.sub(r"^\d+_", "", notebook.stem)
 
 

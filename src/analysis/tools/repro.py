@@ -3,11 +3,10 @@
     python -m analysis.tools.repro [-f] [--jobs N] [STAGE ...]
 
 ``dvc repro`` runs one stage at a time, while most of this pipeline's stages only wait for
-``clean`` (``interviews`` and ``keywords`` not even for that), and each stage is a single
-Python process. DVC's documented way to use more cores is to run ``dvc repro`` on
-independent parts of the pipeline at once: it releases its repository lock while a
-stage's command runs and takes it again to record the results. This driver does exactly
-that, and nothing else:
+one or two others, and each stage is a single Python process. DVC's documented way to use
+more cores is to run ``dvc repro`` on independent parts of the pipeline at once: it
+releases its repository lock while a stage's command runs and takes it again to record
+the results. This driver does exactly that, and nothing else:
 
 1. It asks DVC which stages have changed (``Repo.status``) and, from DVC's own graph,
    which stages follow them: the stages ``dvc repro`` would consider. ``-f`` takes every
@@ -123,11 +122,11 @@ def in_pipeline_order(stages: Mapping[str, object], order: list[str]) -> list[st
 
 def schedule(plan: list[str], needs: Graph, jobs: int,
              run_stage: Callable[[str], tuple[int, str]],
-             report: Callable[[str, int, str], None],
+             on_end: Callable[[str, int, str], None],
              priority: Mapping[str, float] | None = None,
              stop: Callable[[], None] = lambda: None) -> list[str]:
     """Run ``plan`` with :func:`ready` stages started as soon as there is room for them,
-    at most ``jobs`` at a time, by ``priority``; ``report`` gets each stage's code and
+    at most ``jobs`` at a time, by ``priority``; ``on_end`` gets each stage's code and
     output as it ends. Returns the stages that failed: once one has, no further stage
     starts. Interrupted (KeyboardInterrupt), it calls ``stop`` to end the running
     stages, waits for them, and raises."""
@@ -148,7 +147,7 @@ def schedule(plan: list[str], needs: Graph, jobs: int,
                 for future in finished:
                     stage = running.pop(future)
                     code, output = future.result()
-                    report(stage, code, output)
+                    on_end(stage, code, output)
                     (failed.append if code else done.add)(stage)
         except KeyboardInterrupt:
             stop()

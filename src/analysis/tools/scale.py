@@ -9,8 +9,8 @@ times, copy ``k`` with every issue number ``n`` of a GitHub issue or pull URL re
 number in the dump, so the new URLs are new issues, each in its own year file as before,
 with the same labels: every count of the study grows ``times``-fold and every share stays
 the same. Duplicated URLs stay duplicated within each copy, and lines without an issue URL
-(the dump's defects) are repeated as they are. The other files (interviews, detail files,
-keyword lists) are copied unchanged: no stage's row count depends on them.
+(the dump's defects) are repeated as they are. The other files (the interview files, detail
+files, keyword lists) are copied unchanged: no stage's row count depends on them.
 
 Usage: ``python -m analysis.tools.scale SOURCE DEST --times 10``.
 """

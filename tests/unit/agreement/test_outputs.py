@@ -15,7 +15,7 @@ from analysis.clean.compute import clean_dump
 from analysis.compare.compute import kappas_from_agreement
 from analysis.core.claims import load_claims
 from analysis.core.formatting import dec
-from analysis.core.paths import PATHS, AgreementPaths, Paths
+from analysis.core.paths import PATHS, Paths
 from analysis.core.projects import Projects
 from analysis.core.stage import StageOutputs, write_outputs
 from analysis.core.taxonomy import load_taxonomy
@@ -35,7 +35,7 @@ def result(tmp_path_factory) -> agreement.Agreement:
 
 def test_tables_are_the_listed_files(result):
     t = outputs.tables(result)
-    assert set(t) == set(AgreementPaths.TABLES) - set(AgreementPaths.STUDY_TABLES)
+    assert set(t) == set(PATHS.agreement.TABLES) - set(PATHS.agreement.STUDY_TABLES)
     a = result.analysis
     assert t["statistics.csv"] is a.statistics and t["headline.csv"] is result.headline
     assert t["grouping.csv"] is result.grouping and t["audit_spread.csv"] is a.spread
@@ -48,7 +48,7 @@ def test_tables_are_the_listed_files(result):
 
 def test_figures_are_the_listed_figures_and_draw(result):
     figures = outputs.figures(result)
-    assert list(figures) == list(AgreementPaths.FIGURES)
+    assert list(figures) == list(PATHS.agreement.FIGURES)
     for draw in figures.values():
         fig = draw()
         assert isinstance(fig, plt.Figure)
@@ -60,10 +60,10 @@ def test_website_vars(result, issues):
     v = outputs.website_vars(result)
     assert all(isinstance(x, str | int | float) for x in v.values())
     assert "method_note_text" in v
-    for name in AgreementPaths.FIGURES:  # uniform figure texts
+    for name in PATHS.agreement.FIGURES:  # uniform figure texts
         assert v[f"fig_{name}_caption"] and v[f"fig_{name}_alt"]
     assert not [k for k in v if k.startswith("fig_") and k.removeprefix("fig_").rsplit(
-        "_", 1)[0] not in AgreementPaths.FIGURES]
+        "_", 1)[0] not in PATHS.agreement.FIGURES]
     assert v["kappa_all"] == dec(result.headline["kappa"].iloc[-1])
     bug = result.headline.set_index("group").loc["Bug"]
     assert v["kappa_bug"] == f"{bug['kappa']:.3f}" and v["ac1_bug"] == f"{bug['ac1']:.3f}"
@@ -110,8 +110,8 @@ def test_build_writes_every_listed_output(result, tmp_path):
     out = outputs.build(result)
     assert isinstance(out, StageOutputs)
     written = write_outputs(Paths(tmp_path).agreement, out)
-    tables = len(AgreementPaths.TABLES) - len(AgreementPaths.STUDY_TABLES)
-    assert len(written) == tables + 2 * len(AgreementPaths.FIGURES) + 3
+    tables = len(PATHS.agreement.TABLES) - len(PATHS.agreement.STUDY_TABLES)
+    assert len(written) == tables + 2 * len(PATHS.agreement.FIGURES) + 3
     plt.close("all")
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from analysis.core import paths as paths_module
 from analysis.core.columns import P, count, rel, text
-from analysis.core.paths import PACKAGE, ROOT, STAGES, AgreementPaths, stage_declaration
+from analysis.core.paths import PACKAGE, ROOT, STAGES, stage_declaration
 from analysis.core.table_schemas import (
     SHARED_WORDS,
     column_of,
@@ -35,7 +35,7 @@ ACCEPTS = {
     "interviews": (P.interviews.processed_file("rejected.csv"), "reason", "no_role", "other"),
     "compare": (P.compare.table("projects.csv"), "status", "new", "gone"),
     "keywords": (P.keywords.table("audit.csv"), "kind", "exact_duplicate", "typo"),
-    "findings": (P.findings.scorecard, "status", "exact", "close"),
+    "findings": (P.findings.table("scorecard.csv"), "status", "exact", "close"),
     "explorer": (P.explorer.table("release_examples.csv"), "agreement", "contested", "split"),
 }
 
@@ -60,21 +60,23 @@ def test_a_column_checks_its_values(stage):
 @pytest.mark.parametrize("stage", STAGES)
 def test_every_declared_file_has_a_description_and_only_csvs_have_columns(stage):
     declared = stage_declaration(stage)
-    assert set(declared) <= {"words", "tables", "processed"}
+    assert set(declared) <= {"words", "tables", "processed", "figures"}
     for section in ("tables", "processed"):
         for name, about in (declared.get(section) or {}).items():
             assert about["description"].strip(), name
             assert ("columns" in about) == name.endswith(".csv"), name
+    for name, about in (declared.get("figures") or {}).items():
+        assert isinstance(about, str) and about.strip(), name
 
 
 def test_the_paths_list_the_declared_files_in_order():
-    assert AgreementPaths.TABLES == tuple(stage_declaration("agreement")["tables"])
-    assert P.agreement.TABLES == AgreementPaths.TABLES
-    assert AgreementPaths.STUDY_TABLES == ("batches.csv",)
+    assert P.agreement.TABLES == tuple(stage_declaration("agreement")["tables"])
+    assert P.agreement.FIGURES == tuple(stage_declaration("agreement")["figures"])
+    assert P.agreement.STUDY_TABLES == ("batches.csv",)
     assert P.compare.STUDY_TABLES == ("additions.csv", "drift.csv", "drift_tests.csv")
     assert "issues.parquet" in P.clean.PROCESSED and not P.clean.TABLES
     assert "details.html" in P.taxonomy.TABLES  # not a CSV: declared, without columns
-    assert paths_module.StagePaths.TABLES == ()
+    assert P.table1.FIGURES == ("counts",) and not P.clean.FIGURES
 
 
 def test_a_stage_without_a_declaration_declares_nothing(monkeypatch, tmp_path):

@@ -10,13 +10,7 @@ import pytest
 import yaml
 
 from analysis.core.errors import InputError
-from analysis.core.paths import (
-    PATHS,
-    ROOT,
-    STAGES,
-    Paths,
-    dump_file,
-)
+from analysis.core.paths import PATHS, ROOT, STAGES, Paths, dump_file, notebook_stages
 
 SRC = ROOT / "src" / "analysis"
 # Paths of the project that only core/paths.py may spell (messages and docstrings, which
@@ -165,3 +159,28 @@ def test_every_path_setting_of_a_stage_is_checked_before_it_runs(dump_with_links
         with pytest.raises(InputError) as err:
             paths.check_path_settings(stage, settings)
         assert err.value.column == key
+
+
+def test_the_stages_are_the_notebooks_in_the_order_of_their_numbers(tmp_path):
+    for name in ("02_second.py", "01_first.py", "10_tenth.py", "README.md", "1_short.py",
+                 "03_Upper.py", "scratch.py"):
+        (tmp_path / name).write_text("", encoding="utf-8")
+    assert notebook_stages(tmp_path) == {"first": 1, "second": 2, "tenth": 10}
+    assert list(STAGES) == [p.stem[3:] for p in sorted((ROOT / "notebooks").glob("*.py"))]
+
+
+def test_two_notebooks_with_one_number_are_refused(tmp_path):
+    for name in ("04_one.py", "04_other.py"):
+        (tmp_path / name).write_text("", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"several notebooks numbered \[4\]"):
+        notebook_stages(tmp_path)
+
+
+def test_a_stage_s_paths_by_name_or_attribute():
+    paths = Paths(Path("/x"))
+    assert paths.clean == paths.stage("clean")
+    assert paths.clean.processed == Path("/x/data/processed/clean")
+    assert paths.table1.notebook == Path("/x/report/notebooks/02_table1.ipynb")
+    with pytest.raises(KeyError, match="no stage 'nothing'"):
+        paths.stage("nothing")
+    assert not hasattr(paths, "nothing")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from analysis.core.claims import judge, load_claims
-from analysis.core.paths import InterviewsPaths, Paths
+from analysis.core.paths import PATHS, Paths
 from analysis.core.stage import write_outputs
 from analysis.interviews import outputs
 from analysis.interviews.compute import compute
@@ -17,9 +17,9 @@ from tests.unit.interviews.synthetic import PARAMS
 
 def test_build_writes_every_listed_file(result, tmp_path):
     out = outputs.build(result)
-    assert set(out.tables) == set(InterviewsPaths.TABLES)
-    assert set(out.figures) == set(InterviewsPaths.FIGURES)
-    assert set(out.processed) == set(InterviewsPaths.PROCESSED)
+    assert set(out.tables) == set(PATHS.interviews.TABLES)
+    assert set(out.figures) == set(PATHS.interviews.FIGURES)
+    assert set(out.processed) == set(PATHS.interviews.PROCESSED)
     written = write_outputs(Paths(tmp_path).interviews, out)
     assert "data/processed/interviews/quality.json" in written
     assert "report/figures/interviews/heatmap.svg" in written
@@ -41,7 +41,7 @@ def test_website_vars(result):
     assert v["interviews_guideline_parts"] == 2 and v["interviews_guideline_questions"] == 5
     assert v["interviews_users_under_one_year"] == 1
     assert v["interviews_join_note"].startswith("CodeBook.csv and the background sheet")
-    for name in InterviewsPaths.FIGURES:
+    for name in PATHS.interviews.FIGURES:
         assert v[f"fig_{name}_caption"] and v[f"fig_{name}_alt"]
 
 

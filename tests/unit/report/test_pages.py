@@ -15,6 +15,7 @@ import pytest
 import yaml
 
 from analysis.core.paths import ROOT as PROJECT_ROOT
+from analysis.report.navbar import navbar_entries, page_entries
 from analysis.report.pages import INCLUDES
 from analysis.report.site import RENDER_INCLUDES
 from analysis.report.variables import RESERVED, referenced_vars
@@ -51,15 +52,15 @@ def test_there_are_pages():
             "notebooks.qmd"} <= names
 
 
+def navbar() -> list[dict]:
+    """The navbar's entries, as the report stage writes them from the pages."""
+    return navbar_entries(page_entries(REPORT, [page.name for page in PAGES]))
+
+
 def navbar_hrefs() -> list[str]:
     """Every page the navbar links, menus included, in order."""
-    config = yaml.safe_load((REPORT / "_quarto.yml").read_text())
-    out = []
-    for side in ("left", "right"):
-        for item in config["website"]["navbar"].get(side, []) or []:
-            item = item if isinstance(item, dict) else {"href": item}
-            out += [m["href"] for m in item.get("menu", [])] or [item.get("href")]
-    return out
+    return [href for item in navbar()
+            for href in [m["href"] for m in item.get("menu", [])] or [item["href"]]]
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
@@ -69,8 +70,7 @@ def test_page_is_in_navbar_and_a_report_dependency(page):
 
 
 def test_navbar_has_at_most_seven_entries():
-    config = yaml.safe_load((REPORT / "_quarto.yml").read_text())
-    assert len(config["website"]["navbar"]["left"]) <= 7
+    assert len(navbar()) <= 7
 
 
 def artifacts_of(text: str) -> set[str]:

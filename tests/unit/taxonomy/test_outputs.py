@@ -4,7 +4,7 @@ texts, the metrics, and the names of its tables and figures."""
 from __future__ import annotations
 
 from analysis.core.claims import judge, load_claims
-from analysis.core.paths import TaxonomyPaths
+from analysis.core.paths import PATHS
 from analysis.taxonomy import compute as tree
 from analysis.taxonomy import outputs
 from analysis.taxonomy.details import parse_detail_files
@@ -66,7 +66,7 @@ def test_website_vars_are_prose_ready(built):
     assert v["n_rows_recovered"] == "1" and "r.csv line 2" in v["rows_recovered_text"]
     assert v["themes_without_issues"] == "A.2 Usage Gaps"
     assert "Extra Wishes (B.1.x1, under B.1)" in v["subthemes_not_in_paper_text"]
-    for name in TaxonomyPaths.FIGURES:  # uniform figure texts, one pair per figure
+    for name in PATHS.taxonomy.FIGURES:  # uniform figure texts, one pair per figure
         assert v[f"fig_{name}_caption"] and v[f"fig_{name}_alt"]
     assert "PyTorch: " in v["fig_project_shares_alt"]  # projects under their names
     assert set(outputs.prose_vars(built)) | set(outputs.figure_texts(built)) == set(v)
@@ -87,8 +87,8 @@ def test_metrics_are_a_few_headline_numbers(built):
 
 def test_build_names_only_files_the_stage_lists(built):
     out = outputs.build(built)
-    assert set(out.tables) == set(TaxonomyPaths.TABLES)
-    assert set(out.figures) == set(TaxonomyPaths.FIGURES)
+    assert set(out.tables) == set(PATHS.taxonomy.TABLES)
+    assert set(out.figures) == set(PATHS.taxonomy.FIGURES)
     assert out.quality is built.parsed.quality and out.processed == {}
     assert not [name for name in out.tables if name.endswith(".md")]
     assert out.tables["details.html"].startswith('<div class="taxonomy-details">')

@@ -33,6 +33,54 @@ def test_every_stage_is_declared_in_pipeline_order():
     assert names == ["ingest", *STAGES, "report"]
 
 
+def command_stage(name: str, reads: tuple[str, ...] = (), outs: tuple[str, ...] = ()) -> Stage:
+    return Stage(name, reads=reads, outs=outs, notebook=False, cmd=f"run {name}",
+                 module=f"analysis.{name}")
+
+
+def test_stages_run_after_the_stages_they_read_from():
+    first = command_stage("z_first", outs=("data/first",))
+    second = command_stage("a_second", reads=("data/first/x.csv",), outs=("out/second",))
+    last = command_stage("m_last", reads=("out",))
+    stages = [last, second, first]
+    assert [s.name for s in pipeline.upstream(last, stages)] == ["a_second"]
+    assert pipeline.upstream(first, stages) == []
+    assert [s.name for s in pipeline.pipeline_order(stages)] == ["z_first", "a_second", "m_last"]
+
+
+def test_of_the_stages_ready_the_lower_notebook_number_runs_first():
+    order = [s.name for s in pipeline.STAGES]
+    numbered = [name for name in order if name in STAGES]
+    assert numbered == list(STAGES)  # no stage reads a later one's outputs
+    assert order[0] == "ingest" and order[-1] == "report"
+
+
+def test_stages_that_read_each_other_are_refused():
+    one = command_stage("one", reads=("b",), outs=("a",))
+    two = command_stage("two", reads=("a",), outs=("b",))
+    with pytest.raises(ValueError, match="one, two read each other's outputs in a circle"):
+        pipeline.pipeline_order([one, two])
+
+
+def test_every_package_with_a_stage_is_found():
+    found = {stage.name for stage in pipeline.discover()}
+    packages = {p.parent.name for p in (ROOT / "src/analysis").glob("*/__init__.py")
+                if "\nSTAGE = " in p.read_text(encoding="utf-8")}
+    assert found == packages == {stage.name for stage in pipeline.STAGES}
+
+
+def test_a_stage_depends_on_the_declarations_of_the_stages_it_reads_only():
+    by_name = {stage.name: stage for stage in pipeline.STAGES}
+    declarations = {name: {d for d in pipeline.code_deps(stage, ROOT)
+                           if d.endswith("/schemas.yaml")} for name, stage in by_name.items()}
+    assert declarations["ingest"] == set()
+    assert declarations["table1"] == {"src/analysis/clean/schemas.yaml"}
+    assert declarations["findings"] == {f"src/analysis/{name}/schemas.yaml" for name in (
+        "table1", "taxonomy", "agreement", "interviews", "keywords")}
+    assert len(declarations["report"]) == len(list((ROOT / "src/analysis").glob(
+        "*/schemas.yaml")))
+
+
 def test_a_stage_has_the_params_of_its_section_only():
     params = {"clean": {"duplicates": "keep"}}
     clean = next(s for s in pipeline.STAGES if s.name == "clean")

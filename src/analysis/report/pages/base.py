@@ -32,7 +32,7 @@ def rel(path: Path) -> str:
     return path.as_posix()
 
 
-SCORECARD = rel(P.findings.scorecard)
+SCORECARD = rel(P.findings.table("scorecard.csv"))
 
 
 def tables_of(stage: StagePaths) -> Callable[[str], str]:
