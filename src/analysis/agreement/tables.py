@@ -20,8 +20,8 @@ from analysis.agreement.estimators import (
     category_kappa_arrays,
     estimate,
     finite_or_none,
+    kappas_by_group,
 )
-from analysis.agreement.group_kappas import kappas_by_group
 from analysis.agreement.ratings import (
     Features,
     Patterns,
@@ -194,12 +194,13 @@ def grouping_candidates(ratings: Ratings, scale: Scale, final_type: pd.Series,
     for name, (rule, idx) in candidates.items():
         both = kappas_by_group(codes, np.where(idx >= 0, idx, len(scale.types)),
                                len(scale.types) + 1, k)
+        full, gen = both["complete"], both["generalised"]
         for t in types:
-            row = both["complete"].iloc[type_pos[t]]
-            gen = both["generalised"].iloc[type_pos[t]]
-            rows.append({"grouping": name, "rule": rule, "type": t, "issues": int(row["n"]),
-                         "observed": float(row["observed"]), "chance": float(row["chance"]),
-                         "kappa": finite_or_none(row["kappa"]),
-                         "issues_generalised": int(gen["n"]),
-                         "kappa_generalised": finite_or_none(gen["kappa"])})
+            i = type_pos[t]
+            rows.append({"grouping": name, "rule": rule, "type": t,
+                         "issues": int(full["n"][i]), "observed": float(full["observed"][i]),
+                         "chance": float(full["chance"][i]),
+                         "kappa": finite_or_none(full["value"][i]),
+                         "issues_generalised": int(gen["n"][i]),
+                         "kappa_generalised": finite_or_none(gen["value"][i])})
     return pd.DataFrame(rows)
