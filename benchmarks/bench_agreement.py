@@ -118,13 +118,16 @@ done(seconds=round(time.perf_counter() - t, 3), kappas=kappas)
 
 FULL = PRELUDE + """
 from analysis.agreement.compute import analyse
+from analysis.core.params import AgreementParams
 from analysis.core.paths import PATHS
 from analysis.core.projects import Projects
 from analysis.core.taxonomy import load_taxonomy
 projects = Projects.load(PATHS.projects_file)
 order = projects.order(map(str, issues["project"].unique()))
 t = time.perf_counter()
-a = analyse(issues, load_taxonomy(), order, int(sys.argv[2]), 1)
+params = AgreementParams.of(bootstrap_resamples=int(sys.argv[2]), seed=1,
+                            confidence_level=0.95, ac1_categories="taxonomy")
+a = analyse(issues, load_taxonomy(), order, params)
 done(seconds=round(time.perf_counter() - t, 3), rows=len(a.statistics))
 """
 

@@ -69,3 +69,21 @@ def test_notebook_runs_on_synthetic_inputs(tmp_path):
     assert b"Male" in (stage.processed / "background.csv").read_bytes()  # kept, unpublished
     notebook = stage.notebook.read_text(encoding="utf-8")
     assert str(root) not in notebook  # the machine's paths are scrubbed from outputs
+
+
+@pytest.mark.slow
+def test_a_role_pattern_that_is_no_regular_expression_stops_the_stage_with_one_line(
+        tmp_path, capsys):
+    """Checked when the notebook builds its settings: before, ``re`` failed deep in the
+    cleaning with its traceback."""
+    paths = project(tmp_path)
+    params = {"root": str(tmp_path), **load_params(paths.params)["interviews"]}
+    params["role_categories"] = [*params["role_categories"],
+                                 {"key": "lead", "type": "Developer", "pattern": "lead ("}]
+    assert run(PATHS.interviews.notebook_source, paths.interviews.notebook, params) == 1
+    err = capsys.readouterr().err.strip()
+    at = f"interviews.role_categories[{len(params['role_categories']) - 1}].pattern"
+    assert err.startswith(f"05_interviews: params.yaml, column '{at}': {at} is 'lead (': it "
+                          "must be a regular expression")
+    assert err.endswith(f"-> set {at} in params.yaml") and "\n" not in err
+    assert not paths.interviews.notebook.exists()

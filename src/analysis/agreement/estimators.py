@@ -292,11 +292,11 @@ def why_undefined(statistic: str, f: Features, w: np.ndarray, q: int | None = No
 # --------------------------------------------------------------------------- errors, intervals
 
 
-def _t_interval(value: float, se: float, n: float, level: float) -> tuple[float, float]:
+def _t_interval(value: float, se: float, n: float, confidence_level: float) -> tuple[float, float]:
     """irrCAC's interval: Student t with n - 1 degrees of freedom, upper end capped at 1."""
     if n < 2 or not np.isfinite(se):
         return (np.nan, np.nan)
-    low, high = stats.t.interval(level, df=n - 1, loc=value, scale=max(se, 1e-15))
+    low, high = stats.t.interval(confidence_level, df=n - 1, loc=value, scale=max(se, 1e-15))
     return float(low), float(min(1.0, high))
 
 
@@ -361,7 +361,7 @@ def alpha_se(f: Features, w: np.ndarray) -> float:
     return float(np.sqrt(w @ (x - alpha_prime) ** 2 / (n * (n - 1))))
 
 
-def estimate(statistic: str, f: Features, w: np.ndarray, level: float = 0.95,
+def estimate(statistic: str, f: Features, w: np.ndarray, confidence_level: float = 0.95,
              q: int | None = None) -> Estimate:
     """One coefficient with its analytic (Gwet) standard error and t interval (``q``: the
     number of categories AC1 assumes, default the coded scale).
@@ -384,7 +384,7 @@ def estimate(statistic: str, f: Features, w: np.ndarray, level: float = 0.95,
         se = ac1_se(f, w, value, pe, q)
     else:
         se = alpha_se(f, w)
-    low, high = _t_interval(value, se, rated, level)
+    low, high = _t_interval(value, se, rated, confidence_level)
     return Estimate(value, po, pe, int(round(n)), "", se, clean(low), clean(high))
 
 
@@ -399,31 +399,33 @@ def _features_of(codes: np.ndarray, n_categories: int | None) -> tuple[Features,
 
 
 def fleiss_kappa(codes: np.ndarray, n_categories: int | None = None,
-                 level: float = 0.95) -> Estimate:
+                 confidence_level: float = 0.95) -> Estimate:
     """Fleiss' kappa of integer-coded ratings (rows rated by every annotator only)."""
-    return estimate("fleiss_kappa", *_features_of(codes, n_categories), level=level)
+    return estimate("fleiss_kappa", *_features_of(codes, n_categories),
+                    confidence_level=confidence_level)
 
 
 def krippendorff_alpha(codes: np.ndarray, n_categories: int | None = None,
-                       level: float = 0.95) -> Estimate:
+                       confidence_level: float = 0.95) -> Estimate:
     """Krippendorff's alpha (nominal) of integer-coded ratings (all ratings used)."""
-    return estimate("krippendorff_alpha", *_features_of(codes, n_categories), level=level)
+    return estimate("krippendorff_alpha", *_features_of(codes, n_categories),
+                    confidence_level=confidence_level)
 
 
 def gwet_ac1(codes: np.ndarray, n_categories: int | None = None,
-             level: float = 0.95, assumed_categories: int | None = None) -> Estimate:
+             confidence_level: float = 0.95, assumed_categories: int | None = None) -> Estimate:
     """Gwet's AC1 of integer-coded ratings on a scale of ``n_categories`` categories,
     assuming ``assumed_categories`` (default ``n_categories``) in its chance term."""
-    return estimate("gwet_ac1", *_features_of(codes, n_categories), level=level,
-                    q=assumed_categories)
+    return estimate("gwet_ac1", *_features_of(codes, n_categories),
+                    confidence_level=confidence_level, q=assumed_categories)
 
 
 def generalised_fleiss_kappa(codes: np.ndarray, n_categories: int | None = None,
-                             level: float = 0.95) -> Estimate:
+                             confidence_level: float = 0.95) -> Estimate:
     """Gwet's generalised Fleiss' kappa of integer-coded ratings: every issue with two or
     more ratings (see :func:`generalised_fleiss_arrays`)."""
     return estimate("fleiss_kappa_generalised", *_features_of(codes, n_categories),
-                    level=level)
+                    confidence_level=confidence_level)
 
 
 def kappas_by_group(codes: np.ndarray, groups: np.ndarray, n_groups: int,

@@ -36,8 +36,6 @@ from analysis.core.dump import (
     read_label_file,
     year_file_chunks,
 )
-from analysis.core.errors import InputError
-from analysis.core.paths import PATHS
 from analysis.core.projects import Projects
 from analysis.core.quality import make_anomaly, quirk_anomaly
 from analysis.core.taxonomy import Taxonomy
@@ -380,10 +378,6 @@ def scan_dump(raw_dir: Path, projects: Projects, taxonomy: Taxonomy, duplicates:
     """Apply every rule of :data:`RULES` to a dump, project by project, then across
     projects: what the clean stage keeps and sets aside, and why. Anomalies go to
     ``anomalies`` (a list, or :class:`~analysis.core.quality.AnomalySample` for a check)."""
-    if duplicates not in {"keep", "first"}:
-        raise InputError(f"clean.duplicates must be 'keep' or 'first', not {duplicates!r}",
-                         file=PATHS.params.name, column="clean.duplicates",
-                         fix="set clean.duplicates to keep or first")
     raw_dir = Path(raw_dir)
     study = read_study(raw_dir) if study is None else study
     found, quirks = discover_projects(raw_dir)

@@ -19,11 +19,10 @@ from pathlib import Path, PurePosixPath
 
 from analysis.core.artifacts import disk_error
 from analysis.core.errors import InputError
+from analysis.core.params import DEFAULT_MAX_BYTES, DEFAULT_MAX_FILES
 from analysis.core.textsafe import visible
 from analysis.ingest.safety import (
     CHUNK,
-    DEFAULT_MAX_BYTES,
-    DEFAULT_MAX_FILES,
     JUNK_DIRS,
     NameLimits,
     check_budget,

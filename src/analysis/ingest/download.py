@@ -17,8 +17,9 @@ from pathlib import Path
 
 from analysis.core.artifacts import disk_error
 from analysis.core.errors import InputError
+from analysis.core.params import DEFAULT_MAX_BYTES
 from analysis.core.paths import PATHS
-from analysis.ingest.safety import CHUNK, DEFAULT_MAX_BYTES, check_budget
+from analysis.ingest.safety import CHUNK, check_budget
 
 URL_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
 

@@ -23,8 +23,6 @@ from analysis.core.textsafe import has_hidden, visible
 
 JUNK_NAMES = {".DS_Store", "Thumbs.db", "desktop.ini", ".gitkeep"}
 JUNK_DIRS = {"__MACOSX", ".git", ".svn", ".hg"}
-DEFAULT_MAX_BYTES = 1 << 30  # 1 GiB unpacked: far above the real dump (5 MB)
-DEFAULT_MAX_FILES = 10_000  # files and folders: far above the real dump (51 files, 12 folders)
 CHUNK = 1 << 20  # bytes read and written at a time
 # Used when the file system does not state its limits (os.pathconf): Linux's values.
 FALLBACK_NAME_MAX = 255

@@ -19,6 +19,7 @@ from pathlib import Path
 import pandas as pd
 
 from analysis.core.errors import InputError
+from analysis.core.params import InterviewsParams, RoleCategory
 from analysis.core.quality import Anomaly, make_anomaly
 from analysis.interviews.normalise import (
     canonical,
@@ -41,13 +42,14 @@ ORDINAL_HYPHEN_RE = re.compile(
     r"\b(first|second|third|fourth|fifth|sixth)-(year)\b", re.IGNORECASE)
 
 
-def role_category(title: str, ptype: str, categories: list[dict]) -> tuple[str, str]:
+def role_category(title: str, ptype: str, role_categories: list[RoleCategory]
+                  ) -> tuple[str, str]:
     """(key, label) of the first ``interviews.role_categories`` entry matching the role."""
-    for cat in categories:
-        if cat.get("type") not in (None, ptype):
+    for cat in role_categories:
+        if cat.type not in (None, ptype):
             continue
-        if re.search(str(cat["pattern"]), title, flags=re.IGNORECASE):
-            return str(cat["key"]), str(cat.get("label", cat["key"]))
+        if re.search(cat.pattern, title, flags=re.IGNORECASE):
+            return cat.key, cat.shown
     return "other", "other"
 
 
@@ -64,14 +66,14 @@ def split_role(role: str, groups: dict[str, str]) -> tuple[str, str]:
     return "Unknown", role
 
 
-def clean_background(path: str | Path, rel: str, params: dict
+def clean_background(path: str | Path, rel: str, params: InterviewsParams
                      ) -> tuple[pd.DataFrame, list[Anomaly], list[dict], dict]:
     """Read the background workbook at ``path`` and clean it (:func:`clean_sheet`);
     anomalies cite the file as ``rel``."""
-    return clean_sheet(replace(read_sheet(path, params.get("sheet")), name=rel), params)
+    return clean_sheet(replace(read_sheet(path, params.sheet), name=rel), params)
 
 
-def clean_sheet(sheet: Sheet, params: dict
+def clean_sheet(sheet: Sheet, params: InterviewsParams
                 ) -> tuple[pd.DataFrame, list[Anomaly], list[dict], dict]:
     """Clean the background sheet into one row per participant.
 
@@ -103,9 +105,6 @@ def clean_sheet(sheet: Sheet, params: dict
         if name not in cols:
             anomalies.append(make_anomaly(RULES, "missing_column", rel, f"no {name} column",
                                           h + 1, name))
-    groups = params.get("groups") or {}
-    categories = params.get("role_categories") or []
-    translations = params.get("translations") or {}
     private: Counter = Counter()  # (kind, raw, new) -> count, reported without rows
 
     def note(kind: str, line: int, column: str, message: str, value: object,
@@ -148,20 +147,20 @@ def clean_sheet(sheet: Sheet, params: dict
                              "reason": "no_role"})
             continue
         # role: translate, split the group prefix, normalise the spelling, categorise
-        role, untranslated = translate(str(rec["role"]), translations)
+        role, untranslated = translate(str(rec["role"]), params.translations)
         if role != rec["role"]:
             note("bilingual_text", line, "role", f"translated to {role!r}", rec["role"], flags)
         if untranslated:
             note("untranslated_text", line, "role", f"no translation for {untranslated}",
                  rec["role"], flags)
-        ptype, title = split_role(role, groups)
+        ptype, title = split_role(role, params.groups)
         if ptype == "Unknown":
             note("unknown_group", line, "role", f"no known group prefix in {role!r}", role,
                  flags)
         fixed = ORDINAL_HYPHEN_RE.sub(lambda m: f"{m.group(1)} {m.group(2)}", title)
         if fixed != title:
             note("spelling_variant", line, "role", f"{title!r} -> {fixed!r}", title, flags)
-        key, label = role_category(fixed, ptype, categories)
+        key, label = role_category(fixed, ptype, params.role_categories)
         if key == "other":
             note("unknown_role_category", line, "role", f"{fixed!r} matches no category",
                  fixed, flags)

@@ -52,13 +52,14 @@ def parse_node(token: str) -> tuple[str | None, bool]:
     return code, code != token.strip()
 
 
-def clean_codebook(text: str, rel: str, taxonomy: Taxonomy, params: dict
+def clean_codebook(text: str, rel: str, taxonomy: Taxonomy, groups: dict[str, str]
                    ) -> tuple[pd.DataFrame, pd.DataFrame, list[Anomaly], list[dict], list[dict]]:
     """Clean the codebook: one row per participant and one row per linked node.
 
     Every node is checked against the taxonomy: a code the taxonomy lacks is kept with
     ``in_taxonomy = False`` (it may be a category the interviews added); a token that is
-    not a code at all is set aside. Returns (codebook, nodes, anomalies, rejected,
+    not a code at all is set aside. ``groups`` (params.yaml ``interviews.groups``) names
+    more spellings of the participant types. Returns (codebook, nodes, anomalies, rejected,
     accounting).
     """
     anomalies: list[Anomaly] = []
@@ -95,8 +96,7 @@ def clean_codebook(text: str, rel: str, taxonomy: Taxonomy, params: dict
         if ln > header_line:
             anomalies.append(make_anomaly(RULES, "blank_row", rel, "empty line", ln))
     type_names = {t.casefold(): t for t in TYPES}
-    type_names.update({str(k).casefold(): str(v) for k, v in (params.get("groups") or {})
-                       .items()})
+    type_names.update({k.casefold(): v for k, v in groups.items()})
     known = set(taxonomy.codes)
     names = dict(zip(taxonomy.themes["code"], taxonomy.themes["name"], strict=True))
     type_letters = taxonomy.types

@@ -281,7 +281,7 @@ def test_estimate_interval_is_irrcacs_t_interval_capped_at_one():
     from scipy import stats
 
     codes = np.array([[0, 0, 0], [1, 1, 1], [2, 2, 2], [1, 1, 0], [0, 0, 0]])
-    kappa = est.fleiss_kappa(codes, 3, level=0.9)
+    kappa = est.fleiss_kappa(codes, 3, confidence_level=0.9)
     low, high = stats.t.interval(0.9, df=4, loc=kappa.value, scale=kappa.se)
     assert kappa.low == pytest.approx(low, abs=1e-12)
     assert kappa.high == min(1.0, high) == 1.0  # the upper end is capped
