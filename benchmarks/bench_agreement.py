@@ -5,17 +5,17 @@ Measured, each in a fresh Python process (so peak memory is the measurement's ow
 - ``mirror_stage``: the agreement notebook on the mirror's issues, with the pipeline's
   parameters (outputs to a temporary folder);
 - ``headline``: the three per-type kappas and the overall one on the large dump, with this
-  package's vectorised core (:func:`analysis.agreement.group_kappas.kappas_by_group`, which gives
-  both Fleiss' kappa estimators in one pass);
+  package's estimators (:func:`analysis.agreement.estimators.kappas_by_group`, which gives
+  both Fleiss' kappa estimators per group from one set of label patterns);
 - ``upstream``: the same kappas the way the authors' ``kappa.py`` computes them, side by
   side: a ``collections.Counter`` per issue builds the rating matrix, then statsmodels'
   ``fleiss_kappa`` (the matrix is preallocated, so memory stays bounded);
 - ``full``: every statistic of the stage with intervals (2,000 bootstrap resamples) and the
   audit, on the large dump;
 - ``headline_missing``: the headline with both Fleiss' kappa estimators (complete rows and
-  Gwet's generalised one, :func:`analysis.agreement.group_kappas.kappas_by_group`) per type and
+  Gwet's generalised one, :func:`analysis.agreement.estimators.kappas_by_group`) per type and
   overall, on the large dump with a tenth of its ratings removed at random; checked (not
-  timed) against the pattern-based core (:func:`analysis.agreement.estimators.estimate`).
+  timed) against each group's issues alone (:func:`analysis.agreement.estimators.estimate`).
 
 Targets, on a 2-core machine: headline under 1 s (with and without missing ratings), full
 under 15 s and 2 GB. Times exclude reading the Parquet file, which is reported separately.
@@ -59,7 +59,7 @@ def done(**kw):
 # the three kappas per type and over all issues, both estimators, timed
 HEADLINE_CORE = """
 import numpy as np
-from analysis.agreement.group_kappas import kappas_by_group
+from analysis.agreement.estimators import kappas_by_group
 from analysis.agreement.ratings import encode_ratings, group_index
 from analysis.core.taxonomy import load_taxonomy
 taxonomy = load_taxonomy()
@@ -72,16 +72,16 @@ seconds = time.perf_counter() - t
 """
 
 HEADLINE = PRELUDE + HEADLINE_CORE + """
-kappas = dict(zip([*map(str, names), "all"], both["complete"]["kappa"].tolist()))
+kappas = dict(zip([*map(str, names), "all"], both["complete"]["value"].tolist()))
 done(seconds=round(seconds, 3), kappas=kappas)
 """
 
 HEADLINE_MISSING = PRELUDE + HEADLINE_CORE + """
 kappas, used = {}, {}
 for est in ("complete", "generalised"):
-    kappas[est] = dict(zip([*map(str, names), "all"], both[est]["kappa"].tolist()))
+    kappas[est] = dict(zip([*map(str, names), "all"], both[est]["value"].tolist()))
     used[est] = dict(zip([*map(str, names), "all"], both[est]["n"].tolist()))
-# the same kappas from the pattern-based core, to check the fast path
+# the same kappas from each group's issues alone, to check the grouping
 from analysis.agreement.estimators import estimate
 from analysis.agreement.ratings import label_patterns
 diff = 0.0
@@ -118,13 +118,16 @@ done(seconds=round(time.perf_counter() - t, 3), kappas=kappas)
 
 FULL = PRELUDE + """
 from analysis.agreement.compute import analyse
+from analysis.core.params import AgreementParams
 from analysis.core.paths import PATHS
 from analysis.core.projects import Projects
 from analysis.core.taxonomy import load_taxonomy
 projects = Projects.load(PATHS.projects_file)
 order = projects.order(map(str, issues["project"].unique()))
 t = time.perf_counter()
-a = analyse(issues, load_taxonomy(), order, int(sys.argv[2]), 1)
+params = AgreementParams.of(bootstrap_resamples=int(sys.argv[2]), seed=1,
+                            confidence_level=0.95, ac1_categories="taxonomy")
+a = analyse(issues, load_taxonomy(), order, params)
 done(seconds=round(time.perf_counter() - t, 3), rows=len(a.statistics))
 """
 

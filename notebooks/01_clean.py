@@ -19,15 +19,18 @@ import pandas as pd
 
 from analysis.clean import compute as cleaning
 from analysis.clean import outputs
+from analysis.core.params import CleanParams
 from analysis.core.paths import Paths
 from analysis.core.projects import Projects
 from analysis.core.stage import write_outputs
 from analysis.core.taxonomy import load_taxonomy
 
 # %%
+params = CleanParams.of(duplicates=duplicates)
 paths = Paths(Path(root).resolve())
 result = cleaning.clean_dump(paths.raw, load_taxonomy(paths.taxonomy_file),
-                             Projects.load(paths.projects_file), duplicates=duplicates)
+                             Projects.load(paths.projects_file),
+                             duplicates=params.duplicates)
 for message in cleaning.unknown_projects(result.quality):
     warnings.warn(message, stacklevel=1)
 write_outputs(paths.clean, outputs.build(result))

@@ -20,6 +20,7 @@ from pathlib import Path
 import pandas as pd
 
 from analysis.core.examples import load_examples, load_statements
+from analysis.core.params import TaxonomyParams
 from analysis.core.paths import Paths
 from analysis.core.projects import Projects
 from analysis.core.stage import write_outputs
@@ -27,14 +28,16 @@ from analysis.core.taxonomy import load_taxonomy
 from analysis.taxonomy import compute, details, outputs
 
 # %%
+params = TaxonomyParams.of(detail_files=detail_files, item_split=item_split)
 paths = Paths(Path(root).resolve())
 taxonomy = load_taxonomy(paths.taxonomy_file)
-parsed = details.parse_detail_files(paths.raw, detail_files, taxonomy)
+parsed = details.parse_detail_files(paths.raw, params.detail_files, taxonomy)
 for message in details.notable_anomalies(parsed.quality):
     warnings.warn(message, stacklevel=1)
 cited = (load_examples(paths.examples_file), *load_statements(paths.examples_file))
 result = compute.compute(parsed, pd.read_parquet(paths.clean.issues_parquet), taxonomy,
-                      Projects.load(paths.projects_file), item_split, cited)
+                      Projects.load(paths.projects_file), item_split=params.item_split,
+                      cited=cited)
 write_outputs(paths.taxonomy, outputs.build(result))
 
 # %% [markdown]

@@ -23,15 +23,17 @@ from pathlib import Path
 import pandas as pd
 
 from analysis.core.claims import load_claims
+from analysis.core.params import InterviewsParams
 from analysis.core.paths import Paths
 from analysis.core.stage import write_outputs
 from analysis.core.taxonomy import load_taxonomy
 from analysis.interviews import compute, outputs, read
 
 # %%
+params = InterviewsParams.of(sheet=sheet, groups=groups, translations=translations,
+                             role_categories=role_categories)
 paths = Paths(Path(root).resolve())
-params = {"groups": groups, "translations": translations, "role_categories": role_categories}
-result = compute.compute(read.read_release(paths.raw, sheet),
+result = compute.compute(read.read_release(paths.raw, params.sheet),
                        load_taxonomy(paths.taxonomy_file), params,
                        load_claims(paths.claims_file))
 write_outputs(paths.interviews, outputs.build(result))

@@ -21,16 +21,18 @@ import pandas as pd
 from analysis.compare import compute, outputs
 from analysis.compare.snapshot import load_baseline
 from analysis.core.artifacts import read_json
+from analysis.core.params import CompareParams
 from analysis.core.paths import Paths
 from analysis.core.projects import Projects
 from analysis.core.stage import write_outputs
 
 # %%
+params = CompareParams.of(baseline=baseline)
 paths = Paths(Path(root).resolve())
 agreement = paths.agreement.metrics
 result = compute.compute(pd.read_parquet(paths.clean.issues_parquet),
                          Projects.load(paths.projects_file),
-                         load_baseline(paths.baseline(baseline)),
+                         load_baseline(paths.baseline(params.baseline)),
                          read_json(agreement), agreement.relative_to(paths.root).as_posix())
 write_outputs(paths.compare, outputs.build(result))
 

@@ -17,14 +17,16 @@ keywords_file = None
 # %%
 from pathlib import Path
 
+from analysis.core.params import KeywordsParams
 from analysis.core.paths import Paths
 from analysis.core.stage import write_outputs
 from analysis.keywords import compute as keywords
 from analysis.keywords import outputs
 
 # %%
+params = KeywordsParams.of(keywords_file=keywords_file)
 paths = Paths(Path(root).resolve())
-source = paths.raw / keywords_file
+source = paths.raw / params.keywords_file
 result = keywords.compute(keywords.read_keyword_file(source) if source.is_file() else [],
                           keywords.read_ordinary_words(paths.ordinary_words_file))
 write_outputs(paths.keywords, outputs.build(result))

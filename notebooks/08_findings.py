@@ -21,6 +21,7 @@ import pandas as pd
 from analysis.core.artifacts import read_json
 from analysis.core.claims import load_claims
 from analysis.core.examples import example_claims, load_examples
+from analysis.core.params import FindingsParams
 from analysis.core.paths import Paths
 from analysis.core.projects import Projects
 from analysis.core.stage import write_outputs
@@ -28,6 +29,7 @@ from analysis.findings import compute, outputs
 from analysis.findings.challenges import load_challenges
 
 # %%
+params = FindingsParams.of(dominant_share=dominant_share)
 paths = Paths(Path(root).resolve())
 reproduced = [read_json(f) for f in sorted(paths.reproduced.glob("*.json"))]
 claims = pd.concat([load_claims(paths.claims_file),
@@ -38,7 +40,8 @@ shares = pd.read_csv(paths.taxonomy.table("shares.csv"), keep_default_na=False,
                      na_values=[""])
 names = Projects.load(paths.projects_file).names(shares["column"].astype(str).unique())
 result = compute.compute(claims, reproduced, themes, shares,
-                           load_challenges(paths.challenges_file), names, dominant_share)
+                           load_challenges(paths.challenges_file), names,
+                           dominant_share=params.dominant_share)
 write_outputs(paths.findings, outputs.build(result))
 
 # %%

@@ -11,7 +11,7 @@ import pytest
 
 from analysis.agreement import compute as agreement
 from analysis.agreement import outputs
-from analysis.agreement.group_kappas import fleiss_by_group
+from analysis.agreement.estimators import kappas_by_group
 from analysis.agreement.ratings import encode_ratings
 from analysis.clean.compute import clean_dump
 from analysis.core import artifacts
@@ -20,6 +20,7 @@ from analysis.core.paths import PATHS, Paths
 from analysis.core.projects import Projects
 from tests.support.dumps import small_dump
 from tests.support.mirror import needs_mirror
+from tests.unit.agreement.synthetic import settings
 
 
 @pytest.fixture
@@ -39,7 +40,7 @@ def test_mirror_reproduces_the_paper_and_matches_the_libraries(taxonomy, project
 
     issues = clean_dump(MIRROR, taxonomy, projects).issues
     claims = load_claims()
-    result = agreement.compute(issues, taxonomy, projects, claims, 20, 1)
+    result = agreement.compute(issues, taxonomy, projects, claims, settings(20))
     a = result.analysis
     assert result.grouping.groupby("grouping")["matches_paper"].all().to_dict()["final label"]
     for cid, entry in outputs.claim_values(result).items():
@@ -60,8 +61,12 @@ def test_mirror_reproduces_the_paper_and_matches_the_libraries(taxonomy, project
     assert ac1["value"] == pytest.approx(irr.gwet()["est"]["coefficient_value"], abs=1e-9)
     fk = agreement.stat(a, "all", "all issues", "fleiss_kappa")
     assert fk["se"] == pytest.approx(irr.fleiss()["est"]["se"], abs=1e-9)
-    fast = fleiss_by_group(codes, np.zeros(len(codes), dtype=int), 1, a.ratings.n_categories)
-    assert fast["kappa"][0] == pytest.approx(fk["value"], abs=1e-12)
+    # the grouping and audit tables' kappas are the headline's, to the bit
+    by_group = kappas_by_group(codes, np.zeros(len(codes), dtype=int), 1,
+                               a.ratings.n_categories)
+    assert by_group["complete"]["value"][0] == fk["value"]
+    assert by_group["generalised"]["value"][0] == agreement.stat(
+        a, "all", "all issues", "fleiss_kappa_generalised")["value"]
     # no rating is missing: Gwet's generalised estimator is Fleiss' kappa, per type too
     for grouping, group in [("all", "all issues"), *(("type", t) for t in issues["type"].unique())]:
         gen = agreement.stat(a, grouping, group, "fleiss_kappa_generalised")
@@ -130,3 +135,21 @@ def test_notebook_runs_on_a_synthetic_dump_with_missing_ratings(tmp_path, taxono
     assert metrics["fleiss_kappa"]["Bug"]["value"] == pytest.approx(
         head.loc["Bug", "kappa"], abs=1e-6)
     assert set(metrics) == {"issues", "annotators", "fleiss_kappa"}
+
+
+@pytest.mark.slow
+def test_a_wrong_setting_stops_the_notebook_with_one_line(tmp_path, taxonomy, projects, capsys):
+    """The notebook builds its settings first: a confidence level of 2 is one message
+    naming it, and nothing is written."""
+    from analysis.tools.nbrun import parse_params, run
+
+    paths = stage_root(tmp_path, taxonomy, projects)
+    code = run(PATHS.agreement.notebook_source, paths.agreement.notebook,
+               {**parse_params("agreement", []), "root": str(paths.root),
+                "confidence_level": 2})
+    assert code == 1
+    assert capsys.readouterr().err.strip() == (
+        "04_agreement: params.yaml, column 'agreement.confidence_level': "
+        "agreement.confidence_level is 2: it must be a number between 0 and 1, e.g. 0.95 "
+        "-> set agreement.confidence_level in params.yaml")
+    assert not paths.agreement.notebook.exists() and not paths.agreement.vars.exists()

@@ -100,3 +100,20 @@ def test_a_failed_stage_is_one_line_and_leaves_the_metrics_as_in_git(tmp_path):
     status = subprocess.run([*git, "status", "--porcelain", "metrics"], check=True,
                             capture_output=True, text=True).stdout
     assert status == ""
+
+
+def test_a_role_pattern_that_is_no_regular_expression_stops_the_stage_with_one_line(
+        tmp_path, capsys):
+    """Checked when the notebook builds its settings: before, ``re`` failed deep in the
+    cleaning with its traceback."""
+    paths = project(tmp_path)
+    params = {"root": str(tmp_path), **load_params(paths.params)["interviews"]}
+    params["role_categories"] = [*params["role_categories"],
+                                 {"key": "lead", "type": "Developer", "pattern": "lead ("}]
+    assert run(PATHS.interviews.notebook_source, paths.interviews.notebook, params) == 1
+    err = capsys.readouterr().err.strip()
+    at = f"interviews.role_categories[{len(params['role_categories']) - 1}].pattern"
+    assert err.startswith(f"05_interviews: params.yaml, column '{at}': {at} is 'lead (': it "
+                          "must be a regular expression")
+    assert err.endswith(f"-> set {at} in params.yaml") and "\n" not in err
+    assert not paths.interviews.notebook.exists()

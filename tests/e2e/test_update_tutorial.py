@@ -25,7 +25,9 @@ import pandas as pd
 import pytest
 
 from analysis.core.paths import ROOT, Paths, SheetPaths
+from analysis.report.pages import INCLUDES
 from tests.support.gharchive import opened_issues, write_events
+from tests.support.reads import undeclared_reads
 from tests.support.sheets import fill, read_rows
 from tests.support.studies import VLLM_CASES, VLLM_DECIDED, V, write_vllm_hour
 from tests.support.table_checks import table_problems, written_csvs
@@ -161,4 +163,7 @@ def test_the_tutorial_runs_as_written(small_run, tmp_path):
     assert said.startswith("batch,themes,chi2")
     page = (work / "report/_site/changes.html").read_text(encoding="utf-8")
     assert "Drift since the paper" in page and "Agreement per batch" in page
+    assert "downloads/tables/compare/drift_tests.csv" in page  # the drift's own source line
+    # every include of the site reads only what it declares, the study's tables included
+    assert undeclared_reads(INCLUDES, work) == {}
     assert json.loads(paths.compare.vars.read_text())["projects_removed_count"] == 0

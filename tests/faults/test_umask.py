@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from analysis.core import artifacts
+from analysis.core.params import IngestParams
 from analysis.core.paths import Paths
 from analysis.ingest.fetch import fetch
 from analysis.ingest.ingest import ingest
@@ -116,7 +117,7 @@ def test_ingest_and_fetch_follow_the_umask(tmp_path, umask):
         for p in sorted(mirror.rglob("*")) if p.is_file()), encoding="utf-8")
     cfg = {"source": "data/release", "manifest": "data/release.sha256", "mirror": str(mirror)}
     for _ in range(2):  # a new release, then one replacing a copy that does not verify
-        assert "copied from the mirror" in fetch(cfg, paths)
+        assert "copied from the mirror" in fetch(IngestParams.of(**cfg), paths)
         assert_umask(umask, paths.release)
         next(paths.release.rglob("*.csv")).write_text("edited\n")
     for _ in range(2):  # a new dump, then one replacing it

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from analysis.clean.compute import clean_dump
 from analysis.core.config import load_params
 from analysis.core.errors import InputError
+from analysis.core.params import InterviewsParams
 from analysis.core.paths import PATHS
 from analysis.core.projects import Projects
 from analysis.core.taxonomy import load_taxonomy
@@ -26,7 +27,7 @@ from tests.support.dumps import Project, write_dump
 
 TAXONOMY = load_taxonomy()
 META = Projects.load(PATHS.projects_file)
-IV_PARAMS = load_params()["interviews"]
+IV_PARAMS = InterviewsParams.of(**load_params()["interviews"])
 # PROPERTY_EXAMPLES=5000 make test-fast searches harder than the CI default.
 SETTINGS = settings(max_examples=int(os.environ.get("PROPERTY_EXAMPLES", "60")), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
@@ -174,7 +175,7 @@ CODEBOOK_TEXT = ("Participant,Type,Experience Level,Framework Context,Prompt Cat
 def test_codebook_parses_or_fails_clearly(text):
     try:
         codebook, nodes, anomalies, rejected, accounting = clean_codebook(
-            text, "CodeBook.csv", TAXONOMY, IV_PARAMS)
+            text, "CodeBook.csv", TAXONOMY, IV_PARAMS.groups)
     except InputError as exc:
         assert_one_message(exc)
         return

@@ -4,8 +4,8 @@ and an audit of the label columns.
 - ``ratings``: the integer-coded ratings, the theme scale, and the label patterns every
   statistic is built from;
 - ``estimators``: Fleiss' kappa (both estimators), Krippendorff's alpha and Gwet's AC1
-  from pattern sums, with standard errors and intervals;
-- ``group_kappas``: Fleiss' kappa per group straight from the codes (the headline path);
+  from pattern sums, with standard errors and intervals, and both Fleiss' kappas per
+  group (what the grouping and audit tables use);
 - ``bootstrap``: resampled pattern weights and percentile intervals;
 - ``tables``: the statistics, per-theme and candidate-grouping tables;
 - ``pairwise``: Cohen's kappa between raters, and the confusions;

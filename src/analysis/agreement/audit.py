@@ -36,8 +36,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from analysis.agreement.estimators import finite_or_none
-from analysis.agreement.group_kappas import kappas_by_group
+from analysis.agreement.estimators import finite_or_none, kappas_by_group
 from analysis.agreement.ratings import (
     MISSING,
     Ratings,
@@ -399,12 +398,12 @@ def kappa_rows(codes: np.ndarray, groups: np.ndarray, names: Sequence[str],
     to both."""
     both = kappas_by_group(codes, groups, len(names), n_categories, with_total=True)
     rows = []
+    full, gen = both["complete"], both["generalised"]
     for i, name in enumerate([*names, "all issues"]):  # the last row: all issues
-        full, gen = both["complete"].iloc[i], both["generalised"].iloc[i]
-        rows.append({"type": name, "issues": int(full["n"]),
-                     "kappa": finite_or_none(full["kappa"]),
-                     "issues_generalised": int(gen["n"]),
-                     "kappa_generalised": finite_or_none(gen["kappa"])})
+        rows.append({"type": name, "issues": int(full["n"][i]),
+                     "kappa": finite_or_none(full["value"][i]),
+                     "issues_generalised": int(gen["n"][i]),
+                     "kappa_generalised": finite_or_none(gen["value"][i])})
     return rows
 
 

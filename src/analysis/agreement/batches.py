@@ -35,7 +35,7 @@ def own_columns(issues: pd.DataFrame) -> list[str]:
 
 
 def batch_row(issues: pd.DataFrame, name: str, taxonomy: Taxonomy, scale_of: ScaleOf,
-              level: float, q: int | None) -> dict:
+              confidence_level: float, q: int | None) -> dict:
     """One line of the table: the coefficients of ``issues`` on their own columns, with
     their analytic intervals (no bootstrap: the stage's headline has those)."""
     columns = own_columns(issues)
@@ -44,7 +44,8 @@ def batch_row(issues: pd.DataFrame, name: str, taxonomy: Taxonomy, scale_of: Sca
                                             for c in columns)}
     ratings = encode_ratings(issues, taxonomy.codes, columns)
     stats, _ = agreement_tables(ratings.codes, scale_of(ratings.categories, taxonomy), {},
-                                resamples=0, seed=0, level=level, ac1_categories=q)
+                                bootstrap_resamples=0, seed=0,
+                                confidence_level=confidence_level, ac1_categories=q)
     stats = stats.set_index("statistic")
     row["issues_complete"] = int((ratings.codes >= 0).all(axis=1).sum())
     notes = []
@@ -58,7 +59,7 @@ def batch_row(issues: pd.DataFrame, name: str, taxonomy: Taxonomy, scale_of: Sca
 
 
 def batch_agreement(issues: pd.DataFrame, taxonomy: Taxonomy, scale_of: ScaleOf,
-                    level: float = 0.95, q: int | None = None) -> pd.DataFrame | None:
+                    confidence_level: float = 0.95, q: int | None = None) -> pd.DataFrame | None:
     """Per batch (in the order of the issues table: the release first), then all batches
     together: the agreement table (:data:`COLUMNS`), ``scale_of`` making the rating scale
     as the stage does; None for a dump without batches (the release alone)."""
@@ -66,6 +67,6 @@ def batch_agreement(issues: pd.DataFrame, taxonomy: Taxonomy, scale_of: ScaleOf,
         return None
     names = list(dict.fromkeys(issues["batch"].astype(str)))
     rows = [batch_row(issues[issues["batch"].astype(str) == n], n, taxonomy, scale_of,
-                      level, q) for n in names]
-    rows.append(batch_row(issues, ALL, taxonomy, scale_of, level, q))
+                      confidence_level, q) for n in names]
+    rows.append(batch_row(issues, ALL, taxonomy, scale_of, confidence_level, q))
     return pd.DataFrame(rows, columns=COLUMNS)

@@ -11,7 +11,7 @@ import numpy as np
 from tqdm import tqdm  # the plain bar: tqdm.auto warns in kernels without ipywidgets
 
 
-def resample_weights(w: np.ndarray, resamples: int, seed: int,
+def resample_weights(w: np.ndarray, bootstrap_resamples: int, seed: int,
                      chunk: int = 250) -> Iterable[np.ndarray]:
     """Bootstrap over issues, as multinomial draws of pattern weights, in chunks.
 
@@ -23,15 +23,16 @@ def resample_weights(w: np.ndarray, resamples: int, seed: int,
     n = int(round(w.sum()))
     probs = w / w.sum()
     done = 0
-    while done < resamples:
-        size = min(chunk, resamples - done)
+    while done < bootstrap_resamples:
+        size = min(chunk, bootstrap_resamples - done)
         yield rng.multinomial(n, probs, size=size).astype(float)
         done += size
 
 
-def percentile_interval(draws: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray, int]:
+def percentile_interval(draws: np.ndarray, confidence_level: float
+                        ) -> tuple[np.ndarray, np.ndarray, int]:
     """Percentile interval of bootstrap draws (axis 0), and how many draws were undefined."""
-    tail = (1 - level) / 2 * 100
+    tail = (1 - confidence_level) / 2 * 100
     if not draws.size:
         shape = draws.shape[1:]
         return np.full(shape, np.nan), np.full(shape, np.nan), 0

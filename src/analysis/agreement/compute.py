@@ -32,6 +32,7 @@ from analysis.agreement.ratings import (
 from analysis.agreement.tables import agreement_tables, grouping_candidates
 from analysis.core.claims import judge
 from analysis.core.errors import InputError
+from analysis.core.params import AgreementParams
 from analysis.core.paths import PATHS
 from analysis.core.projects import Projects
 from analysis.core.taxonomy import Taxonomy
@@ -41,8 +42,9 @@ CLAIM_PREFIX = "agreement.kappa."
 
 @dataclass
 class Analysis:
-    """Every table of the stage, plus the coded ratings they came from."""
+    """Every table of the stage, plus the settings and the coded ratings they came from."""
 
+    params: AgreementParams
     ratings: Ratings
     scale: Scale
     final: np.ndarray
@@ -88,71 +90,51 @@ def make_scale(categories: tuple[str, ...], taxonomy: Taxonomy) -> Scale:
 AC1_DEFAULT = "taxonomy"
 
 
-def ac1_category_count(setting: object, ratings: Ratings) -> int:
-    """The number of categories Gwet's AC1 assumes (params.yaml ``agreement.ac1_categories``).
+def ac1_category_count(ac1_categories: str | int, ratings: Ratings) -> int:
+    """The number of categories Gwet's AC1 assumes (params.yaml ``agreement.ac1_categories``,
+    checked by :class:`~analysis.core.params.AgreementParams`).
 
     ``taxonomy`` (the default): the rating scale, i.e. the taxonomy's theme codes plus any
     label outside it that the data holds. An integer: that many, which must cover every
     category the annotators used (AC1's chance term divides by ``q - 1``, so the choice
     moves AC1; the method note states it)."""
-    if setting is None or setting == AC1_DEFAULT:
+    if ac1_categories == AC1_DEFAULT:
         return ratings.n_categories
     used = int(np.unique(ratings.codes[ratings.codes >= 0]).size)
-    if isinstance(setting, bool) or not isinstance(setting, int) or setting < max(used, 2):
-        raise InputError(f"agreement.ac1_categories is {setting!r}: it must be "
-                         f"'{AC1_DEFAULT}' or a whole number of at least {max(used, 2)} "
-                         "(the categories the annotators used)", file=PATHS.params.name,
+    if int(ac1_categories) < used:
+        raise InputError(f"agreement.ac1_categories is {ac1_categories!r}: it must be "
+                         f"'{AC1_DEFAULT}' or a whole number of at least {used} (the "
+                         "categories the annotators used)", file=PATHS.params.name,
                          column="agreement.ac1_categories",
                          fix=f"set agreement.ac1_categories to '{AC1_DEFAULT}' or a larger "
                              "number")
-    return setting
-
-
-def check_bootstrap(resamples: object, seed: object, level: object) -> None:
-    """params.yaml's ``agreement.bootstrap_resamples`` and ``seed`` (whole numbers of at
-    least 0) and ``confidence_level`` (a number strictly between 0 and 1), or one message
-    naming the setting; a wrong value would otherwise surface as numpy's or scipy's
-    error deep in the stage."""
-    wrong = None
-    for name, value in (("bootstrap_resamples", resamples), ("seed", seed)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            wrong = (name, value, "a whole number of at least 0")
-            break
-    else:
-        if isinstance(level, bool) or not isinstance(level, int | float) \
-                or not 0 < level < 1:
-            wrong = ("confidence_level", level, "a number between 0 and 1, e.g. 0.95")
-    if wrong:
-        name, value, must = wrong
-        raise InputError(f"agreement.{name} is {value!r}: it must be {must}",
-                         file=PATHS.params.name, column=f"agreement.{name}",
-                         fix=f"set agreement.{name} in {PATHS.params.name}")
+    return int(ac1_categories)
 
 
 def analyse(issues: pd.DataFrame, taxonomy: Taxonomy, projects_order: Sequence[str],
-            resamples: int, seed: int, level: float = 0.95,
-            ac1_categories: object = AC1_DEFAULT) -> Analysis:
+            params: AgreementParams) -> Analysis:
     """All agreement statistics and the annotation audit for the processed issues.
 
     ``projects_order`` is the display order of the projects (Table I's); the bootstrap
-    draws ``resamples`` resamples of the issues with ``seed``; every interval is at
-    ``level``; ``ac1_categories`` is the number of categories AC1 assumes
-    (:func:`ac1_category_count`).
+    draws ``params.bootstrap_resamples`` resamples of the issues with ``params.seed``;
+    every interval is at ``params.confidence_level``; ``params.ac1_categories`` gives the
+    number of categories AC1 assumes (:func:`ac1_category_count`).
     """
-    check_bootstrap(resamples, seed, level)
     if len(issues) == 0:
         raise InputError("the processed issues table has no rows",
                          fix="check the clean stage's quality report")
     ratings = encode_ratings(issues, taxonomy.codes)
-    q = ac1_category_count(ac1_categories, ratings)
+    q = ac1_category_count(params.ac1_categories, ratings)
     final = encode_reference(issues["final_label"], ratings.categories)
     scale = make_scale(ratings.categories, taxonomy)
     names = dict(zip(taxonomy.themes["code"], taxonomy.themes["name"], strict=True))
     types = [t for t in scale.types if t in set(pd.unique(issues["type"]).astype(str))]
     groupings = {"type": issues["type"], "project": issues["project"], "year": issues["year"]}
     orders = {"type": list(scale.types), "project": list(projects_order)}
-    statistics, categories = agreement_tables(ratings.codes, scale, groupings, resamples,
-                                              seed, level, orders, names, q)
+    statistics, categories = agreement_tables(
+        ratings.codes, scale, groupings, bootstrap_resamples=params.bootstrap_resamples,
+        seed=params.seed, confidence_level=params.confidence_level, orders=orders,
+        names=names, ac1_categories=q)
     grouping = grouping_candidates(ratings, scale, issues["type"], types)
     strata = issues["project"]
     dissent = au.dissent_distribution(ratings.codes, final, strata)
@@ -173,18 +155,17 @@ def analyse(issues: pd.DataFrame, taxonomy: Taxonomy, projects_order: Sequence[s
         "ratings_missing": int((ratings.codes < 0).sum()),
         "issues_complete": complete, "issues_incomplete": len(issues) - complete,
         "issues_two_ratings": int((rated >= 2).sum()),
-        "ac1_categories": q, "ac1_categories_setting": str(ac1_categories),
+        "ac1_categories": q,
         "type_disagreement": au.type_disagreement(ratings.codes, scale.type_index),
         "final_is_majority": _final_is_majority(ratings.codes, final),
         "spread": au.spread_summary(spread),
-        "level": level, "resamples": resamples, "seed": seed,
     }
     return Analysis(
-        ratings=ratings, scale=scale, final=final, statistics=statistics,
+        params=params, ratings=ratings, scale=scale, final=final, statistics=statistics,
         categories=categories,
         grouping=grouping,
-        pairwise=pairwise_cohen(ratings, level),
-        versus_final=versus_reference(ratings, final, level),
+        pairwise=pairwise_cohen(ratings, params.confidence_level),
+        versus_final=versus_reference(ratings, final, params.confidence_level),
         confusions=confusions(ratings.codes, scale),
         final_by_project=final_by_project,
         dissent=dissent, dissent_tests=au.dissent_tests(dissent),
@@ -261,15 +242,14 @@ def grouping_versus_paper(grouping: pd.DataFrame, claims: pd.DataFrame) -> pd.Da
 
 
 def compute(issues: pd.DataFrame, taxonomy: Taxonomy, projects: Projects,
-            claims: pd.DataFrame, resamples: int, seed: int,
-            level: float = 0.95, ac1_categories: object = AC1_DEFAULT) -> Agreement:
+            claims: pd.DataFrame, params: AgreementParams) -> Agreement:
     """The whole stage from the processed issues: :func:`analyse` with the projects in
     Table I's order, then the headline and grouping tables beside the paper's kappas."""
     keys = [str(p) for p in pd.unique(issues["project"])]
-    a = analyse(issues, taxonomy, projects.order(keys), resamples, seed, level,
-                ac1_categories)
+    a = analyse(issues, taxonomy, projects.order(keys), params)
     return Agreement(analysis=a, headline=headline(a, claims),
                      grouping=grouping_versus_paper(a.grouping, claims),
                      paper_kappas=paper_kappas(claims), project_names=projects.names(keys),
-                     batches=batch_agreement(issues, taxonomy, make_scale, level,
+                     batches=batch_agreement(issues, taxonomy, make_scale,
+                                             params.confidence_level,
                                              a.facts["ac1_categories"]))

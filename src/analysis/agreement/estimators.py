@@ -5,7 +5,9 @@ linearised standard errors and irrCAC's t intervals.
 Each coefficient is a function of a few weighted sums over the label patterns
 (:func:`analysis.agreement.ratings.label_patterns`): ``*_columns`` gives the per-pattern
 terms, ``*_from_sums`` turns the sums into the coefficient, one row per set of pattern
-weights, so a bootstrap is one matrix product (:class:`HeadlineSums`). The libraries
+weights, so a bootstrap is one matrix product (:class:`HeadlineSums`; AC1's and the
+generalised kappa's sums, :func:`ac1_sums`, one per number of ratings). The same functions
+give both Fleiss' kappas per group of issues (:func:`kappas_by_group`). The libraries
 (statsmodels' ``fleiss_kappa``, ``krippendorff``, ``irrCAC``) are the oracle: the tests
 check this code against them to 1e-9.
 
@@ -74,7 +76,7 @@ def ratio_or_nan(num: np.ndarray, den: np.ndarray) -> np.ndarray:
 # Each coefficient is a function of a few weighted sums over patterns. ``*_columns`` gives
 # the per-pattern terms (one column per sum); ``*_from_sums`` turns the sums, one row per
 # set of weights, into the coefficient. A bootstrap multiplies the resampled weights by
-# all columns of all coefficients in one matrix product.
+# all columns of all coefficients in one matrix product (AC1's: one per number of ratings).
 
 
 def fleiss_columns(f: Features) -> np.ndarray:
@@ -150,20 +152,48 @@ def alpha_arrays(W: np.ndarray, f: Features) -> dict[str, np.ndarray]:
     return alpha_from_sums(_as_weights(W) @ alpha_columns(f))
 
 
-def ac1_columns(f: Features) -> np.ndarray:
-    """[rated, rated * counts / m, pairable, pairable * pa_i]: Gwet's AC1's sums."""
-    m = f.m
-    one, two = (m >= 1).astype(float), (m >= 2).astype(float)
-    shares = f.counts / np.where(m > 0, m, 1)[:, None]
-    pa = (f.sumsq - m) / np.where(m > 1, m * (m - 1), 1)
-    return np.column_stack([one, one[:, None] * shares, two, two * pa])
+RatingSlice = tuple[int, "slice | np.ndarray", np.ndarray]
 
 
-def ac1_from_sums(S: np.ndarray, k: int, q: int | None = None) -> dict[str, np.ndarray]:
-    """AC1 from the sums of :func:`ac1_columns` over ``k`` coded categories, assuming a
-    scale of ``q`` categories (default ``k``)."""
-    q = k if q is None else q
-    n1, pis, n2, pas = S[:, 0], S[:, 1:k + 1], S[:, k + 1], S[:, k + 2]
+def ac1_slices(f: Features) -> list[RatingSlice]:
+    """The patterns by their number of ratings ``m`` (1 or more): ``m``, which patterns
+    have it, and their [1, counts, sumsq - m] (whole numbers), the terms of
+    :func:`ac1_sums`."""
+    out: list[RatingSlice] = []
+    for m in np.unique(f.m[f.m >= 1]).astype(int):
+        at = np.flatnonzero(f.m == m)
+        terms = np.column_stack([np.ones(len(at)), f.counts[at], f.sumsq[at] - m])
+        out.append((int(m), slice(None) if len(at) == len(f.m) else at, terms))
+    return out
+
+
+def ac1_sums(W: np.ndarray, slices: list[RatingSlice], k: int
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Gwet's AC1's (and the generalised Fleiss' kappa's) sums, one row per row of pattern
+    weights ``W`` over ``k`` categories: the issues with a rating, their category shares
+    summed, the issues with two or more ratings and their pairwise agreement summed.
+
+    The weighted sums are taken per number of ratings ``m`` (:func:`ac1_slices`) over
+    whole numbers, exact in any order, and the shares (``counts / m``) and pairwise
+    agreements (``(sumsq - m) / (m (m - 1))``) divided out once per ``m``: the same
+    fractions summed pattern by pattern moved a kappa by up to 1e-13, and made the
+    generalised estimator differ from Fleiss' kappa in the 12th digit on complete data."""
+    W = _as_weights(W)
+    n1, pis = np.zeros(len(W)), np.zeros((len(W), k))
+    n2, pas = np.zeros(len(W)), np.zeros(len(W))
+    for m, at, terms in slices:
+        S = W[:, at] @ terms
+        n1 += S[:, 0]
+        pis += S[:, 1:-1] / m
+        if m >= 2:
+            n2 += S[:, 0]
+            pas += S[:, -1] * (1 / (m * (m - 1)))
+    return n1, pis, n2, pas
+
+
+def ac1_from_sums(sums: tuple[np.ndarray, ...], q: int) -> dict[str, np.ndarray]:
+    """AC1 from :func:`ac1_sums`, assuming a scale of ``q`` categories."""
+    n1, pis, n2, pas = sums
     pi = ratio_or_nan(pis, n1[:, None])
     pa = ratio_or_nan(pas, n2)
     pe = (pi * (1 - pi)).sum(axis=1) / (q - 1) if q > 1 else np.ones_like(n1)
@@ -182,13 +212,13 @@ def ac1_arrays(W: np.ndarray, f: Features, q: int | None = None) -> dict[str, np
     chance agreement is ``sum_k pi_k (1 - pi_k) / (q - 1)``.
     """
     q = f.n_categories if q is None else int(q)
-    return ac1_from_sums(_as_weights(W) @ ac1_columns(f), f.n_categories, q)
+    return ac1_from_sums(ac1_sums(W, ac1_slices(f), f.n_categories), q)
 
 
-def generalised_from_sums(S: np.ndarray, q: int) -> dict[str, np.ndarray]:
-    """Gwet's generalised Fleiss' kappa from the sums of :func:`ac1_columns` (the same
-    sums as AC1: only the chance term differs)."""
-    n1, pis, n2, pas = S[:, 0], S[:, 1:q + 1], S[:, q + 1], S[:, q + 2]
+def generalised_from_sums(sums: tuple[np.ndarray, ...]) -> dict[str, np.ndarray]:
+    """Gwet's generalised Fleiss' kappa from :func:`ac1_sums` (the same sums as AC1:
+    only the chance term differs)."""
+    n1, pis, n2, pas = sums
     pi = ratio_or_nan(pis, n1[:, None])
     pa = ratio_or_nan(pas, n2)
     pe = (pi ** 2).sum(axis=1)
@@ -206,7 +236,7 @@ def generalised_fleiss_arrays(W: np.ndarray, f: Features) -> dict[str, np.ndarra
     each issue's share of category ``k`` over every issue with a rating (``rated``);
     chance agreement is ``sum_k pi_k^2``. On complete data it equals Fleiss' kappa.
     """
-    return generalised_from_sums(_as_weights(W) @ ac1_columns(f), f.n_categories)
+    return generalised_from_sums(ac1_sums(W, ac1_slices(f), f.n_categories))
 
 
 ARRAYS = {"fleiss_kappa": fleiss_arrays, "fleiss_kappa_generalised": generalised_fleiss_arrays,
@@ -214,25 +244,28 @@ ARRAYS = {"fleiss_kappa": fleiss_arrays, "fleiss_kappa_generalised": generalised
 
 
 class HeadlineSums:
-    """All headline coefficients of a group from one matrix product per set of weights.
+    """All headline coefficients of a group from one matrix product per set of weights
+    (and one per number of ratings for AC1's sums, :func:`ac1_sums`).
 
     ``q`` is the number of categories AC1 assumes (default: the coded scale)."""
 
     def __init__(self, f: Features, ft: Features, q: int | None = None) -> None:
-        blocks = [fleiss_columns(f), alpha_columns(f), ac1_columns(f), fleiss_columns(ft)]
+        blocks = [fleiss_columns(f), alpha_columns(f), fleiss_columns(ft)]
         self.columns = np.column_stack(blocks)
         self.edges = np.cumsum([0] + [b.shape[1] for b in blocks])
+        self.slices = ac1_slices(f)
         self.r, self.k = f.n_raters, f.n_categories
         self.q = self.k if q is None else int(q)
 
     def __call__(self, W: np.ndarray) -> dict[str, np.ndarray]:
         S = _as_weights(W) @ self.columns
         part = [S[:, a:b] for a, b in zip(self.edges[:-1], self.edges[1:], strict=True)]
+        sums = ac1_sums(W, self.slices, self.k)
         return {"fleiss_kappa": fleiss_from_sums(part[0], self.r)["value"],
-                "fleiss_kappa_generalised": generalised_from_sums(part[2], self.k)["value"],
+                "fleiss_kappa_generalised": generalised_from_sums(sums)["value"],
                 "krippendorff_alpha": alpha_from_sums(part[1])["value"],
-                "gwet_ac1": ac1_from_sums(part[2], self.k, self.q)["value"],
-                "fleiss_kappa_type": fleiss_from_sums(part[3], self.r)["value"]}
+                "gwet_ac1": ac1_from_sums(sums, self.q)["value"],
+                "fleiss_kappa_type": fleiss_from_sums(part[2], self.r)["value"]}
 
 
 def why_undefined(statistic: str, f: Features, w: np.ndarray, q: int | None = None) -> str:
@@ -259,11 +292,11 @@ def why_undefined(statistic: str, f: Features, w: np.ndarray, q: int | None = No
 # --------------------------------------------------------------------------- errors, intervals
 
 
-def _t_interval(value: float, se: float, n: float, level: float) -> tuple[float, float]:
+def _t_interval(value: float, se: float, n: float, confidence_level: float) -> tuple[float, float]:
     """irrCAC's interval: Student t with n - 1 degrees of freedom, upper end capped at 1."""
     if n < 2 or not np.isfinite(se):
         return (np.nan, np.nan)
-    low, high = stats.t.interval(level, df=n - 1, loc=value, scale=max(se, 1e-15))
+    low, high = stats.t.interval(confidence_level, df=n - 1, loc=value, scale=max(se, 1e-15))
     return float(low), float(min(1.0, high))
 
 
@@ -328,7 +361,7 @@ def alpha_se(f: Features, w: np.ndarray) -> float:
     return float(np.sqrt(w @ (x - alpha_prime) ** 2 / (n * (n - 1))))
 
 
-def estimate(statistic: str, f: Features, w: np.ndarray, level: float = 0.95,
+def estimate(statistic: str, f: Features, w: np.ndarray, confidence_level: float = 0.95,
              q: int | None = None) -> Estimate:
     """One coefficient with its analytic (Gwet) standard error and t interval (``q``: the
     number of categories AC1 assumes, default the coded scale).
@@ -351,7 +384,7 @@ def estimate(statistic: str, f: Features, w: np.ndarray, level: float = 0.95,
         se = ac1_se(f, w, value, pe, q)
     else:
         se = alpha_se(f, w)
-    low, high = _t_interval(value, se, rated, level)
+    low, high = _t_interval(value, se, rated, confidence_level)
     return Estimate(value, po, pe, int(round(n)), "", se, clean(low), clean(high))
 
 
@@ -366,28 +399,51 @@ def _features_of(codes: np.ndarray, n_categories: int | None) -> tuple[Features,
 
 
 def fleiss_kappa(codes: np.ndarray, n_categories: int | None = None,
-                 level: float = 0.95) -> Estimate:
+                 confidence_level: float = 0.95) -> Estimate:
     """Fleiss' kappa of integer-coded ratings (rows rated by every annotator only)."""
-    return estimate("fleiss_kappa", *_features_of(codes, n_categories), level=level)
+    return estimate("fleiss_kappa", *_features_of(codes, n_categories),
+                    confidence_level=confidence_level)
 
 
 def krippendorff_alpha(codes: np.ndarray, n_categories: int | None = None,
-                       level: float = 0.95) -> Estimate:
+                       confidence_level: float = 0.95) -> Estimate:
     """Krippendorff's alpha (nominal) of integer-coded ratings (all ratings used)."""
-    return estimate("krippendorff_alpha", *_features_of(codes, n_categories), level=level)
+    return estimate("krippendorff_alpha", *_features_of(codes, n_categories),
+                    confidence_level=confidence_level)
 
 
 def gwet_ac1(codes: np.ndarray, n_categories: int | None = None,
-             level: float = 0.95, assumed_categories: int | None = None) -> Estimate:
+             confidence_level: float = 0.95, assumed_categories: int | None = None) -> Estimate:
     """Gwet's AC1 of integer-coded ratings on a scale of ``n_categories`` categories,
     assuming ``assumed_categories`` (default ``n_categories``) in its chance term."""
-    return estimate("gwet_ac1", *_features_of(codes, n_categories), level=level,
-                    q=assumed_categories)
+    return estimate("gwet_ac1", *_features_of(codes, n_categories),
+                    confidence_level=confidence_level, q=assumed_categories)
 
 
 def generalised_fleiss_kappa(codes: np.ndarray, n_categories: int | None = None,
-                             level: float = 0.95) -> Estimate:
+                             confidence_level: float = 0.95) -> Estimate:
     """Gwet's generalised Fleiss' kappa of integer-coded ratings: every issue with two or
     more ratings (see :func:`generalised_fleiss_arrays`)."""
     return estimate("fleiss_kappa_generalised", *_features_of(codes, n_categories),
-                    level=level)
+                    confidence_level=confidence_level)
+
+
+def kappas_by_group(codes: np.ndarray, groups: np.ndarray, n_groups: int,
+                    n_categories: int, with_total: bool = False
+                    ) -> dict[str, dict[str, np.ndarray]]:
+    """Both Fleiss' kappa estimators per group of issues (``groups``: each issue's group,
+    0 to ``n_groups - 1``), by the headline's own estimators: one row of pattern weights
+    per group (how many of the group's issues have each label pattern) goes through
+    :func:`fleiss_arrays` (``complete``: the issues rated by every annotator) and
+    :func:`generalised_fleiss_arrays` (``generalised``: every issue with two or more
+    ratings). With ``with_total`` a last row gives all the issues of the groups together.
+    """
+    patterns, inverse = label_patterns(np.asarray(codes), max(n_categories, 1))
+    n_patterns = len(patterns.weights)
+    cells = np.asarray(groups, dtype=np.int64) * n_patterns + inverse
+    weights = np.bincount(cells, minlength=n_groups * n_patterns).astype(float)
+    weights = weights.reshape(n_groups, n_patterns)
+    if with_total:
+        weights = np.vstack([weights, weights.sum(axis=0)])
+    return {"complete": fleiss_arrays(weights, patterns.features),
+            "generalised": generalised_fleiss_arrays(weights, patterns.features)}

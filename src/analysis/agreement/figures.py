@@ -26,7 +26,7 @@ def _errorbar(ax, x, y, low, high, **kw) -> None:
 
 
 def kappas_figure(statistics: pd.DataFrame, paper: dict[str, float],
-                  level: float = 0.95) -> plt.Figure:
+                  confidence_level: float = 0.95) -> plt.Figure:
     """Forest plot: the three coefficients per issue type and overall, bootstrap intervals."""
     apply_style()
     s = pd.concat([statistics[statistics["grouping"] == "type"],
@@ -48,7 +48,7 @@ def kappas_figure(statistics: pd.DataFrame, paper: dict[str, float],
                   [f"{visible(g)}\n({int(n):,} issues)" for g, n in
                    zip(groups, s.drop_duplicates("group")["issues"], strict=True)])
     ax.invert_yaxis()
-    ax.set_xlabel(f"coefficient ({level:.0%} bootstrap interval)")
+    ax.set_xlabel(f"coefficient ({confidence_level:.0%} bootstrap interval)")
     ax.grid(axis="x", color="0.9")
     ax.legend(frameon=False, fontsize=8, loc="upper center", ncol=4,
               bbox_to_anchor=(0.5, -0.18 if len(groups) > 2 else -0.3))
@@ -99,7 +99,7 @@ def theme_label(code: object, name: object, width: int = THEME_LABEL_CHARS) -> s
     return wrap_label(f"{visible(code)}  {visible(name)}", width)
 
 
-def categories_figure(categories: pd.DataFrame, level: float = 0.95) -> plt.Figure:
+def categories_figure(categories: pd.DataFrame, confidence_level: float = 0.95) -> plt.Figure:
     """Per-theme kappa with bootstrap intervals, one row per theme, coloured by type.
 
     Theme names are shown in full, wrapped over two lines (or more) when long; rows grow
@@ -120,7 +120,7 @@ def categories_figure(categories: pd.DataFrame, level: float = 0.95) -> plt.Figu
                   label=visible(t))
     ax.set_yticks(y, labels, fontsize=8)
     ax.invert_yaxis()
-    ax.set_xlabel(f"Fleiss' per-category κ ({level:.0%} bootstrap interval)")
+    ax.set_xlabel(f"Fleiss' per-category κ ({confidence_level:.0%} bootstrap interval)")
     ax.grid(axis="x", color="0.9")
     ax.legend(frameon=False, fontsize=8, loc="lower left", bbox_to_anchor=(0.0, 1.0),
               ncol=3, borderaxespad=0.2)

@@ -42,16 +42,16 @@ def tables(result: Agreement) -> dict[str, pd.DataFrame]:
 def figures(result: Agreement) -> dict:
     """The seven figures, each drawn from the tables when it is saved."""
     a, names = result.analysis, result.project_names
-    level = a.facts["level"]
+    confidence_level = a.params.confidence_level
     paper = {r.group.lower(): float(r.paper_kappa)
              for r in result.headline.itertuples() if r.paper_kappa}
     types = dict(zip(a.scale.categories, (a.scale.types[i] for i in a.scale.type_index),
                      strict=True))
     return {
-        "kappas": lambda: figs.kappas_figure(a.statistics, paper, level),
+        "kappas": lambda: figs.kappas_figure(a.statistics, paper, confidence_level),
         "pairwise": lambda: figs.pairwise_figure(a.pairwise, a.versus_final,
                                                  list(a.ratings.annotators)),
-        "categories": lambda: figs.categories_figure(a.categories, level),
+        "categories": lambda: figs.categories_figure(a.categories, confidence_level),
         "groups": lambda: figs.groups_figure(a.statistics, names),
         "audit_final": lambda: figs.audit_final_figure(a.final_by_project, names),
         "audit_dissent": lambda: figs.audit_dissent_figure(a.dissent),
@@ -179,12 +179,12 @@ def website_vars(result: Agreement) -> dict:
     ``_alt`` or ``_text``, which the report shows only as escaped HTML.
     """
     a, head = result.analysis, result.headline
-    f = a.facts
-    analytic = f"{f['level']:.0%} analytic interval"
+    f, params = a.facts, a.params
+    analytic = f"{params.confidence_level:.0%} analytic interval"
     rows = {type_key(r.group): r for r in head.itertuples(index=False)}
     v: dict = {"issues": f["issues"], "annotators": f["annotators"],
-               "categories": f["categories"], "resamples": f["resamples"],
-               "seed": f["seed"], "confidence": f"{f['level']:.0%}",
+               "categories": f["categories"], "resamples": params.bootstrap_resamples,
+               "seed": params.seed, "confidence": f"{params.confidence_level:.0%}",
                "type_disagreement_issues": f["type_disagreement"],
                "final_is_majority_issues": f["final_is_majority"],
                "ac1_categories": f["ac1_categories"],
@@ -228,7 +228,7 @@ def figure_texts(result: Agreement, v: dict) -> dict[str, str]:
     share = a.final_by_project[a.final_by_project["stratum"] == "all"]["share"]
     tests = a.dissent_tests.set_index("column")
     fill = {
-        "pct": f"{a.facts['level']:.0%}", "kappa_bug": v["kappa_bug"],
+        "pct": f"{a.params.confidence_level:.0%}", "kappa_bug": v["kappa_bug"],
         "kappa_requirement": v["kappa_requirement"], "kappa_question": v["kappa_question"],
         "low": dec(np.nanmin(values)), "high": dec(np.nanmax(values)),
         "paper_bug": result.paper_kappas.get("bug") or MISSING,
@@ -403,7 +403,7 @@ def method_note(a: Analysis) -> str:
     q = f["ac1_categories"]
     ac1 = (f"Gwet's AC1 assumes {q} categories (params.yaml agreement.ac1_categories: "
            + ("the rating scale, i.e. the taxonomy's theme codes and any label outside it)"
-              if f["ac1_categories_setting"] == "taxonomy" else "set explicitly)")
+              if a.params.ac1_categories == "taxonomy" else "set explicitly)")
            + "; its chance term divides by the number of categories less one, so another "
            "number gives another AC1.")
     return (
@@ -423,8 +423,9 @@ def method_note(a: Analysis) -> str:
         " here) and takes the theme shares from every issue with a rating. Krippendorff's "
         f"alpha is nominal. {ac1} Analytic intervals are Gwet's "
         "linearised standard errors with a Student t interval (as in irrCAC); bootstrap "
-        f"intervals are percentile intervals over {f['resamples']:,} resamples of the issues "
-        f"(seed {f['seed']}) of all issues, shared by every group, so a group's size varies "
+        f"intervals are percentile intervals over {a.params.bootstrap_resamples:,} "
+        f"resamples of the issues (seed {a.params.seed}) of all issues, shared by every "
+        "group, so a group's size varies "
         "from resample to resample; every interval shown says which of the two it is, and "
         "the pages' prose quotes the analytic one. Pairwise Cohen's kappas and their "
         "intervals come from statsmodels. A dissenting label is an annotator's label that "

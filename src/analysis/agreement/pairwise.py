@@ -22,7 +22,7 @@ def cross_table(x: np.ndarray, y: np.ndarray, n_categories: int) -> np.ndarray:
     return np.bincount(flat, minlength=n_categories ** 2).reshape(n_categories, n_categories)
 
 
-def cohen(table: np.ndarray, level: float = 0.95) -> dict:
+def cohen(table: np.ndarray, confidence_level: float = 0.95) -> dict:
     """Cohen's kappa of a K x K table via statsmodels, with its asymptotic (normal) interval
     from statsmodels' standard error."""
     n = int(table.sum())
@@ -35,13 +35,13 @@ def cohen(table: np.ndarray, level: float = 0.95) -> dict:
         return {"n": n, "agreement": po, "kappa": None, "ci_low": None, "ci_high": None,
                 "note": "not defined: all labels in one category"}
     res = cohens_kappa(table)
-    z = stats.norm.ppf(0.5 + level / 2)
+    z = stats.norm.ppf(0.5 + confidence_level / 2)
     kappa, se = float(res.kappa), float(res.std_kappa)
     return {"n": n, "agreement": po, "kappa": kappa, "ci_low": kappa - z * se,
             "ci_high": kappa + z * se, "note": ""}
 
 
-def pairwise_cohen(ratings: Ratings, level: float = 0.95) -> pd.DataFrame:
+def pairwise_cohen(ratings: Ratings, confidence_level: float = 0.95) -> pd.DataFrame:
     """Cohen's kappa between every pair of annotators (both orders, for a heatmap)."""
     rows = []
     k = ratings.n_categories
@@ -49,7 +49,7 @@ def pairwise_cohen(ratings: Ratings, level: float = 0.95) -> pd.DataFrame:
         for b, name_b in enumerate(ratings.annotators):
             if a >= b:
                 continue
-            res = cohen(cross_table(ratings.codes[:, a], ratings.codes[:, b], k), level)
+            res = cohen(cross_table(ratings.codes[:, a], ratings.codes[:, b], k), confidence_level)
             rows.append({"annotator_a": name_a, "annotator_b": name_b, **res})
             rows.append({"annotator_a": name_b, "annotator_b": name_a, **res})
     frame = pd.DataFrame(rows)
@@ -60,11 +60,13 @@ def pairwise_cohen(ratings: Ratings, level: float = 0.95) -> pd.DataFrame:
                              key=lambda s: s.map(order)).reset_index(drop=True)
 
 
-def versus_reference(ratings: Ratings, reference: np.ndarray, level: float = 0.95) -> pd.DataFrame:
+def versus_reference(ratings: Ratings, reference: np.ndarray,
+                     confidence_level: float = 0.95) -> pd.DataFrame:
     """Each annotator against the final label: raw agreement and Cohen's kappa."""
     rows = []
     for a, name in enumerate(ratings.annotators):
-        res = cohen(cross_table(ratings.codes[:, a], reference, ratings.n_categories), level)
+        res = cohen(cross_table(ratings.codes[:, a], reference, ratings.n_categories),
+                    confidence_level)
         rows.append({"annotator": name, **res})
     return pd.DataFrame(rows)
 

@@ -20,8 +20,8 @@ from analysis.agreement.estimators import (
     category_kappa_arrays,
     estimate,
     finite_or_none,
+    kappas_by_group,
 )
-from analysis.agreement.group_kappas import kappas_by_group
 from analysis.agreement.ratings import (
     Features,
     Patterns,
@@ -58,7 +58,7 @@ STAT_COLUMNS = ["grouping", "group", "statistic", "level", "value", "observed", 
 
 
 def group_rows(f: Features, ft: Features, w: np.ndarray, draws: dict[str, np.ndarray],
-               grouping: str, group: str, resamples: int, level: float,
+               grouping: str, group: str, bootstrap_resamples: int, confidence_level: float,
                q: int | None = None) -> list[dict]:
     """Rows of the statistics table for one group of issues: every coefficient, its
     analytic interval and its bootstrap interval (``q``: the categories AC1 assumes).
@@ -70,14 +70,14 @@ def group_rows(f: Features, ft: Features, w: np.ndarray, draws: dict[str, np.nda
     complete = int(w[f.m == f.n_raters].sum())
     rows = []
     for name in (*STATISTICS, "fleiss_kappa_type"):
-        est = estimate("fleiss_kappa", ft, w, level) if name == "fleiss_kappa_type" \
-            else estimate(name, f, w, level, q)
-        low, high, undefined = percentile_interval(draws.get(name, np.empty(0)), level)
+        est = estimate("fleiss_kappa", ft, w, confidence_level) if name == "fleiss_kappa_type" \
+            else estimate(name, f, w, confidence_level, q)
+        low, high, undefined = percentile_interval(draws.get(name, np.empty(0)), confidence_level)
         left_out = n_total - complete if name in ("fleiss_kappa", "fleiss_kappa_type") \
             else n_total - est.n
         note = est.note
         if est.defined and undefined:
-            note = f"{undefined} of {resamples} bootstrap resamples not defined"
+            note = f"{undefined} of {bootstrap_resamples} bootstrap resamples not defined"
         rows.append({
             "grouping": grouping, "group": group, "statistic": name,
             "level": "type" if name == "fleiss_kappa_type" else "theme",
@@ -92,7 +92,7 @@ def group_rows(f: Features, ft: Features, w: np.ndarray, draws: dict[str, np.nda
 
 
 def agreement_tables(codes: np.ndarray, scale: Scale, groupings: dict[str, pd.Series],
-                     resamples: int, seed: int, level: float = 0.95,
+                     bootstrap_resamples: int, seed: int, confidence_level: float = 0.95,
                      orders: dict[str, Sequence[str]] | None = None,
                      names: dict[str, str] | None = None,
                      ac1_categories: int | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -122,9 +122,9 @@ def agreement_tables(codes: np.ndarray, scale: Scale, groupings: dict[str, pd.Se
     cat_columns = category_columns(f)
     draws: dict[tuple[str, str], dict[str, list[np.ndarray]]] = {}
     cat_draws: list[np.ndarray] = []
-    if resamples > 0 and joint.n_issues >= 2:
-        chunks = resample_weights(w, resamples, seed)
-        for W in progress(chunks, desc="bootstrap", total=-(-resamples // 250)):
+    if bootstrap_resamples > 0 and joint.n_issues >= 2:
+        chunks = resample_weights(w, bootstrap_resamples, seed)
+        for W in progress(chunks, desc="bootstrap", total=-(-bootstrap_resamples // 250)):
             for grouping, group, idx in selections:
                 for name, value in sums[(grouping, group)](W[:, idx]).items():
                     draws.setdefault((grouping, group), {}).setdefault(name, []).append(value)
@@ -132,20 +132,21 @@ def agreement_tables(codes: np.ndarray, scale: Scale, groupings: dict[str, pd.Se
     rows: list[dict] = []
     for grouping, group, idx in selections:
         d = {n: np.concatenate(v) for n, v in draws.get((grouping, group), {}).items()}
-        rows += group_rows(*sub[(grouping, group)], w[idx], d, grouping, group, resamples,
-                           level, ac1_categories)
+        rows += group_rows(*sub[(grouping, group)], w[idx], d, grouping, group, bootstrap_resamples,
+                           confidence_level, ac1_categories)
     statistics = pd.DataFrame(rows, columns=STAT_COLUMNS)
     cats = np.concatenate(cat_draws) if cat_draws else np.empty((0, k))
-    return statistics, category_table(f, w, scale, cats, level, names)
+    return statistics, category_table(f, w, scale, cats, confidence_level, names)
 
 
 def category_table(f: Features, w: np.ndarray, scale: Scale, draws: np.ndarray,
-                   level: float = 0.95, names: dict[str, str] | None = None) -> pd.DataFrame:
+                   confidence_level: float = 0.95, names: dict[str, str] | None = None
+                   ) -> pd.DataFrame:
     """Agreement per theme: Fleiss' per-category kappa (bootstrap interval), the share of
     ratings, and the specific agreement (agreeing pairs among pairs that involve it)."""
     k = len(scale.categories)
     point = category_kappa_arrays(w, f)
-    low, high, _ = percentile_interval(draws, level)
+    low, high, _ = percentile_interval(draws, confidence_level)
     low, high = np.broadcast_to(low, (k,)), np.broadcast_to(high, (k,))
     names = names or {}
     rows = []
@@ -194,12 +195,13 @@ def grouping_candidates(ratings: Ratings, scale: Scale, final_type: pd.Series,
     for name, (rule, idx) in candidates.items():
         both = kappas_by_group(codes, np.where(idx >= 0, idx, len(scale.types)),
                                len(scale.types) + 1, k)
+        full, gen = both["complete"], both["generalised"]
         for t in types:
-            row = both["complete"].iloc[type_pos[t]]
-            gen = both["generalised"].iloc[type_pos[t]]
-            rows.append({"grouping": name, "rule": rule, "type": t, "issues": int(row["n"]),
-                         "observed": float(row["observed"]), "chance": float(row["chance"]),
-                         "kappa": finite_or_none(row["kappa"]),
-                         "issues_generalised": int(gen["n"]),
-                         "kappa_generalised": finite_or_none(gen["kappa"])})
+            i = type_pos[t]
+            rows.append({"grouping": name, "rule": rule, "type": t,
+                         "issues": int(full["n"][i]), "observed": float(full["observed"][i]),
+                         "chance": float(full["chance"][i]),
+                         "kappa": finite_or_none(full["value"][i]),
+                         "issues_generalised": int(gen["n"][i]),
+                         "kappa_generalised": finite_or_none(gen["value"][i])})
     return pd.DataFrame(rows)

@@ -49,7 +49,9 @@ class CleanResult:
 def clean_dump(
     raw_dir: Path, taxonomy: Taxonomy, projects: Projects, duplicates: str = "keep",
 ) -> CleanResult:
-    """Clean a whole dump: one tidy row per labelled issue, rejected rows, quality report."""
+    """Clean a whole dump: one tidy row per labelled issue, rejected rows, quality report.
+    ``duplicates`` is params.yaml's ``clean.duplicates`` (``keep`` or ``first``, checked by
+    :class:`~analysis.core.params.CleanParams`)."""
     anomalies: list[Anomaly] = []
     scan = scan_dump(raw_dir, projects, taxonomy, duplicates, anomalies)
     all_rows = scan.rows

@@ -11,6 +11,7 @@ across rows (years, duplicates, foreign repositories) are in :mod:`analysis.clea
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 
 import pandas as pd
 
@@ -59,12 +60,45 @@ def label_rows(
     label other than the majority (that is how it was settled), and missing ratings are
     looked for only in the row's own batch's columns (another batch's are empty by
     construction: other people rated it).
+
+    The steps: read each record's fields (:func:`read_fields`), check the cells of the rows
+    read against the label-file schema (:func:`cell_failures`, :func:`check_cells`), then
+    the annotators' majority (:func:`check_majority`).
     """
     anomalies: list[Anomaly] = []
-    idx = {name: i for i, name in enumerate(header)}
-    batch_i = batch_index(header)
     ann_cols = {name: f"annotator_{n}" for name, n in sorted(annotators.items(),
                                                                 key=lambda kv: kv[1])}
+    out = read_fields(records, header, url_col, final_col, ann_cols, rel, anomalies)
+    parsed = [r for r in out if r["reason"] is None]
+    failed = cell_failures(parsed, ann_cols, taxonomy)
+    columns = LabelColumns(url_col, final_col, {col: name for name, col in ann_cols.items()})
+    for i, row in enumerate(parsed):
+        check_cells(row, failed.get(i, {}), columns, study, rel, anomalies)
+        check_majority(row, columns, study, rel, anomalies)
+    frame = pd.DataFrame(out)
+    for col in ["url", "final_label", "batch", *ann_cols.values()]:
+        if col not in frame:
+            frame[col] = None
+    return frame, anomalies
+
+
+@dataclass(frozen=True)
+class LabelColumns:
+    """A label file's columns as its header names them: the URL, the final label, and the
+    header name of each ``annotator_<n>`` column."""
+
+    url: str
+    final: str
+    header_names: dict[str, str]
+
+
+def read_fields(records: pd.DataFrame, header: list[str], url_col: str, final_col: str,
+                ann_cols: dict[str, str], rel: str, anomalies: list[Anomaly]) -> list[dict]:
+    """One row per record: a blank record or one whose fields do not match the header is
+    set aside with the reason; the others get their stripped fields (URL, final label,
+    batch, each annotator's label), flagged when a field had whitespace around it."""
+    idx = {name: i for i, name in enumerate(header)}
+    batch_i = batch_index(header)
     out = []
     for rec in records.itertuples(index=False):
         row = {"line": rec.line, "raw": rec.raw, "reason": None, "flags": []}
@@ -91,9 +125,13 @@ def label_rows(
         for name, col in ann_cols.items():
             row[col] = stripped[idx[name]] or None
         out.append(row)
+    return out
 
-    # Cell-level checks: the label-file schema (pandera), all failures in one pass.
-    parsed = [r for r in out if r["reason"] is None]
+
+def cell_failures(parsed: list[dict], ann_cols: dict[str, str], taxonomy: Taxonomy
+                  ) -> dict[int, dict[str, set[str]]]:
+    """Row (position in ``parsed``) -> check -> the columns that fail it: the label-file
+    schema (pandera) on every cell at once."""
     frame = pd.DataFrame(parsed, columns=["line", "url", "final_label", *ann_cols.values()])
     frame["line"] = frame["line"].astype("int64")
     failed: dict[int, dict[str, set[str]]] = {}
@@ -101,51 +139,56 @@ def label_rows(
             schemas.label_rows_schema(list(ann_cols.values()), taxonomy.codes),
             frame).itertuples(index=False):
         failed.setdefault(int(i), {}).setdefault(str(check), set()).add(str(column))
-    header_name = {col: name for name, col in ann_cols.items()}
-    for i, row in enumerate(parsed):
-        bad = failed.get(i, {})
-        url, final = row["url"], row["final_label"]
-        if "invalid_url" in bad:
-            row["reason"] = "invalid_url"
-            anomalies.append(make_anomaly(RULES, "invalid_url", rel, "not an issue URL",
-                                          row["line"], url_col, url))
-        elif "missing_final_label" in bad:
-            row["reason"] = "missing_final_label"
-            anomalies.append(make_anomaly(RULES, "missing_final_label", rel,
-                                          "Final_Label is empty", row["line"], final_col))
-        elif "unknown_final_label" in bad:
-            row["reason"] = "unknown_final_label"
-            anomalies.append(make_anomaly(RULES, "unknown_final_label", rel,
-                                          f"{final!r} is not a taxonomy code", row["line"],
-                                          final_col, final))
-        mine = study.columns_of(row["batch"])
-        for col in ann_cols.values():
-            if col in bad.get("missing_rating", ()) and (
-                    mine is None or int(col.split("_")[1]) in mine):
-                row["flags"].append("missing_rating")
-                anomalies.append(make_anomaly(RULES, "missing_rating", rel,
-                                              "empty annotator label", row["line"],
-                                              header_name[col]))
-            elif col in bad.get("unknown_label", ()):
-                row["flags"].append("unknown_label")
-                anomalies.append(make_anomaly(RULES, "unknown_label", rel,
-                                              f"{row[col]!r} is not a taxonomy code",
-                                              row["line"], header_name[col], row[col]))
-        labels = [row[c] for c in ann_cols.values()]
-        majority, tie = majority_label(labels)
-        if url in study.adjudicated:
-            pass
-        elif tie:
-            row["flags"].append("majority_tie")
-            anomalies.append(make_anomaly(RULES, "majority_tie", rel,
-                                          "annotator labels tie", row["line"]))
-        elif majority is not None and final and majority != final:
-            row["flags"].append("final_not_majority")
-            anomalies.append(make_anomaly(RULES, "final_not_majority", rel,
-                                          f"Final_Label {final} but majority {majority}",
-                                          row["line"], final_col, final))
-    frame = pd.DataFrame(out)
-    for col in ["url", "final_label", "batch", *ann_cols.values()]:
-        if col not in frame:
-            frame[col] = None
-    return frame, anomalies
+    return failed
+
+
+def check_cells(row: dict, bad: dict[str, set[str]], columns: LabelColumns, study: Study,
+                rel: str, anomalies: list[Anomaly]) -> None:
+    """A row's failed cell checks (``bad``): a bad URL or final label sets it aside (the
+    first reason); a missing rating (in the row's own batch's columns) or an unknown label
+    flags it."""
+    url, final, line = row["url"], row["final_label"], row["line"]
+    if "invalid_url" in bad:
+        row["reason"] = "invalid_url"
+        anomalies.append(make_anomaly(RULES, "invalid_url", rel, "not an issue URL", line,
+                                      columns.url, url))
+    elif "missing_final_label" in bad:
+        row["reason"] = "missing_final_label"
+        anomalies.append(make_anomaly(RULES, "missing_final_label", rel,
+                                      "Final_Label is empty", line, columns.final))
+    elif "unknown_final_label" in bad:
+        row["reason"] = "unknown_final_label"
+        anomalies.append(make_anomaly(RULES, "unknown_final_label", rel,
+                                      f"{final!r} is not a taxonomy code", line,
+                                      columns.final, final))
+    mine = study.columns_of(row["batch"])
+    for col, name in columns.header_names.items():
+        if col in bad.get("missing_rating", ()) and (
+                mine is None or int(col.split("_")[1]) in mine):
+            row["flags"].append("missing_rating")
+            anomalies.append(make_anomaly(RULES, "missing_rating", rel,
+                                          "empty annotator label", line, name))
+        elif col in bad.get("unknown_label", ()):
+            row["flags"].append("unknown_label")
+            anomalies.append(make_anomaly(RULES, "unknown_label", rel,
+                                          f"{row[col]!r} is not a taxonomy code", line, name,
+                                          row[col]))
+
+
+def check_majority(row: dict, columns: LabelColumns, study: Study, rel: str,
+                   anomalies: list[Anomaly]) -> None:
+    """A row whose annotators tie, or whose final label is not their majority, is flagged
+    (not when the adjudicators decided it, on a study)."""
+    majority, tie = majority_label([row[c] for c in columns.header_names])
+    final = row["final_label"]
+    if row["url"] in study.adjudicated:
+        return
+    if tie:
+        row["flags"].append("majority_tie")
+        anomalies.append(make_anomaly(RULES, "majority_tie", rel, "annotator labels tie",
+                                      row["line"]))
+    elif majority is not None and final and majority != final:
+        row["flags"].append("final_not_majority")
+        anomalies.append(make_anomaly(RULES, "final_not_majority", rel,
+                                      f"Final_Label {final} but majority {majority}",
+                                      row["line"], columns.final, final))

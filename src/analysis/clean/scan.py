@@ -37,8 +37,6 @@ from analysis.core.dump import (
     year_file_chunks,
 )
 from analysis.core.dumpfiles import DumpFiles, walked
-from analysis.core.errors import InputError
-from analysis.core.paths import PATHS
 from analysis.core.projects import Projects
 from analysis.core.quality import make_anomaly, quirk_anomaly
 from analysis.core.taxonomy import Taxonomy
@@ -386,10 +384,6 @@ def scan_dump(raw_dir: Path | DumpFiles, projects: Projects, taxonomy: Taxonomy,
     links and special files refused, each file opened once as checked); ``raw_dir`` is
     its folder (walked here, without a limit on the number of files: the clean stage's
     ``data/raw/`` is what ingest let in) or the walk a check made."""
-    if duplicates not in {"keep", "first"}:
-        raise InputError(f"clean.duplicates must be 'keep' or 'first', not {duplicates!r}",
-                         file=PATHS.params.name, column="clean.duplicates",
-                         fix="set clean.duplicates to keep or first")
     dump = walked(raw_dir, READER, max_files=None)
     raw_dir = dump.root
     study = read_study(dump) if study is None else study

@@ -19,10 +19,11 @@ one of them leaves it out):
 
 :func:`write_outputs` writes them, each atomically and deterministically (fixed float
 precision, sorted keys), and checks that every file name is one the stage's paths list and
-that every CSV has a schema in the stage's ``schemas`` module (``schemas``, a
-:class:`~analysis.core.columns.TableSchemas`) and validates against it before it is written:
-a table that breaks its schema is a bug of the stage, and fails the run with the columns and
-checks it breaks, leaving the earlier outputs as they were.
+that every CSV has a schema in the stage's ``schemas.yaml`` (``schemas``, a
+:class:`~analysis.core.columns.TableSchemas` built from it by
+:func:`~analysis.core.table_schemas.stage_schemas`) and validates against it before it is
+written: a table that breaks its schema is a bug of the stage, and fails the run with the
+columns and checks it breaks, leaving the earlier outputs as they were.
 """
 
 from __future__ import annotations

@@ -26,8 +26,6 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from analysis.core.claims import CAUSES, STATUSES, format_value, judge
-from analysis.core.errors import InputError
-from analysis.core.paths import PATHS
 from analysis.findings import challenges as ch
 
 SCORECARD_COLUMNS = ["claim_id", "description", "paper_value", "reproduced_value", "status",
@@ -220,18 +218,6 @@ class Findings:
     dominant_share: float = 50.0
 
 
-def check_dominant_share(value: object) -> None:
-    """params.yaml's ``findings.dominant_share``: a number of percent strictly between 0
-    and 100, or one message naming the setting (text failed deep in pandas; 500 or -5
-    passed, and no theme, or every one, dominated)."""
-    if isinstance(value, bool) or not isinstance(value, int | float) \
-            or not 0 < value < 100:
-        raise InputError(f"findings.dominant_share is {value!r}: it must be a share in "
-                         "percent between 0 and 100, e.g. 50", file=PATHS.params.name,
-                         column="findings.dominant_share",
-                         fix=f"set findings.dominant_share in {PATHS.params.name}")
-
-
 def compute(claims: pd.DataFrame, reproduced: list[dict[str, dict]],
             themes: pd.DataFrame | None = None, shares: pd.DataFrame | None = None,
             challenges: list[dict] | None = None, names: dict[str, str] | None = None,
@@ -239,8 +225,8 @@ def compute(claims: pd.DataFrame, reproduced: list[dict[str, dict]],
     """The scorecard of ``claims`` (:func:`~analysis.core.claims.load_claims`) against the
     stages' reproduced values (one mapping per stage), and, given the taxonomy stage's
     ``themes`` and ``shares`` tables, how many reports each of the ``challenges`` rests on
-    and which one theme dominates (above ``dominant_share`` percent of its reports)."""
-    check_dominant_share(dominant_share)
+    and which one theme dominates (above ``dominant_share`` percent of its reports: params.yaml
+    ``findings.dominant_share``, checked by :class:`~analysis.core.params.FindingsParams`)."""
     card = scorecard(claims, merge_reproduced(reproduced))
     if themes is None or shares is None:
         return Findings(card, dominant_share=dominant_share)

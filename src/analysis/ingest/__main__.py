@@ -17,13 +17,12 @@ from pathlib import Path
 
 from analysis.core import runlog
 from analysis.core.artifacts import write_json
-from analysis.core.config import load_params
-from analysis.core.dumpsafety import DEFAULT_MAX_BYTES
 from analysis.core.errors import InputError
+from analysis.core.params import IngestParams
 from analysis.core.paths import PATHS, ROOT, project_path
 from analysis.ingest import fetch
 from analysis.ingest import ingest as copying
-from analysis.ingest.ingest import ingest, limit_param
+from analysis.ingest.ingest import ingest
 
 
 def main(argv: Iterable[str] | None = None) -> int:
@@ -60,16 +59,15 @@ def main(argv: Iterable[str] | None = None) -> int:
         own_run_record("fetch", started, Path(args.params).resolve().parent, code)
         return code
     try:
-        params = load_params(args.params)
-        cfg = params.get("ingest", {})
+        params = IngestParams.load(args.params)
         result = ingest(
-            str(cfg["source"]),
+            params.source,
             project_path(args.out),
-            manifest=cfg.get("manifest") or None,
-            commit=cfg.get("commit") or None,
-            archive_sha256=cfg.get("archive_sha256"),
-            max_bytes=int(cfg.get("max_bytes") or DEFAULT_MAX_BYTES),
-            max_files=limit_param(cfg, "max_files", args.params),
+            manifest=params.manifest or None,
+            commit=params.commit or None,
+            archive_sha256=params.archive_sha256,
+            max_bytes=params.max_bytes,
+            max_files=params.max_files,
         )
         write_json(project_path(args.provenance), result.provenance)
     except InputError as exc:

@@ -35,9 +35,9 @@ from analysis.core.artifacts import (
     sha256_file,
     temporary_folder,
 )
-from analysis.core.config import load_params
 from analysis.core.dumpfiles import unreadable
 from analysis.core.errors import InputError
+from analysis.core.params import IngestParams
 from analysis.core.paths import PATHS, Paths, project_path
 from analysis.core.textsafe import visible
 from analysis.ingest.archives import unpack
@@ -48,7 +48,7 @@ from analysis.ingest.files import (
     verify_against_manifest,
     verify_folder,
 )
-from analysis.ingest.ingest import limit_param, source_kind
+from analysis.ingest.ingest import source_kind
 
 KIND_NAMES = {"dir": "a folder", "archive": "an archive", "url": "a URL"}
 LISTED = 3  # file names shown in a message before "and N more"
@@ -156,50 +156,45 @@ def read_manifest(manifest: str, paths: Paths) -> dict[str, str]:
     return entries
 
 
-def release_url(cfg: dict, params_name: str) -> str:
+def release_url(params: IngestParams, params_name: str) -> str:
     """``ingest.release_url``, refusing anything but an https URL."""
-    url = cfg.get("release_url")
-    if not url or not str(url).lower().startswith("https://"):
+    url = params.release_url
+    if not url or not url.lower().startswith("https://"):
         raise InputError(
             f"ingest.release_url must be the https:// URL of the release archive, not {url!r}",
             file=params_name, column="ingest.release_url",
             fix="set it to the archive URL of the pinned commit (see docs/data.md)",
         )
-    return str(url)
+    return url
 
 
-def fetch(cfg: dict, paths: Paths = PATHS, params_name: str | None = None,
+def fetch(params: IngestParams, paths: Paths = PATHS, params_name: str | None = None,
           cafile: str | None = None) -> str:
     """Make ``paths.release`` hold the pinned release (see the module's documentation);
-    return the one line that says what was done. ``cfg`` is the ``ingest`` section of the
-    params; relative paths in it are relative to ``paths.root``. Every failure is an
-    :class:`InputError` and leaves ``paths.release`` as it was."""
+    return the one line that says what was done. ``params`` is the ``ingest`` section of
+    the params file (``params_name``); relative paths in it are relative to ``paths.root``.
+    Every failure is an :class:`InputError` and leaves ``paths.release`` as it was."""
     root = paths.root
     params_name = params_name or shown(paths.params, root)
     release = shown(paths.release, root)
-    source = cfg.get("source")
-    if source is None or str(source) == "":
-        raise InputError("ingest.source is not set", file=params_name, column="ingest.source",
-                         fix=f"set it to {release} (the pinned release) or to your own dump")
-    if not same_path(project_path(str(source), root), paths.release):
-        kind = source_kind(str(source), root)  # a missing source is one message, now
+    source = params.source
+    if not same_path(project_path(source, root), paths.release):
+        kind = source_kind(source, root)  # a missing source is one message, now
         return (f"ingest.source is {source} ({KIND_NAMES[kind]}), not {release}: nothing to "
                 "fetch, ingest reads that source as it is")
 
-    if not cfg.get("manifest"):
+    if not params.manifest:
         raise InputError(
             "ingest.manifest is not set; fetch verifies every file of the release against it",
             file=params_name, column="ingest.manifest",
             fix=f"set it to {shown(paths.release_manifest, root)}",
         )
-    manifest = str(cfg["manifest"])
+    manifest = params.manifest
     entries = read_manifest(manifest, paths)
-    max_files = limit_param(cfg, "max_files", params_name)
-    max_bytes = limit_param(cfg, "max_bytes", params_name)
-    commit = cfg.get("commit")
+    max_files = params.max_files
     what = f"{files_phrase(len(entries))} verified against {manifest}"
-    if commit:
-        what = f"commit {str(commit)[:7]}, {what}"
+    if params.commit:
+        what = f"commit {params.commit[:7]}, {what}"
 
     replaced = ""
     if holds_something(paths.release):
@@ -212,8 +207,8 @@ def fetch(cfg: dict, paths: Paths = PATHS, params_name: str | None = None,
                     f"{listing(extra)}") if extra else ""
             return f"{release} already holds the pinned release ({what}); nothing to do{kept}"
 
-    mirror = cfg.get("mirror")
-    mirror_path = project_path(str(mirror), root) if mirror else None
+    mirror = params.mirror
+    mirror_path = project_path(mirror, root) if mirror else None
     with atomic_folder(paths.release, public=False) as staged:
         if mirror_path is not None and mirror_path.is_dir():
             left_out = stage_release(
@@ -224,31 +219,30 @@ def fetch(cfg: dict, paths: Paths = PATHS, params_name: str | None = None,
             )
             how = f"copied from the mirror {mirror}"
         else:
-            left_out, how = stage_download(cfg, paths, staged, entries, manifest, max_files,
-                                           max_bytes, params_name, cafile)
+            left_out, how = stage_download(params, paths, staged, entries, params_name,
+                                           cafile)
     skipped = (f"; {files_phrase(len(left_out))} not in the manifest left out: "
                f"{listing(left_out)}") if left_out else ""
     return f"{release}: the pinned release ({what}), {how}{skipped}{replaced}"
 
 
-def stage_download(cfg: dict, paths: Paths, staged: Path, entries: dict[str, str],
-                   manifest: str, max_files: int, max_bytes: int, params_name: str,
-                   cafile: str | None) -> tuple[list[str], str]:
+def stage_download(params: IngestParams, paths: Paths, staged: Path, entries: dict[str, str],
+                   params_name: str, cafile: str | None) -> tuple[list[str], str]:
     """Stage the release from its archive into ``staged``: the one kept in the downloads
     cache, else a download (kept in the cache once its files verified), extracted in a
     temporary folder removed on leaving. Returns the files left out and how the release
     was had."""
     with temporary_folder(paths.release, WORK_PREFIX) as work:
-        archive = release_archive(cfg, paths, work, params_name, cafile, max_bytes)
+        archive = release_archive(params, paths, work, params_name, cafile)
         try:
-            root = unpack(archive.path, work / "unpacked", max_bytes=max_bytes,
-                          max_files=max_files)
+            root = unpack(archive.path, work / "unpacked", max_bytes=params.max_bytes,
+                          max_files=params.max_files)
         except InputError as exc:
             if not archive.from_cache:
                 raise
             raise InputError(exc.problem, file=exc.file, fix=archive.fix) from exc
-        left_out = stage_release(root, staged, paths.release, entries, manifest, max_files,
-                                 archive.origin, archive.fix)
+        left_out = stage_release(root, staged, paths.release, entries, str(params.manifest),
+                                 params.max_files, archive.origin, archive.fix)
         if not archive.from_cache:
             try:
                 move_file(archive.path, archive.cached)
@@ -275,14 +269,14 @@ class ReleaseArchive:
         return self.path == self.cached
 
 
-def release_archive(cfg: dict, paths: Paths, work: Path, params_name: str,
-                    cafile: str | None, max_bytes: int) -> ReleaseArchive:
+def release_archive(params: IngestParams, paths: Paths, work: Path, params_name: str,
+                    cafile: str | None) -> ReleaseArchive:
     """The archive of ``ingest.release_url``: the one in the downloads cache when it is
     there (with ``ingest.archive_sha256``, when set), else downloaded into ``work``."""
     root = paths.root
-    url = release_url(cfg, params_name)
+    url = release_url(params, params_name)
     cached = paths.downloads_cache / cache_name(url)
-    expected = cfg.get("archive_sha256")
+    expected = params.archive_sha256
     if cached.is_file() and (not expected or sha256_file(cached) == expected.lower()):
         return ReleaseArchive(
             cached, cached, f"cached archive {shown(cached, root)}",
@@ -291,9 +285,9 @@ def release_archive(cfg: dict, paths: Paths, work: Path, params_name: str,
             f"from the archive already in {shown(cached, root)}, without downloading")
     archive = work / cached.name
     try:
-        download(url, archive, expected, cafile=cafile, max_bytes=max_bytes)
+        download(url, archive, expected, cafile=cafile, max_bytes=params.max_bytes)
     except DownloadError as exc:
-        raise offline_error(exc, cfg, paths, cached) from exc
+        raise offline_error(exc, params.mirror, paths, cached) from exc
     return ReleaseArchive(
         archive, cached, f"archive downloaded from {url}",
         "the archive is not the release the manifest lists; check ingest.release_url and "
@@ -301,11 +295,11 @@ def release_archive(cfg: dict, paths: Paths, work: Path, params_name: str,
         f"downloaded from {url} (kept in {shown(cached, root)})")
 
 
-def offline_error(exc: DownloadError, cfg: dict, paths: Paths, cached: Path) -> InputError:
+def offline_error(exc: DownloadError, mirror: str | None, paths: Paths, cached: Path
+                  ) -> InputError:
     """The one message for a download that failed: what failed and why, and where to put
-    the release instead (which param to set)."""
+    the release instead (which param to set; ``mirror``: ``ingest.mirror``)."""
     root = paths.root
-    mirror = cfg.get("mirror")
     problem = exc.problem + (f"; no mirror folder at {mirror} (ingest.mirror)" if mirror
                              else "; ingest.mirror is not set")
     release = shown(paths.release, root)
@@ -322,11 +316,8 @@ def run(params_file: Path, cafile: str | None = None) -> int:
     ``params_file``; one line on stdout, or one on stderr and exit code 1."""
     params_file = Path(os.path.abspath(params_file))
     try:
-        cfg = load_params(params_file).get("ingest") or {}
-        if not isinstance(cfg, dict):
-            raise InputError("the ingest section is not a mapping", file=str(params_file),
-                             fix="see the ingest section of the repository's params.yaml")
-        message = fetch(cfg, Paths(params_file.parent), str(params_file), cafile=cafile)
+        message = fetch(IngestParams.load(params_file), Paths(params_file.parent),
+                        str(params_file), cafile=cafile)
     except InputError as exc:
         print(f"ingest fetch: {exc}", file=sys.stderr)
         return 1

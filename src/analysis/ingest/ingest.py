@@ -45,7 +45,6 @@ from analysis.ingest.files import copy_dump, parse_manifest, verify_against_mani
 
 COMMIT_RE = re.compile(r"(?<![0-9a-f])([0-9a-f]{40})(?![0-9a-f])")
 STAGING_PREFIX = ".ingest-"
-LIMIT_DEFAULTS = {"max_bytes": DEFAULT_MAX_BYTES, "max_files": DEFAULT_MAX_FILES}
 
 
 @dataclass(frozen=True)
@@ -88,22 +87,6 @@ def detect_commit(*candidates: str | None) -> str | None:
             if m:
                 return m.group(1)
     return None
-
-
-def limit_param(cfg: dict, key: str, params_file: str) -> int:
-    """``ingest.<key>`` (``max_files``, ``max_bytes``) as a whole number of at least 1; its
-    default (:data:`LIMIT_DEFAULTS`) when it is unset."""
-    default = LIMIT_DEFAULTS[key]
-    value = cfg.get(key)
-    if value is None:
-        return default
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise InputError(
-            f"ingest.{key} must be a whole number of at least 1, not {value!r}",
-            file=params_file,
-            fix=f"set ingest.{key} to a number such as {default}, or remove it for the default",
-        )
-    return value
 
 
 def local_archive(source: str, kind: str, archive_sha256: str | None, download_dir: Path | None,

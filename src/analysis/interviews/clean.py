@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from analysis.core.dump import Quirk
+from analysis.core.params import InterviewsParams
 from analysis.core.quality import Anomaly, make_anomaly, quality_report, quirk_anomaly
 from analysis.core.taxonomy import Taxonomy
 from analysis.interviews.background import clean_sheet
@@ -39,14 +40,14 @@ class InterviewData:
     guideline_md: str = ""  # the guideline as safe Markdown (report material)
 
 
-def clean_interviews(files: InterviewFiles, taxonomy: Taxonomy, params: dict
+def clean_interviews(files: InterviewFiles, taxonomy: Taxonomy, params: InterviewsParams
                      ) -> InterviewData:
     """Clean the codebook, the background sheet and (if read) the guideline; build the
     quality report. ``params`` is the params.yaml section ``interviews``."""
     cb_rel, bg_rel = files.codebook.name, files.background.name
     anomalies = quirk_anomalies(files.codebook.quirks)
     codebook, nodes, cb_anoms, cb_rejected, cb_acc = clean_codebook(
-        files.codebook.text, cb_rel, taxonomy, params)
+        files.codebook.text, cb_rel, taxonomy, params.groups)
     background, bg_anoms, bg_rejected, bg_acc = clean_sheet(files.background, params)
     anomalies += cb_anoms + bg_anoms
     anomalies += compare_files(codebook, background, cb_rel, bg_rel)

@@ -13,15 +13,22 @@ import csv
 import io
 import re
 from collections import Counter
+from dataclasses import dataclass
 
 import pandas as pd
 
 from analysis.core.errors import InputError
-from analysis.core.quality import Anomaly, make_anomaly
+from analysis.core.quality import Anomaly
 from analysis.core.taxonomy import Taxonomy, theme_sort_key
 from analysis.interviews.normalise import canonical, clean_text, match_columns, whitespace_change
 from analysis.interviews.read import CODEBOOK_FILE
-from analysis.interviews.rules import CODEBOOK_COLUMNS, CODEBOOK_REQUIRED, LEVELS, RULES, TYPES
+from analysis.interviews.rules import (
+    CODEBOOK_COLUMNS,
+    CODEBOOK_REQUIRED,
+    LEVELS,
+    TYPES,
+    Findings,
+)
 
 NODE_RE = re.compile(r"^\s*([A-Za-z])\s*[.\-_ ]?\s*(\d+)\s*$")
 NODE_SPLIT_RE = re.compile(r"[,;，；、]+")
@@ -52,16 +59,84 @@ def parse_node(token: str) -> tuple[str | None, bool]:
     return code, code != token.strip()
 
 
-def clean_codebook(text: str, rel: str, taxonomy: Taxonomy, params: dict
+CODEBOOK_TABLE_COLUMNS = ["participant", "type", "experience_level", "framework_context",
+                          "prompt_category", "quote", "insight", "nodes", "nodes_raw",
+                          "n_nodes", "line", "flags"]
+NODE_COLUMNS = ["participant", "type", "experience_level", "node", "node_raw", "in_taxonomy",
+                "theme", "issue_type", "line"]
+
+
+@dataclass(frozen=True)
+class Header:
+    """The codebook's header: its line, its cleaned names, each known column's position."""
+
+    line: int
+    names: list[str]
+    cols: dict[str, int]
+
+
+@dataclass(frozen=True)
+class Lookups:
+    """What a codebook row is checked against: the participant types by their spellings
+    (``interviews.groups`` included), the taxonomy's codes, theme names and type letters."""
+
+    type_names: dict[str, str]
+    known: frozenset[str]
+    names: dict[str, str]
+    type_letters: dict[str, str]
+
+    @classmethod
+    def of(cls, taxonomy: Taxonomy, groups: dict[str, str]) -> Lookups:
+        type_names = {t.casefold(): t for t in TYPES}
+        type_names.update({k.casefold(): v for k, v in groups.items()})
+        return cls(type_names, frozenset(taxonomy.codes),
+                   dict(zip(taxonomy.themes["code"], taxonomy.themes["name"], strict=True)),
+                   taxonomy.types)
+
+
+def clean_codebook(text: str, rel: str, taxonomy: Taxonomy, groups: dict[str, str]
                    ) -> tuple[pd.DataFrame, pd.DataFrame, list[Anomaly], list[dict], list[dict]]:
     """Clean the codebook: one row per participant and one row per linked node.
 
     Every node is checked against the taxonomy: a code the taxonomy lacks is kept with
     ``in_taxonomy = False`` (it may be a category the interviews added); a token that is
-    not a code at all is set aside. Returns (codebook, nodes, anomalies, rejected,
-    accounting).
+    not a code at all is set aside. ``groups`` (params.yaml ``interviews.groups``) names
+    more spellings of the participant types. Returns (codebook, nodes, anomalies, rejected,
+    accounting): read the records (:func:`read_records`), check the header
+    (:func:`read_header`) and each row (:func:`clean_row`), then account for them
+    (:func:`codebook_tables`).
     """
-    anomalies: list[Anomaly] = []
+    found = Findings(rel)
+    records = read_records(text, rel)
+    data = [r for r in records if any(x.strip() for x in r[1])]
+    if not data:
+        raise InputError("the codebook is empty", file=rel, fix=f"check {CODEBOOK_FILE}")
+    header = read_header(*data[0], found)
+    for ln, fields in records:
+        if ln > header.line and not any(x.strip() for x in fields):
+            found.note("blank_row", "empty line", ln)
+    lookups = Lookups.of(taxonomy, groups)
+    rows, node_rows, tokens, seen = [], [], [], Counter()
+    for ln, fields in data[1:]:
+        cleaned = clean_row(ln, fields, header, lookups, seen, found)
+        if cleaned is not None:
+            rows.append(cleaned[0])
+            node_rows += cleaned[1]
+            tokens += cleaned[2]
+    codebook, nodes = codebook_tables(rows, node_rows, taxonomy)
+    aside = sum(1 for r in found.rejected if r["column"] == "nodes")
+    accounting = [
+        {"file": rel, "role": "codebook_rows", "input": len(data) - 1, "kept": len(codebook),
+         "set_aside": len(data) - 1 - len(codebook)},
+        {"file": rel, "role": "node_links", "input": len(tokens), "kept": len(node_rows),
+         "set_aside": aside},
+    ]
+    return codebook, nodes, found.anomalies, found.rejected, accounting
+
+
+def read_records(text: str, rel: str) -> list[tuple[int, list[str]]]:
+    """The codebook's CSV records, each with the line it starts on; text that is not
+    valid CSV is one message naming the line."""
     reader = csv.reader(io.StringIO(text, newline=""))
     records: list[tuple[int, list[str]]] = []
     line = 1
@@ -72,161 +147,140 @@ def clean_codebook(text: str, rel: str, taxonomy: Taxonomy, params: dict
     except csv.Error as exc:
         raise InputError(f"not valid CSV ({exc})", file=rel, line=reader.line_num,
                          fix="fix the quoting on that line") from exc
-    data = [r for r in records if any(x.strip() for x in r[1])]
-    blanks = [r[0] for r in records if not any(x.strip() for x in r[1])]
-    if not data:
-        raise InputError("the codebook is empty", file=rel, fix=f"check {CODEBOOK_FILE}")
-    header_line, header = data[0]
-    header = [clean_text(h) for h in header]
-    cols, extra = match_columns(header, CODEBOOK_COLUMNS)
+    return records
+
+
+def read_header(line: int, fields: list[str], found: Findings) -> Header:
+    """The header record: every known column placed; a required one missing is one
+    message, an extra or a missing optional one an anomaly."""
+    names = [clean_text(h) for h in fields]
+    cols, extra = match_columns(names, CODEBOOK_COLUMNS)
     missing = [c for c in CODEBOOK_REQUIRED if c not in cols]
     if missing:
-        raise InputError(f"no column for {', '.join(missing)} (header: {header})", file=rel,
-                         line=header_line, fix="the codebook needs Participant, Type and "
-                         "Linked Taxonomy Node(s) columns")
+        raise InputError(f"no column for {', '.join(missing)} (header: {names})",
+                         file=found.rel, line=line, fix="the codebook needs Participant, "
+                         "Type and Linked Taxonomy Node(s) columns")
     for i in extra:
-        anomalies.append(make_anomaly(RULES, "extra_column", rel, f"column {header[i]!r} "
-                                      "not used", header_line, header[i]))
+        found.note("extra_column", f"column {names[i]!r} not used", line, names[i])
     for name in CODEBOOK_COLUMNS:
         if name not in cols:
-            anomalies.append(make_anomaly(RULES, "missing_column", rel, f"no {name} column",
-                                          header_line, name))
-    for ln in blanks:
-        if ln > header_line:
-            anomalies.append(make_anomaly(RULES, "blank_row", rel, "empty line", ln))
-    type_names = {t.casefold(): t for t in TYPES}
-    type_names.update({str(k).casefold(): str(v) for k, v in (params.get("groups") or {})
-                       .items()})
-    known = set(taxonomy.codes)
-    names = dict(zip(taxonomy.themes["code"], taxonomy.themes["name"], strict=True))
-    type_letters = taxonomy.types
-    rows, node_rows, rejected = [], [], []
-    seen: Counter = Counter()
-    n_tokens = n_links_kept = n_links_aside = 0
-    for ln, fields in data[1:]:
-        if len(fields) != len(header):
-            anomalies.append(make_anomaly(RULES, "malformed_row", rel, f"{len(fields)} fields, "
-                                          f"header has {len(header)}", ln))
-            rejected.append({"file": rel, "line": ln, "column": None, "value": None,
-                             "reason": "malformed_row"})
+            found.note("missing_column", f"no {name} column", line, name)
+    return Header(line, names, cols)
+
+
+def clean_row(ln: int, fields: list[str], header: Header, lookups: Lookups, seen: Counter,
+              found: Findings) -> tuple[dict, list[dict], list[str]] | None:
+    """One participant's row: its record, its node links and its node tokens; None when
+    it is set aside (fields that do not match the header, no participant id). ``seen``
+    counts the participant ids so far."""
+    if len(fields) != len(header.names):
+        found.note("malformed_row", f"{len(fields)} fields, header has {len(header.names)}",
+                   ln)
+        found.set_aside(ln, None, None, "malformed_row")
+        return None
+    flags: list[str] = []
+    rec: dict[str, object] = {"line": ln}
+    for name in CODEBOOK_COLUMNS:
+        raw = fields[header.cols[name]] if name in header.cols else ""
+        text_ = clean_text(raw)
+        if raw != text_ and name != "nodes":
+            found.note("whitespace", whitespace_change(raw), ln,
+                       header.names[header.cols[name]], flags=flags)
+        rec[name] = text_
+    pid = str(rec["participant"])
+    if not pid:
+        found.note("missing_participant", "no participant id", ln, "participant")
+        found.set_aside(ln, "participant", "", "missing_participant")
+        return None
+    seen[pid] += 1
+    if seen[pid] > 1:
+        found.note("duplicate_participant", f"{pid} appears again", ln, "participant", pid,
+                   flags)
+    rec["type"] = participant_type(pid, str(rec["type"]), ln, lookups, found, flags)
+    rec["experience_level"] = experience_level(str(rec["experience_level"]), ln, found, flags)
+    raw_nodes = fields[header.cols["nodes"]]
+    tokens = [t for t in (x.strip() for x in NODE_SPLIT_RE.split(raw_nodes)) if t]
+    links = node_links(rec, tokens, ln, lookups, found, flags)
+    if not links:
+        found.note("no_nodes", f"{pid} has no linked node", ln, "nodes", flags=flags)
+    rec.update(nodes_raw=raw_nodes, nodes=", ".join(n["node"] for n in links),
+               n_nodes=len(links), flags=";".join(sorted(set(flags))))
+    return rec, links, tokens
+
+
+def participant_type(pid: str, written: str, ln: int, lookups: Lookups, found: Findings,
+                     flags: list[str]) -> str:
+    """The participant type a row's Type cell names (an unknown one kept as written), and
+    whether the id's letter (U, D) agrees with it."""
+    ptype = lookups.type_names.get(written.casefold())
+    if ptype is None:
+        ptype = written or "Unknown"
+        found.note("unknown_type", f"type {written!r}", ln, "type", written, flags)
+    letter = pid[:1].upper()
+    if ptype in TYPES and letter in ("U", "D") and letter != ptype[0]:
+        found.note("type_prefix_mismatch", f"{pid} is a {ptype}", ln, "type", ptype, flags)
+    return ptype
+
+
+def experience_level(level: str, ln: int, found: Findings, flags: list[str]) -> str | None:
+    """A row's experience level in its canonical spelling (one not recognised kept)."""
+    canon = canonical(level, LEVELS) if level else None
+    if level and canon is None:
+        found.note("unknown_experience_level", f"level {level!r}", ln, "experience_level",
+                   level, flags)
+    elif canon and canon != level:
+        found.note("spelling_variant", f"{level!r} -> {canon!r}", ln, "experience_level",
+                   level, flags)
+    return canon or level or None
+
+
+def node_links(rec: dict, tokens: list[str], ln: int, lookups: Lookups, found: Findings,
+               flags: list[str]) -> list[dict]:
+    """The taxonomy nodes a row links, one row each: a token that is no node code, or a
+    node listed twice, is set aside; a code the taxonomy lacks is kept, flagged."""
+    pid, links = rec["participant"], []
+    for token in tokens:
+        code, respelled = parse_node(token)
+        if code is None:
+            found.note("node_malformed", f"{pid}: {token!r} is not a node code", ln, "nodes",
+                       token, flags)
+            found.set_aside(ln, "nodes", token, "node_malformed")
             continue
-        flags: list[str] = []
-        rec: dict[str, object] = {"line": ln}
-        for name in CODEBOOK_COLUMNS:
-            raw = fields[cols[name]] if name in cols else ""
-            text_ = clean_text(raw)
-            if raw != text_ and name != "nodes":
-                flags.append("whitespace")
-                anomalies.append(make_anomaly(RULES, "whitespace", rel, whitespace_change(raw),
-                                              ln, header[cols[name]]))
-            rec[name] = text_
-        pid = str(rec["participant"])
-        if not pid:
-            anomalies.append(make_anomaly(RULES, "missing_participant", rel, "no participant "
-                                          "id", ln, "participant"))
-            rejected.append({"file": rel, "line": ln, "column": "participant", "value": "",
-                             "reason": "missing_participant"})
+        if code in {n["node"] for n in links}:
+            found.note("duplicate_node", f"{pid}: {code} listed twice", ln, "nodes", token)
+            found.set_aside(ln, "nodes", token, "duplicate_node")
             continue
-        seen[pid] += 1
-        if seen[pid] > 1:
-            flags.append("duplicate_participant")
-            anomalies.append(make_anomaly(RULES, "duplicate_participant", rel,
-                                          f"{pid} appears again", ln, "participant", pid))
-        ptype = type_names.get(str(rec["type"]).casefold())
-        if ptype is None:
-            ptype = str(rec["type"]) or "Unknown"
-            flags.append("unknown_type")
-            anomalies.append(make_anomaly(RULES, "unknown_type", rel, f"type {rec['type']!r}",
-                                          ln, "type", rec["type"]))
-        letter = pid[:1].upper()
-        if ptype in TYPES and letter in ("U", "D") and letter != ptype[0]:
-            flags.append("type_prefix_mismatch")
-            anomalies.append(make_anomaly(RULES, "type_prefix_mismatch", rel, f"{pid} is a "
-                                          f"{ptype}", ln, "type", ptype))
-        rec["type"] = ptype
-        level = str(rec["experience_level"])
-        canon = canonical(level, LEVELS) if level else None
-        if level and canon is None:
-            flags.append("unknown_experience_level")
-            anomalies.append(make_anomaly(RULES, "unknown_experience_level", rel,
-                                          f"level {level!r}", ln, "experience_level", level))
-        elif canon and canon != level:
-            flags.append("spelling_variant")
-            anomalies.append(make_anomaly(RULES, "spelling_variant", rel, f"{level!r} -> "
-                                          f"{canon!r}", ln, "experience_level", level))
-        rec["experience_level"] = canon or level or None
-        raw_nodes = fields[cols["nodes"]]
-        rec["nodes_raw"] = raw_nodes
-        tokens = [t for t in (x.strip() for x in NODE_SPLIT_RE.split(raw_nodes)) if t]
-        codes: list[str] = []
-        for token in tokens:
-            n_tokens += 1
-            code, respelled = parse_node(token)
-            if code is None:
-                n_links_aside += 1
-                flags.append("node_malformed")
-                anomalies.append(make_anomaly(RULES, "node_malformed", rel, f"{pid}: {token!r} "
-                                              "is not a node code", ln, "nodes", token))
-                rejected.append({"file": rel, "line": ln, "column": "nodes", "value": token,
-                                 "reason": "node_malformed"})
-                continue
-            if code in codes:
-                n_links_aside += 1
-                anomalies.append(make_anomaly(RULES, "duplicate_node", rel, f"{pid}: {code} "
-                                              "listed twice", ln, "nodes", token))
-                rejected.append({"file": rel, "line": ln, "column": "nodes", "value": token,
-                                 "reason": "duplicate_node"})
-                continue
-            if respelled:
-                flags.append("node_respelled")
-                anomalies.append(make_anomaly(RULES, "node_respelled", rel, f"{pid}: "
-                                              f"{token!r} -> {code}", ln, "nodes", token))
-            in_tax = code in known
-            if not in_tax:
-                flags.append("node_not_in_taxonomy")
-                anomalies.append(make_anomaly(
-                    RULES, "node_not_in_taxonomy", rel, f"{pid}: {code} is not in the "
-                    "taxonomy; kept (possibly a category added from the interviews)", ln,
-                    "nodes", code))
-            codes.append(code)
-            n_links_kept += 1
-            node_rows.append({
-                "participant": pid, "type": ptype, "experience_level": rec["experience_level"],
-                "node": code, "node_raw": token, "in_taxonomy": in_tax,
-                "theme": names.get(code), "issue_type": type_letters.get(code[:1]),
-                "line": ln,
-            })
-        if not codes:
-            flags.append("no_nodes")
-            anomalies.append(make_anomaly(RULES, "no_nodes", rel, f"{pid} has no linked node",
-                                          ln, "nodes"))
-        rec["nodes"] = ", ".join(codes)
-        rec["n_nodes"] = len(codes)
-        rec["flags"] = ";".join(sorted(set(flags)))
-        rows.append(rec)
-    cb_cols = ["participant", "type", "experience_level", "framework_context",
-               "prompt_category", "quote", "insight", "nodes", "nodes_raw", "n_nodes", "line",
-               "flags"]
-    codebook = pd.DataFrame(rows, columns=cb_cols)
+        if respelled:
+            found.note("node_respelled", f"{pid}: {token!r} -> {code}", ln, "nodes", token,
+                       flags)
+        in_tax = code in lookups.known
+        if not in_tax:
+            found.note("node_not_in_taxonomy", f"{pid}: {code} is not in the taxonomy; kept "
+                       "(possibly a category added from the interviews)", ln, "nodes", code,
+                       flags)
+        links.append({"participant": pid, "type": rec["type"],
+                      "experience_level": rec["experience_level"], "node": code,
+                      "node_raw": token, "in_taxonomy": in_tax,
+                      "theme": lookups.names.get(code),
+                      "issue_type": lookups.type_letters.get(code[:1]), "line": ln})
+    return links
+
+
+def codebook_tables(rows: list[dict], node_rows: list[dict], taxonomy: Taxonomy
+                    ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The codebook (participants sorted: users first, ``U2`` before ``U10``) and its node
+    links (in taxonomy order), with their column types."""
+    codebook = pd.DataFrame(rows, columns=CODEBOOK_TABLE_COLUMNS)
     order = sorted(range(len(codebook)), key=lambda i: (
         participant_sort_key(codebook.at[i, "participant"], codebook.at[i, "type"]),
         codebook.at[i, "line"]))
     codebook = codebook.iloc[order].reset_index(drop=True)
-    nodes = pd.DataFrame(node_rows, columns=["participant", "type", "experience_level", "node",
-                                             "node_raw", "in_taxonomy", "theme", "issue_type",
-                                             "line"])
-    nodes = sort_nodes_long(nodes, taxonomy)
+    nodes = sort_nodes_long(pd.DataFrame(node_rows, columns=NODE_COLUMNS), taxonomy)
     for col in ("n_nodes", "line"):
         codebook[col] = codebook[col].astype("int64")
     nodes["line"] = nodes["line"].astype("int64")
     nodes["in_taxonomy"] = nodes["in_taxonomy"].astype(bool)
-    accounting = [
-        {"file": rel, "role": "codebook_rows", "input": len(data) - 1, "kept": len(codebook),
-         "set_aside": len(data) - 1 - len(codebook)},
-        {"file": rel, "role": "node_links", "input": n_tokens, "kept": n_links_kept,
-         "set_aside": n_links_aside},
-    ]
-    return codebook, nodes, anomalies, rejected, accounting
+    return codebook, nodes
 
 
 def node_order(codes: list[str], taxonomy: Taxonomy) -> list[str]:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from analysis.core.params import InterviewsParams
 from analysis.core.taxonomy import Taxonomy
 from analysis.interviews.clean import InterviewData, clean_interviews
 from analysis.interviews.codebook import node_order, participant_sort_key
@@ -52,16 +53,15 @@ class Interviews:
         columns=ROLE_CLAIM_COLUMNS))
 
 
-def compute(files: InterviewFiles, taxonomy: Taxonomy, params: dict,
+def compute(files: InterviewFiles, taxonomy: Taxonomy, params: InterviewsParams,
             claims: pd.DataFrame | None = None) -> Interviews:
     """Clean the interview files (``params``: the params.yaml section ``interviews``) and
     build every view of them; with the paper's ``claims``
     (:func:`~analysis.core.claims.load_claims`), the readings of the roles that give each
     role count it prints."""
     data = clean_interviews(files, taxonomy, params)
-    categories = params.get("role_categories") or []
-    roles = role_table(data.background, categories)
-    mappings = role_mappings(roles, [str(c["key"]) for c in categories])
+    roles = role_table(data.background, params.role_categories)
+    mappings = role_mappings(roles, [c.key for c in params.role_categories])
     guideline = files.guideline.text if files.guideline else ""
     return Interviews(
         data=data, taxonomy=taxonomy,

@@ -24,6 +24,7 @@ from collections.abc import Iterator
 import pandas as pd
 
 from analysis.core.claims import judge, paper_statement
+from analysis.core.params import RoleCategory
 
 ROLE_COLUMNS = ["type", "role_raw", "role_title", "participants", "category", "matching"]
 MAPPING_COLUMNS = ["mapping", "description", "category", "participants"]
@@ -43,14 +44,16 @@ MAX_MAPPINGS = 10_000  # beyond this, only the first MAX_MAPPINGS assignments ar
 _MINUTES_RE = re.compile(r"(\d+)\s*(?:[–—-]|to)\s*(\d+)\s*min(?:ute)?s?\b", re.IGNORECASE)
 
 
-def matching_categories(title: str, ptype: str, categories: list[dict]) -> list[str]:
+def matching_categories(title: str, ptype: str, role_categories: list[RoleCategory]
+                        ) -> list[str]:
     """Every category key (in params order) whose pattern matches the role ``title`` and
     whose type is the participant's."""
-    return [str(c["key"]) for c in categories if c.get("type") in (None, ptype)
-            and re.search(str(c["pattern"]), title, flags=re.IGNORECASE)]
+    return [c.key for c in role_categories if c.type in (None, ptype)
+            and re.search(c.pattern, title, flags=re.IGNORECASE)]
 
 
-def role_table(background: pd.DataFrame, categories: list[dict]) -> pd.DataFrame:
+def role_table(background: pd.DataFrame, role_categories: list[RoleCategory]
+               ) -> pd.DataFrame:
     """One row per distinct role (:data:`ROLE_COLUMNS`): how many participants have it, the
     category it gets and every category it matches."""
     if background.empty:
@@ -59,7 +62,7 @@ def role_table(background: pd.DataFrame, categories: list[dict]) -> pd.DataFrame
                                 sort=True, dropna=False).size()
     rows = [{"type": t, "role_raw": raw, "role_title": title, "participants": int(n),
              "category": cat,
-             "matching": ", ".join(matching_categories(str(title), str(t), categories))}
+             "matching": ", ".join(matching_categories(str(title), str(t), role_categories))}
             for (t, raw, title, cat), n in groups.items()]
     return pd.DataFrame(rows, columns=ROLE_COLUMNS)
 

@@ -2,9 +2,8 @@
 
 ``python -m analysis.report`` (the last DVC stage) builds ``report/_site/`` from the
 Quarto project in ``report/`` (``_quarto.yml``, one ``.qmd`` per page) and the
-pipeline's outputs. Modules:
+pipeline's outputs (where they are: :mod:`analysis.core.paths`). Modules:
 
-- :mod:`.paths`     where inputs and outputs are;
 - :mod:`.variables`  ``report/_variables.yml`` (the numbers the pages print; no data text);
 - :mod:`.generated`  includes (escaped HTML tables, lists, links, citation) in
                      ``report/_generated/``;

@@ -17,10 +17,9 @@ from html import escape
 
 import pandas as pd
 
-from analysis.core.errors import InputError
 from analysis.core.projects import Projects
 from analysis.core.taxonomy import Taxonomy, subtheme_sort_key, theme_sort_key
-from analysis.taxonomy.details import PARAMS_YAML, DetailsResult
+from analysis.taxonomy.details import DetailsResult
 from analysis.taxonomy.distribution import MixTests, mix_tests
 from analysis.taxonomy.examples import (
     EMPTY_COLUMNS,
@@ -28,10 +27,6 @@ from analysis.taxonomy.examples import (
     empty_themes,
     match_examples,
 )
-
-# How details are counted for the claims (params.yaml ``taxonomy.item_split``): ``comma``
-# splits on every comma, as the paper counts; ``parentheses`` keeps "(e.g., a, b)" whole.
-ITEM_SPLITS = ("comma", "parentheses")
 
 SUBTHEME_TABLE_COLUMNS = ["type", "theme_code", "theme", "code", "name", "in_paper", "paper",
                           "basis", "note", "spelling", "file", "line", "rows_in_file",
@@ -271,7 +266,7 @@ class TaxonomyResult:
     spellings: pd.DataFrame  # spelling_table
     mix: MixTests  # type and theme by project and year, with chi-square tests
     project_names: dict[str, str]  # folder name -> display name, in Table I's order
-    item_split: str  # one of ITEM_SPLITS
+    item_split: str  # params.yaml taxonomy.item_split: comma or parentheses
     # the paper's cited examples matched against the release (examples.match_examples)
     examples: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(
         columns=EXAMPLE_COLUMNS))
@@ -279,15 +274,6 @@ class TaxonomyResult:
     empty_themes: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(
         columns=EMPTY_COLUMNS))
     years: tuple[int, ...] = ()  # the years of the labelled reports, ascending
-
-
-def check_item_split(item_split: str) -> str:
-    """``item_split`` if it is one of :data:`ITEM_SPLITS`; a user error otherwise."""
-    if item_split not in ITEM_SPLITS:
-        raise InputError(f"item_split must be 'comma' or 'parentheses', not {item_split!r}",
-                         file=PARAMS_YAML, column="taxonomy.item_split",
-                         fix="set taxonomy.item_split to comma or parentheses")
-    return item_split
 
 
 def compute(parsed: DetailsResult, issues: pd.DataFrame, taxonomy: Taxonomy,
@@ -298,11 +284,12 @@ def compute(parsed: DetailsResult, issues: pd.DataFrame, taxonomy: Taxonomy,
 
     ``issues`` needs ``project``, ``year``, ``type`` and ``final_label`` (and, for the
     cited examples, ``issue_url`` and the annotators' columns); projects are shown in
-    Table I's order under their display names (``projects``); ``item_split``
-    (:data:`ITEM_SPLITS`) picks the detail count the claims use. ``cited`` is the paper's
+    Table I's order under their display names (``projects``); ``item_split`` (params.yaml
+    ``taxonomy.item_split``: ``comma`` splits on every comma, as the paper counts;
+    ``parentheses`` keeps "(e.g., a, b)" whole) picks the detail count the claims use.
+    ``cited`` is the paper's
     examples, findings and rankings (:mod:`analysis.core.examples`); None: none.
     """
-    check_item_split(item_split)
     subthemes = subtheme_table(taxonomy, parsed.rows)
     themes = theme_table(taxonomy, parsed.rows, subthemes, issues)
     order = projects.order(issues["project"].unique())

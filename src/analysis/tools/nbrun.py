@@ -40,6 +40,8 @@ import sys
 import sysconfig
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -304,17 +306,25 @@ def local_kernel_manager(folder: Path):
     return km
 
 
-def skip_hdfs_support() -> None:
-    """Keep papermill from importing pyarrow when it is imported in this process.
+@contextmanager
+def hdfs_support_skipped() -> Iterator[None]:
+    """Keep papermill from importing pyarrow when it is imported inside this block.
 
     papermill imports ``pyarrow.fs`` on import, for notebooks on HDFS, and falls back to a
     stub when it is missing: a quarter of a second on every stage, while the kernel boots
     and waits for this process. nbrun reads and writes local files only. A ``None`` in
     ``sys.modules`` makes that import fail as if pyarrow had no ``fs`` (Python's
     documented way to block one import); it is set only when nothing has imported
-    ``pyarrow.fs`` yet, and the kernel, another process, is not affected.
+    ``pyarrow.fs`` yet, and taken away on leaving, so that the process (a test that runs a
+    notebook, then reads its Parquet output) can import pyarrow later. The kernel, another
+    process, is not affected.
     """
-    sys.modules.setdefault("pyarrow.fs", None)
+    blocked = sys.modules.setdefault("pyarrow.fs", None) is None
+    try:
+        yield
+    finally:
+        if blocked and sys.modules.get("pyarrow.fs", 0) is None:
+            del sys.modules["pyarrow.fs"]
 
 
 def run(notebook: Path, output: Path, parameters: dict) -> int:
@@ -350,10 +360,10 @@ def run(notebook: Path, output: Path, parameters: dict) -> int:
     try:
         launched = datetime.now(UTC)
         km.start_kernel(cwd=str(root), env=kernel_env(), extra_arguments=list(KERNEL_ARGS))
-        skip_hdfs_support()
-        import nbformat
-        import papermill
-        from papermill.exceptions import PapermillExecutionError
+        with hdfs_support_skipped():
+            import nbformat
+            import papermill
+            from papermill.exceptions import PapermillExecutionError
 
         nb = load_notebook(notebook)
         # what a run killed under an older version left beside the output

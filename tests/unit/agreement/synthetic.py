@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.agreement.ratings import MISSING
+from analysis.core.params import AgreementParams
 
 # Fleiss (1971), Table 1: 30 patients, 6 psychiatrists, 5 diagnoses (1 depression,
 # 2 personality disorder, 3 schizophrenia, 4 neurosis, 5 other).
@@ -58,3 +59,11 @@ def coded(frame: pd.DataFrame) -> tuple[np.ndarray, list]:
     for k, value in enumerate(categories):
         codes[present & (cells == value)] = k
     return codes, categories
+
+
+def settings(bootstrap_resamples: int, seed: int = 1, confidence_level: float = 0.95,
+             ac1_categories: str | int = "taxonomy") -> AgreementParams:
+    """The agreement stage's settings (params.yaml's ``agreement`` section) for a test."""
+    return AgreementParams.of(bootstrap_resamples=bootstrap_resamples, seed=seed,
+                              confidence_level=confidence_level,
+                              ac1_categories=ac1_categories)

@@ -11,10 +11,11 @@ from analysis.agreement.estimators import fleiss_kappa
 from analysis.agreement.ratings import Ratings
 from analysis.core.claims import load_claims
 from analysis.core.errors import InputError
+from tests.unit.agreement.synthetic import settings
 
 
 def test_analyse_small_dump(issues, taxonomy, projects):
-    a = agreement.analyse(issues, taxonomy, list(projects.described), 50, 1)
+    a = agreement.analyse(issues, taxonomy, list(projects.described), settings(50))
     head = agreement.headline(a, load_claims())
     claims = load_claims().set_index("claim_id")["paper_value"]
     assert head.set_index("group")["paper_kappa"].to_dict() == {
@@ -30,7 +31,7 @@ def test_analyse_small_dump(issues, taxonomy, projects):
 
 def test_missing_ratings_are_reported(issues, taxonomy, projects):
     issues.loc[:4, "annotator_3"] = None
-    a = agreement.analyse(issues, taxonomy, list(projects.described), 0, 1)
+    a = agreement.analyse(issues, taxonomy, list(projects.described), settings(0))
     row = agreement.stat(a, "all", "all issues", "fleiss_kappa")
     assert row["issues_left_out"] == 5 and row["issues_used"] == len(issues) - 5
     assert agreement.stat(a, "all", "all issues", "krippendorff_alpha")["issues_used"] == \
@@ -41,7 +42,7 @@ def test_missing_ratings_are_reported(issues, taxonomy, projects):
 
 def test_no_issues_is_a_user_error(issues, taxonomy, projects):
     with pytest.raises(InputError, match="no rows"):
-        agreement.compute(issues.iloc[:0], taxonomy, projects, load_claims(), 0, 1)
+        agreement.compute(issues.iloc[:0], taxonomy, projects, load_claims(), settings(0))
 
 
 def test_paper_kappas_in_claims_order():
@@ -65,7 +66,7 @@ def test_compute_orders_and_names_the_projects(issues, taxonomy, projects):
     issues = issues.copy()
     issues["project"] = issues["project"].replace({"MindSpeed": "NewProject"})
     claims = load_claims()
-    result = agreement.compute(issues, taxonomy, projects, claims, 20, 1)
+    result = agreement.compute(issues, taxonomy, projects, claims, settings(20))
     a = result.analysis
     # Table I's order for the described projects, an undescribed one last
     strata = list(dict.fromkeys(a.final_by_project["stratum"]))
@@ -80,39 +81,23 @@ def test_compute_orders_and_names_the_projects(issues, taxonomy, projects):
     pd.testing.assert_frame_equal(result.grouping,
                                   agreement.grouping_versus_paper(a.grouping, claims))
     assert set(result.paper_kappas) == {"bug", "requirement", "question"}
-    assert a.facts["resamples"] == 20 and a.facts["seed"] == 1 and a.facts["level"] == 0.95
+    assert a.params == settings(20)
 
 
-def test_ac1_category_count_is_the_scale_or_a_checked_number():
+def test_ac1_category_count_is_the_scale_or_a_number_that_covers_the_labels_used():
     codes = np.array([[0, 1], [2, 2], [1, 1]], dtype=np.int8)
     ratings = Ratings(codes, tuple("abcdef"), ("annotator_1", "annotator_2"))
     assert agreement.ac1_category_count("taxonomy", ratings) == 6
-    assert agreement.ac1_category_count(None, ratings) == 6
     assert agreement.ac1_category_count(10, ratings) == 10
-    for bad in (2, True, "ten", 2.5):
-        with pytest.raises(InputError, match="agreement.ac1_categories"):
-            agreement.ac1_category_count(bad, ratings)
-
-
-@pytest.mark.parametrize(("resamples", "seed", "level", "named"), [
-    (-1, 1, 0.95, "bootstrap_resamples"), (10.5, 1, 0.95, "bootstrap_resamples"),
-    (10, "x", 0.95, "seed"), (10, True, 0.95, "seed"), (10, 1, 2, "confidence_level"),
-    (10, 1, 0, "confidence_level"), (10, 1, "95%", "confidence_level"),
-    (10, 1, None, "confidence_level")])
-def test_a_wrong_bootstrap_setting_is_one_message_naming_it(issues, taxonomy, projects,
-                                                            resamples, seed, level, named):
-    with pytest.raises(InputError, match=rf"agreement\.{named} is .*: it must be"):
-        agreement.analyse(issues, taxonomy, list(projects.described), resamples, seed, level)
-
-
-def test_settings_in_range_pass_the_check():
-    agreement.check_bootstrap(0, 0, 0.5)
-    agreement.check_bootstrap(2000, 20250613, 0.999)
+    assert agreement.ac1_category_count(3, ratings) == 3
+    with pytest.raises(InputError, match=r"agreement\.ac1_categories is 2: it must be .* at "
+                                         r"least 3 \(the categories the annotators used\)"):
+        agreement.ac1_category_count(2, ratings)
 
 
 def test_ac1_categories_reach_the_statistics(issues, taxonomy, projects):
-    default = agreement.analyse(issues, taxonomy, [], 0, 1)
-    wider = agreement.analyse(issues, taxonomy, [], 0, 1, ac1_categories=40)
+    default = agreement.analyse(issues, taxonomy, [], settings(0))
+    wider = agreement.analyse(issues, taxonomy, [], settings(0, ac1_categories=40))
     assert default.facts["ac1_categories"] == default.ratings.n_categories
     assert wider.facts["ac1_categories"] == 40
     ac1 = [agreement.stat(a, "all", "all issues", "gwet_ac1")["value"]

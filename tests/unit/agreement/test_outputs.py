@@ -20,6 +20,7 @@ from analysis.core.projects import Projects
 from analysis.core.stage import StageOutputs, write_outputs
 from analysis.core.taxonomy import load_taxonomy
 from tests.support.dumps import small_dump
+from tests.unit.agreement.synthetic import settings
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +31,7 @@ def result(tmp_path_factory) -> agreement.Agreement:
     small_dump(folder)
     projects = Projects.load(PATHS.projects_file)
     issues = clean_dump(folder, load_taxonomy(), projects).issues
-    return agreement.compute(issues, load_taxonomy(), projects, load_claims(), 50, 1)
+    return agreement.compute(issues, load_taxonomy(), projects, load_claims(), settings(50))
 
 
 def test_tables_are_the_listed_files(result):
@@ -120,18 +121,18 @@ def test_method_note_names_missing_ratings_and_unknown_labels(issues, taxonomy, 
     issues["annotator_3"] = issues["annotator_3"].astype(object)
     issues.loc[:4, "annotator_3"] = None
     issues.loc[5, "annotator_2"] = "Z.9"
-    a = agreement.analyse(issues, taxonomy, list(projects.described), 0, 1)
+    a = agreement.analyse(issues, taxonomy, list(projects.described), settings(0))
     note = outputs.method_note(a)
     assert "5 issues lack" in note and "(Z.9)" in note
     assert "No rating is missing" in outputs.method_note(
-        agreement.analyse(issues.dropna(subset=["annotator_3"]), taxonomy, [], 0, 1))
+        agreement.analyse(issues.dropna(subset=["annotator_3"]), taxonomy, [], settings(0)))
 
 
 def test_claim_note_counts_issues_left_out(issues, taxonomy, projects):
     issues = issues.copy()
     issues["annotator_3"] = issues["annotator_3"].astype(object)
     issues.loc[:4, "annotator_3"] = None
-    result = agreement.compute(issues, taxonomy, projects, load_claims(), 0, 1)
+    result = agreement.compute(issues, taxonomy, projects, load_claims(), settings(0))
     notes = {cid: entry["note"] for cid, entry in outputs.claim_values(result).items()}
     left_out = 0
     for cid, note in notes.items():
@@ -156,7 +157,7 @@ def test_with_missing_ratings_every_kappa_names_its_estimator(issues, taxonomy, 
     issues = issues.copy()
     issues["annotator_3"] = issues["annotator_3"].astype(object)
     issues.loc[:9, "annotator_3"] = None
-    result = agreement.compute(issues, taxonomy, projects, load_claims(), 20, 1)
+    result = agreement.compute(issues, taxonomy, projects, load_claims(), settings(20))
     v = outputs.website_vars(result)
     assert v["kappa_estimator"].startswith("complete-rows Fleiss' kappa")
     head = result.headline.set_index("group")

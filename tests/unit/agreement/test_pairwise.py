@@ -36,7 +36,7 @@ def test_cohen_interval_is_normal_around_the_kappa():
     from statsmodels.stats.inter_rater import cohens_kappa
 
     table = np.array([[20, 5], [10, 15]])
-    res = pw.cohen(table, level=0.9)
+    res = pw.cohen(table, confidence_level=0.9)
     ref = cohens_kappa(table)
     z = stats.norm.ppf(0.95)
     assert res["n"] == 50 and res["agreement"] == 0.7

@@ -257,12 +257,6 @@ def test_empty_label_file_is_reported_not_fatal(dump, taxonomy, projects_meta):
     assert kinds(result)["unlabelled_year_url"] == len(written["vllm"])
 
 
-def test_bad_policy_is_a_user_error(dump, taxonomy, projects_meta):
-    root, _ = dump
-    with pytest.raises(InputError, match="clean.duplicates"):
-        run(root, taxonomy, projects_meta, duplicates="drop")
-
-
 def test_every_rule_is_documented():
     for kind, rule in RULES.items():
         assert rule.action in {"kept", "set_aside", "ignored", "stop"}, kind

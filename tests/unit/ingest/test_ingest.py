@@ -147,21 +147,6 @@ def test_detect_commit_takes_the_first_40_hex_id():
     assert ing.detect_commit() is None
 
 
-@pytest.mark.parametrize("value,read", [(None, 10_000), (5, 5), (1, 1)])
-def test_limit_param_reads_a_whole_number_or_the_default(value, read):
-    assert ing.limit_param({"max_files": value}, "max_files", "p.yaml") == read
-    assert ing.limit_param({}, "max_bytes", "p.yaml") == 1 << 30
-
-
-@pytest.mark.parametrize("value", [0, -1, True, 2.5, "10"])
-def test_limit_param_refuses_anything_else_in_one_line(value):
-    with pytest.raises(InputError) as info:
-        ing.limit_param({"max_bytes": value}, "max_bytes", "p.yaml")
-    assert str(info.value) == (f"p.yaml: ingest.max_bytes must be a whole number of at least "
-                               f"1, not {value!r} -> set ingest.max_bytes to a number such as "
-                               "1073741824, or remove it for the default")
-
-
 def test_source_folder_of_an_archive_is_removed_on_leaving(tmp_path):
     src = make_source(tmp_path)
     archive = tmp_path / "dump.zip"

@@ -22,7 +22,8 @@ def test_max_files_is_read_from_params_and_checked(tmp_path, out):
                    "(ingest.max_files) -> check the source, or raise ingest.max_files in "
                    "params.yaml if it is genuine\n")
     err, _ = run_cli(tmp_path, src, out, extra="  max_files: 0\n")
-    assert err == (f"ingest: {tmp_path / 'params.yaml'}: ingest.max_files must be a whole "
-                   "number of at least 1, not 0 -> set ingest.max_files to a number such as "
-                   "10000, or remove it for the default\n")
+    params = tmp_path / "params.yaml"
+    assert err == (f"ingest: {params}, column 'ingest.max_files': ingest.max_files is 0: it "
+                   "must be a whole number of at least 1, e.g. 10000 (null: that default) -> "
+                   f"set ingest.max_files in {params}\n")
     assert_untouched(out)

@@ -17,7 +17,7 @@ def inputs(tmp_path):
 
 @pytest.fixture
 def files(inputs):
-    return read_release(inputs[0].parent, PARAMS["sheet"])
+    return read_release(inputs[0].parent, PARAMS.sheet)
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import openpyxl
 
+from analysis.core.params import InterviewsParams
 from analysis.core.taxonomy import Taxonomy
 from analysis.interviews.clean import InterviewData, clean_interviews
 from analysis.interviews.read import (
@@ -18,7 +19,7 @@ from analysis.interviews.read import (
     read_interviews,
 )
 
-PARAMS = {
+PARAMS = InterviewsParams.of(**{
     "sheet": None,
     "groups": {"LLM User": "User", "DL framework Developer": "Developer"},
     "translations": {"或": "or"},
@@ -34,7 +35,7 @@ PARAMS = {
         {"key": "community", "type": "Developer", "pattern": "community|open-source",
          "label": "community"},
     ],
-}
+})
 
 HEADER = ["Roles", "Gender", "Experience Years for LLMs", "Responsibilities"]
 # sheet rows 2..: role, gender, experience, responsibilities (None = empty cell)
@@ -140,11 +141,12 @@ def write_inputs(folder: Path) -> tuple[Path, Path, Path]:
     return cb, bg, gl
 
 
-def clean(codebook: Path, background: Path, taxonomy: Taxonomy, params: dict = PARAMS,
+def clean(codebook: Path, background: Path, taxonomy: Taxonomy,
+          params: InterviewsParams = PARAMS,
           guideline: Path | None = None) -> InterviewData:
     """Read and clean interview files (what the stage did in one call before)."""
     return clean_interviews(read_interviews(codebook, background, guideline,
-                                            params.get("sheet")), taxonomy, params)
+                                            params.sheet), taxonomy, params)
 
 
 def anomalies(data: InterviewData, kind: str) -> list[dict]:

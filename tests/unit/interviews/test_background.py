@@ -23,12 +23,12 @@ from tests.unit.interviews.synthetic import (
 
 
 def test_role_helpers():
-    assert split_role("LLM User-First-year student", PARAMS["groups"]) == (
+    assert split_role("LLM User-First-year student", PARAMS.groups) == (
         "User", "First-year student")
-    assert split_role("DL framework Developer - Release Manager", PARAMS["groups"]) == (
+    assert split_role("DL framework Developer - Release Manager", PARAMS.groups) == (
         "Developer", "Release Manager")
-    assert split_role("Researcher", PARAMS["groups"]) == ("Unknown", "Researcher")
-    cats = PARAMS["role_categories"]
+    assert split_role("Researcher", PARAMS.groups) == ("Unknown", "Researcher")
+    cats = PARAMS.role_categories
     assert role_category("Release Manager", "Developer", cats) == ("manager", "manager")
     assert role_category("Release Manager", "User", cats) == ("other", "other")
     assert role_category("Open-source maintainer", "Developer", cats)[0] == "community"

@@ -93,10 +93,10 @@ def test_codebook_missing_column(tmp_path, taxonomy):
 
 def test_codebook_errors_and_malformed_rows(taxonomy):
     with pytest.raises(InputError, match="the codebook is empty"):
-        clean_codebook("\n\n", "CodeBook.csv", taxonomy, PARAMS)
+        clean_codebook("\n\n", "CodeBook.csv", taxonomy, PARAMS.groups)
     text = "Participant,Type,Linked Taxonomy Node(s)\nU1,User,A.1\nU2,User\n"
     codebook, nodes, found, rejected, accounting = clean_codebook(
-        text, "CodeBook.csv", taxonomy, PARAMS)
+        text, "CodeBook.csv", taxonomy, PARAMS.groups)
     assert list(codebook["participant"]) == ["U1"]
     assert [r["reason"] for r in rejected] == ["malformed_row"]
     assert accounting[0] == {"file": "CodeBook.csv", "role": "codebook_rows", "input": 2,

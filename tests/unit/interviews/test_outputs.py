@@ -105,7 +105,7 @@ def test_role_claims_name_their_cause(result):
 
 @needs_mirror
 def test_mirror_values(taxonomy):
-    result = compute(read_release(MIRROR, PARAMS["sheet"]), taxonomy, PARAMS)
+    result = compute(read_release(MIRROR, PARAMS.sheet), taxonomy, PARAMS)
     data = result.data
     s = data.quality["summary"]
     assert s["by_type_background"] == {"User": 11, "Developer": 8} == s["by_type_codebook"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from analysis.core.claims import load_claims
+from analysis.core.params import RoleCategory
 from analysis.interviews.compute import compute
 from analysis.interviews.roles import (
     ROLE_CLAIMS,
@@ -17,9 +18,8 @@ from analysis.interviews.roles import (
 )
 from tests.unit.interviews.synthetic import PARAMS
 
-CATEGORIES = [{"key": "training", "type": "Developer", "pattern": "training"},
-              {"key": "inference", "type": "Developer", "pattern": "inference"},
-              {"key": "deployment", "type": "Developer", "pattern": "deployment"}]
+CATEGORIES = [RoleCategory(key=key, type="Developer", pattern=key)
+              for key in ("training", "inference", "deployment")]
 
 
 def test_every_matching_category_in_params_order():

@@ -6,7 +6,6 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from analysis.core.errors import InputError
 from analysis.taxonomy import compute as tree
 from analysis.taxonomy.details import parse_detail_files
 from analysis.taxonomy.distribution import MixTests
@@ -82,13 +81,6 @@ def test_compute_orders_and_names_the_projects(built, small):
     assert built.mix.table["test"].tolist() == ["type_by_project", "type_by_year",
                                                 "theme_by_project", "theme_by_year"]
     assert built.item_split == "comma" and built.taxonomy is small
-
-
-def test_compute_refuses_an_unknown_item_split(built, small, small_issues):
-    with pytest.raises(InputError, match="item_split") as err:
-        tree.compute(built.parsed, small_issues, small, PROJECTS, item_split="semicolon")
-    assert err.value.column == "taxonomy.item_split"
-    assert tree.check_item_split("parentheses") == "parentheses"
 
 
 def test_rows_sorted_by_a_key_of_their_values_stably():

@@ -251,19 +251,27 @@ def test_a_step_is_recorded_from_the_command_line(tmp_path, capsys):
     assert runlog.main([], tmp_path) == 2 and not (tmp_path / "x.json").exists()
 
 
-def test_papermill_imported_after_skipping_hdfs_leaves_pyarrow_out():
-    code = ("import sys; from analysis.tools.nbrun import skip_hdfs_support; "
-            "skip_hdfs_support(); import papermill, papermill.iorw as io; "
-            "assert 'pyarrow' not in sys.modules, 'pyarrow imported'; "
-            "assert io.HadoopFileSystem.__name__ != 'HadoopFileSystem'; print('ok')")
+def test_papermill_imported_while_skipping_hdfs_leaves_pyarrow_out_and_parquet_readable(
+        tmp_path):
+    """papermill is imported without pyarrow; afterwards the process reads Parquet (a test
+    that ran a notebook in its own process could not: pandas found no engine)."""
+    code = ("import sys; from analysis.tools.nbrun import hdfs_support_skipped\n"
+            "with hdfs_support_skipped():\n    import papermill, papermill.iorw as io\n"
+            "assert 'pyarrow' not in sys.modules, 'pyarrow imported'\n"
+            "assert io.HadoopFileSystem.__name__ != 'HadoopFileSystem'\n"
+            "import pandas as pd; frame = pd.DataFrame({'a': [1]})\n"
+            f"frame.to_parquet({str(tmp_path / 'a.parquet')!r})\n"
+            f"assert pd.read_parquet({str(tmp_path / 'a.parquet')!r}).equals(frame)\n"
+            "print('ok')")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
     assert proc.stdout == "ok\n", proc.stderr
 
 
 def test_skipping_hdfs_keeps_an_already_imported_pyarrow_fs():
-    code = ("import sys, pyarrow.fs as fs; from analysis.tools.nbrun import skip_hdfs_support; "
-            "skip_hdfs_support(); assert sys.modules['pyarrow.fs'] is fs; print('ok')")
+    code = ("import sys, pyarrow.fs as fs; from analysis.tools.nbrun import hdfs_support_skipped\n"
+            "with hdfs_support_skipped():\n    assert sys.modules['pyarrow.fs'] is fs\n"
+            "assert sys.modules['pyarrow.fs'] is fs; print('ok')")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
     assert proc.stdout == "ok\n", proc.stderr

@@ -3,8 +3,11 @@ read, and the blocks more than one page shows (the paper's claims beside ours, a
 anomaly list, an escaped table).
 
 An include reads the artifacts the stages wrote (paths relative to the project root) and
-formats them; it computes nothing. When an input is missing (its stage has not run) the
-include says so instead of failing, so every page renders.
+formats them; it computes nothing. It reads only the artifacts it declares
+(:attr:`Include.inputs`): :func:`write_includes` gives each include an :class:`Inputs`
+that refuses any other. When an input is missing (its stage has not run) the include says
+so instead of failing, so every page renders; an input a dump may lack (a study's tables,
+:attr:`Include.optional`) is None instead.
 """
 
 from __future__ import annotations
@@ -53,13 +56,22 @@ class Missing(Exception):
     """An input of an include does not exist (its stage has not run)."""
 
 
+class UndeclaredInput(Exception):
+    """An include asked for an artifact it does not declare (a bug of the include)."""
+
+
 @dataclass
 class Inputs:
-    """The artifacts, by path relative to the project root (the scorecard is read once)."""
+    """The artifacts, by path relative to the project root (the scorecard is read once):
+    those of ``declared`` only, when given."""
 
     root: Path
+    declared: frozenset[str] | None = None
 
     def path(self, rel: str) -> Path:
+        if self.declared is not None and rel not in self.declared:
+            raise UndeclaredInput(f"{rel} is not among the inputs the include declares "
+                                  f"({', '.join(sorted(self.declared))})")
         p = self.root / rel
         if not p.is_file():
             raise Missing(rel)
@@ -67,6 +79,13 @@ class Inputs:
 
     def csv(self, rel: str) -> pd.DataFrame:
         return pd.read_csv(self.path(rel), keep_default_na=False, na_values=[""])
+
+    def optional_csv(self, rel: str) -> pd.DataFrame | None:
+        """A table only some dumps have (a study's), or None."""
+        try:
+            return self.csv(rel)
+        except Missing:
+            return None
 
     def json(self, rel: str) -> dict:
         return json.loads(self.path(rel).read_text(encoding="utf-8"))
@@ -81,12 +100,18 @@ class Inputs:
 
 @dataclass(frozen=True)
 class Include:
-    """One generated include: its name under ``report/_generated/``, the artifacts it reads
-    (relative to the project root) and the function that writes its Markdown."""
+    """One generated include: its name under ``report/_generated/``, every artifact it
+    reads (relative to the project root), the function that writes its Markdown, and those
+    of its inputs that a dump may lack (``optional``: written on a study only)."""
 
     name: str
     inputs: tuple[str, ...]
     make: Callable[[Inputs], str]
+    optional: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not set(self.optional) <= set(self.inputs):
+            raise ValueError(f"{self.name}: optional inputs must be among its inputs")
 
 
 def missing_note(rel: str) -> str:
@@ -96,13 +121,15 @@ def missing_note(rel: str) -> str:
 
 
 def write_includes(includes: tuple[Include, ...], root: Path) -> dict[str, str]:
-    """name -> text of every include (a note where an input is missing)."""
-    inputs = Inputs(root)
+    """name -> text of every include (a note where an input is missing), each made from
+    its declared inputs only."""
     out = {}
     for inc in includes:
+        inputs = Inputs(root, frozenset(inc.inputs))
         try:
             for path in inc.inputs:
-                inputs.path(path)
+                if path not in inc.optional:
+                    inputs.path(path)
             out[inc.name] = inc.make(inputs)
         except Missing as exc:
             out[inc.name] = missing_note(str(exc))

@@ -63,7 +63,7 @@ def compare_types(i: Inputs) -> str:
     shown["share, baseline"] = f["baseline_share"].map(pct)
     shown["share, current"] = f["current_share"].map(pct)
     return table(shown, numeric=[*CHANGE_COLUMNS, "share, baseline", "share, current"],
-                 classes="table compact", raw=("status",)) + study_drift(i)
+                 classes="table compact", raw=("status",))
 
 
 def compare_kappa(i: Inputs) -> str:
@@ -102,17 +102,17 @@ def compare_cells(i: Inputs) -> str:
         collapse=len(changed) > 15)
 
 
-# --- a study dump (the release extended with new labels): written into the includes
-# above only when the stages wrote the study tables, so the release's pages are unchanged
+# --- a study dump (the release extended with new labels): its tables are optional inputs
+# of the includes, shown only when the stages wrote them, so the release's pages are
+# unchanged
 
-def _study_table(i: Inputs, rel: str) -> pd.DataFrame | None:
-    """A table the stages write on a study dump only, or None."""
-    return i.csv(rel) if (i.root / rel).is_file() else None
+ADDITIONS, DRIFT, DRIFT_TESTS = CP("additions.csv"), CP("drift.csv"), CP("drift_tests.csv")
+BATCHES = AG("batches.csv")
 
 
 def study_additions(i: Inputs) -> str:
     """The new batches' issues per project and year, as the compare stage counted them."""
-    f = _study_table(i, CP("additions.csv"))
+    f = i.optional_csv(ADDITIONS)
     if f is None or f.empty:
         return ""
     shown = pd.DataFrame({
@@ -133,9 +133,10 @@ def p_text(p: object) -> str:
     return "< 0.0001" if float(p) < 0.0001 else f"= {float(p):.4f}"
 
 
-def study_drift(i: Inputs) -> str:
-    """Theme shares of each new batch against the release's, with the tests."""
-    f, tests = _study_table(i, CP("drift.csv")), _study_table(i, CP("drift_tests.csv"))
+def compare_drift(i: Inputs) -> str:
+    """On a study: the theme shares of each new batch against the release's, with the
+    tests, and where they come from; nothing on the release."""
+    f, tests = i.optional_csv(DRIFT), i.optional_csv(DRIFT_TESTS)
     if f is None or tests is None:
         return ""
     out = ["\n### Drift since the paper: theme shares of the new labels\n\n"
@@ -161,12 +162,21 @@ def study_drift(i: Inputs) -> str:
         "p (Holm)": f["p_holm"].map(p_text),
         "changed": f["changed"].map(yes_no)})
     out.append(table(shown, numeric=list(shown.columns[2:-1])))
+    out.append(f"\n\n{source_line(DRIFT, DRIFT_TESTS)}\n")
     return "".join(out)
+
+
+def source_line(*tables: str) -> str:
+    """The page's line under a table: the compare notebook, and the tables' downloads."""
+    files = ", ".join(f"[{t.removeprefix('report/')}](downloads/{t.removeprefix('report/')})"
+                      for t in tables)
+    return (f"[Source: notebooks/06_compare](notebooks/06_compare.qmd){{.source-link}}\n"
+            f"({files})")
 
 
 def study_agreement(i: Inputs) -> str:
     """Agreement of each batch on its own annotators, and of all batches together."""
-    f = _study_table(i, AG("batches.csv"))
+    f = i.optional_csv(BATCHES)
     if f is None:
         return ""
     shown = pd.DataFrame({
@@ -191,6 +201,10 @@ INCLUDES: tuple[Include, ...] = (
     Include("compare/projects.md", (CP("projects.csv"),), compare_projects),
     Include("compare/years.md", (CP("years.csv"),), compare_years),
     Include("compare/types.md", (CP("types.csv"),), compare_types),
-    Include("compare/kappa.md", (CP("kappa.csv"),), compare_kappa),
-    Include("compare/cells.md", (CP("cells.csv"),), compare_cells),
+    Include("compare/drift.md", (DRIFT, DRIFT_TESTS), compare_drift,
+            optional=(DRIFT, DRIFT_TESTS)),
+    Include("compare/kappa.md", (CP("kappa.csv"), BATCHES), compare_kappa,
+            optional=(BATCHES,)),
+    Include("compare/cells.md", (CP("cells.csv"), ADDITIONS), compare_cells,
+            optional=(ADDITIONS,)),
 )

@@ -4,9 +4,11 @@ note for a missing input, the claims of a group beside the paper's, anomaly list
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 
 from analysis.report import pages
 from analysis.report.pages import agreement, base, overview, reproducibility
+from tests.support.reads import undeclared_reads
 from tests.unit.report.pages.conftest import scorecard
 
 SCRIPT = "<script>alert(1)</script>"
@@ -67,6 +69,36 @@ def test_a_missing_input_gives_a_note_and_the_others_their_text(project):
     assert "`b.csv` was not written" in out["two.md"]
 
 
+def test_an_include_gets_only_the_inputs_it_declares(project):
+    project.write("a.csv", pd.DataFrame({"x": [1, 2]}))
+    project.write("b.csv", pd.DataFrame({"x": [3]}))
+    sly = base.Include("sly.md", ("a.csv",), lambda i: f"{len(i.csv('b.csv'))} rows")
+    with pytest.raises(base.UndeclaredInput, match=r"b\.csv is not among the inputs the "
+                                                   r"include declares \(a\.csv\)"):
+        base.write_includes((sly,), project.root)
+
+
+def test_an_optional_input_may_be_absent(project):
+    project.write("a.csv", pd.DataFrame({"x": [1, 2]}))
+    inc = base.Include("opt.md", ("a.csv", "study.csv"), lambda i: (
+        f"{len(i.csv('a.csv'))} rows, study: {i.optional_csv('study.csv') is not None}"),
+        optional=("study.csv",))
+    assert base.write_includes((inc,), project.root)["opt.md"] == "2 rows, study: False"
+    project.write("study.csv", pd.DataFrame({"x": [1]}))
+    assert base.write_includes((inc,), project.root)["opt.md"] == "2 rows, study: True"
+    with pytest.raises(ValueError, match="optional inputs must be among its inputs"):
+        base.Include("bad.md", ("a.csv",), str, optional=("b.csv",))
+
+
+def test_the_read_trace_finds_a_file_an_include_opens_itself(project):
+    """What the include-input tests rely on: a read that bypasses Inputs is seen."""
+    project.write("a.csv", pd.DataFrame({"x": [1]}))
+    project.write("b.json", {"k": 1})
+    honest = base.Include("honest.md", ("a.csv",), lambda i: str(len(i.csv("a.csv"))))
+    sly = base.Include("sly.md", ("a.csv",), lambda i: (i.root / "b.json").read_text())
+    assert undeclared_reads((honest, sly), project.root) == {"sly.md": {"b.json"}}
+
+
 def test_quality_anomalies_counts_from_the_report_and_lists_each_kind():
     quality = {"anomaly_counts": {"b_kind": 1, "a_kind": 2},
                "rules": {"a_kind": {"severity": "warning", "description": "what a means"}},
@@ -110,4 +142,6 @@ def test_the_package_collects_every_page_module(tmp_path):
         assert set(module.INCLUDES) <= set(pages.INCLUDES)
     out = pages.write_all(tmp_path)  # an empty project: every include says what is missing
     assert list(out) == names
-    assert all(text.startswith("*Not available in this build") for text in out.values())
+    for inc in pages.INCLUDES:  # but one that reads only a study's tables is empty
+        missing = out[inc.name].startswith("*Not available in this build")
+        assert missing != (set(inc.inputs) == set(inc.optional)), inc.name

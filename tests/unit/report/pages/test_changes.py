@@ -5,7 +5,8 @@ from __future__ import annotations
 import pandas as pd
 
 from analysis.report.pages import changes
-from analysis.report.pages.base import CP
+from analysis.report.pages.base import CP, write_includes
+from tests.support.reads import undeclared_reads
 
 
 def test_counts_with_status_and_signed_changes(project):
@@ -77,6 +78,7 @@ def test_a_study_adds_its_batches_drift_and_agreement_to_the_includes(project):
     before = [changes.compare_cells(project.inputs()), changes.compare_types(project.inputs()),
               changes.compare_kappa(project.inputs())]
     assert not any("batch" in part.lower() for part in before)
+    assert changes.compare_drift(project.inputs()) == ""
     project.write(CP("additions.csv"), pd.DataFrame({
         "batch": ["2026-01", "2026-01"], "project": ["vllm", "pytorch"],
         "name": ["vLLM", "PyTorch"], "year": [2026, 2026], "issues": [2, 1]}))
@@ -101,9 +103,18 @@ def test_a_study_adds_its_batches_drift_and_agreement_to_the_includes(project):
     cells = changes.compare_cells(project.inputs())
     assert cells.startswith("The new batches (2026-01) add 3 labelled issues")
     assert ">vLLM<" in cells and ">PyTorch<" in cells and ">2026<" in cells
-    types = changes.compare_types(project.inputs())
-    assert "Drift since the paper" in types and "&lt;Crash&gt;" in types
-    assert "p = 0.0340" in types and ">&lt; 0.0001<" in types and ">= 0.0300<" in types
-    assert "1 of 4 expected counts are under 5" in types
+    assert "Drift" not in changes.compare_types(project.inputs())
+    drift = changes.compare_drift(project.inputs())
+    assert "Drift since the paper" in drift and "&lt;Crash&gt;" in drift
+    assert "p = 0.0340" in drift and ">&lt; 0.0001<" in drift and ">= 0.0300<" in drift
+    assert "1 of 4 expected counts are under 5" in drift
+    assert drift.rstrip().endswith(
+        "[Source: notebooks/06_compare](notebooks/06_compare.qmd){.source-link}\n"
+        "([tables/compare/drift.csv](downloads/tables/compare/drift.csv), "
+        "[tables/compare/drift_tests.csv](downloads/tables/compare/drift_tests.csv))")
     kappa = changes.compare_kappa(project.inputs())
     assert "Agreement per batch" in kappa and ">all batches<" in kappa and ">0.690<" in kappa
+    # every study table is an input the include declares, and written through its Inputs
+    assert undeclared_reads(changes.INCLUDES, project.root) == {}
+    made = write_includes(changes.INCLUDES, project.root)
+    assert made["compare/drift.md"] == changes.compare_drift(project.inputs())

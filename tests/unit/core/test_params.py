@@ -1,0 +1,170 @@
+"""The stages' typed settings (:mod:`analysis.core.params`): named as in params.yaml,
+built by each notebook from its injected values, and every wrong value one message naming
+the setting."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from analysis.core.config import load_params
+from analysis.core.errors import InputError
+from analysis.core.params import (
+    STAGE_PARAMS,
+    AgreementParams,
+    CleanParams,
+    CompareParams,
+    FindingsParams,
+    IngestParams,
+    InterviewsParams,
+    KeywordsParams,
+    TaxonomyParams,
+)
+from analysis.core.paths import PATHS
+
+PARAMS = load_params(PATHS.params)
+AGREEMENT = {"bootstrap_resamples": 10, "seed": 1, "confidence_level": 0.95,
+             "ac1_categories": "taxonomy"}
+
+
+def wrong(model, **values) -> InputError:
+    """The error building ``model`` from ``values`` raises (the test fails if none)."""
+    with pytest.raises(InputError) as err:
+        model.of(**values)
+    return err.value
+
+
+@pytest.mark.parametrize("model", STAGE_PARAMS, ids=lambda m: m.section)
+def test_fields_are_named_as_in_params_yaml_and_the_committed_values_pass(model):
+    section = PARAMS[model.section]
+    assert list(model.model_fields) == list(section)
+    built = model.of(**section)
+    for name, value in section.items():
+        got = getattr(built, name)
+        got = [c.model_dump() for c in got] if name == "role_categories" else got
+        expected = ([{"type": None, "label": None, **c} for c in value]
+                    if name == "role_categories" else value)
+        assert got == expected, name
+
+
+@pytest.mark.parametrize("model", [m for m in STAGE_PARAMS if m is not IngestParams],
+                         ids=lambda m: m.section)  # ingest is no notebook
+def test_each_notebook_takes_its_section_and_builds_its_settings_once(model):
+    """The parameters cell names exactly the section's settings (and the root), and the
+    notebook builds the stage's model from them, each under its own name."""
+    notebook = PATHS.stage(model.section).notebook_source.read_text(encoding="utf-8")
+    cell = notebook.split('# %% tags=["parameters"]\n', 1)[1].split("\n# %%", 1)[0]
+    injected = re.findall(r"^(\w+) = ", cell, flags=re.M)
+    assert injected == ["root", *model.model_fields]
+    built = re.search(rf"params = {model.__name__}\.of\(([^)]*)\)", notebook)
+    assert built, f"{model.__name__}.of(...) not found"
+    pairs = re.findall(r"(\w+)=(\w+)", built.group(1))
+    assert pairs == [(name, name) for name in model.model_fields]
+    assert notebook.count(f"{model.__name__}.of(") == 1
+
+
+@pytest.mark.parametrize(("name", "value"), [
+    ("bootstrap_resamples", -1), ("bootstrap_resamples", 10.5), ("seed", "x"),
+    ("seed", True), ("confidence_level", 2), ("confidence_level", 0),
+    ("confidence_level", "95%"), ("confidence_level", None), ("ac1_categories", True),
+    ("ac1_categories", "ten"), ("ac1_categories", 2.5), ("ac1_categories", 1)])
+def test_a_wrong_agreement_setting_is_one_message_naming_it(name, value):
+    err = wrong(AgreementParams, **{**AGREEMENT, name: value})
+    assert re.fullmatch(rf"params\.yaml, column 'agreement\.{name}': agreement\.{name} is "
+                        rf"{re.escape(repr(value))}: it must be .+ -> set agreement\.{name} "
+                        r"in params\.yaml", str(err))
+    assert err.column == f"agreement.{name}" and "\n" not in str(err)
+
+
+def test_agreement_settings_in_range_pass():
+    assert AgreementParams.of(**{**AGREEMENT, "bootstrap_resamples": 0, "seed": 0,
+                                 "confidence_level": 0.5}).confidence_level == 0.5
+    built = AgreementParams.of(bootstrap_resamples=2000, seed=20250613,
+                               confidence_level=0.999, ac1_categories=40)
+    assert (built.bootstrap_resamples, built.ac1_categories) == (2000, 40)
+
+
+@pytest.mark.parametrize("share", [500, 100, 0, -5, "abc", None, True])
+def test_a_dominant_share_outside_0_to_100_is_one_message_naming_it(share):
+    err = wrong(FindingsParams, dominant_share=share)
+    assert re.search(r"findings\.dominant_share is .*: it must be a share in percent between "
+                     r"0 and 100, e\.g\. 50 -> set findings\.dominant_share in params\.yaml",
+                     str(err))
+
+
+def test_a_dominant_share_in_range_is_taken_as_a_number():
+    assert FindingsParams.of(dominant_share=66.5).dominant_share == 66.5
+    assert FindingsParams.of(dominant_share=50).dominant_share == 50.0
+
+
+@pytest.mark.parametrize(("model", "values", "column"), [
+    (CleanParams, {"duplicates": "drop"}, "clean.duplicates"),
+    (TaxonomyParams, {"detail_files": {}, "item_split": "semicolon"}, "taxonomy.item_split"),
+    (TaxonomyParams, {"detail_files": ["a.csv"], "item_split": "comma"},
+     "taxonomy.detail_files"),
+    (TaxonomyParams, {"detail_files": {"Bug": 3}, "item_split": "comma"},
+     "taxonomy.detail_files['Bug']"),
+    (CompareParams, {"baseline": ""}, "compare.baseline"),
+    (CompareParams, {"baseline": None}, "compare.baseline"),
+    (KeywordsParams, {"keywords_file": 7}, "keywords.keywords_file"),
+    (CleanParams, {}, "clean.duplicates"),
+])
+def test_a_wrong_setting_of_any_stage_is_one_message_naming_it(model, values, column):
+    err = wrong(model, **values)
+    assert err.column == column and f"-> set {column} in params.yaml" in str(err)
+    assert "\n" not in str(err)
+
+
+def test_a_wrong_role_category_names_the_entry_and_the_field():
+    section = PARAMS["interviews"]
+    bad = [*section["role_categories"], {"key": "x", "pattern": "(unclosed"}]
+    err = wrong(InterviewsParams, **{**section, "role_categories": bad})
+    at = f"interviews.role_categories[{len(bad) - 1}].pattern"
+    assert err.column == at and "it must be a regular expression" in str(err)
+    assert "missing ), unterminated subpattern" in str(err)
+    err = wrong(InterviewsParams, **{**section, "role_categories": [{"pattern": "x"}]})
+    assert err.column == "interviews.role_categories[0].key" and "is not set" in str(err)
+    err = wrong(InterviewsParams, **{**section, "role_categories": [
+        {"key": "a", "pattern": "a", "lable": "A"}]})
+    assert str(err).startswith("params.yaml, column 'interviews.role_categories[0].lable': "
+                               "interviews.role_categories[0].lable is not a setting")
+    assert err.fix == "remove interviews.role_categories[0].lable from params.yaml"
+
+
+def test_an_unknown_setting_is_named_and_the_file_is_the_one_read():
+    err = wrong(FindingsParams, file="other.yaml", dominant_share=50, dominant=3)
+    assert str(err) == ("other.yaml, column 'findings.dominant': findings.dominant is not a "
+                        "setting of this stage -> remove findings.dominant from other.yaml")
+
+
+def test_settings_do_not_change_once_built():
+    built = FindingsParams.of(dominant_share=50)
+    with pytest.raises(ValueError, match="frozen"):
+        built.dominant_share = 60
+
+
+@pytest.mark.parametrize(("value", "read"), [(None, 10_000), (5, 5), (1, 1)])
+def test_an_ingest_limit_is_a_whole_number_or_its_default(value, read):
+    assert IngestParams.of(source="dump", max_files=value).max_files == read
+    assert IngestParams.of(source="dump").max_bytes == 1 << 30
+
+
+@pytest.mark.parametrize("value", [0, -1, True, 2.5, "10"])
+def test_an_ingest_limit_refuses_anything_else_in_one_line(value):
+    err = wrong(IngestParams, file="p.yaml", source="dump", max_bytes=value)
+    assert str(err) == (f"p.yaml, column 'ingest.max_bytes': ingest.max_bytes is {value!r}: "
+                        "it must be a whole number of at least 1, e.g. 1073741824 (null: that "
+                        "default) -> set ingest.max_bytes in p.yaml")
+
+
+def test_a_stage_that_is_no_notebook_loads_its_section_from_the_file_it_is_given(tmp_path):
+    params = tmp_path / "other.yaml"
+    params.write_text("ingest:\n  source: dump\n  max_files: 7\n", encoding="utf-8")
+    assert IngestParams.load(params).max_files == 7
+    params.write_text("ingest: [dump]\n", encoding="utf-8")
+    with pytest.raises(InputError, match="the ingest section is not a mapping"):
+        IngestParams.load(params)
+    params.write_text("ingest:\n  max_files: 7\n", encoding="utf-8")
+    err = pytest.raises(InputError, IngestParams.load, params).value
+    assert err.file == str(params) and err.column == "ingest.source"
