@@ -35,6 +35,7 @@ from analysis.interviews.rules import (
     BACKGROUND_REQUIRED,
     GENDERS,
     PRIVATE_COLUMNS,
+    RULES,
     Findings,
 )
 
@@ -115,7 +116,8 @@ def clean_sheet(sheet: Sheet, params: InterviewsParams
     experience (:func:`clean_role`, :func:`clean_gender`, :func:`clean_experience`).
     """
     found = SheetFindings(sheet.name)
-    found.anomalies += [quirk_anomaly(RULES, replace(q, file=sheet.name)) for q in sheet.quirks]
+    found.anomalies += [quirk_anomaly(RULES, replace(q, file=sheet.name))
+                        for q in sheet.quirks]
     for name in sheet.others:
         found.note("extra_sheet", f"sheet {name!r} not read (read: {sheet.title!r})",
                    value=name)
