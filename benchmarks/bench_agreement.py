@@ -118,7 +118,7 @@ done(seconds=round(time.perf_counter() - t, 3), kappas=kappas)
 
 FULL = PRELUDE + """
 from analysis.agreement.compute import analyse
-from analysis.core.params import AgreementParams
+from analysis.agreement.params import AgreementParams
 from analysis.core.paths import PATHS
 from analysis.core.projects import Projects
 from analysis.core.taxonomy import load_taxonomy

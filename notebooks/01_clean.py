@@ -19,14 +19,14 @@ import pandas as pd
 
 from analysis.clean import compute as cleaning
 from analysis.clean import outputs
-from analysis.core.params import CleanParams
+from analysis.clean.params import CleanParams
 from analysis.core.paths import Paths
 from analysis.core.projects import Projects
 from analysis.core.stage import write_outputs
 from analysis.core.taxonomy import load_taxonomy
 
 # %%
-params = CleanParams.of(duplicates=duplicates)
+params = CleanParams.of(root, duplicates=duplicates)
 paths = Paths(Path(root).resolve())
 result = cleaning.clean_dump(paths.raw, load_taxonomy(paths.taxonomy_file),
                              Projects.load(paths.projects_file),

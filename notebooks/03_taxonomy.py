@@ -20,15 +20,15 @@ from pathlib import Path
 import pandas as pd
 
 from analysis.core.examples import load_examples, load_statements
-from analysis.core.params import TaxonomyParams
 from analysis.core.paths import Paths
 from analysis.core.projects import Projects
 from analysis.core.stage import write_outputs
 from analysis.core.taxonomy import load_taxonomy
 from analysis.taxonomy import compute, details, outputs
+from analysis.taxonomy.params import TaxonomyParams
 
 # %%
-params = TaxonomyParams.of(detail_files=detail_files, item_split=item_split)
+params = TaxonomyParams.of(root, detail_files=detail_files, item_split=item_split)
 paths = Paths(Path(root).resolve())
 taxonomy = load_taxonomy(paths.taxonomy_file)
 parsed = details.parse_detail_files(paths.raw, params.detail_files, taxonomy)

@@ -23,15 +23,15 @@ from pathlib import Path
 from analysis.agreement import compute as agreement
 from analysis.agreement import outputs
 from analysis.agreement.inputs import load_issues
+from analysis.agreement.params import AgreementParams
 from analysis.core.claims import load_claims
-from analysis.core.params import AgreementParams
 from analysis.core.paths import Paths
 from analysis.core.projects import Projects
 from analysis.core.stage import write_outputs
 from analysis.core.taxonomy import load_taxonomy
 
 # %%
-params = AgreementParams.of(bootstrap_resamples=bootstrap_resamples, seed=seed,
+params = AgreementParams.of(root, bootstrap_resamples=bootstrap_resamples, seed=seed,
                             confidence_level=confidence_level, ac1_categories=ac1_categories)
 paths = Paths(Path(root).resolve())
 result = agreement.compute(load_issues(paths.clean.issues_parquet),

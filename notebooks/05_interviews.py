@@ -23,14 +23,14 @@ from pathlib import Path
 import pandas as pd
 
 from analysis.core.claims import load_claims
-from analysis.core.params import InterviewsParams
 from analysis.core.paths import Paths
 from analysis.core.stage import write_outputs
 from analysis.core.taxonomy import load_taxonomy
 from analysis.interviews import compute, outputs, read
+from analysis.interviews.params import InterviewsParams
 
 # %%
-params = InterviewsParams.of(sheet=sheet, groups=groups, translations=translations,
+params = InterviewsParams.of(root, sheet=sheet, groups=groups, translations=translations,
                              role_categories=role_categories)
 paths = Paths(Path(root).resolve())
 result = compute.compute(read.read_release(paths.raw, params.sheet),

@@ -19,15 +19,15 @@ from pathlib import Path
 import pandas as pd
 
 from analysis.compare import compute, outputs
+from analysis.compare.params import CompareParams
 from analysis.compare.snapshot import load_baseline
 from analysis.core.artifacts import read_json
-from analysis.core.params import CompareParams
 from analysis.core.paths import Paths
 from analysis.core.projects import Projects
 from analysis.core.stage import write_outputs
 
 # %%
-params = CompareParams.of(baseline=baseline)
+params = CompareParams.of(root, baseline=baseline)
 paths = Paths(Path(root).resolve())
 agreement = paths.agreement.metrics
 result = compute.compute(pd.read_parquet(paths.clean.issues_parquet),

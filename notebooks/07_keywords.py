@@ -17,14 +17,14 @@ keywords_file = None
 # %%
 from pathlib import Path
 
-from analysis.core.params import KeywordsParams
 from analysis.core.paths import Paths
 from analysis.core.stage import write_outputs
 from analysis.keywords import compute as keywords
 from analysis.keywords import outputs
+from analysis.keywords.params import KeywordsParams
 
 # %%
-params = KeywordsParams.of(keywords_file=keywords_file)
+params = KeywordsParams.of(root, keywords_file=keywords_file)
 paths = Paths(Path(root).resolve())
 source = paths.raw / params.keywords_file
 result = keywords.compute(keywords.read_keyword_file(source) if source.is_file() else [],

@@ -21,15 +21,15 @@ import pandas as pd
 from analysis.core.artifacts import read_json
 from analysis.core.claims import load_claims
 from analysis.core.examples import example_claims, load_examples
-from analysis.core.params import FindingsParams
 from analysis.core.paths import Paths
 from analysis.core.projects import Projects
 from analysis.core.stage import write_outputs
 from analysis.findings import compute, outputs
 from analysis.findings.challenges import load_challenges
+from analysis.findings.params import FindingsParams
 
 # %%
-params = FindingsParams.of(dominant_share=dominant_share)
+params = FindingsParams.of(root, dominant_share=dominant_share)
 paths = Paths(Path(root).resolve())
 reproduced = [read_json(f) for f in sorted(paths.reproduced.glob("*.json"))]
 claims = pd.concat([load_claims(paths.claims_file),

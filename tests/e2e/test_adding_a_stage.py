@@ -20,23 +20,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from analysis.core.paths import ROOT
+from tests.support.docs import example_files
 from tests.support.dumps import expected_counts
 from tests.support.workspace import copy_run, dvc, pipeline_env, project_files, run_in
 
 pytestmark = pytest.mark.slow
-
-PAGE = ROOT / "docs" / "adding-a-stage.md"
-# A file of the example: its path in backticks on the line before the fence (with
-# "(appended)" when it goes at the end of an existing file).
-FILE_RE = re.compile(r"^`([^`\s]+)`( \(appended\))?:\n(```+)[^\n]*\n(.*?)^\3[ \t]*$",
-                     re.M | re.S)
-
-
-def example_files() -> dict[str, tuple[str, bool]]:
-    """path -> (text, appended) of every file the page shows for its example stage."""
-    return {m[1]: (m[4], bool(m[2])) for m in FILE_RE.finditer(PAGE.read_text("utf-8"))}
-
 
 def add_example(work: Path) -> None:
     for rel, (text, appended) in example_files().items():

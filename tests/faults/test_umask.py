@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from analysis.core import artifacts
-from analysis.core.params import IngestParams
 from analysis.core.paths import Paths
 from analysis.ingest.fetch import fetch
 from analysis.ingest.ingest import ingest
+from analysis.ingest.params import IngestParams
 from analysis.labels.__main__ import main as labels
 from analysis.select.__main__ import main as select
 from tests.support.dumps import Project, write_dump

@@ -98,3 +98,16 @@ def anchors(page: Path) -> set[str]:
     them)."""
     return {slug(m.group(2)) for m in HEADING_RE.finditer(
         without_code(page.read_text(encoding="utf-8")))}
+
+
+# A file of the example stage of docs/adding-a-stage.md: its path in backticks on the line
+# before the fence (with "(appended)" when it goes at the end of an existing file).
+EXAMPLE_PAGE = DOCS / "adding-a-stage.md"
+EXAMPLE_FILE_RE = re.compile(r"^`([^`\s]+)`( \(appended\))?:\n(```+)[^\n]*\n(.*?)^\3[ \t]*$",
+                             re.M | re.S)
+
+
+def example_files() -> dict[str, tuple[str, bool]]:
+    """path -> (text, appended) of every file the page shows for its example stage."""
+    return {m[1]: (m[4], bool(m[2]))
+            for m in EXAMPLE_FILE_RE.finditer(EXAMPLE_PAGE.read_text("utf-8"))}

@@ -14,12 +14,12 @@ from hypothesis import strategies as st
 from analysis.clean.compute import clean_dump
 from analysis.core.config import load_params
 from analysis.core.errors import InputError
-from analysis.core.params import InterviewsParams
 from analysis.core.paths import PATHS
 from analysis.core.projects import Projects
 from analysis.core.taxonomy import load_taxonomy
 from analysis.interviews.background import clean_background
 from analysis.interviews.codebook import clean_codebook
+from analysis.interviews.params import InterviewsParams
 from analysis.keywords.compute import parse_keyword_file
 from analysis.select.formats import Tally, read_records
 from analysis.taxonomy.details import parse_detail_file

@@ -13,6 +13,7 @@ and an audit of the label columns.
 - ``compute``: the stage's computation; ``inputs``, ``figures``, ``outputs`` around it.
 """
 
+from analysis.agreement.params import AgreementParams
 from analysis.core.pipeline import P, Plot, Stage, rel
 
 # What the stage reads and writes (dvc.yaml is generated from it: analysis.tools.pipeline).
@@ -22,4 +23,5 @@ STAGE = Stage("agreement", reads=(rel(P.clean.processed), rel(P.taxonomy_file),
               plots=(Plot(rel(P.agreement.figure("kappas").with_suffix(".png"))),
                      Plot(rel(P.agreement.table("headline.csv")),
                           "Fleiss' kappa per issue type (Section III.B)", x="kappa",
-                          y="group")))
+                          y="group")),
+              params=AgreementParams)

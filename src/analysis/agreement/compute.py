@@ -21,6 +21,7 @@ import pandas as pd
 from analysis.agreement import audit as au
 from analysis.agreement.batches import batch_agreement
 from analysis.agreement.pairwise import confusions, pairwise_cohen, versus_reference
+from analysis.agreement.params import AgreementParams
 from analysis.agreement.ratings import (
     Ratings,
     Scale,
@@ -32,7 +33,6 @@ from analysis.agreement.ratings import (
 from analysis.agreement.tables import agreement_tables, grouping_candidates
 from analysis.core.claims import judge
 from analysis.core.errors import InputError
-from analysis.core.params import AgreementParams
 from analysis.core.paths import PATHS
 from analysis.core.projects import Projects
 from analysis.core.taxonomy import Taxonomy
@@ -92,7 +92,7 @@ AC1_DEFAULT = "taxonomy"
 
 def ac1_category_count(ac1_categories: str | int, ratings: Ratings) -> int:
     """The number of categories Gwet's AC1 assumes (params.yaml ``agreement.ac1_categories``,
-    checked by :class:`~analysis.core.params.AgreementParams`).
+    checked by :class:`~analysis.agreement.params.AgreementParams`).
 
     ``taxonomy`` (the default): the rating scale, i.e. the taxonomy's theme codes plus any
     label outside it that the data holds. An integer: that many, which must cover every

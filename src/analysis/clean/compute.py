@@ -51,7 +51,7 @@ def clean_dump(
 ) -> CleanResult:
     """Clean a whole dump: one tidy row per labelled issue, rejected rows, quality report.
     ``duplicates`` is params.yaml's ``clean.duplicates`` (``keep`` or ``first``, checked by
-    :class:`~analysis.core.params.CleanParams`)."""
+    :class:`~analysis.clean.params.CleanParams`)."""
     anomalies: list[Anomaly] = []
     scan = scan_dump(raw_dir, projects, taxonomy, duplicates, anomalies)
     all_rows = scan.rows

@@ -241,8 +241,8 @@ def discover_projects(dump: DumpFiles) -> tuple[list[ProjectFiles], list[Quirk]]
         raise InputError(
             f"no {ISSUE_DIR!r} folder in the dump",
             file=str(raw_dir),
-            fix="point ingest.source at a dump in the upstream layout "
-                "(see docs/your-own-dump.md)",
+            fix="give a dump in the upstream layout: an 'Issue Report' folder holding "
+                "a folder a project (see docs/your-own-dump.md)",
         )
     projects: list[ProjectFiles] = []
     quirks: list[Quirk] = []

@@ -39,8 +39,6 @@ from analysis.core.dumpsafety import (
 from analysis.core.errors import InputError
 from analysis.core.textsafe import visible
 
-INGEST = "ingest"  # the reader named in ingest's messages
-
 
 @dataclass(frozen=True)
 class DumpFile:
@@ -69,7 +67,7 @@ def before_open(rel: str, item: DumpFile) -> None:
     """
 
 
-def replaced(shown: str, reader: str = INGEST) -> InputError:
+def replaced(shown: str, reader: str) -> InputError:
     """The refusal of a dump file that is no longer the file that was checked (``shown``:
     how the message names it; ``reader``: the command that was reading)."""
     return InputError(
@@ -86,7 +84,7 @@ def unreadable(exc: OSError, path: Path) -> InputError:
 
 
 @contextmanager
-def open_dump_file(rel: str, item: DumpFile, reader: str = INGEST,
+def open_dump_file(rel: str, item: DumpFile, reader: str,
                    shown: str | None = None) -> Iterator[BinaryIO]:
     """Open a file found by :func:`walk_dump` for reading, once, refusing it if it was
     replaced since.
@@ -133,9 +131,10 @@ def read_all(fh: BinaryIO, path: Path) -> bytes:
         raise unreadable(exc, path) from exc
 
 
-def sha256_dump_file(rel: str, item: DumpFile) -> str:
-    """SHA-256 of a file found by :func:`walk_dump` (see :func:`open_dump_file`)."""
-    with open_dump_file(rel, item) as fh:
+def sha256_dump_file(rel: str, item: DumpFile, reader: str) -> str:
+    """SHA-256 of a file found by :func:`walk_dump` (see :func:`open_dump_file`;
+    ``reader``: the command reading it, in messages)."""
+    with open_dump_file(rel, item, reader) as fh:
         try:
             return sha256_stream(fh)
         except OSError as exc:
@@ -152,8 +151,8 @@ def copy_error(exc: OSError, source: Path, final: Path) -> Exception:
     return InputError(f"{error.problem} the copy of {source}", file=str(final), fix=error.fix)
 
 
-def copy_dump_file(rel: str, item: DumpFile, target: Path, final: Path | None = None,
-                   reader: str = INGEST, shown: str | None = None) -> str:
+def copy_dump_file(rel: str, item: DumpFile, target: Path, reader: str,
+                   final: Path | None = None, shown: str | None = None) -> str:
     """Copy a file found by :func:`walk_dump` to the new file ``target`` (see
     :func:`open_dump_file`: the file is opened once, and only if it is still the file that
     was checked) and return the SHA-256 of the bytes written, hashed as they are copied.
@@ -223,15 +222,17 @@ class Walk:
 
 
 def walk_dump(root: Path, max_files: int | None = DEFAULT_MAX_FILES,
-              limits: NameLimits | None = None, where: str | None = None) -> Walk:
+              limits: NameLimits | None = None, where: str | None = None,
+              setting: str | None = None) -> Walk:
     """Every plain file and folder under ``root``, checked without opening any of them.
 
     Refused, with a message naming the entry (by its path in the dump, or under
     ``where`` when given): more than ``max_files`` files and folders (the walk stops
-    there; None: no limit), names that cannot be written as they are (see
-    :func:`name_problem`), symbolic links (to a file or a folder), hard links and special
-    files (see :func:`entry_problem`), and two paths that would land on the same path (see
-    :func:`find_path_clash`). Operating-system and VCS junk is ignored (listed).
+    there; None: no limit; ``setting``: the parameter that sets it), names that cannot
+    be written as they are (see :func:`name_problem`), symbolic links (to a file or a
+    folder), hard links and special files (see :func:`entry_problem`), and two paths that
+    would land on the same path (see :func:`find_path_clash`). Operating-system and VCS
+    junk is ignored (listed).
     """
     limits = limits or NameLimits()
 
@@ -252,7 +253,7 @@ def walk_dump(root: Path, max_files: int | None = DEFAULT_MAX_FILES,
         for entry in list_folder(root / prefix, left, shown(prefix)):
             seen += 1
             if max_files is not None and seen > max_files:
-                raise too_many_entries(where or str(root), max_files, "source")
+                raise too_many_entries(where or str(root), max_files, "source", setting)
             rel = f"{prefix}/{entry.name}" if prefix else entry.name
             problem = name_problem(rel, limits)
             if problem:
@@ -281,11 +282,12 @@ def walk_dump(root: Path, max_files: int | None = DEFAULT_MAX_FILES,
 
 def collect_files(
     root: Path, max_files: int = DEFAULT_MAX_FILES, limits: NameLimits | None = None,
+    setting: str | None = None,
 ) -> tuple[dict[str, DumpFile], list[str]]:
     """All plain files under ``root`` (relative POSIX path -> :class:`DumpFile`) and the
     ignored junk, checked without opening any of them (:func:`walk_dump`; messages name
     entries by their path in the dump)."""
-    walk = walk_dump(root, max_files, limits)
+    walk = walk_dump(root, max_files, limits, setting=setting)
     return walk.files, walk.ignored
 
 

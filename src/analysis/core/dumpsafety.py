@@ -255,20 +255,18 @@ def entry_problem(info: os.stat_result) -> tuple[str, str] | None:
     return None
 
 
-def too_many_entries(where: str, max_files: int, noun: str) -> InputError:
-    """The refusal of a dump holding more than ``max_files`` files and folders."""
+def too_many_entries(where: str, max_files: int, noun: str, setting: str | None = None
+                     ) -> InputError:
+    """The refusal of a dump holding more than ``max_files`` files and folders; ``setting``
+    names the parameter that sets the limit, when one does."""
+    if setting is None:
+        return InputError(f"{noun} holds more than {max_files:,} files and folders",
+                          file=where, fix="check that this is a dump: one holds a few dozen "
+                                          "files (a label file and year files a project)")
     return InputError(
-        f"{noun} holds more than {max_files:,} files and folders (ingest.max_files)",
+        f"{noun} holds more than {max_files:,} files and folders ({setting})",
         file=where,
-        fix="check the source, or raise ingest.max_files in params.yaml if it is genuine",
+        fix=f"check the source, or raise {setting} in params.yaml if it is genuine",
     )
 
 
-def check_budget(total: int, max_bytes: int, archive: str) -> None:
-    """Refuse an archive (or a download) once ``total`` bytes pass ``max_bytes``."""
-    if total > max_bytes:
-        raise InputError(
-            f"archive unpacks to more than {max_bytes:,} bytes (decompression bomb?)",
-            file=archive,
-            fix="check the archive, or raise ingest.max_bytes if it is genuine",
-        )

@@ -1,34 +1,31 @@
-"""The run parameters, typed: one model a stage, its fields named as in ``params.yaml``.
+"""The run parameters, typed: a stage's model of its section of ``params.yaml``.
 
-A stage's notebook gets its section of params.yaml as injected values
-(:mod:`analysis.tools.nbrun`) and builds its model from them once (``Model.of(...)``); the
-model checks every value as it is built, and the stage passes it on, so a setting keeps its
-params.yaml name down to the code that uses it (``params.confidence_level``, or a keyword
-of that name). A wrong value is one message naming the setting, what it must be and where
-to set it (:func:`setting_error`), instead of a traceback from deep in the stage; checks
-that need the data (AC1's categories against the labels used, the detail files' types
-against the taxonomy) stay with the code that has the data.
+Each stage declares its model in its own package (``analysis.<stage>.params``, a
+:class:`StageParams` whose fields are named as in ``params.yaml``, named by its
+``STAGE``). A stage's notebook gets its section of params.yaml as injected values
+(:mod:`analysis.tools.nbrun`) and builds its model from them once (``Model.of(root,
+...)``); the model checks every value as it is built, and the stage passes it on, so a
+setting keeps its params.yaml name down to the code that uses it
+(``params.confidence_level``, or a keyword of that name). A wrong value is one message
+naming the setting, what it must be and where to set it (:func:`setting_error`), instead
+of a traceback from deep in the stage; checks that need the data (AC1's categories against
+the labels used, the detail files' types against the taxonomy) stay with the code that has
+the data. A setting naming a file of the dump (:data:`DumpFile`) must stay inside
+``data/raw/``: checked for its form always, and, given the project's root, for the links
+on its way too.
 """
 
 from __future__ import annotations
 
 import os
-import re
-from typing import Annotated, Any, ClassVar, Literal, Self, get_args, get_origin
+from pathlib import Path
+from typing import Annotated, Any, ClassVar, Self, get_args, get_origin
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    ValidationError,
-    ValidationInfo,
-    field_validator,
-)
+from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError, ValidationInfo
 
 from analysis.core.config import load_params
-from analysis.core.dumpsafety import DEFAULT_MAX_BYTES, DEFAULT_MAX_FILES
 from analysis.core.errors import InputError
-from analysis.core.paths import PATHS
+from analysis.core.paths import PATHS, Paths, outside_the_dump
 
 PARAMS_FILE = PATHS.params.name
 WHOLE = "a whole number of at least 0"
@@ -47,11 +44,14 @@ class StageParams(Settings):
     section: ClassVar[str]
 
     @classmethod
-    def of(cls, file: str = PARAMS_FILE, **values: Any) -> Self:
+    def of(cls, root: str | Path | None = None, file: str = PARAMS_FILE, **values: Any
+           ) -> Self:
         """The settings from their values (as injected from ``file``), or the
-        :class:`~analysis.core.errors.InputError` of the first wrong one."""
+        :class:`~analysis.core.errors.InputError` of the first wrong one. ``root``: the
+        project's root, whose ``data/raw/`` a :data:`DumpFile` setting must stay in."""
+        context = {"raw": Paths(Path(root)).raw} if root is not None else None
         try:
-            return cls(**values)
+            return cls.model_validate(values, context=context)
         except ValidationError as exc:
             raise setting_error(cls, exc.errors()[0], file) from None
 
@@ -84,7 +84,7 @@ def setting_at(model: type[StageParams], loc: tuple) -> tuple[str, str]:
         elif origin is list and isinstance(part, int):
             name, kind = f"{name}[{part}]", get_args(kind)[0]
         elif origin is dict:
-            name, kind = f"{name}[{part!r}]", get_args(kind)[1]
+            name, kind = f"{name}.{part}", get_args(kind)[1]
         else:  # a union's member tag, or a name that is no setting
             break
     return name, must
@@ -104,121 +104,44 @@ def setting_error(model: type[StageParams], error: dict, file: str = PARAMS_FILE
         problem = f"{name} is {error['input']!r}: it must be {must}"
         if error["type"] == "value_error":
             problem += f" ({error['ctx']['error']})"
+    if error["type"] == "value_error" and isinstance(error["ctx"]["error"], OutsideTheDump):
+        problem = f"{name} is {error['input']!r}: {error['ctx']['error']}"
+        fix = (f"set {name} in {file} to a file of the dump, relative to "
+               f"{DUMP_FOLDER}")
+        return InputError(problem, file=file, column=name, fix=fix)
     fix = (f"remove {name} from {file}" if error["type"] == "extra_forbidden"
            else f"set {name} in {file}")
     return InputError(problem, file=file, column=name, fix=fix)
 
 
-# --------------------------------------------------------------------------- the stages
+
+DUMP_FOLDER = f"{PATHS.raw.relative_to(PATHS.root).as_posix()}/"
 
 
-class IngestParams(StageParams):
-    """The ``ingest`` section, read by ``python -m analysis.ingest`` and its ``fetch``
-    (not a notebook: they build it from the params file they are given)."""
-
-    section: ClassVar[str] = "ingest"
-    source: Annotated[str, Field(min_length=1, description=(
-        "a folder in the upstream layout, a .zip/.tar.gz archive or an https:// URL, e.g. "
-        "data/release"))]
-    manifest: str | None = Field(None, description="a sha256sum manifest, e.g. "
-                                                   "data/release.sha256, or null")
-    mirror: str | None = Field(None, description="a folder holding the release, or null")
-    release_url: str | None = Field(None, description="the https:// URL of the release "
-                                                      "archive, or null")
-    commit: str | None = Field(None, description="an upstream commit id, or null")
-    archive_sha256: str | None = Field(None, description="the archive's SHA-256 (64 hex "
-                                                         "digits), or null")
-    max_bytes: Annotated[int, Field(ge=1, description=(
-        f"a whole number of at least 1, e.g. {DEFAULT_MAX_BYTES} (null: that default)"))] = (
-        DEFAULT_MAX_BYTES)
-    max_files: Annotated[int, Field(ge=1, description=(
-        f"a whole number of at least 1, e.g. {DEFAULT_MAX_FILES} (null: that default)"))] = (
-        DEFAULT_MAX_FILES)
-
-    @field_validator("max_bytes", "max_files", mode="before")
-    @classmethod
-    def null_is_the_default(cls, value: object, info: ValidationInfo) -> object:
-        """A limit set to null is its default."""
-        return cls.model_fields[info.field_name].default if value is None else value
+class OutsideTheDump(ValueError):
+    """A setting that should name a file of the dump leads outside it."""
 
 
-class CleanParams(StageParams):
-    section: ClassVar[str] = "clean"
-    duplicates: Literal["keep", "first"] = Field(description="'keep' or 'first'")
+def in_the_dump(value: str, info: ValidationInfo) -> str:
+    """A file of the dump, relative to ``data/raw/``: not absolute, no ``..``, not the
+    folder itself, and (given the project's root in the validation context) no symbolic
+    link leading out on its way (:func:`~analysis.core.paths.outside_the_dump`)."""
+    why = outside_the_dump((info.context or {}).get("raw"), value)
+    if why:
+        raise OutsideTheDump(why)
+    return value
 
 
-class RoleCategory(Settings):
-    """One role category of Section IV.A (``interviews.role_categories``)."""
-
-    key: str = Field(description="a name, e.g. engineer")
-    type: str | None = Field(None, description="a participant type, e.g. User, or null")
-    pattern: str = Field(description="a regular expression, e.g. engineer")
-    label: str | None = Field(None, description="a text, e.g. professional engineer")
-
-    @field_validator("pattern")
-    @classmethod
-    def compiles(cls, pattern: str) -> str:
-        """The pattern is matched as a regular expression: it must be one."""
-        try:
-            re.compile(pattern)
-        except re.error as exc:
-            raise ValueError(str(exc)) from None
-        return pattern
-
-    @property
-    def shown(self) -> str:
-        """The category as the pages name it: its label, else its key."""
-        return self.key if self.label is None else self.label
+DumpFile = Annotated[str, AfterValidator(in_the_dump)]
+"""A setting naming a file of the dump, relative to ``data/raw/`` (see :func:`in_the_dump`)."""
 
 
-class InterviewsParams(StageParams):
-    section: ClassVar[str] = "interviews"
-    sheet: str | None = Field(description="a sheet name of the background workbook, or "
-                                           "null for its first sheet")
-    groups: dict[str, str] = Field(description="role prefix -> participant type, e.g. "
-                                               "'LLM User: User'")
-    translations: dict[str, str] = Field(description="word -> its English meaning")
-    role_categories: list[RoleCategory] = Field(
-        description="a list of categories, each with a key, a type, a pattern and a label")
+def plain_name(value: str) -> str:
+    """A file name without a folder or ``..`` (a name with one would read a file outside
+    the folder it belongs to, which DVC does not track)."""
+    if not value.strip() or value in (".", "..") or any(c in value for c in "/\\\0"):
+        raise ValueError("a file name, without a folder or '..'")
+    return value
 
 
-class AgreementParams(StageParams):
-    section: ClassVar[str] = "agreement"
-    bootstrap_resamples: Annotated[int, Field(ge=0, description=WHOLE)]
-    seed: Annotated[int, Field(ge=0, description=WHOLE)]
-    confidence_level: Annotated[float, Field(gt=0, lt=1, description=(
-        "a number between 0 and 1, e.g. 0.95"))]
-    ac1_categories: Literal["taxonomy"] | Annotated[int, Field(ge=2)] = Field(
-        description="'taxonomy' or a whole number of at least 2 (the categories the "
-                    "annotators used)")
-
-
-class TaxonomyParams(StageParams):
-    section: ClassVar[str] = "taxonomy"
-    detail_files: dict[str, str] = Field(description=(
-        "issue type -> a file under data/raw, e.g. 'Bug: Issue Report/bug_symptoms.csv'"))
-    item_split: Literal["comma", "parentheses"] = Field(description="'comma' or "
-                                                                    "'parentheses'")
-
-
-class CompareParams(StageParams):
-    section: ClassVar[str] = "compare"
-    baseline: Annotated[str, Field(min_length=1, description=(
-        "the name of a snapshot in data/baseline/, e.g. upstream-2fba316"))]
-
-
-class KeywordsParams(StageParams):
-    section: ClassVar[str] = "keywords"
-    keywords_file: Annotated[str, Field(min_length=1, description=(
-        "a file under data/raw, e.g. filter_keywords"))]
-
-
-class FindingsParams(StageParams):
-    section: ClassVar[str] = "findings"
-    dominant_share: Annotated[float, Field(gt=0, lt=100, description=(
-        "a share in percent between 0 and 100, e.g. 50"))]
-
-
-STAGE_PARAMS: tuple[type[StageParams], ...] = (
-    IngestParams, CleanParams, InterviewsParams, AgreementParams, TaxonomyParams, CompareParams,
-    KeywordsParams, FindingsParams)
+PlainName = Annotated[str, AfterValidator(plain_name)]

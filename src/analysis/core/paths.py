@@ -274,33 +274,9 @@ class Paths:
         return self.root / "data" / "baseline"
 
     def baseline(self, name: str) -> Path:
-        """The baseline snapshot ``name`` (params.yaml ``compare.baseline``): a plain file
-        name in ``data/baseline/``, or one message naming the setting (a name with a
-        folder or ``..`` in it would read a file outside, which DVC does not track)."""
-        if (not isinstance(name, str) or not name.strip() or name in (".", "..")
-                or any(c in name for c in "/\\\0")):
-            folder = self.baselines.relative_to(self.root).as_posix()
-            found = sorted(p.stem for p in self.baselines.glob("*.json"))
-            raise InputError(f"{BASELINE_SETTING} is {name!r}: it must be the name of a "
-                             f"snapshot in {folder}/, without a folder or '..'",
-                             file=self.params.name, column=BASELINE_SETTING,
-                             fix=f"set {BASELINE_SETTING} in {self.params.name} to a file "
-                                 f"name of {folder}/ without .json (there: "
-                                 f"{', '.join(found) or 'none'})")
+        """The baseline snapshot ``name`` (a file name of ``data/baseline/`` without
+        ``.json``, as a parameter in params.yaml names it)."""
         return self.baselines / f"{name}.json"
-
-    def check_path_settings(self, stage: str, settings: dict[str, Any]) -> None:
-        """Refuse, before a stage runs, a setting of its params.yaml section
-        (``settings``) that names a path outside where it belongs: the settings of
-        :data:`DUMP_FILE_SETTINGS` (a file name, or a mapping of names, under
-        ``data/raw/``) and ``compare.baseline`` (see :func:`dump_file`, :meth:`baseline`)."""
-        for key in DUMP_FILE_SETTINGS.get(stage, ()):
-            value = settings.get(key)
-            named = value.items() if isinstance(value, dict) else [(None, value)]
-            for item, file in named:
-                dump_file(self.raw, file, f"{stage}.{key}" + (f".{item}" if item else ""))
-        if f"{stage}.baseline" == BASELINE_SETTING:
-            self.baseline(settings.get("baseline"))
 
     @property
     def release_manifest(self) -> Path:
@@ -508,12 +484,6 @@ class DumpLayout:
         return self.labels / "merge.json"
 
 
-# params.yaml settings, per stage, that name files of the dump relative to data/raw: a
-# file name, or a mapping of names (checked by Paths.check_path_settings); and the one that
-# names a snapshot in data/baseline.
-DUMP_FILE_SETTINGS = {"taxonomy": ("detail_files",), "keywords": ("keywords_file",)}
-BASELINE_SETTING = "compare.baseline"
-
 # The suffix of a project's excluded-candidates file (``<Project>_excluded.csv``).
 EXCLUDED_SUFFIX = "_excluded.csv"
 
@@ -541,26 +511,35 @@ class SheetPaths:
 PATHS = Paths()
 
 
-def dump_file(raw: Path, value: object, setting: str) -> Path:
-    """The file of the dump at ``raw`` (``data/raw/``) that the params.yaml ``setting``
-    names, relative to it; one message naming the setting when it is absolute, climbs out
-    with ``..`` or leads out through a symbolic link: a file outside the dump is no DVC
-    dependency, and its text and path would reach the outputs and the site."""
+def outside_the_dump(raw: Path | None, value: object) -> str | None:
+    """Why ``value``, a setting that should name a file of the dump at ``raw``
+    (``data/raw/``) relative to it, does not; None when it does. Absolute paths and ``..``
+    are refused by their form; given ``raw``, so is a symbolic link on the way that leads
+    out. A file outside the dump is no DVC dependency, and its text and path would reach
+    the outputs and the site."""
     shown = PATHS.raw.relative_to(PATHS.root).as_posix()
-    why = None
     if not isinstance(value, str) or not value.strip() or "\0" in value:
-        why = "it must name a file of the dump"
-    elif PurePosixPath(value).is_absolute() or PureWindowsPath(value).is_absolute():
-        why = "an absolute path, outside the dump"
-    elif ".." in PurePosixPath(value).parts:
-        why = f"'..' leads out of {shown}/"
-    else:
-        inside, target = Path(raw).resolve(), (Path(raw) / value).resolve()
-        if target == inside:
-            why = f"it names {shown}/ itself, not a file of it"
-        elif not target.is_relative_to(inside):
-            why = f"a symbolic link leads it out of {shown}/"
+        return "it must name a file of the dump"
+    if PurePosixPath(value).is_absolute() or PureWindowsPath(value).is_absolute():
+        return "an absolute path, outside the dump"
+    if ".." in PurePosixPath(value).parts:
+        return f"'..' leads out of {shown}/"
+    if raw is None:
+        return None
+    inside, target = Path(raw).resolve(), (Path(raw) / value).resolve()
+    if target == inside:
+        return f"it names {shown}/ itself, not a file of it"
+    if not target.is_relative_to(inside):
+        return f"a symbolic link leads it out of {shown}/"
+    return None
+
+
+def dump_file(raw: Path, value: object, setting: str) -> Path:
+    """The file of the dump at ``raw`` that the params.yaml ``setting`` names, relative to
+    it; one message naming the setting when it leads outside (:func:`outside_the_dump`)."""
+    why = outside_the_dump(raw, value)
     if why:
+        shown = PATHS.raw.relative_to(PATHS.root).as_posix()
         raise InputError(f"{setting} is {value!r}: {why}", file=PATHS.params.name,
                          column=setting,
                          fix=f"set {setting} in {PATHS.params.name} to a file of the dump, "

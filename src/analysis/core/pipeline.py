@@ -49,7 +49,8 @@ class Stage:
     ``python -m analysis.tools.nbrun <name>`` and writes the folders of :data:`KINDS` it
     lists in ``writes`` (:class:`~analysis.core.paths.StagePaths` names them), its
     executed notebook and its metrics. The other stages give their ``cmd``, their
-    ``outs`` and the ``module`` the command runs.
+    ``outs`` and the ``module`` the command runs. ``params`` is the model of its section
+    of params.yaml, if it has one.
     """
 
     name: str
@@ -61,8 +62,12 @@ class Stage:
     module: str | None = None
     outs: tuple[str, ...] = ()
     all_params: bool = False
+    params: type | None = None  # its settings' model (analysis.core.params.StageParams)
 
     def __post_init__(self) -> None:
+        if self.params is not None and self.params.section != self.name:
+            raise ValueError(f"stage {self.name}: its settings are the section "
+                             f"{self.params.section!r} of params.yaml, not its own")
         unknown = sorted(set(self.writes) - set(KINDS))
         if unknown:
             raise ValueError(f"stage {self.name}: unknown output kinds {unknown}; {KINDS}")

@@ -226,7 +226,7 @@ def compute(claims: pd.DataFrame, reproduced: list[dict[str, dict]],
     stages' reproduced values (one mapping per stage), and, given the taxonomy stage's
     ``themes`` and ``shares`` tables, how many reports each of the ``challenges`` rests on
     and which one theme dominates (above ``dominant_share`` percent of its reports: params.yaml
-    ``findings.dominant_share``, checked by :class:`~analysis.core.params.FindingsParams`)."""
+    ``findings.dominant_share``, checked by :class:`~analysis.findings.params.FindingsParams`)."""
     card = scorecard(claims, merge_reproduced(reproduced))
     if themes is None or shares is None:
         return Findings(card, dominant_share=dominant_share)

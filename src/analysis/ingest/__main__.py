@@ -18,11 +18,11 @@ from pathlib import Path
 from analysis.core import runlog
 from analysis.core.artifacts import write_json
 from analysis.core.errors import InputError
-from analysis.core.params import IngestParams
 from analysis.core.paths import PATHS, ROOT, project_path
 from analysis.ingest import fetch
 from analysis.ingest import ingest as copying
 from analysis.ingest.ingest import ingest
+from analysis.ingest.params import IngestParams
 
 
 def main(argv: Iterable[str] | None = None) -> int:

@@ -34,7 +34,6 @@ from analysis.core.dumpsafety import (
     FALLBACK_PATH_MAX,
     JUNK_DIRS,
     NameLimits,
-    check_budget,
     clash_problem,
     find_path_clash,
     is_junk,
@@ -46,6 +45,9 @@ from analysis.core.dumpsafety import (
 from analysis.core.errors import InputError
 from analysis.core.sizes import MiB, size_text
 
+# The settings of the limits (params.yaml), named in the refusals.
+MAX_FILES_SETTING = "ingest.max_files"
+MAX_BYTES_SETTING = "ingest.max_bytes"
 ARCHIVE_SUFFIXES = (".zip", ".tar.gz", ".tgz", ".tar")
 MAX_LONG_NAME_BYTES = FALLBACK_PATH_MAX
 """The most a GNU long-name or long-link header (``././@LongLink``) may declare: it holds
@@ -70,6 +72,16 @@ HOSTILE_FIX = ("refusing to read it; use the dump's original archive (this one i
                "crafted)")
 SPARSE_FIX = "refusing to extract sparse files; use an archive of plain files"
 ZIP_ENCRYPTED_FLAG = 0x1  # bit 0 of a zip entry's general purpose flags
+
+
+def check_budget(total: int, max_bytes: int, archive: str) -> None:
+    """Refuse an archive (or a download) once ``total`` bytes pass ``max_bytes``."""
+    if total > max_bytes:
+        raise InputError(
+            f"archive unpacks to more than {max_bytes:,} bytes (decompression bomb?)",
+            file=archive,
+            fix=f"check the archive, or raise {MAX_BYTES_SETTING} if it is genuine",
+        )
 
 
 def safe_relpath(name: str, archive: str | None = None) -> str:
@@ -191,7 +203,7 @@ def zip_entries(zf: zipfile.ZipFile, archive: str, max_files: int,
     anything is extracted)."""
     infos = zf.infolist()
     if len(infos) > max_files:
-        raise too_many_entries(archive, max_files, "archive")
+        raise too_many_entries(archive, max_files, "archive", MAX_FILES_SETTING)
     check_budget(sum(i.file_size for i in infos if not i.is_dir()), max_bytes, archive)
     entries = []
     for info in infos:
@@ -219,7 +231,7 @@ def tar_members(tf: tarfile.TarFile, archive: str, max_files: int,
         for member in tf:
             members.append(member)
             if len(members) > max_files:
-                raise too_many_entries(archive, max_files, "archive")
+                raise too_many_entries(archive, max_files, "archive", MAX_FILES_SETTING)
             check_budget(member.offset_data + (member.size if member.isfile() else 0),
                          max_bytes, archive)
     except ValueError as exc:

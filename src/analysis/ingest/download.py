@@ -16,9 +16,10 @@ import urllib.request
 from pathlib import Path
 
 from analysis.core.artifacts import disk_error
-from analysis.core.dumpsafety import CHUNK, DEFAULT_MAX_BYTES, check_budget
+from analysis.core.dumpsafety import CHUNK, DEFAULT_MAX_BYTES
 from analysis.core.errors import InputError
 from analysis.core.paths import PATHS
+from analysis.ingest.archives import check_budget
 
 URL_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
 

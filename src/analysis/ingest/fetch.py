@@ -37,7 +37,6 @@ from analysis.core.artifacts import (
 )
 from analysis.core.dumpfiles import unreadable
 from analysis.core.errors import InputError
-from analysis.core.params import IngestParams
 from analysis.core.paths import PATHS, Paths, project_path
 from analysis.core.textsafe import visible
 from analysis.ingest.archives import unpack
@@ -49,6 +48,7 @@ from analysis.ingest.files import (
     verify_folder,
 )
 from analysis.ingest.ingest import source_kind
+from analysis.ingest.params import IngestParams
 
 KIND_NAMES = {"dir": "a folder", "archive": "an archive", "url": "a URL"}
 LISTED = 3  # file names shown in a message before "and N more"

@@ -18,6 +18,9 @@ from pathlib import Path, PurePosixPath
 from analysis.core.dumpfiles import collect_files, copy_dump_file, sha256_dump_file
 from analysis.core.dumpsafety import DEFAULT_MAX_FILES, name_limits
 from analysis.core.errors import InputError
+from analysis.ingest.archives import MAX_FILES_SETTING
+
+READER = "ingest"  # the command reading the dump, in messages
 
 
 @dataclass(frozen=True)
@@ -41,8 +44,10 @@ def copy_dump(root: Path, staged: Path, final: Path, max_files: int = DEFAULT_MA
     copy names its place in ``final``.
     """
     files, ignored = collect_files(root, max_files=max_files,
-                                   limits=name_limits(staged, staged, final))
-    hashes = {rel: copy_dump_file(rel, files[rel], staged / rel, final=final / rel)
+                                   limits=name_limits(staged, staged, final),
+                                   setting=MAX_FILES_SETTING)
+    hashes = {rel: copy_dump_file(rel, files[rel], staged / rel, final=final / rel,
+                                 reader=READER)
               for rel in sorted(files) if only is None or rel in only}
     return Copied(hashes, sorted(files), ignored)
 
@@ -97,8 +102,8 @@ def verify_folder(folder: Path, manifest: dict[str, str], manifest_name: str,
     SHA-256 (:func:`verify_against_manifest`); return the files it holds that the manifest
     does not list. The folder is checked as a dump is (:func:`collect_files`) and its
     listed files hashed as they are copied (:func:`sha256_dump_file`)."""
-    files, _junk = collect_files(folder, max_files=max_files)
-    hashes = {rel: sha256_dump_file(rel, item) for rel, item in files.items()
+    files, _junk = collect_files(folder, max_files=max_files, setting=MAX_FILES_SETTING)
+    hashes = {rel: sha256_dump_file(rel, item, READER) for rel, item in files.items()
               if rel in manifest}
     verify_against_manifest(hashes, manifest, manifest_name)
     return sorted(set(files) - set(manifest))

@@ -19,7 +19,6 @@ from pathlib import Path
 import pandas as pd
 
 from analysis.core.errors import InputError
-from analysis.core.params import InterviewsParams, RoleCategory
 from analysis.core.quality import Anomaly, quirk_anomaly
 from analysis.interviews.normalise import (
     canonical,
@@ -29,6 +28,7 @@ from analysis.interviews.normalise import (
     translate,
     whitespace_change,
 )
+from analysis.interviews.params import InterviewsParams, RoleCategory
 from analysis.interviews.read import Sheet, read_sheet
 from analysis.interviews.rules import (
     BACKGROUND_COLUMNS,

@@ -18,12 +18,12 @@ from dataclasses import dataclass
 import pandas as pd
 
 from analysis.core.dump import Quirk
-from analysis.core.params import InterviewsParams
 from analysis.core.quality import Anomaly, make_anomaly, quality_report, quirk_anomaly
 from analysis.core.taxonomy import Taxonomy
 from analysis.interviews.background import clean_sheet
 from analysis.interviews.codebook import clean_codebook, node_sort_key
 from analysis.interviews.markup import guideline_markdown
+from analysis.interviews.params import InterviewsParams
 from analysis.interviews.read import InterviewFiles
 from analysis.interviews.rules import PRIVATE_COLUMNS, RULES, TYPES
 

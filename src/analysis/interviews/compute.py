@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from analysis.core.params import InterviewsParams
 from analysis.core.taxonomy import Taxonomy
 from analysis.interviews.clean import InterviewData, clean_interviews
 from analysis.interviews.codebook import node_order, participant_sort_key
 from analysis.interviews.normalise import neutral_pronouns
+from analysis.interviews.params import InterviewsParams
 from analysis.interviews.read import InterviewFiles
 from analysis.interviews.roles import (
     MAPPING_COLUMNS,

@@ -24,7 +24,7 @@ from collections.abc import Iterator
 import pandas as pd
 
 from analysis.core.claims import judge, paper_statement
-from analysis.core.params import RoleCategory
+from analysis.interviews.params import RoleCategory
 
 ROLE_COLUMNS = ["type", "role_raw", "role_title", "participants", "category", "matching"]
 MAPPING_COLUMNS = ["mapping", "description", "category", "participants"]

@@ -7,6 +7,7 @@ the type and theme mix by project and year, ``figures`` draws, and ``outputs`` s
 stage writes."""
 
 from analysis.core.pipeline import P, Plot, Stage, rel
+from analysis.taxonomy.params import TaxonomyParams
 
 # What the stage reads and writes (dvc.yaml is generated from it: analysis.tools.pipeline).
 STAGE = Stage("taxonomy", reads=(rel(P.raw), rel(P.clean.processed), rel(P.taxonomy_file),
@@ -14,4 +15,5 @@ STAGE = Stage("taxonomy", reads=(rel(P.raw), rel(P.clean.processed), rel(P.taxon
               writes=("processed", "tables", "figures", "vars", "reproduced"),
               plots=(Plot(rel(P.taxonomy.figure("tree").with_suffix(".png"))),
                      Plot(rel(P.taxonomy.table("themes.csv")), "Issues per theme (Fig. 2)",
-                          x="issues", y="code")))
+                          x="issues", y="code")),
+              params=TaxonomyParams)

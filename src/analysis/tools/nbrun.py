@@ -332,10 +332,8 @@ def run(notebook: Path, output: Path, parameters: dict) -> int:
 
     The kernel runs in the project root given by the ``root`` parameter (this checkout by
     default), and the notebook receives ``root = "."``: the executed notebook names no
-    folder of the machine, so it is the same on every machine. A parameter naming a path
-    outside where it belongs (:meth:`~analysis.core.paths.Paths.check_path_settings`) ends
-    the run first, in one line. The kernel is started first and boots while this process
-    imports papermill and reads the notebook.
+    folder of the machine, so it is the same on every machine. The kernel is started first
+    and boots while this process imports papermill and reads the notebook.
 
     The project's own runs leave a run record (:mod:`analysis.core.runlog`): the total
     and its split (:func:`stage_timings`: kernel start from the launch, imports, work;
@@ -343,11 +341,6 @@ def run(notebook: Path, output: Path, parameters: dict) -> int:
     """
     started = time.perf_counter()
     root = Path(parameters.get("root", ROOT)).resolve()
-    try:  # a setting naming a file outside the dump is refused before the kernel starts
-        Paths(root).check_path_settings(stage_name(notebook), parameters)
-    except InputError as exc:
-        print(f"{notebook.stem}: {exc}", file=sys.stderr)
-        return 1
     parameters = {**parameters, "root": "."}
     try:
         output.parent.mkdir(parents=True, exist_ok=True)  # makes root too, the kernel's cwd

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from analysis.agreement.params import AgreementParams
 from analysis.agreement.ratings import MISSING
-from analysis.core.params import AgreementParams
 
 # Fleiss (1971), Table 1: 30 patients, 6 psychiatrists, 5 diagnoses (1 depression,
 # 2 personality disorder, 3 schizophrenia, 4 neurosis, 5 other).

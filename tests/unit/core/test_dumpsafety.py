@@ -11,7 +11,6 @@ import pytest
 
 from analysis.core import dumpsafety as safety
 from analysis.core.dumpsafety import NameLimits, PathClash
-from analysis.core.errors import InputError
 
 LIMITS = NameLimits(name_bytes=10, path_bytes=20)
 
@@ -127,16 +126,13 @@ def test_special_kind_names_each_kind(tmp_path):
     assert safety.special_kind(0) == "a special file"
 
 
-def test_the_budgets_are_one_line_each():
-    safety.check_budget(10, 10, "a.zip")
-    with pytest.raises(InputError) as info:
-        safety.check_budget(11, 10, "a.zip")
-    assert str(info.value) == ("a.zip: archive unpacks to more than 10 bytes (decompression "
-                               "bomb?) -> check the archive, or raise ingest.max_bytes if it "
-                               "is genuine")
-    assert str(safety.too_many_entries("src", 1000, "source")) == (
+def test_too_many_entries_names_the_setting_that_sets_the_limit_where_one_does():
+    assert str(safety.too_many_entries("src", 1000, "source", "ingest.max_files")) == (
         "src: source holds more than 1,000 files and folders (ingest.max_files) -> check the "
         "source, or raise ingest.max_files in params.yaml if it is genuine")
+    assert str(safety.too_many_entries("base", 1000, "source")) == (
+        "base: source holds more than 1,000 files and folders -> check that this is a dump: "
+        "one holds a few dozen files (a label file and year files a project)")
 
 
 def test_landing_key_folds_case_and_normalisation():

@@ -5,25 +5,25 @@ the setting."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
+from analysis.agreement.params import AgreementParams
+from analysis.clean.params import CleanParams
+from analysis.compare.params import CompareParams
 from analysis.core.config import load_params
 from analysis.core.errors import InputError
-from analysis.core.params import (
-    STAGE_PARAMS,
-    AgreementParams,
-    CleanParams,
-    CompareParams,
-    FindingsParams,
-    IngestParams,
-    InterviewsParams,
-    KeywordsParams,
-    TaxonomyParams,
-)
 from analysis.core.paths import PATHS
+from analysis.findings.params import FindingsParams
+from analysis.ingest.params import IngestParams
+from analysis.interviews.params import InterviewsParams
+from analysis.keywords.params import KeywordsParams
+from analysis.taxonomy.params import TaxonomyParams
+from analysis.tools.pipeline import STAGES
 
 PARAMS = load_params(PATHS.params)
+STAGE_PARAMS = [stage.params for stage in STAGES if stage.params is not None]
 AGREEMENT = {"bootstrap_resamples": 10, "seed": 1, "confidence_level": 0.95,
              "ac1_categories": "taxonomy"}
 
@@ -104,7 +104,7 @@ def test_a_dominant_share_in_range_is_taken_as_a_number():
     (TaxonomyParams, {"detail_files": ["a.csv"], "item_split": "comma"},
      "taxonomy.detail_files"),
     (TaxonomyParams, {"detail_files": {"Bug": 3}, "item_split": "comma"},
-     "taxonomy.detail_files['Bug']"),
+     "taxonomy.detail_files.Bug"),
     (CompareParams, {"baseline": ""}, "compare.baseline"),
     (CompareParams, {"baseline": None}, "compare.baseline"),
     (KeywordsParams, {"keywords_file": 7}, "keywords.keywords_file"),
@@ -114,6 +114,61 @@ def test_a_wrong_setting_of_any_stage_is_one_message_naming_it(model, values, co
     err = wrong(model, **values)
     assert err.column == column and f"-> set {column} in params.yaml" in str(err)
     assert "\n" not in str(err)
+
+
+def test_every_stage_with_a_section_of_params_yaml_declares_its_model():
+    assert sorted(m.section for m in STAGE_PARAMS) == sorted(PARAMS)
+
+
+@pytest.fixture
+def dump_with_links(tmp_path) -> Path:
+    """A project whose data/raw holds a file, a link to it, and links that lead outside."""
+    raw = tmp_path / "project" / "data" / "raw"
+    (raw / "Issue Report").mkdir(parents=True)
+    (raw / "Issue Report" / "bug_symptoms.csv").write_text("theme\n")
+    (tmp_path / "secret.txt").write_text("not the dump's\n")
+    (raw / "inside").symlink_to(raw / "Issue Report")
+    (raw / "outside.csv").symlink_to(tmp_path / "secret.txt")
+    (raw / "elsewhere").symlink_to(tmp_path)
+    return tmp_path / "project"
+
+
+@pytest.mark.parametrize("value, why", [
+    ("/etc/passwd", "an absolute path, outside the dump"),
+    ("../../secret.txt", "'..' leads out of data/raw/"),
+    ("Issue Report/../../secret.txt", "'..' leads out of data/raw/"),
+    ("outside.csv", "a symbolic link leads it out of data/raw/"),
+    ("elsewhere/secret.txt", "a symbolic link leads it out of data/raw/"),
+    (".", "it names data/raw/ itself, not a file of it"),
+    ("", "it must name a file of the dump"),
+])
+def test_a_setting_naming_a_file_outside_the_dump_is_one_line(dump_with_links, value, why):
+    err = wrong(KeywordsParams, root=dump_with_links, keywords_file=value)
+    assert str(err) == (
+        f"params.yaml, column 'keywords.keywords_file': keywords.keywords_file is {value!r}: "
+        f"{why} -> set keywords.keywords_file in params.yaml to a file of the dump, "
+        "relative to data/raw/")
+    err = wrong(TaxonomyParams, root=dump_with_links, item_split="comma",
+                detail_files={"Question": "q.csv", "Bug": value})
+    assert err.column == "taxonomy.detail_files.Bug" and why in str(err)
+
+
+def test_a_setting_naming_a_file_of_the_dump_passes(dump_with_links):
+    for value in ("Issue Report/bug_symptoms.csv", "inside/bug_symptoms.csv", "absent.csv"):
+        built = KeywordsParams.of(dump_with_links, keywords_file=value)
+        assert built.keywords_file == value
+    # without the project's root only the form is checked: no link is followed
+    assert KeywordsParams.of(keywords_file="outside.csv").keywords_file == "outside.csv"
+
+
+@pytest.mark.parametrize("name", ["../../etc/passwd", "/tmp/x", "sub/name", "..", "a\\b", " "])
+def test_a_baseline_is_a_snapshot_name_without_a_folder(name):
+    err = wrong(CompareParams, baseline=name)
+    assert str(err) == (
+        f"params.yaml, column 'compare.baseline': compare.baseline is {name!r}: it must be "
+        "the name of a snapshot in data/baseline/ (without .json), e.g. upstream-2fba316 "
+        "(a file name, without a folder or '..') -> set compare.baseline in params.yaml")
+    assert CompareParams.of(baseline="upstream-1").baseline == "upstream-1"
 
 
 def test_a_wrong_role_category_names_the_entry_and_the_field():

@@ -129,38 +129,6 @@ def test_a_setting_naming_a_file_of_the_dump_is_that_file(dump_with_links):
         assert dump_file(raw, value, "taxonomy.detail_files.Bug") == raw / value
 
 
-@pytest.mark.parametrize("name", ["../../etc/passwd", "/tmp/x", "sub/name", "..", "a\\b", ""])
-def test_a_baseline_is_a_snapshot_name_without_a_folder(tmp_path, name):
-    paths = Paths(tmp_path)
-    paths.baselines.mkdir(parents=True)
-    (paths.baselines / "upstream-1.json").write_text("{}")
-    with pytest.raises(InputError) as err:
-        paths.baseline(name)
-    assert str(err.value) == (
-        f"params.yaml, column 'compare.baseline': compare.baseline is {name!r}: it must be "
-        "the name of a snapshot in data/baseline/, without a folder or '..' -> set "
-        "compare.baseline in params.yaml to a file name of data/baseline/ without .json "
-        "(there: upstream-1)")
-    assert paths.baseline("upstream-1") == paths.baselines / "upstream-1.json"
-
-
-def test_every_path_setting_of_a_stage_is_checked_before_it_runs(dump_with_links):
-    paths = dump_with_links
-    paths.check_path_settings("keywords", {"keywords_file": "filter_keywords"})
-    paths.check_path_settings("taxonomy", {"detail_files": {"Bug": "inside/x.csv"}})
-    paths.check_path_settings("compare", {"baseline": "upstream-2fba316"})
-    paths.check_path_settings("clean", {"duplicates": "/not/a/path/setting"})
-    for stage, settings, key in [
-        ("keywords", {"keywords_file": "../secret.txt"}, "keywords.keywords_file"),
-        ("taxonomy", {"detail_files": {"Question": "q.csv", "Bug": "outside.csv"}},
-         "taxonomy.detail_files.Bug"),
-        ("compare", {"baseline": "../../secret"}, "compare.baseline"),
-    ]:
-        with pytest.raises(InputError) as err:
-            paths.check_path_settings(stage, settings)
-        assert err.value.column == key
-
-
 def test_the_stages_are_the_notebooks_in_the_order_of_their_numbers(tmp_path):
     for name in ("02_second.py", "01_first.py", "10_tenth.py", "README.md", "1_short.py",
                  "03_Upper.py", "scratch.py"):

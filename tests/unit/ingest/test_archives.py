@@ -344,3 +344,12 @@ def test_an_encrypted_zip_entry_is_refused_before_anything_is_extracted(tmp_path
         "extract the archive with its password and give the folder as the source, or make an "
         "archive without a password")
     assert_untouched(out)
+
+
+def test_the_unpacked_budget_is_one_line():
+    archives.check_budget(10, 10, "a.zip")
+    with pytest.raises(InputError) as info:
+        archives.check_budget(11, 10, "a.zip")
+    assert str(info.value) == ("a.zip: archive unpacks to more than 10 bytes (decompression "
+                               "bomb?) -> check the archive, or raise ingest.max_bytes if it "
+                               "is genuine")

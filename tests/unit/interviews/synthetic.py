@@ -9,9 +9,9 @@ from pathlib import Path
 
 import openpyxl
 
-from analysis.core.params import InterviewsParams
 from analysis.core.taxonomy import Taxonomy
 from analysis.interviews.clean import InterviewData, clean_interviews
+from analysis.interviews.params import InterviewsParams
 from analysis.interviews.read import (
     BACKGROUND_FILE,
     CODEBOOK_FILE,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 
 from analysis.core.claims import load_claims
-from analysis.core.params import RoleCategory
 from analysis.interviews.compute import compute
+from analysis.interviews.params import RoleCategory
 from analysis.interviews.roles import (
     ROLE_CLAIMS,
     compositions,
