@@ -4,6 +4,7 @@ runs, read-only folders and stale sites: tests/faults/.)"""
 from __future__ import annotations
 
 import errno
+import os
 from pathlib import Path
 
 import pytest
@@ -29,14 +30,14 @@ def test_full_disk_while_writing_is_one_message_and_leaves_nothing(tmp_path, mon
 
 def test_unreadable_label_file_during_clean(dump, taxonomy, projects_meta, monkeypatch):
     root, _ = dump
-    real = Path.open  # the clean stage reads a file through one open, a line at a time
+    real = os.open  # the clean stage opens each file of the dump once (core.dumpfiles)
 
-    def guarded(self, *args, **kwargs):
-        if self.name == "vllm.csv":
+    def guarded(path, *args, **kwargs):
+        if Path(path).name == "vllm.csv":
             raise PermissionError(errno.EACCES, "Permission denied")
-        return real(self, *args, **kwargs)
+        return real(path, *args, **kwargs)
 
-    monkeypatch.setattr(Path, "open", guarded)
+    monkeypatch.setattr(os, "open", guarded)
     with pytest.raises(InputError, match="vllm/vllm.csv: cannot read file"):
         clean_dump(root, taxonomy, projects_meta)
 
