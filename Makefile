@@ -17,6 +17,8 @@ PYTEST_ARGS ?=
 # pip only; INSTALLER=uv: no fallback). VENV/.installer and the last line say which ran.
 INSTALLER ?= auto
 PINNED := requirements.txt requirements-no-deps.txt requirements-uv.txt pyproject.toml
+
+.PHONY: report pipeline serve test test-fast bench lint venv clean-venv pins
 PIP_INSTALL = $(2)/bin/python -m pip install --quiet --disable-pip-version-check --no-compile
 UV_INSTALL = $(2)/bin/uv pip install --quiet --python $(2)/bin/python
 define SETUP

@@ -130,3 +130,12 @@ def test_a_failing_pip_or_an_old_python_is_one_message(project):
     proc, commands = make_venv(project, OLD="1")
     assert proc.returncode != 0 and commands == []
     assert "is older than Python 3.11: run make with PYTHON=python3.11" in proc.stderr
+
+
+def test_the_targets_named_like_folders_always_run():
+    """``report/`` and ``tests/`` are folders: without .PHONY, make would take ``make
+    report`` and ``make test`` as done."""
+    proc = subprocess.run(["make", "-n", "report", "test"], cwd=ROOT, capture_output=True,
+                          text=True, env={"PATH": "/usr/bin:/bin"})
+    assert "python -m analysis.tools.repro" in proc.stdout
+    assert "python -m pytest" in proc.stdout
