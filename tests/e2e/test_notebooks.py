@@ -88,8 +88,9 @@ def test_user_error_in_a_notebook_is_one_message_and_leaves_no_output(tmp_path, 
 ])
 def test_a_setting_naming_a_file_outside_the_dump_ends_the_stage_in_one_line(
         tmp_path, capsys, stage, name, value, setting):
-    """The stage's own parameters, as nbrun passes them to papermill: refused before the
-    notebook runs, so no file outside the dump is read and nothing is written."""
+    """The stage's own parameters, as nbrun passes them to papermill: refused when the
+    notebook builds its settings, before it reads anything, so no file outside the dump is
+    read and nothing is written."""
     root = tmp_path / "project"
     copy_curated(root)
     paths = Paths(root)
@@ -106,7 +107,9 @@ def test_a_setting_naming_a_file_outside_the_dump_ends_the_stage_in_one_line(
     assert err.startswith(f"{paths.stage(stage).notebook.stem}: params.yaml, column "
                           f"'{setting}': {setting} is ")
     assert len(err.splitlines()) == 1 and "Traceback" not in err
-    assert not paths.stage(stage).notebook.parent.exists()  # nothing run, nothing written
+    st = paths.stage(stage)  # nothing written: no output of the stage
+    assert [p for p in (st.processed, st.tables, st.figures, st.vars, st.reproduced,
+                        st.metrics, st.notebook) if p.exists()] == []
 
 
 def test_notebook_check_accepts_ours_and_refuses_outputs(tmp_path):

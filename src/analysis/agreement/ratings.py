@@ -247,9 +247,9 @@ def label_patterns(codes: np.ndarray, n_categories: int,
     n = codes.shape[0]
     weights = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
     key = _pack(codes, n_categories)
-    if n == 0:
-        uniq = codes[:0]
-        inverse = np.zeros(0, dtype=np.int64)
+    if n == 0 or codes.shape[1] == 0:  # no issue, or no rating: at most one (empty) pattern
+        uniq = codes[:min(n, 1)]
+        inverse = np.zeros(n, dtype=np.int64)
     elif key is not None:
         inverse, keys = pd.factorize(key, sort=True)
         bits = max(1, int(n_categories).bit_length())

@@ -67,3 +67,12 @@ def test_a_group_without_two_complete_issues_is_nan():
     assert both["complete"]["value"][0] == 1.0
     assert np.isnan(both["complete"]["value"][1])
     assert both["generalised"]["rated"].tolist() == [2, 1]
+
+
+def test_a_group_of_issues_without_annotator_columns_has_no_kappa():
+    """A selection of no label column (an annotator left out of a one-annotator group, a
+    batch's columns on the release's rows) gives no kappa, not an error."""
+    out = kappas_by_group(np.zeros((5, 0), dtype=np.int16), np.array([0, 0, 1, 1, 1]), 2, 3,
+                          with_total=True)
+    for estimator in ("complete", "generalised"):
+        assert np.isnan(out[estimator]["value"]).all()
