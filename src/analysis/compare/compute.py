@@ -184,13 +184,15 @@ class Comparison:
 
 
 def compute(issues: pd.DataFrame, projects: Projects, baseline: dict,
-            agreement_metrics: dict, agreement_file: str) -> Comparison:
+            agreement_metrics: dict, agreement_file: str, resamples: int = 10_000,
+            seed: int = 0) -> Comparison:
     """The current run (processed issues, the agreement stage's metrics, read from
-    ``agreement_file``) against the ``baseline`` snapshot."""
+    ``agreement_file``) against the ``baseline`` snapshot; on a study, the drift of each
+    batch (its Monte-Carlo test, where one runs, draws ``resamples`` from ``seed``)."""
     cur = count_summary(issues)
     source = f"the agreement stage ({agreement_file})"
     kappas = kappas_from_agreement(agreement_metrics, agreement_file)
-    drift = study.drift(issues)
+    drift = study.drift(issues, resamples, seed)
     return Comparison(
         base=baseline, current=cur,
         projects=compare_projects(baseline, cur, projects),
