@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.compare import batches as study
+from analysis.core.batches import release_rows
 from analysis.core.errors import InputError
 from analysis.core.projects import Projects
 
@@ -29,8 +30,9 @@ STATUS_ORDER = ["new", "removed", "changed", "unchanged"]
 
 
 def count_summary(issues: pd.DataFrame) -> dict:
-    """Issues per project (total, by year, by type), per year and per type; annotators."""
-    annotators = [c for c in issues.columns if c.startswith("annotator_")]
+    """Issues per project (total, by year, by type), per year and per type; annotators
+    (of the release's reports: a study's batches have their own, compared per batch)."""
+    annotators = [c for c in release_rows(issues).columns if c.startswith("annotator_")]
     projects = {}
     for name, g in issues.groupby("project", sort=True):
         projects[str(name)] = {
