@@ -200,7 +200,7 @@ def study_table(counts: pd.DataFrame) -> str:
             for part, shown, _ in groups for c in shown]
         cls = ' class="sum"' if project == SUM else ""
         rows.append(f"<tr{cls}>{''.join(cells)}</tr>")
-    return (f'<div class="table-wrap"><table class="table compare study"><thead>'
+    return (f'<div class="table-wrap"><table class="table compare study wide"><thead>'
             f'<tr>{"".join(top)}</tr><tr>{"".join(sub)}</tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table></div>')
 
