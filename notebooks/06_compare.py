@@ -12,6 +12,8 @@ root = "."  # the project root: every path below derives from it (analysis.core.
 # The stage's section of params.yaml (the one place its values are written), injected by
 # `python -m analysis.tools.nbrun`; run by hand, inject them the same way.
 baseline = None
+resamples = None
+seed = None
 
 # %%
 from pathlib import Path
@@ -27,13 +29,14 @@ from analysis.core.projects import Projects
 from analysis.core.stage import write_outputs
 
 # %%
-params = CompareParams.of(root, baseline=baseline)
+params = CompareParams.of(root, baseline=baseline, resamples=resamples, seed=seed)
 paths = Paths(Path(root).resolve())
 agreement = paths.agreement.metrics
 result = compute.compute(pd.read_parquet(paths.clean.issues_parquet),
                          Projects.load(paths.projects_file),
                          load_baseline(paths.baseline(params.baseline)),
-                         read_json(agreement), agreement.relative_to(paths.root).as_posix())
+                         read_json(agreement), agreement.relative_to(paths.root).as_posix(),
+                         params.resamples, params.seed)
 write_outputs(paths.compare, outputs.build(result))
 
 # %% [markdown]

@@ -73,3 +73,116 @@ def write_vllm_hour(path: Path, seed: int) -> None:
             (n, f"2026-01-0{n}T00:00:00Z", f"issue {n}", "") for n in range(1, 6)]),
         *opened_issues("vllm-project/vllm", [(1001, "2026-01-01T00:00:00Z", "again", "")]),
         pull, event(rng, 2, "IssuesEvent", OTHERS[3], "2026-01-01T01:00:00Z")])
+
+
+# --------------------------------------------------------------------------- two batches
+
+# Two batches of new labels, as a team makes them with the update loop (select -> sheets
+# -> merge -> adjudicate -> extend): per batch, the GH Archive hours it is selected from
+# (repository -> [(number, created_at, title)]: 'LLM' makes a PyTorch issue a candidate, a
+# vLLM issue is one whatever its title) and per candidate the (label, excluded) of its
+# three annotators. 2026-01 holds reports of 2025, a year the release covers, and of 2026;
+# 2026-02 only 2026's.
+P = "https://github.com/pytorch/pytorch/issues/"
+BATCH_HOURS = {
+    "2026-01": {
+        "2025-12-30-10.json.gz": {
+            "pytorch/pytorch": [(9001, "2025-12-30T10:00:00Z", "LLM OOM on A100"),
+                                (9002, "2025-12-30T10:05:00Z", "LLM checkpoint"),
+                                (9003, "2025-12-30T10:06:00Z", "conv2d slow")],
+            "vllm-project/vllm": [(9101, "2025-12-30T10:07:00Z", "serving crash")]},
+        "2026-01-15-10.json.gz": {
+            "pytorch/pytorch": [(9004, "2026-01-15T10:00:00Z", "LLM compile error"),
+                                (9005, "2026-01-15T10:01:00Z", "LLM docs")],
+            "vllm-project/vllm": [(n, f"2026-01-15T10:{n - 9100:02d}:00Z", f"vllm {n}")
+                                  for n in range(9102, 9110)]}},
+    "2026-02": {
+        "2026-02-10-10.json.gz": {
+            "pytorch/pytorch": [(9201, "2026-02-10T10:00:00Z", "LLM FSDP hang"),
+                                (9202, "2026-02-10T10:01:00Z", "LLM question"),
+                                (9203, "2026-02-10T10:02:00Z", "not about LLM at all")],
+            "vllm-project/vllm": [(n, f"2026-02-10T10:{n - 9300:02d}:00Z", f"vllm {n}")
+                                  for n in range(9301, 9311)]}},
+}
+AGREED = {"C.1": ["C.1"] * 3, "C.3": ["C.3"] * 3, "A.1": ["A.1"] * 3, "B.2": ["B.2"] * 3,
+          "C.5": ["C.5", "C.5", "C.3"], "B.4": ["B.4", "B.2", "B.4"]}
+THEMES_2026_01 = ["C.1", "C.3", "A.1", "B.2", "C.5", "B.4", "C.1", "C.3", "C.1", "B.2",
+                  "C.5", "C.1"]
+THEMES_2026_02 = ["C.3", "A.1", "C.1", "C.1", "B.2", "C.5", "C.3", "B.4", "C.1", "C.3",
+                  "B.2"]
+# per batch: the candidates all three exclude, and one without a majority (decided)
+EXCLUDED = {"2026-01": [f"{P}9005", f"{V}9109"], "2026-02": [f"{P}9203"]}
+UNDECIDED = {"2026-01": (f"{V}9108", ["A.2", "A.3", "A.4"], "A.2"),
+             "2026-02": (f"{V}9310", ["C.7", "C.8", "C.9"], "C.8")}
+
+
+def batch_marks(batch: str, candidates: list[str]) -> dict[str, list[tuple[str, str]]]:
+    """Each candidate's three (label, excluded), as the batch's annotators fill them: the
+    excluded ones by all, the undecided one split three ways, the others by
+    :data:`AGREED` in the order of the batch's themes."""
+    themes = iter(THEMES_2026_01 if batch == "2026-01" else THEMES_2026_02)
+    undecided, split, _ = UNDECIDED[batch]
+    marks = {}
+    for url in candidates:
+        if url in EXCLUDED[batch]:
+            marks[url] = [("", "x")] * 3
+        elif url == undecided:
+            marks[url] = [(label, "") for label in split]
+        else:
+            marks[url] = [(label, "") for label in AGREED[next(themes)]]
+    return marks
+
+
+def make_batch(work: Path, batch: str, known: Path, keywords: Path, run) -> Path:
+    """One batch through select, sheets, merge and the adjudicators' decision, in
+    ``work/<batch>/``; ``run(*args)`` runs ``python -m args`` in the project."""
+    import pandas as pd
+
+    from analysis.core.paths import SheetPaths
+    from tests.support.gharchive import opened_issues, write_events
+    from tests.support.sheets import fill, read_rows
+
+    folder = work / batch
+    for hour, repos in BATCH_HOURS[batch].items():
+        write_events(folder / "gharchive" / hour, [
+            e for repo, issues in repos.items()
+            for e in opened_issues(repo, [(n, when, title, "") for n, when, title in issues])])
+    update = folder / "update"
+    run("analysis.select", str(folder / "gharchive"), "--out", str(update), "--known",
+        str(known), "--keywords", str(keywords))
+    candidates = list(pd.read_csv(update / "selection" / "candidates.csv", dtype=str)["url"])
+    run("analysis.labels", "sheets", str(update / "selection" / "candidates.csv"),
+        "--annotators", "3", "--out", str(update))
+    marks = batch_marks(batch, candidates)
+    sheets = [SheetPaths(update).sheet(k) for k in (1, 2, 3)]
+    for k, sheet in enumerate(sheets):
+        fill(sheet, {url: m[k] for url, m in marks.items()})
+    merged = folder / "batch"
+    run("analysis.labels", "merge", *map(str, sheets), "--out", str(merged))
+    rows = read_rows(merged / "labels" / "adjudication.csv")
+    decision = rows[0].index("decision")
+    for row in rows[1:]:
+        row[decision] = UNDECIDED[batch][2]
+    pd.DataFrame(rows[1:], columns=rows[0]).to_csv(folder / "decisions.csv", index=False)
+    run("analysis.labels", "merge", *map(str, sheets), "--out", str(merged), "--decisions",
+        str(folder / "decisions.csv"), "--force")
+    return merged
+
+
+def two_batch_study(release: Path, work: Path, run) -> Path:
+    """The release extended with batches 2026-01 and 2026-02 (:data:`BATCH_HOURS`), each
+    made as the update tutorial says, the second selected against the first's study;
+    the study's folder (``work/study-2``)."""
+    from tests.support.dumps import KEYWORDS
+
+    keywords = work / "filter_keywords"  # a list for every framework select looks for
+    keywords.parent.mkdir(parents=True, exist_ok=True)
+    keywords.write_text(KEYWORDS + "mindspore_keywords = ['llm']\n", encoding="utf-8")
+    base = release
+    for i, batch in enumerate(BATCH_HOURS, 1):
+        merged = make_batch(work, batch, base, keywords, run)
+        study = work / f"study-{i}"
+        run("analysis.labels", "extend", "--base", str(base), "--batch", str(merged),
+            "--out", str(study), "--name", batch)
+        base = study
+    return base

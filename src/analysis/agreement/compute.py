@@ -31,6 +31,7 @@ from analysis.agreement.ratings import (
     group_index,
 )
 from analysis.agreement.tables import agreement_tables, grouping_candidates
+from analysis.core.batches import release_rows
 from analysis.core.claims import judge
 from analysis.core.errors import InputError
 from analysis.core.paths import PATHS
@@ -244,9 +245,14 @@ def grouping_versus_paper(grouping: pd.DataFrame, claims: pd.DataFrame) -> pd.Da
 def compute(issues: pd.DataFrame, taxonomy: Taxonomy, projects: Projects,
             claims: pd.DataFrame, params: AgreementParams) -> Agreement:
     """The whole stage from the processed issues: :func:`analyse` with the projects in
-    Table I's order, then the headline and grouping tables beside the paper's kappas."""
-    keys = [str(p) for p in pd.unique(issues["project"])]
-    a = analyse(issues, taxonomy, projects.order(keys), params)
+    Table I's order, then the headline and grouping tables beside the paper's kappas.
+
+    On a study the analysis is the release's rows and annotators (the paper, reproduced:
+    a batch never moves the paper's kappas), and each batch's agreement on its own
+    annotators is :func:`~analysis.agreement.batches.batch_agreement`'s."""
+    release = release_rows(issues)
+    keys = [str(p) for p in pd.unique(release["project"])]
+    a = analyse(release, taxonomy, projects.order(keys), params)
     return Agreement(analysis=a, headline=headline(a, claims),
                      grouping=grouping_versus_paper(a.grouping, claims),
                      paper_kappas=paper_kappas(claims), project_names=projects.names(keys),

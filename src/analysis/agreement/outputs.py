@@ -100,14 +100,11 @@ def metrics(result: Agreement) -> dict:
                                       "ci_high": _r(r.ci_high)}
                             for r in kappas.itertuples(index=False)}}
     if result.batches is not None:
-        # a study dump: its batches' annotators never rate the same rows, so no row is
-        # complete; the per-type kappas are Gwet's generalised estimator's, said so
-        gen = s[(s["grouping"] == "type") & (s["statistic"] == "fleiss_kappa_generalised")]
-        out["fleiss_kappa"] = {r.group: {"value": _r(r.value), "ci_low": _r(r.ci_low),
-                                         "ci_high": _r(r.ci_high), "estimator": "generalised"}
-                               for r in gen.itertuples(index=False)}
+        # a study dump: the kappas above are the release's; each batch's on its own
+        # annotators here
         out["batches"] = {str(r.batch): {"issues": int(r.issues),
                                          "annotators": int(r.annotators),
+                                         "fleiss_kappa": _r(r.fleiss_kappa),
                                          "fleiss_kappa_generalised":
                                              _r(r.fleiss_kappa_generalised)}
                           for r in result.batches.itertuples(index=False)}

@@ -75,10 +75,14 @@ def clean_dump(
 
 
 def exclusion_table(summaries: list[dict], projects: Projects) -> pd.DataFrame:
-    """The per-project exclusions in Table I's project order, counts as nullable ints."""
-    frame = pd.DataFrame(summaries, columns=EXCLUSION_COLUMNS)
-    order = projects.order(frame["project"].tolist())
-    frame = frame.set_index("project").reindex(order).reset_index()
+    """The exclusions in Table I's project order, counts as nullable ints; a study's have
+    one line per project and batch (a ``batch`` column last, the batches in the study's
+    order within a project)."""
+    batched = any("batch" in s for s in summaries)
+    frame = pd.DataFrame(summaries, columns=[*EXCLUSION_COLUMNS, *(["batch"] * batched)])
+    rank = {p: i for i, p in enumerate(projects.order(list(dict.fromkeys(frame["project"]))))}
+    frame = (frame.assign(_o=frame["project"].map(rank)).sort_values("_o", kind="mergesort")
+             .drop(columns="_o").reset_index(drop=True))
     for col in ("label_rows", "excluded", "candidates"):
         frame[col] = frame[col].astype("Int64")
     frame["recorded"] = frame["recorded"].astype(bool)

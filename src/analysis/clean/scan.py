@@ -24,7 +24,7 @@ import pandas as pd
 from analysis.clean.across import code_groups, cross_project_duplicates, judge_project
 from analysis.clean.keys import KeyGroups
 from analysis.clean.rules import RULES, label_rows
-from analysis.clean.study import NO_STUDY, READER, Study, read_study
+from analysis.clean.study import NO_STUDY, READER, RELEASE_BATCH, Study, read_study
 from analysis.core import schemas
 from analysis.core.dump import (
     MAX_LINE,
@@ -328,29 +328,41 @@ def clean_excluded(
     return excluded.reset_index(drop=True), rejected, files
 
 
-def exclusion_summary(project: str, rows: pd.DataFrame, excluded: pd.DataFrame | None,
-                      recording: frozenset[str] | None = None) -> dict:
+def exclusion_summary(project: str, rows: pd.DataFrame,
+                      excluded: pd.DataFrame | None) -> dict:
     """One project's line of the exclusions table: whether the dump records its excluded
     candidates, its label rows (every non-blank row: each is a candidate that was not
     excluded, even one set aside for want of a final label), the excluded count and the
-    candidates (label rows + excluded); the last two empty when nothing is recorded.
-
-    In a study dump (``recording``: the batches that record their exclusions,
-    :class:`~analysis.clean.study.Study`) only the rows of those batches count: the
-    release records none, so an excluded file holding only a new batch's rows must not
-    turn the release's label rows into candidates with no exclusions, which would
-    understate the rate."""
-    if recording is not None:
-        rows = rows[rows["batch"].isin(recording)] if len(rows) else rows
-        excluded = None if excluded is None else excluded[excluded["batch"].isin(recording)]
-        if excluded is not None and not len(excluded) and not len(rows):
-            excluded = None
+    candidates (label rows + excluded); the last two empty when nothing is recorded. (A
+    study's lines are per batch: :func:`batch_exclusions`.)"""
     label_rows = int((rows["reason"] != "blank_row").sum()) if len(rows) else 0
     if excluded is None:
         return {"project": project, "recorded": False, "label_rows": label_rows,
                 "excluded": None, "candidates": None}
     return {"project": project, "recorded": True, "label_rows": label_rows,
             "excluded": len(excluded), "candidates": label_rows + len(excluded)}
+
+
+def batch_exclusions(project: str, rows: pd.DataFrame, excluded: pd.DataFrame | None,
+                     study: Study) -> list[dict]:
+    """A study's lines of the exclusions table for one project: one per batch with a
+    candidate in it (:func:`exclusion_summary` on that batch's rows alone, with the
+    ``batch`` named), in the study's order of batches. A false-positive rate is a batch's
+    own: batches are drawn from different periods by different annotators, so their
+    candidates are never pooled into one rate."""
+    def batch_of(frame: pd.DataFrame) -> pd.Series:
+        return frame["batch"].fillna(RELEASE_BATCH).astype(str)
+
+    out = []
+    for name in study.own_columns or {}:
+        mine = rows[(batch_of(rows) == name).to_numpy()] if len(rows) else rows
+        gone = None
+        if excluded is not None and name in (study.recording or ()):
+            gone = excluded[(batch_of(excluded) == name).to_numpy()]
+        line = exclusion_summary(project, mine, gone)
+        if line["label_rows"] or line["excluded"]:
+            out.append({**line, "batch": name})
+    return out
 
 
 @dataclass
@@ -412,8 +424,10 @@ def scan_dump(raw_dir: Path | DumpFiles, projects: Projects, taxonomy: Taxonomy,
             rows = rows.assign(project=project.name,
                                source_file=project.label_file.relative_to(raw_dir).as_posix())
         else:
-            scan.exclusions.append(exclusion_summary(project.name, rows, gone,
-                                                     study.recording))
+            if study.own_columns is None:
+                scan.exclusions.append(exclusion_summary(project.name, rows, gone))
+            else:
+                scan.exclusions += batch_exclusions(project.name, rows, gone, study)
             scan.rejected.append(rejected)
             rows = rows.assign(project=project.name, project_name=described.name,
                                kind=described.kind, host=described.host or "unknown",

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.compare import batches as study
+from analysis.core.batches import release_rows
 from analysis.core.errors import InputError
 from analysis.core.projects import Projects
 
@@ -29,8 +30,9 @@ STATUS_ORDER = ["new", "removed", "changed", "unchanged"]
 
 
 def count_summary(issues: pd.DataFrame) -> dict:
-    """Issues per project (total, by year, by type), per year and per type; annotators."""
-    annotators = [c for c in issues.columns if c.startswith("annotator_")]
+    """Issues per project (total, by year, by type), per year and per type; annotators
+    (of the release's reports: a study's batches have their own, compared per batch)."""
+    annotators = [c for c in release_rows(issues).columns if c.startswith("annotator_")]
     projects = {}
     for name, g in issues.groupby("project", sort=True):
         projects[str(name)] = {
@@ -184,13 +186,15 @@ class Comparison:
 
 
 def compute(issues: pd.DataFrame, projects: Projects, baseline: dict,
-            agreement_metrics: dict, agreement_file: str) -> Comparison:
+            agreement_metrics: dict, agreement_file: str, resamples: int = 10_000,
+            seed: int = 0) -> Comparison:
     """The current run (processed issues, the agreement stage's metrics, read from
-    ``agreement_file``) against the ``baseline`` snapshot."""
+    ``agreement_file``) against the ``baseline`` snapshot; on a study, the drift of each
+    batch (its Monte-Carlo test, where one runs, draws ``resamples`` from ``seed``)."""
     cur = count_summary(issues)
     source = f"the agreement stage ({agreement_file})"
     kappas = kappas_from_agreement(agreement_metrics, agreement_file)
-    drift = study.drift(issues)
+    drift = study.drift(issues, resamples, seed)
     return Comparison(
         base=baseline, current=cur,
         projects=compare_projects(baseline, cur, projects),

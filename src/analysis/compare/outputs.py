@@ -101,7 +101,10 @@ def website_vars(result: Comparison) -> dict[str, object]:
         "years_new": ", ".join(new_y) or "none",
         "years_removed": ", ".join(gone_y) or "none",
         "summary": summary,
-        "kappa_source_text": f"Kappas of this build come from {result.kappa_source}.",
+        "kappa_source_text": f"Kappas of this build come from {result.kappa_source}."
+                             + (" On a study they are the release's annotators' (the "
+                                "paper's); each batch's own are under Agreement per batch."
+                                if result.drift is not None else ""),
         "kappa_bug_baseline": k("bug", "baseline"),
         "kappa_bug_current": k("bug", "current"),
         "kappa_bug_change": k("bug", "change"),

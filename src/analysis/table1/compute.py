@@ -11,6 +11,12 @@ whose excluded reports were never published) gets the paper's own rate, marked
 ``reported``; a project with neither gets none. The Sum row shows the average of the
 projects' rates, as the paper does ("Average: 11.19%"): of the computed rates when any
 project has one, else of the reported ones.
+
+On a study (the release extended with batches of new labels) Table I is the release's:
+its rows and its exclusions (the paper, reproduced: a batch never changes a cell judged
+against the paper). :class:`StudyNow` is the study as it stands: the release, each batch
+and the total side by side (:func:`study_counts`), and each batch's own false-positive
+rates with their n and interval (:func:`batch_false_positives`).
 """
 
 from __future__ import annotations
@@ -19,6 +25,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from analysis.core import proportions
+from analysis.core.batches import RELEASE, batch_names, is_study, release_rows
 from analysis.core.claims import parse_printed
 from analysis.core.formatting import MISSING, is_missing
 from analysis.core.projects import Projects
@@ -116,14 +124,25 @@ def false_positive_table(table: pd.DataFrame, exclusions: pd.DataFrame | None,
 
 
 @dataclass(frozen=True)
+class StudyNow:
+    """A study's Table I as it stands now (:func:`study_counts`) and each batch's
+    false-positive rates (:func:`batch_false_positives`)."""
+
+    counts: pd.DataFrame
+    false_positives: pd.DataFrame
+
+
+@dataclass(frozen=True)
 class Table1:
     """What the stage computes: the table, the type shares, the false-positive rates
-    (:func:`false_positive_table`) and the projects' descriptions."""
+    (:func:`false_positive_table`) and the projects' descriptions, all of the release's
+    rows (the paper, reproduced); on a study also :class:`StudyNow`."""
 
     table: pd.DataFrame
     shares: pd.Series
     false_positives: pd.DataFrame
     projects: Projects
+    study: StudyNow | None = None
 
 
 def excluded_only(issues: pd.DataFrame, exclusions: pd.DataFrame | None) -> list[str]:
@@ -137,14 +156,100 @@ def excluded_only(issues: pd.DataFrame, exclusions: pd.DataFrame | None) -> list
             if str(p) not in held and not pd.isna(n) and int(n) > 0]
 
 
+def exclusions_of(exclusions: pd.DataFrame | None, batch: str) -> pd.DataFrame | None:
+    """The lines of one batch of a study's exclusions (per project and batch), without
+    the batch column; a dump without batches has its exclusions as they are."""
+    if exclusions is None or "batch" not in exclusions.columns:
+        return exclusions
+    mine = exclusions[exclusions["batch"].astype(str) == batch]
+    return mine.drop(columns="batch").reset_index(drop=True)
+
+
+STUDY_TOTAL = ""  # the batch of a study table's line that counts the whole study
+STUDY_COLUMNS = ["project", "name", "batch", "column", "issues", "release_year"]
+
+
+def study_counts(issues: pd.DataFrame, projects: Projects, types: list[str],
+                 also: list[str] | tuple[str, ...] = ()) -> pd.DataFrame:
+    """A study's Table I, long: per project (Table I's order, then the Sum row) and part
+    (each batch, the release first, then the whole study: ``batch`` empty), the part's
+    issues per year (the years it holds), per type and in total. A batch's year that the
+    release also covers is marked (``release_year``): those reports are the batch's, never
+    folded into the release's column."""
+    batches = batch_names(issues)
+    release_years = set(issues.loc[issues["batch"].astype(str) == RELEASE, "year"]
+                        .astype(int))
+    order = projects.order(list(dict.fromkeys([*issues["project"].astype(str), *also])))
+    names = projects.names(order)
+    frames = []
+    for part in [*batches, STUDY_TOTAL]:
+        mine = issues if part == STUDY_TOTAL else issues[issues["batch"].astype(str) == part]
+        table = table1(mine, projects, types, [p for p in order
+                                              if p not in set(mine["project"])])
+        table = table.reindex([*order, SUM_ROW], fill_value=0)
+        years = [c for c in table.columns if str(c).isdigit()]
+        long = (table.drop(columns=["name", "kind"]).reset_index()
+                .melt(id_vars="project", var_name="column", value_name="issues"))
+        long["batch"] = part
+        long["release_year"] = [part not in (RELEASE, STUDY_TOTAL) and c in years
+                                and int(c) in release_years for c in long["column"]]
+        frames.append(long)
+    out = pd.concat(frames, ignore_index=True)
+    rank = {p: i for i, p in enumerate([*order, SUM_ROW])}
+    out = out.assign(_p=out["project"].map(rank)).sort_values("_p", kind="mergesort")
+    out["name"] = [names.get(p, "All projects") for p in out["project"]]
+    out["issues"] = out["issues"].astype("int64")
+    return out[STUDY_COLUMNS].reset_index(drop=True)
+
+
+BATCH_RATE_COLUMNS = ["batch", "project", "name", "excluded", "candidates",
+                      "false_positive_percent", "ci_low", "ci_high"]
+
+
+def batch_false_positives(exclusions: pd.DataFrame, projects: Projects) -> pd.DataFrame:
+    """Per batch that records its exclusions and per project it holds candidates of: the
+    false-positive rate (excluded / candidates, percent) with its n and Wilson's 95%
+    interval; then the batch's Sum row, the mean of its own projects' rates (as the paper
+    averages them), with its excluded and candidates added up. Never a rate of candidates
+    of two batches: each was drawn and judged on its own."""
+    rows = []
+    recorded = exclusions[exclusions["recorded"].astype(bool)
+                          & (exclusions["candidates"].fillna(0).astype(int) > 0)]
+    for name in dict.fromkeys(recorded["batch"].astype(str)):
+        mine = recorded[recorded["batch"].astype(str) == name]
+        rates = []
+        for r in mine.itertuples(index=False):
+            excluded, candidates = int(r.excluded), int(r.candidates)
+            low, high = proportions.wilson(excluded, candidates)
+            rates.append(100.0 * excluded / candidates)
+            rows.append((name, str(r.project), projects.name(str(r.project)), excluded,
+                         candidates, rates[-1], 100 * low, 100 * high))
+        rows.append((name, SUM_ROW, "All projects", int(mine["excluded"].sum()),
+                     int(mine["candidates"].sum()), sum(rates) / len(rates), None, None))
+    frame = pd.DataFrame(rows, columns=BATCH_RATE_COLUMNS)
+    for col in ("false_positive_percent", "ci_low", "ci_high"):
+        frame[col] = frame[col].astype("float64").round(6)
+    return frame
+
+
 def compute(issues: pd.DataFrame, projects: Projects, types: list[str],
             claims: pd.DataFrame, exclusions: pd.DataFrame | None = None) -> Table1:
     """Table I from the processed issues and the clean stage's exclusions (see the module
-    docstring); without ``exclusions`` every rate is the paper's."""
-    table = table1(issues, projects, types, excluded_only(issues, exclusions))
-    return Table1(table, type_shares(issues, types),
-                  false_positive_table(table, exclusions, reported_false_positives(claims)),
-                  projects)
+    docstring); without ``exclusions`` every rate is the paper's. On a study, Table I is
+    the release's (its rows and its exclusions: the paper, reproduced), and
+    :class:`StudyNow` sets the release, each batch and the whole study side by side."""
+    release = release_rows(issues)
+    own = exclusions_of(exclusions, RELEASE)
+    table = table1(release, projects, types, excluded_only(release, own))
+    study = None
+    if is_study(issues):
+        every = exclusions if exclusions is not None else pd.DataFrame(
+            columns=["project", "recorded", "excluded", "candidates", "batch"])
+        study = StudyNow(study_counts(issues, projects, types, excluded_only(issues, every)),
+                         batch_false_positives(every, projects))
+    return Table1(table, type_shares(release, types),
+                  false_positive_table(table, own, reported_false_positives(claims)),
+                  projects, study)
 
 
 def false_positive_text(rate: float | None, source: str, total: bool = False) -> str:

@@ -14,12 +14,17 @@ from analysis.table1.figures import counts_figure
 
 def tables(result: Table1) -> dict[str, pd.DataFrame | str]:
     """Table I with its project column, the share of each type within each project, the
-    claim each cell of Table I is, and the false-positive rates (CSV)."""
+    claim each cell of Table I is, and the false-positive rates (CSV); on a study also the
+    study now (release, each batch, total) and each batch's false-positive rates."""
+    study = {} if result.study is None else {
+        "study.csv": result.study.counts,
+        "false_positives_by_batch.csv": result.study.false_positives}
     return {
         "counts.csv": result.table.reset_index(),
         "type_shares.csv": type_shares_by_project(result.table),
         "claims.csv": cell_claims(result.table),
         "false_positives.csv": result.false_positives,
+        **study,
     }
 
 
@@ -63,11 +68,18 @@ def figures(result: Table1) -> dict:
 
 def metrics(result: Table1) -> dict:
     """The headline numbers for ``dvc metrics show``/``diff``: the total, the projects and
-    the issues of each type (the rest is in the tables)."""
+    the issues of each type (the rest is in the tables); on a study, the issues of each
+    batch and of the whole study too."""
     sums = result.table.loc[SUM_ROW]
     _, types = _columns(result.table)
-    return {"total": int(sums["Total"]), "projects": int(len(result.table) - 1),
-            "by_type": {t: int(sums[t]) for t in types}}
+    out = {"total": int(sums["Total"]), "projects": int(len(result.table) - 1),
+           "by_type": {t: int(sums[t]) for t in types}}
+    if result.study is not None:  # the release's numbers above; the study's here
+        c = result.study.counts
+        totals = c[(c["project"] == SUM_ROW) & (c["column"] == "Total")]
+        n = {str(b): int(v) for b, v in zip(totals["batch"], totals["issues"], strict=True)}
+        out["study"] = {"total": n.pop(""), "batches": n}
+    return out
 
 
 def website_vars(result: Table1) -> dict[str, object]:

@@ -17,6 +17,7 @@ from html import escape
 
 import pandas as pd
 
+from analysis.core.batches import release_rows
 from analysis.core.projects import Projects
 from analysis.core.taxonomy import Taxonomy, subtheme_sort_key, theme_sort_key
 from analysis.taxonomy.details import DetailsResult
@@ -288,8 +289,12 @@ def compute(parsed: DetailsResult, issues: pd.DataFrame, taxonomy: Taxonomy,
     ``taxonomy.item_split``: ``comma`` splits on every comma, as the paper counts;
     ``parentheses`` keeps "(e.g., a, b)" whole) picks the detail count the claims use.
     ``cited`` is the paper's
-    examples, findings and rankings (:mod:`analysis.core.examples`); None: none.
+    examples, findings and rankings (:mod:`analysis.core.examples`); None: none. On a
+    study only the release's rows are counted (the paper, reproduced: a batch of new
+    labels never moves a taxonomy check; the batches' theme shares are the compare
+    stage's).
     """
+    issues = release_rows(issues)
     subthemes = subtheme_table(taxonomy, parsed.rows)
     themes = theme_table(taxonomy, parsed.rows, subthemes, issues)
     order = projects.order(issues["project"].unique())

@@ -312,8 +312,8 @@ def test_excluded_candidates_are_counted_never_as_issues(dump, taxonomy, project
 def test_a_study_dump_keeps_each_rows_batch_and_counts_exclusions_per_batch(
         tmp_path, taxonomy, projects_meta):
     """A study (release + batch b): the batch of every issue and excluded candidate; the
-    false-positive counts of the batch that records its exclusions only (the release's rows
-    are not candidates of b); a decided tie is not flagged a majority tie."""
+    false-positive counts per batch (the release's rows are not candidates of b); a
+    decided tie is not flagged a majority tie."""
     from tests.support.studies import ADJUDICATED, write_study
     result = run(write_study(tmp_path / "study"), taxonomy, projects_meta)
     assert list(result.issues.columns)[-1] == "batch"
@@ -327,11 +327,17 @@ def test_a_study_dump_keeps_each_rows_batch_and_counts_exclusions_per_batch(
     # another batch's columns are empty by construction, not missing ratings
     assert "missing_rating" not in kinds(result)
     assert list(result.excluded["batch"]) == ["b", "b"]
-    ex = result.exclusions.set_index("project")
-    assert (ex.loc["vllm", "label_rows"], ex.loc["vllm", "excluded"],
-            ex.loc["vllm", "candidates"]) == (2, 1, 3)
-    assert (ex.loc["tensorflow", "label_rows"], ex.loc["tensorflow", "excluded"]) == (0, 1)
-    assert ex["recorded"].all()
+    # one line per project and batch: the release records none, b its own
+    ex = result.exclusions.set_index(["project", "batch"])
+    assert list(ex.index) == [("tensorflow", "b"), ("vllm", "release"), ("vllm", "b")]
+    assert (ex.loc[("vllm", "b"), "label_rows"], ex.loc[("vllm", "b"), "excluded"],
+            ex.loc[("vllm", "b"), "candidates"]) == (2, 1, 3)
+    assert not ex.loc[("vllm", "release"), "recorded"]
+    assert ex.loc[("vllm", "release"), "label_rows"] == 3
+    assert pd.isna(ex.loc[("vllm", "release"), "candidates"])
+    assert (ex.loc[("tensorflow", "b"), "label_rows"],
+            ex.loc[("tensorflow", "b"), "excluded"]) == (0, 1)
+    assert ex.loc[[("vllm", "b"), ("tensorflow", "b")], "recorded"].all()
 
 
 def test_a_dump_without_batches_has_no_batch_column(dump, taxonomy, projects_meta):

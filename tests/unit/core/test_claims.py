@@ -97,6 +97,24 @@ def test_project_claims_file_is_valid_and_table1_complete():
     assert isinstance(claims, pd.DataFrame)
 
 
+def test_every_count_of_table1_and_the_window_is_a_count_claim():
+    """A count is right or wrong: 8 issues are not 7 'within rounding' (a study that adds
+    one report to a cell must not read as a rounding of the paper's value)."""
+    claims = load_claims()
+    ids = claims["claim_id"]
+    counted = claims[(ids.str.startswith("table1.") & ~claims["paper_value"].str.endswith("%"))
+                     | ids.str.startswith("collection.window.")
+                     & ids.str.endswith("_year")]
+    assert len(counted) == 12 * 6 + 1 + 3 + 2  # the cells, the total, the projects, years
+    assert set(counted["kind"]) == {"count"}, \
+        sorted(counted.loc[counted["kind"] != "count", "claim_id"])
+    for cid in ("table1.mindnlp.question", "table1.ColossalAI.bug",
+                "collection.window.last_year"):
+        row = claims.set_index("claim_id").loc[cid]
+        ours = float(str(row["paper_value"]).replace(",", "")) + 1
+        assert judge(row["paper_value"], ours, row["relation"], row["kind"]) == "differs"
+
+
 @pytest.mark.parametrize("paper,ours,relation,status", [
     ("3", 3, ">", "differs"),        # "over three": three is not over three
     ("3", 4, ">", "exact"),

@@ -107,6 +107,7 @@ def test_a_dominant_share_in_range_is_taken_as_a_number():
      "taxonomy.detail_files.Bug"),
     (CompareParams, {"baseline": ""}, "compare.baseline"),
     (CompareParams, {"baseline": None}, "compare.baseline"),
+    (CompareParams, {"baseline": "b", "resamples": 10, "seed": 1}, "compare.resamples"),
     (KeywordsParams, {"keywords_file": 7}, "keywords.keywords_file"),
     (CleanParams, {}, "clean.duplicates"),
 ])
@@ -163,12 +164,13 @@ def test_a_setting_naming_a_file_of_the_dump_passes(dump_with_links):
 
 @pytest.mark.parametrize("name", ["../../etc/passwd", "/tmp/x", "sub/name", "..", "a\\b", " "])
 def test_a_baseline_is_a_snapshot_name_without_a_folder(name):
-    err = wrong(CompareParams, baseline=name)
+    err = wrong(CompareParams, baseline=name, resamples=10_000, seed=1)
     assert str(err) == (
         f"params.yaml, column 'compare.baseline': compare.baseline is {name!r}: it must be "
         "the name of a snapshot in data/baseline/ (without .json), e.g. upstream-2fba316 "
         "(a file name, without a folder or '..') -> set compare.baseline in params.yaml")
-    assert CompareParams.of(baseline="upstream-1").baseline == "upstream-1"
+    assert CompareParams.of(baseline="upstream-1", resamples=10_000,
+                            seed=1).baseline == "upstream-1"
 
 
 def test_a_wrong_role_category_names_the_entry_and_the_field():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from statsmodels.stats.proportion import proportion_confint
 
 from analysis.core.figures import save_figure
 from analysis.core.paths import Paths
@@ -216,3 +217,90 @@ def test_every_cell_names_its_claim_and_the_claims_use_them(issues):
     counted = {c for c in ids["claim_id"] if "false_positive" not in c}
     assert counted <= set(outputs.claim_values(result))
     assert outputs.claim_values(result)["table1.vllm.2024"] == {"value": 3}
+
+
+# --------------------------------------------------------------------------- a study
+
+
+def study_issues(issues) -> pd.DataFrame:
+    """``issues`` as the release, plus batch a (2025 and 2026 reports: the release covers
+    2023-2026 here, so both years are marked) and batch b (2027)."""
+    release = issues.assign(batch="release")
+    new = pd.DataFrame([("vllm", 2024, "Bug", "a"), ("pytorch", 2026, "Bug", "a"),
+                        ("pytorch", 2027, "Question", "b"), ("mindspore", 2027, "Bug", "b")],
+                       columns=["project", "year", "type", "batch"])
+    return pd.concat([release, new], ignore_index=True)
+
+
+def study_exclusions() -> pd.DataFrame:
+    frame = pd.DataFrame([
+        ("pytorch", False, 3, None, None, "release"), ("pytorch", True, 1, 3, 4, "a"),
+        ("vllm", False, 4, None, None, "release"), ("vllm", True, 1, 0, 1, "a"),
+        ("pytorch", True, 1, 1, 2, "b"), ("mindspore", True, 1, 1, 2, "b"),
+        ("tensorflow", True, 0, 2, 2, "b")],
+        columns=["project", "recorded", "label_rows", "excluded", "candidates", "batch"])
+    return frame.astype({"label_rows": "Int64", "excluded": "Int64", "candidates": "Int64"})
+
+
+CLAIMS = pd.DataFrame({"claim_id": ["table1.pytorch.false_positive",
+                                    "table1.vllm.false_positive"],
+                       "paper_value": ["10.00%", "20.50%"]})
+
+
+def test_on_a_study_table1_against_the_paper_is_the_releases(issues):
+    """The paper, reproduced: the same Table, rates and claim values as a run on the
+    release alone, whatever the batches add."""
+    alone = tables.compute(issues, META, TYPES, CLAIMS, study_exclusions().iloc[[0, 2]]
+                           .drop(columns="batch").reset_index(drop=True))
+    study = tables.compute(study_issues(issues), META, TYPES, CLAIMS, study_exclusions())
+    assert study.table.equals(alone.table) and study.shares.equals(alone.shares)
+    assert study.false_positives.equals(alone.false_positives)
+    assert "computed" not in set(study.false_positives["source"])  # the release records none
+    assert outputs.claim_values(study) == outputs.claim_values(alone)
+    built, once = outputs.build(study), outputs.build(alone)
+    assert {k: v for k, v in built.tables.items() if k in once.tables}.keys() == \
+        once.tables.keys()
+    assert all(built.tables[k].equals(once.tables[k]) for k in once.tables)
+    assert set(built.tables) - set(once.tables) == {"study.csv",
+                                                    "false_positives_by_batch.csv"}
+    assert alone.study is None
+
+
+def test_the_study_now_sets_the_release_each_batch_and_the_total_side_by_side(issues):
+    study = tables.compute(study_issues(issues), META, TYPES, CLAIMS, study_exclusions())
+    c = study.study.counts
+    cell = c.set_index(["project", "batch", "column"])["issues"]
+    assert list(dict.fromkeys(c["batch"])) == ["release", "a", "b", ""]
+    assert cell[("Sum", "", "Total")] == len(study_issues(issues))  # every label row
+    assert cell[("Sum", "release", "Total")] == len(issues)
+    assert cell[("Sum", "a", "Total")] == 2 and cell[("Sum", "b", "Total")] == 2
+    assert cell[("vllm", "a", "2024")] == 1 and cell[("vllm", "release", "2024")] == 3
+    assert cell[("vllm", "", "2024")] == 4
+    # a batch's years are its own columns; one the release covers too is marked
+    marked = c[c["release_year"]]
+    assert set(zip(marked["batch"], marked["column"], strict=True)) == {("a", "2024"),
+                                                                        ("a", "2026")}
+    assert "2024" not in set(c.loc[c["batch"] == "b", "column"])
+    assert cell[("pytorch", "b", "2027")] == 1
+    # every project of any part has a line in every part (tensorflow: all excluded in b)
+    assert list(dict.fromkeys(c["project"])) == [*META.order(
+        ["pytorch", "vllm", "zeta", "mindspore", "tensorflow"]), "Sum"]
+    assert cell[("tensorflow", "", "Total")] == 0
+    totals = c[(c["batch"] == "") & (c["column"] == "Total") & (c["project"] != "Sum")]
+    assert totals["issues"].sum() == cell[("Sum", "", "Total")]
+
+
+def test_each_batch_has_its_own_false_positive_rates_with_n_and_interval(issues):
+    study = tables.compute(study_issues(issues), META, TYPES, CLAIMS, study_exclusions())
+    fp = study.study.false_positives.set_index(["batch", "project"])
+    assert list(dict.fromkeys(study.study.false_positives["batch"])) == ["a", "b"]
+    assert fp.loc[("a", "pytorch"), "false_positive_percent"] == pytest.approx(75.0)
+    assert fp.loc[("a", "pytorch"), "candidates"] == 4  # its n
+    low, high = proportion_confint(3, 4, method="wilson")
+    assert fp.loc[("a", "pytorch"), "ci_low"] == pytest.approx(100 * low, abs=1e-5)
+    assert fp.loc[("a", "pytorch"), "ci_high"] == pytest.approx(100 * high, abs=1e-5)
+    # the average is of the batch's own projects: a (75%, 0%), b (50%, 50%, 100%)
+    assert fp.loc[("a", "Sum"), "false_positive_percent"] == pytest.approx(37.5)
+    assert fp.loc[("b", "Sum"), "false_positive_percent"] == pytest.approx(200 / 3, abs=1e-5)
+    assert fp.loc[("a", "Sum"), "candidates"] == 5 and pd.isna(fp.loc[("a", "Sum"), "ci_low"])
+    assert ("release", "pytorch") not in fp.index  # the release records none

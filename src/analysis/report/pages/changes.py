@@ -79,8 +79,7 @@ def compare_kappa(i: Inputs) -> str:
         "change": k["change"].map(signed),
         "intervals overlap": k["intervals_overlap"].map(
             lambda x: MISSING if is_missing(x) else yes_no(x))})
-    return table(shown, numeric=list(shown.columns[1:-1]), classes="table compact") \
-        + study_agreement(i)
+    return table(shown, numeric=list(shown.columns[1:-1]), classes="table compact")
 
 
 def compare_cells(i: Inputs) -> str:
@@ -97,17 +96,26 @@ def compare_cells(i: Inputs) -> str:
         "change": changed["change"].map(change),
         "change %": changed["change_percent"].map(change_pct)})
     body = table(shown, numeric=CHANGE_COLUMNS, raw=("status",))
-    return study_additions(i) + callout(
+    return callout(
         "note", f"The {len(changed):,} of {len(c):,} counts that changed", body,
         collapse=len(changed) > 15)
 
 
 # --- a study dump (the release extended with new labels): its tables are optional inputs
-# of the includes, shown only when the stages wrote them, so the release's pages are
-# unchanged
+# of their own includes, shown only when the stages wrote them (so the release's pages are
+# unchanged), each followed by the line that names its own sources
 
 ADDITIONS, DRIFT, DRIFT_TESTS = CP("additions.csv"), CP("drift.csv"), CP("drift_tests.csv")
 BATCHES = AG("batches.csv")
+COMPARE_NOTEBOOK = "[Source: notebooks/06_compare](notebooks/06_compare.qmd){.source-link}"
+AGREEMENT_NOTEBOOK = "[Source: notebooks/04_agreement](notebooks/04_agreement.qmd){.source-link}"
+
+
+def source_line(notebook: str, *tables: str) -> str:
+    """The line under a table: the notebook that wrote it, and the tables' downloads."""
+    files = ", ".join(f"[{t.removeprefix('report/')}](downloads/{t.removeprefix('report/')})"
+                      for t in tables)
+    return f"{notebook}\n({files})"
 
 
 def study_additions(i: Inputs) -> str:
@@ -123,7 +131,8 @@ def study_additions(i: Inputs) -> str:
     return (f"The new batches ({esc(', '.join(dict.fromkeys(shown['batch'])))}) add "
             f"{int(f['issues'].sum()):,} labelled issues to the release, none removed (a "
             "study only adds):\n\n"
-            + table(shown, numeric=["new issues"], classes="table compact") + "\n")
+            + table(shown, numeric=["new issues"], classes="table compact") + "\n\n"
+            + source_line(COMPARE_NOTEBOOK, ADDITIONS) + "\n")
 
 
 def p_text(p: object) -> str:
@@ -133,45 +142,93 @@ def p_text(p: object) -> str:
     return "< 0.0001" if float(p) < 0.0001 else f"= {float(p):.4f}"
 
 
+def points_interval(low: object, high: object) -> str:
+    """An interval of a difference in points: ``[-3.1, +12.4]``."""
+    if is_missing(low) or is_missing(high):
+        return MISSING
+    return f"[{signed(low, 1)}, {signed(high, 1)}]"
+
+
+def share_with_interval(share: object, low: object, high: object) -> str:
+    """A share with its interval: ``21.1% (9.1–43.3)``."""
+    if is_missing(low) or is_missing(high):
+        return pct(share)
+    return f"{pct(share)} ({float(low):.1f}–{float(high):.1f})"
+
+
+def detectable(low: object, high: object) -> str:
+    """The shares a batch could tell from the release's: ``< 2.1% or > 31.0%``."""
+    parts = [f"< {pct(low)}" if not is_missing(low) else "",
+             f"> {pct(high)}" if not is_missing(high) else ""]
+    return " or ".join(p for p in parts if p) or MISSING
+
+
+VERDICTS = {"changed": "changed", "no_evidence": "no change shown", "too_few": "too few"}
+
+
+def overall_sentence(t) -> str:
+    """What one batch's test of its whole mix of themes found, and which test ran and why
+    (Cochran's rule on the expected counts)."""
+    cells = (f"{int(t.expected_under_1)} of {int(t.cells)} expected counts are under 1 and "
+             f"{int(t.expected_under_5)} under 5")
+    if t.test == "chi_square":
+        how = (f"Pearson's chi-square test (Cochran's rule holds: {cells}): "
+               f"chi-square {decimal(t.statistic, 2)} on {int(t.dof)} degrees of freedom, "
+               f"p {p_text(t.p_value)}")
+    elif t.test == "monte_carlo":
+        how = (f"a Monte-Carlo permutation test of the chi-square statistic, "
+               f"{count(t.resamples)} resamples (Cochran's rule fails: {cells}, so the "
+               f"chi-square distribution would misstate p): statistic "
+               f"{decimal(t.statistic, 2)}, p {p_text(t.p_value)}")
+    else:
+        how = "no test (fewer than two themes)"
+    return (f"**Batch {esc(t.batch)}** ({count(t.reports)} reports, {int(t.themes)} themes): "
+            f"{how}. {int(t.changed_themes)} theme(s) changed; "
+            f"{int(t.too_few_themes)} too rare in the batch to judge.\n\n")
+
+
 def compare_drift(i: Inputs) -> str:
-    """On a study: the theme shares of each new batch against the release's, with the
-    tests, and where they come from; nothing on the release."""
+    """On a study: the theme shares of each new batch against the release's, with their
+    intervals, tests and what the batch could detect, and where they come from; nothing on
+    the release."""
     f, tests = i.optional_csv(DRIFT), i.optional_csv(DRIFT_TESTS)
     if f is None or tests is None:
         return ""
-    out = ["\n### Drift since the paper: theme shares of the new labels\n\n"
-           "Each new batch's share of every theme against the release's. Per theme, "
-           "Fisher's exact test (exact for a small batch) with Holm's correction over the "
-           "themes (no false *changed* among them at 5%, whatever their dependence); over "
-           "all themes, Pearson's chi-square test of homogeneity.\n\n"]
-    for t in tests.itertuples(index=False):
-        sparse = (f" {int(t.sparse_cells)} of {2 * int(t.themes)} expected counts are under "
-                  "5, so its p-value is approximate." if t.sparse_cells else "")
-        out.append(f"Batch {esc(t.batch)}: chi-square {decimal(t.chi2, 2)} on "
-                   f"{int(t.dof)} degrees of freedom, p {p_text(t.p_value)}; "
-                   f"{int(t.changed_themes)} theme(s) changed after Holm's correction."
-                   f"{sparse}\n\n")
+    minimum = int(tests["min_reports"].iloc[0]) if len(tests) else 5
+    out = ["## Drift since the paper: theme shares of the new labels\n\n"
+           "Each new batch's share of every theme against the release's. A batch is small, "
+           "so every number says how sure it is: the batch's share with Wilson's 95% "
+           "interval; the difference with Newcombe's hybrid score interval, simultaneous "
+           "over the themes (Bonferroni: each at 1 − 0.05 / themes); Fisher's exact test "
+           "with Holm's correction; and the shares a batch of its size could tell from the "
+           "release's (80% power at 0.05), which is what *no change shown* is worth. A "
+           "theme is flagged *changed* only when its interval excludes 0 and the corrected "
+           f"test agrees, and never when the batch holds fewer than {minimum} of its "
+           f"reports and would be expected to hold fewer than {minimum} at the release's "
+           f"share (or as few of the other themes): one or two reports decide such a share "
+           f"(the minimum, {minimum}, is Cochran's bound for an expected count). Over all "
+           "themes, the test is Pearson's chi-square where Cochran's rule allows it (no "
+           "expected count under 1, at most 20% under 5), else a Monte-Carlo permutation "
+           "test of the same statistic (resamples and seed: `compare` in params.yaml).\n\n"]
+    out += [overall_sentence(t) for t in tests.itertuples(index=False)]
     shown = pd.DataFrame({
         "batch": f["batch"].astype(str), "theme": [f"{c} {n}" for c, n in zip(
             f["code"], f["theme"], strict=True)],
-        "release": f["release"].map(count), "share, release": f["release_share"].map(pct),
+        "share, release": [f"{pct(s)} ({count(n)})" for s, n in zip(
+            f["release_share"], f["release"], strict=True)],
+        "share, batch (95%)": [share_with_interval(s, lo, hi) for s, lo, hi in zip(
+            f["batch_share"], f["batch_share_low"], f["batch_share_high"], strict=True)],
         "batch issues": f["batch_issues"].map(count),
-        "share, batch": f["batch_share"].map(pct),
-        "difference (points)": f["difference"].map(lambda x: signed(x, 1)),
-        "p (Fisher)": f["p_value"].map(p_text),
-        "p (Holm)": f["p_holm"].map(p_text),
-        "changed": f["changed"].map(yes_no)})
-    out.append(table(shown, numeric=list(shown.columns[2:-1])))
-    out.append(f"\n\n{source_line(DRIFT, DRIFT_TESTS)}\n")
+        "difference, points [simultaneous interval]": [
+            f"{signed(d, 1)} {points_interval(lo, hi)}" for d, lo, hi in zip(
+                f["difference"], f["difference_low"], f["difference_high"], strict=True)],
+        "p (Fisher, Holm)": f["p_holm"].map(p_text),
+        "could detect": [detectable(lo, hi) for lo, hi in zip(
+            f["detectable_low"], f["detectable_high"], strict=True)],
+        "verdict": f["verdict"].map(lambda v: VERDICTS.get(str(v), str(v)))})
+    out.append(table(shown, numeric=list(shown.columns[2:-2])))
+    out.append(f"\n\n{source_line(COMPARE_NOTEBOOK, DRIFT, DRIFT_TESTS)}\n")
     return "".join(out)
-
-
-def source_line(*tables: str) -> str:
-    """The page's line under a table: the compare notebook, and the tables' downloads."""
-    files = ", ".join(f"[{t.removeprefix('report/')}](downloads/{t.removeprefix('report/')})"
-                      for t in tables)
-    return (f"[Source: notebooks/06_compare](notebooks/06_compare.qmd){{.source-link}}\n"
-            f"({files})")
 
 
 def study_agreement(i: Inputs) -> str:
@@ -183,18 +240,21 @@ def study_agreement(i: Inputs) -> str:
         "batch": f["batch"].astype(str), "issues": f["issues"].map(count),
         "annotators": f["annotators"].map(count),
         "Fleiss' κ (complete rows)": f["fleiss_kappa"].map(dec),
+        "its interval": [interval(a, b) for a, b in zip(
+            f["fleiss_kappa_ci_low"], f["fleiss_kappa_ci_high"], strict=True)],
         "rows complete": f["issues_complete"].map(count),
         "generalised κ": f["fleiss_kappa_generalised"].map(dec),
         "interval": [interval(a, b) for a, b in zip(f["fleiss_kappa_generalised_ci_low"],
                                                      f["fleiss_kappa_generalised_ci_high"],
                                                      strict=True)],
         "α": f["krippendorff_alpha"].map(dec), "AC1": f["gwet_ac1"].map(dec)})
-    return ("\n### Agreement per batch\n\nEach batch on its own annotators' columns; "
-            "the last row is all batches together, where no report is rated by every "
-            "column, so only Gwet's generalised estimator (irrCAC's Fleiss for unequal "
-            "numbers of raters) is defined. The kappas per type above are that estimator's "
-            "too on a study.\n\n"
-            + table(shown, numeric=list(shown.columns[1:]), classes="table compact"))
+    return ("### Agreement per batch\n\nEach batch on its own annotators' columns, with "
+            "analytic intervals; the last row is all batches together, where no report is "
+            "rated by every column, so only Gwet's generalised estimator (irrCAC's Fleiss "
+            "for unequal numbers of raters) is defined. The kappas per type above are the "
+            "release's annotators', as the paper's are.\n\n"
+            + table(shown, numeric=list(shown.columns[1:]), classes="table compact")
+            + "\n\n" + source_line(AGREEMENT_NOTEBOOK, BATCHES) + "\n")
 
 
 INCLUDES: tuple[Include, ...] = (
@@ -203,8 +263,8 @@ INCLUDES: tuple[Include, ...] = (
     Include("compare/types.md", (CP("types.csv"),), compare_types),
     Include("compare/drift.md", (DRIFT, DRIFT_TESTS), compare_drift,
             optional=(DRIFT, DRIFT_TESTS)),
-    Include("compare/kappa.md", (CP("kappa.csv"), BATCHES), compare_kappa,
-            optional=(BATCHES,)),
-    Include("compare/cells.md", (CP("cells.csv"), ADDITIONS), compare_cells,
-            optional=(ADDITIONS,)),
+    Include("compare/kappa.md", (CP("kappa.csv"),), compare_kappa),
+    Include("compare/batches.md", (BATCHES,), study_agreement, optional=(BATCHES,)),
+    Include("compare/cells.md", (CP("cells.csv"),), compare_cells),
+    Include("compare/additions.md", (ADDITIONS,), study_additions, optional=(ADDITIONS,)),
 )

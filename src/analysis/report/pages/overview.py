@@ -1,5 +1,5 @@
 """The includes of the overview page (``index.qmd``): links to the study, the claims that
-differ, how to cite and the licence."""
+differ, the study now (on a study only), how to cite and the licence."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import re
 import pandas as pd
 
 from analysis.core.claims import paper_statement
-from analysis.core.formatting import count
+from analysis.core.formatting import MISSING, count, dec, interval, pct
 from analysis.core.safeyaml import safe_load
 from analysis.report.htmlsafe import esc, html_table, linkify, raw_html_block
-from analysis.report.pages.base import FD, SCORECARD, Include, P, rel
+from analysis.report.pages.base import AG, CP, FD, SCORECARD, T1, Include, Inputs, P, rel
 
 CITATION = rel(P.citation)
 LICENCE = rel(P.licence)
@@ -138,8 +138,10 @@ def published_repository(cff: dict) -> str:
     return "" if not url or "REPLACE-ME" in url else url
 
 
-def study_links(cff: dict, prov: dict) -> str:
-    """Links to the paper, the upstream release at the pinned commit and this package."""
+def study_links(cff: dict, prov: dict, parts: pd.DataFrame | None = None) -> str:
+    """Links to the paper, the upstream release at the pinned commit and this package; on
+    a study (``parts``: :func:`study_parts`) also what this build's data is: the release +
+    its batches, so the release is never cited as the whole of it."""
     paper = cff.get("preferred-citation") or {}
     ref = release_reference(cff)
     repo = ref.get("repository-code", "")
@@ -153,7 +155,105 @@ def study_links(cff: dict, prov: dict) -> str:
         f"<li>The authors' release: {_link(release, repo.replace('https://github.com/', ''))}"
         f" at commit <code>{esc(commit[:7] or 'unknown')}</code></li>",
         "<li>This package: " + (_link(own, own) if own else NOT_PUBLISHED) + "</li>"]
+    if parts is not None:
+        batches = parts[parts["batch"] != RELEASE]
+        items.insert(2, f"<li>This build's data: {esc(data_phrase(parts))}, "
+                        f"{count(int(parts['reports'].sum()))} reports ("
+                        + "; ".join(f"{esc(r.batch)}: {count(r.reports)}"
+                                    for r in parts.itertuples(index=False))
+                        + "): the authors' release (the study's base) and "
+                        f"{len(batches)} batch{'es' if len(batches) != 1 else ''} of new "
+                        "labels added with <code>python -m analysis.labels extend</code>"
+                        "</li>")
     return raw_html_block(f'<ul class="study-links">{"".join(items)}</ul>')
+
+
+# -- a study (the release extended with new labels) ---------------------------------------
+
+STUDY = T1("study.csv")
+BATCH_RATES = T1("false_positives_by_batch.csv")
+BATCHES = AG("batches.csv")
+DRIFT_TESTS = CP("drift_tests.csv")
+RELEASE = "release"
+SUM = "Sum"
+
+
+def study_parts(counts: pd.DataFrame) -> pd.DataFrame:
+    """The study's parts (the release, then each batch), from the table1 stage's study
+    table: batch, reports, first and last year, and the years the part shares with the
+    release (a batch's reports of those years are its own)."""
+    sums = counts[(counts["project"].astype(str) == SUM) & counts["batch"].notna()]
+    rows = []
+    for batch in dict.fromkeys(sums["batch"].astype(str)):
+        mine = sums[sums["batch"].astype(str) == batch]
+        years = mine[mine["column"].astype(str).str.isdigit() & (mine["issues"] > 0)]
+        shared = years[years["release_year"].astype(str).str.lower() == "true"]
+        total = mine.loc[mine["column"].astype(str) == "Total", "issues"]
+        rows.append({"batch": batch, "reports": int(total.sum()),
+                     "first": str(years["column"].min()) if len(years) else "",
+                     "last": str(years["column"].max()) if len(years) else "",
+                     "shared": ", ".join(sorted(shared["column"].astype(str)))})
+    return pd.DataFrame(rows, columns=["batch", "reports", "first", "last", "shared"])
+
+
+def data_phrase(parts: pd.DataFrame) -> str:
+    """What a build's data is, as every sentence that names it says: ``the release`` or
+    ``the release + 2 batches``."""
+    n = int((parts["batch"] != RELEASE).sum())
+    return "the release" if not n else f"the release + {n} batch{'es' if n != 1 else ''}"
+
+
+def years_text(r) -> str:
+    span = r.first if r.first == r.last else f"{r.first}–{r.last}"
+    return span + (f" ({r.shared} also in the release)" if r.shared else "")
+
+
+def study_now(i: Inputs) -> str:
+    """The Overview's "The study now", on a study only: what the build reads (the release
+    + its batches) and, per part, its reports, years, annotators, Fleiss' kappa with its
+    interval, false-positive average and drift; nothing on the release alone."""
+    counts = i.optional_csv(STUDY)
+    if counts is None:
+        return ""
+    parts = study_parts(counts)
+    agree = i.optional_csv(BATCHES)
+    agree = None if agree is None else agree.set_index(agree["batch"].astype(str))
+    rates = i.optional_csv(BATCH_RATES)
+    averages = ({} if rates is None else {
+        str(r.batch): r for r in rates[rates["project"].astype(str) == SUM]
+        .itertuples(index=False)})
+    tests = i.optional_csv(DRIFT_TESTS)
+    drift = {} if tests is None else {str(t.batch): t for t in tests.itertuples(index=False)}
+    rows = []
+    for r in parts.itertuples(index=False):
+        a = agree.loc[r.batch] if agree is not None and r.batch in agree.index else None
+        fp, d = averages.get(r.batch), drift.get(r.batch)
+        rows.append({
+            "part": "release" if r.batch == RELEASE else f"batch {r.batch}",
+            "reports": count(r.reports), "years": years_text(r),
+            "annotators": MISSING if a is None else count(a["annotators"]),
+            "Fleiss' κ (95% interval)": MISSING if a is None else
+            f"{dec(a['fleiss_kappa'])} "
+            f"({interval(a['fleiss_kappa_ci_low'], a['fleiss_kappa_ci_high'])})",
+            "false positives (mean of projects; n)": "the paper's (not recorded)"
+            if fp is None and r.batch == RELEASE else MISSING if fp is None else
+            f"{pct(fp.false_positive_percent, 2)}; {count(fp.candidates)} candidates",
+            "themes changed since the release": "" if r.batch == RELEASE else MISSING
+            if d is None else f"{int(d.changed_themes)} of {int(d.themes)}"})
+    shown = pd.DataFrame(rows)
+    n = len(parts) - 1
+    return ("## The study now\n\n"
+            f"This build reads {esc(data_phrase(parts))} of new labels: "
+            f"{count(int(parts['reports'].sum()))} reports. The paper is judged above on "
+            f"the release's {count(int(parts['reports'].iloc[0]))} reports alone, so the "
+            f"verdicts are those of the release; here is what the "
+            f"batch{'es' if n != 1 else ''} add, each with its own annotators (their "
+            "kappa on their own ratings) and its own false-positive rate.\n\n"
+            + raw_html_block(html_table(shown, numeric=list(shown.columns[1:2]),
+                                        classes="table compact cards study-now"))
+            + "\n\nPer project and year: [Table I, the study now](table1.qmd#the-study-now); "
+              "the batches' theme shares against the release's, with their intervals and "
+              "what each batch could detect: [What changed](changes.qmd).\n")
 
 
 def _authors(people: list[dict]) -> list[str]:
@@ -227,8 +327,13 @@ INCLUDES: tuple[Include, ...] = (
                                         i.csv(BY_CAUSE))),
     Include("differences_by_cause.md", (BY_CAUSE,),
             lambda i: differences_summary(i.csv(BY_CAUSE))),
-    Include("links.md", (CITATION, PROVENANCE),
-            lambda i: study_links(citation(i.text(CITATION)), i.json(PROVENANCE))),
+    Include("links.md", (CITATION, PROVENANCE, STUDY),
+            lambda i: study_links(citation(i.text(CITATION)), i.json(PROVENANCE),
+                                  None if (c := i.optional_csv(STUDY)) is None
+                                  else study_parts(c)),
+            optional=(STUDY,)),
+    Include("overview/study_now.md", (STUDY, BATCHES, BATCH_RATES, DRIFT_TESTS), study_now,
+            optional=(STUDY, BATCHES, BATCH_RATES, DRIFT_TESTS)),
     Include("cite.md", (CITATION,), lambda i: how_to_cite(citation(i.text(CITATION)))),
     Include("licence.md", (LICENCE,), lambda i: licence_block(i.text(LICENCE))),
 )

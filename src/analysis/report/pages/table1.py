@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from analysis.core.formatting import MISSING, count
+from analysis.core.formatting import MISSING, count, is_missing, pct
 from analysis.core.projects import Projects
 from analysis.report.explorer import explorer_href
 from analysis.report.generated import STATUS_LABELS, STATUS_MARK, status_badge
@@ -88,9 +88,12 @@ def _false_positive_cell(own, paper_value: str, total: bool) -> str:
         text = f"Average: {rate}" if total else rate
         title = (f"computed: {own['excluded']} excluded of {own['candidates']} candidates"
                  + (f" · paper: {paper_value}" if paper_value else ""))
+        n = (f'<span class="rate-n">{count(own["excluded"])} of '
+             f'{count(own["candidates"])}</span>')
         extra = (f'<span class="paper-value">paper {esc(paper_value)}</span>'
                  if paper_value else "")
-        return f'<td class="num st-none" title="{esc(title)}">{esc(text)}{extra}</td>'
+        return (f'<td class="num st-none" title="{esc(title)}">{esc(text)}{n}{extra}'
+                "</td>")
     if paper_value:
         return (f'<td class="num st-reported" title="reported by the paper, not computed">'
                 f'{esc(paper_value)}<span class="reported-mark">(reported)</span></td>')
@@ -144,8 +147,130 @@ def counts_table(i: Inputs) -> str:
     return raw_html_block(html_table(frame, classes="table sortable compact"))
 
 
+# --- a study (the release extended with new labels): the study now, beside the paper's
+# Table I (which is the release's); its tables are optional inputs, so the release's
+# page is unchanged
+
+STUDY = T1("study.csv")
+BATCH_RATES = T1("false_positives_by_batch.csv")
+RELEASE = "release"
+
+
+def part_label(batch: str) -> str:
+    """A column group's heading: the release, a batch, or the whole study."""
+    if batch == "":
+        return "The study"
+    return "Release" if batch == RELEASE else f"Batch {batch}"
+
+
+def part_columns(counts: pd.DataFrame, part: str) -> tuple[list[str], set[str]]:
+    """The columns one part shows (its years and total; the whole study's types too) and
+    the years it marks (a batch's year the release also covers)."""
+    mine = counts[counts["batch"] == part]
+    columns = list(dict.fromkeys(mine["column"]))
+    years = [c for c in columns if c.isdigit()]
+    types = [] if part else [c for c in columns if not c.isdigit() and c != "Total"]
+    marked = set(mine.loc[mine["release_year"].astype(str).str.lower() == "true", "column"])
+    return [*years, *types, "Total"], marked
+
+
+YEAR_MARK = ('<span class="year-mark" title="a year the release also covers: these reports '
+             "are the batch's own\">†</span>")
+
+
+def study_table(counts: pd.DataFrame) -> str:
+    """The study's Table I: per project, each part's years and total side by side (the
+    release, each batch, then the whole study with its types); a batch's year that the
+    release also covers is marked with a dagger, its reports the batch's own."""
+    counts = counts.assign(batch=counts["batch"].fillna("").astype(str),
+                           column=counts["column"].astype(str),
+                           project=counts["project"].astype(str))
+    groups = [(part, *part_columns(counts, part)) for part in dict.fromkeys(counts["batch"])]
+    cell = counts.set_index(["project", "batch", "column"])["issues"].to_dict()
+    top = ['<th scope="col" rowspan="2">Project</th>'] + [
+        f'<th scope="colgroup" colspan="{len(shown)}" class="part">'
+        f"{esc(part_label(part))}</th>" for part, shown, _ in groups]
+    sub = [f'<th scope="col" class="num">{esc(c)}{YEAR_MARK if c in marked else ""}</th>'
+           for _, shown, marked in groups for c in shown]
+    names = dict(zip(counts["project"], counts["name"], strict=True))
+    rows = []
+    for project in dict.fromkeys(counts["project"]):
+        cells = [f'<th scope="row">{esc(names[project])}</th>'] + [
+            f'<td class="num">{count(cell.get((project, part, c), 0))}</td>'
+            for part, shown, _ in groups for c in shown]
+        cls = ' class="sum"' if project == SUM else ""
+        rows.append(f"<tr{cls}>{''.join(cells)}</tr>")
+    return (f'<div class="table-wrap"><table class="table compare study wide"><thead>'
+            f'<tr>{"".join(top)}</tr><tr>{"".join(sub)}</tr></thead>'
+            f'<tbody>{"".join(rows)}</tbody></table></div>')
+
+
+def batch_rates_table(rates: pd.DataFrame) -> str:
+    """Each batch's false-positive rates: per project its n and Wilson interval, the
+    batch's average of its own projects last."""
+    shown = pd.DataFrame({
+        "batch": rates["batch"].astype(str),
+        "project": [("Average" if p == SUM else n) for p, n in
+                    zip(rates["project"].astype(str), rates["name"], strict=True)],
+        "excluded": rates["excluded"].map(count),
+        "candidates (n)": rates["candidates"].map(count),
+        "false positives": rates["false_positive_percent"].map(lambda x: pct(x, 2)),
+        "95% interval (Wilson)": [interval_pct(lo, hi) for lo, hi in
+                                  zip(rates["ci_low"], rates["ci_high"], strict=True)]})
+    return html_table(shown, numeric=["excluded", "candidates (n)", "false positives",
+                                      "95% interval (Wilson)"],
+                      classes="table compact sortable")
+
+
+def interval_pct(low: object, high: object) -> str:
+    """An interval of percentages: ``12.3–45.6%``, or the missing mark."""
+    if is_missing(low) or is_missing(high):
+        return MISSING
+    return f"{float(low):.1f}–{float(high):.1f}%"
+
+
+def source_links(*tables: str) -> str:
+    """The line under a section: the table1 notebook, and the tables' downloads."""
+    files = ", ".join(f"[{t.removeprefix('report/')}](downloads/{t.removeprefix('report/')})"
+                      for t in tables)
+    return f"[Source: notebooks/02_table1](notebooks/02_table1.qmd){{.source-link}} ({files})"
+
+
+def study_now(i: Inputs) -> str:
+    """On a study: its Table I as it stands (release, each batch, total) and each batch's
+    false-positive rates with their n and interval; nothing on the release alone."""
+    counts = i.optional_csv(STUDY)
+    if counts is None:
+        return ""
+    rates = i.optional_csv(BATCH_RATES)
+    batches = [b for b in dict.fromkeys(counts["batch"].dropna().astype(str))
+               if b != RELEASE]
+    total = counts[(counts["project"].astype(str) == SUM) & (counts["column"] == "Total")
+                   & counts["batch"].isna()]["issues"].sum()
+    out = ["## The study now\n\n",
+           f"This build reads a study: the release + {len(batches)} "
+           f"batch{'es' if len(batches) != 1 else ''} of new labels "
+           f"({esc(', '.join(batches))}), {count(total)} reports in all. Table I above, "
+           "against the paper, counts the release's rows alone; here the release, each "
+           "batch and the whole study stand side by side. Each batch has its own year "
+           "columns: a year the release also covers (marked †) holds that batch's "
+           "reports, never folded into the release's.\n\n",
+           raw_html_block(study_table(counts)), "\n\n", source_links(STUDY), "\n"]
+    if rates is not None and len(rates):
+        out += ["\n### False positives per batch\n\n"
+                "Each batch's own rate per project, excluded / candidates, with its n and "
+                "Wilson's 95% interval; a batch's average is of its own projects' rates "
+                "(as the paper averages them), never of two batches' candidates pooled. "
+                "The release records no excluded candidates, so it has no row.\n\n",
+                raw_html_block(batch_rates_table(rates)), "\n\n",
+                source_links(BATCH_RATES), "\n"]
+    return "".join(out)
+
+
 INCLUDES: tuple[Include, ...] = (
     Include("table1_compare.md", (COUNTS, FALSE_POSITIVES, CLAIMS, VARS, SCORECARD, PROJECTS),
             table1_include),
     Include("tables/table1/counts.md", (COUNTS,), counts_table),
+    Include("table1/study.md", (STUDY, BATCH_RATES), study_now,
+            optional=(STUDY, BATCH_RATES)),
 )

@@ -79,16 +79,26 @@ def test_a_study_adds_its_batches_drift_and_agreement_to_the_includes(project):
               changes.compare_kappa(project.inputs())]
     assert not any("batch" in part.lower() for part in before)
     assert changes.compare_drift(project.inputs()) == ""
+    assert changes.study_additions(project.inputs()) == ""
+    assert changes.study_agreement(project.inputs()) == ""
     project.write(CP("additions.csv"), pd.DataFrame({
         "batch": ["2026-01", "2026-01"], "project": ["vllm", "pytorch"],
         "name": ["vLLM", "PyTorch"], "year": [2026, 2026], "issues": [2, 1]}))
     project.write(CP("drift.csv"), pd.DataFrame({
-        "batch": ["2026-01"], "code": ["C.1"], "theme": ["<Crash>"], "type": ["Bug"],
-        "release": [5], "release_share": [50.0], "batch_issues": [3], "batch_share": [100.0],
-        "difference": [50.0], "p_value": [0.00001], "p_holm": [0.03], "changed": [True]}))
+        "batch": ["2026-01"] * 2, "code": ["C.1", "A.1"], "theme": ["<Crash>", "Q"],
+        "type": ["Bug", "Question"], "release": [5, 0], "release_share": [100.0, 0.0],
+        "batch_issues": [2, 1], "batch_share": [66.7, 33.3],
+        "batch_share_low": [20.8, 6.1], "batch_share_high": [93.9, 79.2],
+        "expected": [3.0, 0.0], "difference": [-33.3, 33.3],
+        "difference_low": [-80.1, -2.0], "difference_high": [5.0, 80.1],
+        "p_value": [0.00001, 0.3], "p_holm": [0.03, 0.3],
+        "detectable_low": [None, None], "detectable_high": [None, 55.0],
+        "verdict": ["too_few", "too_few"], "changed": [False, False]}))
     project.write(CP("drift_tests.csv"), pd.DataFrame({
-        "batch": ["2026-01"], "themes": [2], "chi2": [4.5], "dof": [1], "p_value": [0.034],
-        "sparse_cells": [1], "changed_themes": [1]}))
+        "batch": ["2026-01"], "reports": [3], "themes": [2], "test": ["monte_carlo"],
+        "statistic": [4.5], "dof": [1], "p_value": [0.034], "resamples": [10000],
+        "cells": [4], "expected_under_1": [1], "expected_under_5": [4],
+        "changed_themes": [0], "too_few_themes": [2], "min_reports": [5]}))
     project.write(AG("batches.csv"), pd.DataFrame({
         "batch": ["release", "2026-01", "all batches"], "issues": [10, 3, 13],
         "annotators": [7, 3, 10], "label_columns": ["Label1", "Label8", "Label1"],
@@ -100,20 +110,31 @@ def test_a_study_adds_its_batches_drift_and_agreement_to_the_includes(project):
         "krippendorff_alpha": [0.7, 0.5, 0.69], "krippendorff_alpha_ci_low": [None] * 3,
         "krippendorff_alpha_ci_high": [None] * 3, "gwet_ac1": [0.7, 0.5, 0.7],
         "gwet_ac1_ci_low": [None] * 3, "gwet_ac1_ci_high": [None] * 3, "note": ["", "", "x"]}))
-    cells = changes.compare_cells(project.inputs())
-    assert cells.startswith("The new batches (2026-01) add 3 labelled issues")
-    assert ">vLLM<" in cells and ">PyTorch<" in cells and ">2026<" in cells
+    assert changes.compare_cells(project.inputs()) == before[0]  # the additions apart
+    added = changes.study_additions(project.inputs())
+    assert added.startswith("The new batches (2026-01) add 3 labelled issues")
+    assert ">vLLM<" in added and ">PyTorch<" in added and ">2026<" in added
+    assert added.rstrip().endswith(
+        "([tables/compare/additions.csv](downloads/tables/compare/additions.csv))")
     assert "Drift" not in changes.compare_types(project.inputs())
     drift = changes.compare_drift(project.inputs())
     assert "Drift since the paper" in drift and "&lt;Crash&gt;" in drift
-    assert "p = 0.0340" in drift and ">&lt; 0.0001<" in drift and ">= 0.0300<" in drift
-    assert "1 of 4 expected counts are under 5" in drift
+    assert "Monte-Carlo permutation test" in drift and "10,000 resamples" in drift
+    assert "1 of 4 expected counts are under 1 and 4 under 5" in drift
+    assert "fewer than 5 of its" in drift  # the minimum, on the page
+    assert ">too few<" in drift and "[-80.0" not in drift and "[-80.1, +5.0]" in drift
+    assert "66.7% (20.8–93.9)" in drift and "&gt; 55.0%" in drift
     assert drift.rstrip().endswith(
         "[Source: notebooks/06_compare](notebooks/06_compare.qmd){.source-link}\n"
         "([tables/compare/drift.csv](downloads/tables/compare/drift.csv), "
         "[tables/compare/drift_tests.csv](downloads/tables/compare/drift_tests.csv))")
-    kappa = changes.compare_kappa(project.inputs())
-    assert "Agreement per batch" in kappa and ">all batches<" in kappa and ">0.690<" in kappa
+    assert "Agreement per batch" not in changes.compare_kappa(project.inputs())
+    agreement = changes.study_agreement(project.inputs())
+    assert "Agreement per batch" in agreement and ">all batches<" in agreement
+    assert ">0.690<" in agreement and ">0.100–0.900<" in agreement
+    assert agreement.rstrip().endswith(
+        "[Source: notebooks/04_agreement](notebooks/04_agreement.qmd){.source-link}\n"
+        "([tables/agreement/batches.csv](downloads/tables/agreement/batches.csv))")
     # every study table is an input the include declares, and written through its Inputs
     assert undeclared_reads(changes.INCLUDES, project.root) == {}
     made = write_includes(changes.INCLUDES, project.root)

@@ -108,8 +108,46 @@ def test_includes_read_their_inputs(project):
         "claim_ids": ["a"]}))
     out = {inc.name: inc.make(project.inputs()) for inc in overview.INCLUDES}
     assert set(out) == {"scorecard_differs.md", "links.md", "cite.md", "licence.md",
-                        "differences_by_cause.md"}
+                        "differences_by_cause.md", "overview/study_now.md"}
+    assert out["overview/study_now.md"] == ""  # the release alone: no study section
+    assert "This build's data" not in out["links.md"]
     assert ">a · Section I<" in out["scorecard_differs.md"]
     assert 'href="#cause-other"><strong>1</strong></a> differs: no common &lt;cause&gt;' \
         in out["differences_by_cause.md"]
     assert "<code>bbbbbbb</code>" in out["links.md"]
+
+
+def study_counts() -> pd.DataFrame:
+    """The table1 stage's study table of a release + batch ``<b>`` (a name is data)."""
+    rows = []
+    for batch, years in (("release", {"2024": 8, "2025": 2}), ("<b>", {"2025": 1, "2026": 3}),
+                         ("", {"2024": 8, "2025": 3, "2026": 3})):
+        for column, n in [*years.items(), ("Total", sum(years.values()))]:
+            rows.append(("Sum", "All projects", batch or None, column, n,
+                         batch == "<b>" and column == "2025"))
+    return pd.DataFrame(rows, columns=["project", "name", "batch", "column", "issues",
+                                       "release_year"])
+
+
+def test_the_study_now_names_each_part_its_annotators_and_the_data(project):
+    project.write(overview.STUDY, study_counts())
+    project.write(overview.BATCHES, pd.DataFrame({
+        "batch": ["release", "<b>", "all batches"], "annotators": [7, 3, 10],
+        "fleiss_kappa": [0.8, 0.5, None], "fleiss_kappa_ci_low": [0.7, 0.2, None],
+        "fleiss_kappa_ci_high": [0.9, 0.8, None]}))
+    project.write(overview.BATCH_RATES, pd.DataFrame({
+        "batch": ["<b>", "<b>"], "project": ["vllm", "Sum"], "name": ["vLLM", "All"],
+        "excluded": [1, 1], "candidates": [5, 5], "false_positive_percent": [20.0, 20.0],
+        "ci_low": [3.6, None], "ci_high": [62.4, None]}))
+    now = overview.study_now(project.inputs())
+    assert now.startswith("## The study now") and "the release + 1 batch of" in now
+    assert ">batch &lt;b&gt;<" in now and "<b>" not in now  # escaped
+    assert ">7<" in now and ">3<" in now  # each part's own annotators
+    assert "0.500 (0.200–0.800)" in now and "20.00%; 5 candidates" in now
+    assert "2025–2026 (2025 also in the release)" in now
+    assert "the release's 10 reports alone" in now
+    parts = overview.study_parts(study_counts())
+    assert overview.data_phrase(parts) == "the release + 1 batch"
+    links = overview.study_links({}, {}, parts)
+    assert "This build's data: the release + 1 batch, 14 reports" in links
+    assert "&lt;b&gt;: 4" in links

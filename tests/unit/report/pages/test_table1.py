@@ -62,7 +62,9 @@ def test_every_count_opens_its_issues_in_the_explorer():
 def test_computed_false_positive_rates_show_the_paper_under_them():
     html = table1.table1_compare(COUNTS, CARD, PROJECTS, fps("computed"),
                                  table1.claim_ids(CLAIMS), computed=1)
-    assert "8.33%<span class=\"paper-value\">paper 8.33%</span>" in html
+    # the rate with its n (excluded of candidates), the paper's under it
+    assert ("8.33%<span class=\"rate-n\">1 of 12</span><span class=\"paper-value\">paper "
+            "8.33%</span>") in html
     assert "Average: 8.33%" in html and "computed for 1 project(s)" in html
     assert "computed: 1 excluded of 12 candidates · paper: 8.33%" in html
 
@@ -75,6 +77,7 @@ def test_includes_read_their_inputs(project):
     project.write(table1.SCORECARD, CARD)
     project.write(table1.PROJECTS, "projects:\n  pytorch: {name: PyTorch, kind: framework}\n")
     out = {inc.name: inc.make(project.inputs()) for inc in table1.INCLUDES}
-    assert set(out) == {"table1_compare.md", "tables/table1/counts.md"}
+    assert set(out) == {"table1_compare.md", "tables/table1/counts.md", "table1/study.md"}
+    assert out["table1/study.md"] == ""  # the release alone: no study section
     assert "st-differs" in out["table1_compare.md"]
     assert '<td class="num" data-label="Total">10</td>' in out["tables/table1/counts.md"]

@@ -1,0 +1,133 @@
+"""An extended study read two ways, never mixed: the paper, reproduced (on the release's
+rows) and the study now (the release beside each batch).
+
+The study is built as the update tutorial says, with the commands themselves (select ->
+sheets -> merge -> adjudicate -> extend, twice): the small synthetic release + batch
+2026-01 (reports of 2025, a year the release covers, and of 2026) + batch 2026-02 (2026
+only), three annotators each (tests/support/studies.py). The pipeline then runs on the
+study, beside the run on the release alone (``small_run``).
+
+Checked: the scorecard, the headline kappas, Table I against the paper and every
+reproduced value are the same bytes as the release-only run's; the study's Table I has
+the release, each batch and the total, the totals equal the label rows, and the batch's
+2025 is its own column, marked; no theme is flagged from a count of one; every
+false-positive rate has its n and interval; the Overview names each batch's annotators
+and the data as "the release + 2 batches"."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+from analysis.core.paths import Paths
+from tests.support.studies import BATCH_HOURS, two_batch_study
+from tests.support.workspace import copy_run, pipeline_env, reproduce, set_params
+
+pytestmark = pytest.mark.slow
+
+# The paper, reproduced: what a batch must never change
+PAPER_VIEW = ("report/tables/findings/scorecard.csv", "report/tables/agreement/headline.csv",
+              "report/tables/table1/counts.csv", "report/tables/table1/claims.csv",
+              "report/tables/table1/false_positives.csv",
+              "report/tables/taxonomy/themes.csv", "report/tables/taxonomy/subthemes.csv",
+              "data/reproduced/table1.json", "data/reproduced/taxonomy.json",
+              "data/reproduced/agreement.json", "data/reproduced/keywords.json",
+              "data/reproduced/interviews.json")
+
+
+@pytest.fixture(scope="module")
+def study_run(small_run, tmp_path_factory):
+    """The pipeline on the two-batch study of the small release, in a copy of its run."""
+    tmp = tmp_path_factory.mktemp("study-views")
+    work = copy_run(small_run.project, tmp / "project")
+
+    def run(*args: str) -> None:
+        proc = subprocess.run([sys.executable, "-m", *args], cwd=work,
+                              env=pipeline_env(work), capture_output=True, text=True)
+        assert proc.returncode == 0, f"{args}\n{proc.stdout}\n{proc.stderr}"
+
+    study = two_batch_study(small_run.dump, tmp / "loop", run)
+    set_params(work, "ingest", source=study, manifest=None, commit=None)
+    reproduce(work)
+    return work
+
+
+def test_the_papers_verdicts_are_the_release_alones_byte_for_byte(small_run, study_run):
+    for rel in PAPER_VIEW:
+        assert (study_run / rel).read_bytes() == (small_run.project / rel).read_bytes(), rel
+
+
+def test_table1_now_has_the_release_each_batch_and_the_total(small_run, study_run):
+    paths = Paths(study_run)
+    issues = pd.read_parquet(paths.clean.issues_parquet)
+    counts = pd.read_csv(paths.table1.table("study.csv"), keep_default_na=False,
+                         dtype={"column": str})
+    cell = counts.set_index(["project", "batch", "column"])["issues"]
+    assert list(dict.fromkeys(counts["batch"])) == ["release", *BATCH_HOURS, ""]
+    assert cell[("Sum", "", "Total")] == len(issues)  # the totals are the label rows
+    for batch in ("release", *BATCH_HOURS):
+        assert cell[("Sum", batch, "Total")] == (issues["batch"] == batch).sum()
+    release = sum(len(rows) for rows in small_run.written.values())
+    assert cell[("Sum", "release", "Total")] == release
+    # 2026-01's reports of 2025 are its own column, marked; never the release's
+    marked = counts[counts["release_year"].astype(str) == "True"]
+    assert set(zip(marked["batch"], marked["column"], strict=True)) == {("2026-01", "2025")}
+    assert cell[("Sum", "2026-01", "2025")] == 3  # pytorch 9001, 9002; vllm 9101
+    assert "2025" not in set(counts.loc[counts["batch"] == "2026-02", "column"])
+    page = (study_run / "report/_site/table1.html").read_text(encoding="utf-8")
+    assert "The study now" in page and "Batch 2026-01" in page and "†" in page
+
+
+def test_every_false_positive_rate_has_its_n_and_interval(study_run):
+    rates = pd.read_csv(Paths(study_run).table1.table("false_positives_by_batch.csv"))
+    assert set(rates["batch"]) == set(BATCH_HOURS)  # the release records none
+    assert rates["candidates"].gt(0).all()
+    projects = rates[rates["project"] != "Sum"]
+    assert projects[["ci_low", "ci_high"]].notna().all().all()
+    by = rates.set_index(["batch", "project"])
+    assert (by.loc[("2026-01", "pytorch"), "excluded"],
+            by.loc[("2026-01", "pytorch"), "candidates"]) == (1, 4)
+    # a batch's average is of its own projects' rates
+    mine = projects[projects["batch"] == "2026-01"]["false_positive_percent"]
+    assert by.loc[("2026-01", "Sum"), "false_positive_percent"] == pytest.approx(mine.mean())
+    page = (study_run / "report/_site/table1.html").read_text(encoding="utf-8")
+    assert "candidates (n)" in page and "Wilson" in page
+
+
+def test_no_theme_is_flagged_from_a_count_below_the_minimum(study_run):
+    paths = Paths(study_run)
+    drift = pd.read_csv(paths.compare.table("drift.csv"))
+    tests = pd.read_csv(paths.compare.table("drift_tests.csv"), keep_default_na=False)
+    changed = drift[drift["changed"]]
+    assert (changed[["batch_issues", "expected"]].max(axis=1) >= 5).all()
+    one = drift[(drift["batch_issues"] == 1) & (drift["release"] == 0)]
+    assert not one["changed"].any()
+    # batches of a dozen reports: Cochran's rule fails, so the Monte-Carlo test ran
+    assert set(tests["test"]) == {"monte_carlo"} and (tests["resamples"] == 10_000).all()
+    page = (study_run / "report/_site/changes.html").read_text(encoding="utf-8")
+    assert "Monte-Carlo permutation test" in page and "Cochran" in page
+    assert "downloads/tables/agreement/batches.csv" in page  # per-batch agreement's source
+
+
+def test_the_overview_names_the_batches_and_their_annotators(study_run):
+    now = (study_run / "report/_generated/overview/study_now.md").read_text(encoding="utf-8")
+    assert "the release + 2 batches" in now
+    batches = pd.read_csv(Paths(study_run).agreement.table("batches.csv")).set_index("batch")
+    assert list(batches.loc[["release", *BATCH_HOURS], "annotators"]) == [7, 3, 3]
+    for batch in BATCH_HOURS:
+        assert f"batch {batch}" in now
+    links = (study_run / "report/_generated/links.md").read_text(encoding="utf-8")
+    assert "This build's data: the release + 2 batches" in links
+    page = (study_run / "report/_site/index.html").read_text(encoding="utf-8")
+    assert "The paper, reproduced" in page and "The study now" in page
+    assert page.index("The paper, reproduced") < page.index("The study now")
+
+
+def test_the_release_alone_has_no_study_section(small_run):
+    generated = small_run.project / "report/_generated"
+    assert (generated / "overview/study_now.md").read_text(encoding="utf-8").strip() == ""
+    assert "This build's data" not in (generated / "links.md").read_text(encoding="utf-8")
+    assert not (small_run.project / "report/tables/table1/study.csv").exists()
