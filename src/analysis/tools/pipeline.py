@@ -33,7 +33,10 @@ import ast
 import importlib
 import pkgutil
 import sys
+import textwrap
 from pathlib import Path, PurePath
+
+import yaml
 
 import analysis
 from analysis.core.artifacts import write_text
@@ -210,52 +213,31 @@ def plots(stages: tuple[Stage, ...]) -> list:
     return images + charts
 
 
-def _scalar(value) -> str:
-    """A YAML scalar as dvc.yaml writes it (quoted only when YAML would misread it)."""
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    text = str(value)
-    if text[:1] in "'\"&*!|>%@`{[#" or ": " in text or text.endswith(":") or " #" in text:
-        return "'" + text.replace("'", "''") + "'"
-    return text
+class _DvcYaml(yaml.SafeDumper):
+    """Block-style YAML as dvc.yaml is written: list items indented under their key, and
+    no value written for None (``- params.yaml:``)."""
+
+    def increase_indent(self, flow=False, indentless=False):
+        return super().increase_indent(flow, False)
 
 
-def _lines(value, indent: int) -> list[str]:
-    """Block-style YAML of nested dicts and lists of strings, ``indent`` spaces deep."""
-    pad = " " * indent
-    out = []
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if isinstance(item, dict | list):
-                out.append(f"{pad}{_scalar(key)}:")
-                out += _lines(item, indent + 2)
-            else:
-                out.append(f"{pad}{_scalar(key)}: {_scalar(item)}".rstrip())
-    else:
-        for item in value:
-            if isinstance(item, dict):
-                first, *rest = _lines(item, indent + 2)
-                out.append(f"{pad}- {first.strip()}")
-                out += rest
-            else:
-                out.append(f"{pad}- {_scalar(item)}")
-    return out
+_DvcYaml.add_representer(type(None), lambda dumper, _: dumper.represent_scalar(
+    "tag:yaml.org,2002:null", ""))
+
+
+def _block(value) -> str:
+    """``value`` as block-style YAML, indented under a top-level key."""
+    return textwrap.indent(yaml.dump(value, Dumper=_DvcYaml, sort_keys=False, width=4096),
+                           "  ")
 
 
 def generate(root: Path = ROOT, stages: tuple[Stage, ...] = STAGES) -> str:
     """The text of dvc.yaml for the project at ``root``."""
     params = load_params(Paths(root).params)
-    lines = HEADER.splitlines() + ["stages:"]
-    for i, stage in enumerate(stages):
-        if i:
-            lines.append("")
-        lines += _lines({stage.name: stage_entry(stage, root, params, stages)}, 2)
-    lines += ["", "# `dvc plots show` / `dvc plots diff`: the main figures as images, and "
-              "data plots drawn by DVC", "# from flat tables.", "plots:"]
-    lines += _lines(plots(stages), 2)
-    return "\n".join(lines) + "\n"
+    entries = [_block({s.name: stage_entry(s, root, params, stages)}) for s in stages]
+    return (HEADER + "stages:\n" + "\n".join(entries)
+            + "\n# `dvc plots show` / `dvc plots diff`: the main figures as images, and data "
+              "plots drawn by DVC\n# from flat tables.\nplots:\n" + _block(plots(stages)))
 
 
 def main(argv: list[str] | None = None) -> int:
