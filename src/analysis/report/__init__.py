@@ -27,19 +27,6 @@ How a stage gets onto the site is described in docs/adding-a-stage.md.
 
 from analysis.core.paths import PATHS, ROOT
 from analysis.core.pipeline import P, Stage, rel
-from analysis.report.site import render
-
-__all__ = ["STAGE", "build", "generate", "render"]
-
-
-def __getattr__(name: str):
-    """``build`` and ``generate`` (:mod:`.generation`), imported when first asked for:
-    they need pandas, pandera and matplotlib, which the render step does without."""
-    if name in ("build", "generate"):
-        from analysis.report import generation
-
-        return getattr(generation, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 # What the website's stage reads and writes (dvc.yaml is generated from it:
 # analysis.tools.pipeline). Step 1 generates report/_variables.yml, report/_generated/ and
