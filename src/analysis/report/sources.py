@@ -104,7 +104,7 @@ def make_record(renderer: str, hashes: dict[str, str], code: str,
                 pages: dict[str, str] | None = None, shared: str | None = None) -> dict:
     """The record of one render: the renderer (name and version), the digest of the
     package's code (:func:`code_digest`), each source's SHA-256, and one digest of all;
-    with the digest of each page's inputs (``pages``, :func:`page_digest`) and of what
+    with the digest of each page's inputs (``pages``, :func:`page_dependencies`) and of what
     every page shares (``shared``, :func:`shared_digest`), which say which pages the next
     render must render again (:func:`plan`)."""
     record = {"renderer": renderer, "code": code, "files": dict(sorted(hashes.items())),
@@ -213,32 +213,23 @@ def _file_hash(project: Path, rel: str, made: Mapping[str, str]) -> str:
     return sha256_file(path) if path.is_file() else MISSING
 
 
-def page_digest(project: Path, page: str, variables: dict,
-                made: Mapping[str, str] | None = None) -> str:
-    """One SHA-256 over what ``page`` reads (:func:`page_inputs`): its files' bytes and
-    the values of its variables. Equal digests: the renderer gets the same input for it.
+def page_dependencies(project: Path, pages: list[str], variables: dict,
+                      made: Mapping[str, str] | None = None
+                      ) -> tuple[dict[str, str], set[str]]:
+    """Each page's digest, one SHA-256 over what it reads (:func:`page_inputs`: its files'
+    bytes and the values of its variables; equal digests, the same input for the
+    renderer), and every file some page reads.
 
     ``made``: files the render writes only for the pages it renders (the converted pages
     of ``docs/``, :func:`analysis.report.docs.include_digests`), each with the digest of
     what it is made from, which counts in place of its bytes: the digest is the same
     whether the file is written yet or not."""
-    return _inputs_digest(project, *page_inputs(project, page), variables, made or {})
-
-
-def _inputs_digest(project: Path, files: list[str], keys: list[str], variables: dict,
-                   made: Mapping[str, str]) -> str:
-    return digest({rel: _file_hash(project, rel, made) for rel in files},
-                  *(f"{key}={_value(variables, key)}" for key in sorted(keys)))
-
-
-def page_dependencies(project: Path, pages: list[str], variables: dict,
-                      made: Mapping[str, str] | None = None
-                      ) -> tuple[dict[str, str], set[str]]:
-    """Each page's digest (:func:`page_digest`), and every file some page reads."""
+    made = made or {}
     digests, read = {}, set()
     for page in pages:
         files, keys = page_inputs(project, page)
-        digests[page] = _inputs_digest(project, files, keys, variables, made or {})
+        digests[page] = digest({rel: _file_hash(project, rel, made) for rel in files},
+                               *(f"{key}={_value(variables, key)}" for key in sorted(keys)))
         read.update(files)
     return digests, read
 
