@@ -188,23 +188,23 @@ def _href(href: str, prefix: str) -> str:
 
 def navbar_html(title: str, left: list[dict], right: list[dict], current: str,
                 prefix: str) -> str:
-    def items(entries):
+    def is_current(entry) -> bool:
+        return output_name(entry["href"] or "") == current
+
+    def link(entry) -> str:
+        active = ' aria-current="page" class="active"' if is_current(entry) else ""
+        return (f'<li><a href="{esc(_href(entry["href"], prefix))}"{active}>'
+                f'{esc(entry["text"])}</a></li>')
+
+    def items(entries) -> str:
         html = []
         for e in entries:
             if e["menu"]:
-                active = any(output_name(c["href"] or "") == current for c in e["menu"])
-                sub = "".join(
-                    f'<li><a href="{esc(_href(c["href"], prefix))}"'
-                    + (' aria-current="page" class="active"'
-                       if output_name(c["href"] or "") == current else "")
-                    + f">{esc(c['text'])}</a></li>" for c in e["menu"])
-                html.append(f'<li class="menu{" active" if active else ""}"><details>'
-                            f'<summary>{esc(e["text"])}</summary><ul>{sub}</ul></details></li>')
+                active = " active" if any(map(is_current, e["menu"])) else ""
+                html.append(f'<li class="menu{active}"><details><summary>{esc(e["text"])}'
+                            f'</summary><ul>{"".join(map(link, e["menu"]))}</ul></details></li>')
             else:
-                active = output_name(e["href"] or "") == current
-                html.append(f'<li><a href="{esc(_href(e["href"], prefix))}"'
-                            + (' aria-current="page" class="active"' if active else "")
-                            + f">{esc(e['text'])}</a></li>")
+                html.append(link(e))
         return "".join(html)
 
     return (f'<header class="site-nav"><nav aria-label="site">'
@@ -330,11 +330,9 @@ def render_site(project: Path, out: Path, variables: dict, only: set[str] | None
     left = _nav_entries(navbar.get("left"), titles)
     right = _nav_entries(navbar.get("right"), titles)
     footer = _footer_html(config, project, variables)
-    css = html_format.get("css") or []
-    css = [css] if isinstance(css, str) else list(css)
-    after = html_format.get("include-after-body") or []
-    after = [after] if isinstance(after, str) else list(after)
-    after_body = "\n".join((project / a).read_text(encoding="utf-8") for a in after)
+    css = _as_list(html_format.get("css"))
+    after_body = "\n".join((project / a).read_text(encoding="utf-8")
+                           for a in _as_list(html_format.get("include-after-body")))
 
     with atomic_folder(out) as tmp:
         copied: set[str] = set()
