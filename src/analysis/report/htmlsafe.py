@@ -48,17 +48,6 @@ def esc(text: object) -> str:
 TEMPLATE_FORBIDDEN = re.compile(r"[{}$\\`]")
 
 
-def template_text_problem(text: object) -> str | None:
-    """Why ``text`` cannot be Markdown template text (see :func:`check_template_text`), or
-    None when it can."""
-    s = "" if text is None else str(text)
-    if m := TEMPLATE_FORBIDDEN.search(s):
-        return f"holds {m.group(0)!r}"
-    if has_hidden(s):
-        return "holds a control or formatting character"
-    return None
-
-
 def check_template_text(text: object, where: str) -> str:
     """``text`` if it is safe as Markdown template text, else a ValueError naming ``where``.
 
@@ -66,11 +55,14 @@ def check_template_text(text: object, where: str) -> str:
     fixed templates and numbers; data text goes through :func:`esc` into HTML instead. A
     failure here is a bug in the stage that wrote the text, not a user error.
     """
-    problem = template_text_problem(text)
+    s = "" if text is None else str(text)
+    m = TEMPLATE_FORBIDDEN.search(s)
+    problem = (f"holds {m.group(0)!r}" if m else
+               "holds a control or formatting character" if has_hidden(s) else None)
     if problem:
         raise ValueError(f"{where}: template text {problem}; data text must be shown as "
                          "escaped HTML (a key ending in _text or _alt), not as a variable")
-    return "" if text is None else str(text)
+    return s
 
 
 def md_escape(text: object) -> str:
