@@ -39,7 +39,6 @@ from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from pathlib import Path
 
-from analysis.core import runlog
 from analysis.core.paths import Paths
 from analysis.core.safeyaml import safe_load
 
@@ -82,24 +81,11 @@ def stages_to_run(needs: Graph, order: list[str], changed: Iterable[str],
     return [stage for stage in order if stage in chosen]
 
 
-def critical_path(needs: Graph, plan: list[str], seconds: Mapping[str, float]) -> dict[str, float]:
-    """Per planned stage, the longest chain of planned stages from its start to the end of
-    the run, in ``seconds`` (a stage's last run time; 1 when it has none). Starting the
-    longest chains first keeps the other core busy with the short stages meanwhile."""
-    length: dict[str, float] = {}
-    for stage in reversed(plan):  # plan is in pipeline order: dependents come later
-        after = [length[other] for other in plan if stage in needs[other] and other in length]
-        length[stage] = seconds.get(stage, 1.0) + max(after, default=0.0)
-    return length
-
-
-def ready(plan: list[str], needs: Graph, done: set[str], started: set[str],
-          priority: Mapping[str, float] | None = None) -> list[str]:
-    """The planned stages not started yet whose planned dependencies have all run, the
-    highest ``priority`` (:func:`critical_path`) first, else in plan order."""
-    found = [stage for stage in plan if stage not in started
-             and all(up in done for up in needs[stage] if up in plan)]
-    return sorted(found, key=lambda stage: -(priority or {}).get(stage, 0.0))
+def ready(plan: list[str], needs: Graph, done: set[str], started: set[str]) -> list[str]:
+    """The planned stages not started yet whose planned dependencies have all run, in plan
+    order."""
+    return [stage for stage in plan if stage not in started
+            and all(up in done for up in needs[stage] if up in plan)]
 
 
 def repro_command(stage: str, force: bool) -> list[str]:
@@ -123,10 +109,9 @@ def in_pipeline_order(stages: Mapping[str, object], order: list[str]) -> list[st
 def schedule(plan: list[str], needs: Graph, jobs: int,
              run_stage: Callable[[str], tuple[int, str]],
              on_end: Callable[[str, int, str], None],
-             priority: Mapping[str, float] | None = None,
              stop: Callable[[], None] = lambda: None) -> list[str]:
     """Run ``plan`` with :func:`ready` stages started as soon as there is room for them,
-    at most ``jobs`` at a time, by ``priority``; ``on_end`` gets each stage's code and
+    at most ``jobs`` at a time; ``on_end`` gets each stage's code and
     output as it ends. Returns the stages that failed: once one has, no further stage
     starts. Interrupted (KeyboardInterrupt), it calls ``stop`` to end the running
     stages, waits for them, and raises."""
@@ -139,7 +124,7 @@ def schedule(plan: list[str], needs: Graph, jobs: int,
                 if not failed:
                     started = set(running.values()) | done | set(failed)
                     room = max(jobs - len(running), 0)
-                    for stage in ready(plan, needs, done, started, priority)[:room]:
+                    for stage in ready(plan, needs, done, started)[:room]:
                         running[pool.submit(run_stage, stage)] = stage
                 if not running:
                     return failed
@@ -164,7 +149,7 @@ def default_jobs() -> int:
 
 def pipeline(root: Path) -> tuple[dict[str, frozenset[str]], list[str], object]:
     """DVC's view of the project at ``root``: each stage's dependencies, the stages in
-    ``dvc.yaml``'s order, and the repository (for :func:`changed_stages`)."""
+    ``dvc.yaml``'s order, and the repository."""
     from dvc.repo import Repo
 
     repo = Repo(str(root))
@@ -173,17 +158,6 @@ def pipeline(root: Path) -> tuple[dict[str, frozenset[str]], list[str], object]:
              for stage in graph.nodes}
     order = [stage.addressing for stage in repo.index.stages]
     return needs, order, repo
-
-
-def last_seconds(root: Path) -> dict[str, float]:
-    """Each stage's time in its last run here, from the run records."""
-    return {r["stage"]: float(r["seconds"]) for r in runlog.read_all(Paths(root).runs_dir)
-            if isinstance(r.get("seconds"), int | float)}
-
-
-def changed_stages(repo) -> set[str]:
-    """The stages whose inputs, command or outputs differ from ``dvc.lock``."""
-    return set(repo.status())
 
 
 def fix_lock_order(root: Path, order: list[str]) -> None:
@@ -260,11 +234,6 @@ def say(text: str) -> None:
         sys.stdout.flush()
 
 
-def show(stage: str, code: int, output: str) -> None:
-    """Print a stage's whole output (DVC's lines and its command's)."""
-    say(output)
-
-
 def interrupted(signum, frame):
     raise KeyboardInterrupt
 
@@ -286,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         needs, order, repo = pipeline(root)
-        changed = set() if args.force else changed_stages(repo)
+        changed = set() if args.force else set(repo.status())  # stages that differ from dvc.lock
         repo.close()
     except DvcException as exc:
         print(f"repro: {root}: {exc} (run it in the project's folder, where dvc.yaml is)",
@@ -302,10 +271,10 @@ def main(argv: list[str] | None = None) -> int:
         print("Data and pipelines are up to date.")
         return 0
     runner = StageRunner(root, args.force)
-    priority = critical_path(needs, plan, last_seconds(root))
     previous = signal.signal(signal.SIGTERM, interrupted)
     try:
-        failed = schedule(plan, needs, args.jobs, runner, show, priority, runner.stop)
+        failed = schedule(plan, needs, args.jobs, runner,
+                          lambda stage, code, output: say(output), runner.stop)
     except KeyboardInterrupt:
         print("repro: interrupted; the stages that did not finish run again next time",
               file=sys.stderr)
