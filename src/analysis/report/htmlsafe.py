@@ -172,13 +172,16 @@ def paragraph(text: object, classes: str = "") -> str:
     return raw_html_block(f"<p{cls}>{esc(text)}</p>")
 
 
-def details_block(title: str, body_html: str, *, open_: bool = False,
-                  classes: str = "callout callout-note") -> str:
-    """A collapsible section as raw HTML (title escaped here, ``body_html`` already HTML):
-    the same in both renderers, and safe for a title that quotes data."""
-    return raw_html_block(f'<details class="{esc(classes)}"{" open" if open_ else ""}>'
-                          f'<summary class="callout-title">{esc(title)}</summary>'
-                          f'<div class="callout-body">{body_html}</div></details>')
+def details_html(title: str, body_html: str, classes: str = "callout callout-note") -> str:
+    """A collapsible section (title escaped here, ``body_html`` already HTML): the same in
+    both renderers, and safe for a title that quotes data."""
+    return (f'<details class="{esc(classes)}"><summary class="callout-title">{esc(title)}'
+            f'</summary><div class="callout-body">{body_html}</div></details>')
+
+
+def details_block(title: str, body_html: str, *, classes: str = "callout callout-note") -> str:
+    """:func:`details_html` as a raw HTML block."""
+    return raw_html_block(details_html(title, body_html, classes))
 
 
 def raw_html_block(content: str) -> str:
