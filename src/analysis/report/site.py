@@ -277,13 +277,12 @@ class Increment(NamedTuple):
 def incremental_plan(paths: Paths, label: str, hashes: dict[str, str], digests: dict[str, str],
                      shared: str, read: set[str], quarto: str | None) -> Increment | None:
     """What to render again (:func:`~analysis.report.sources.plan`) after the site in
-    ``report/_site/``; None for the whole site: no site, a record that does not match its
-    own digest or another renderer, a page of the record missing from the site, or (with
-    Quarto) more pages than :data:`QUARTO_MAX_PAGES`."""
+    ``report/_site/``; None for the whole site: no site, one another renderer rendered, a
+    page of the record missing from the site, or (with Quarto) more pages than
+    :data:`QUARTO_MAX_PAGES`."""
     site = paths.site
     record = read_record(site)
-    if (record is None or not (site / "index.html").is_file() or record["renderer"] != label
-            or record["digest"] != sources.digest(record["files"], label, record["code"])):
+    if record is None or not (site / "index.html").is_file() or record["renderer"] != label:
         return None
     todo = sources.plan(record, hashes, digests, shared, read, lambda p: (site / p).is_file())
     if todo is None or any(not (site / output_name(p)).is_file() for p in digests):

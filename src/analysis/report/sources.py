@@ -6,10 +6,10 @@ and changed back, say), nothing is rendered and the site would go on showing the
 run. So every render records, in the site itself (:data:`RECORD_NAME`), what it read:
 the renderer (its name and version), a hash of this package's own code (which writes the
 pages the renderer is given, and is the preview renderer) and the SHA-256 of every source
-file (:func:`source_files`, and the pages of ``docs/``: :func:`doc_hashes`), with one
-digest over all. ``render --if-needed`` compares
-that record with the current sources (:func:`staleness`) and renders again when they
-differ. The per-file hashes say which sources changed, and so which pages.
+file (:func:`source_files`, and the pages of ``docs/``: :func:`doc_hashes`).
+``render --if-needed`` compares that record with the current sources (:func:`staleness`)
+and renders again when they differ. The per-file hashes say which sources changed, and so
+which pages.
 
 The record holds no time and no machine (only paths relative to ``report/``), so two
 renders of the same sources give the same bytes.
@@ -103,12 +103,11 @@ def digest(hashes: dict[str, str], *about: str) -> str:
 def make_record(renderer: str, hashes: dict[str, str], code: str,
                 pages: dict[str, str] | None = None, shared: str | None = None) -> dict:
     """The record of one render: the renderer (name and version), the digest of the
-    package's code (:func:`code_digest`), each source's SHA-256, and one digest of all;
-    with the digest of each page's inputs (``pages``, :func:`page_dependencies`) and of what
-    every page shares (``shared``, :func:`shared_digest`), which say which pages the next
-    render must render again (:func:`plan`)."""
-    record = {"renderer": renderer, "code": code, "files": dict(sorted(hashes.items())),
-              "digest": digest(hashes, renderer, code)}
+    package's code (:func:`code_digest`) and each source's SHA-256; with the digest of each
+    page's inputs (``pages``, :func:`page_dependencies`) and of what every page shares
+    (``shared``, :func:`shared_digest`), which say which pages the next render must render
+    again (:func:`plan`)."""
+    record = {"renderer": renderer, "code": code, "files": dict(sorted(hashes.items()))}
     if pages is not None and shared is not None:
         record.update(pages=dict(sorted(pages.items())), shared=shared)
     return record
@@ -128,7 +127,7 @@ def read_record(site: Path) -> dict | None:
     except (OSError, ValueError):
         return None
     ok = isinstance(record, dict) and isinstance(record.get("files"), dict) and all(
-        isinstance(record.get(key), str) for key in ("renderer", "code", "digest"))
+        isinstance(record.get(key), str) for key in ("renderer", "code"))
     return record if ok else None
 
 
@@ -151,8 +150,6 @@ def staleness(record: dict | None, hashes: dict[str, str], code: str) -> str | N
         return f"{len(changed)} of its source files changed since it was rendered ({shown})"
     if record["code"] != code:
         return "the report package's code changed since it was rendered"
-    if record["digest"] != digest(hashes, record["renderer"], code):
-        return "its record does not match its sources"
     return None
 
 
