@@ -3,26 +3,15 @@
     python -m analysis.tools.repro [-f] [--jobs N] [STAGE ...]
 
 ``dvc repro`` runs one stage at a time, while most of this pipeline's stages only wait for
-one or two others, and each stage is a single Python process. DVC's documented way to use
-more cores is to run ``dvc repro`` on independent parts of the pipeline at once: it
-releases its repository lock while a stage's command runs and takes it again to record
-the results. This driver does exactly that, and nothing else:
-
-1. It asks DVC which stages have changed (``Repo.status``) and, from DVC's own graph,
-   which stages follow them: the stages ``dvc repro`` would consider. ``-f`` takes every
-   stage (of the targets, and what they need).
-2. It runs each of them as ``dvc --wait-for-lock repro --single-item STAGE`` once every
-   stage it depends on has run, at most ``--jobs`` at a time (default: the cores this
-   process may use). DVC still decides whether a stage must run (a stage whose inputs came
-   out unchanged is skipped), runs it, caches its outputs and writes ``dvc.lock``.
-3. A stage's start is shown when it starts, and its output whole when it ends, so two
-   stages' lines never mix.
-
-Outputs are those of ``dvc repro``, byte for byte: every stage writes only its own
-folders and reads only what the stages before it wrote. Should a stage fail, no stage
-after it starts, the ones already running finish, and the run ends with the failed
-stage's output and a non-zero exit. ``dvc.lock`` lists its stages in ``dvc.yaml``'s
-order, as ``dvc repro`` leaves it (:func:`in_pipeline_order`).
+one or two others. DVC's documented way to use more cores is to run ``dvc repro`` on
+independent parts of the pipeline at once: it releases its repository lock while a
+stage's command runs. This driver asks DVC which stages changed (``Repo.status``) and, from
+DVC's own graph, which follow them (``-f``: all of them), and runs each as ``dvc
+--wait-for-lock repro --single-item STAGE`` once the stages it depends on have run, at most
+``--jobs`` at a time. DVC still decides whether a stage must run, caches its outputs and
+writes ``dvc.lock``, so the outputs are those of ``dvc repro``, byte for byte, and so is
+``dvc.lock`` (:func:`fix_lock_order`). A stage's output is shown whole when it ends; after a
+failed stage no stage starts, and the ones running finish.
 """
 
 from __future__ import annotations
