@@ -155,9 +155,9 @@ def staleness(record: dict | None, hashes: dict[str, str], code: str) -> str | N
 
 # -- which page reads what: rendering only the pages whose inputs changed -------------------
 
-# Sources every page reads: a change to one of them renders the whole site again.
-SHARED_FILES = ("_quarto.yml",)
-SHARED_FOLDERS = ("assets",)
+# What every page reads: a change to it renders the whole site again.
+SHARED_FILE, SHARED_FOLDER = "_quarto.yml", "assets"
+FRONT_MATTER_RE = re.compile(r"\A---[ \t]*\n.*?\n---[ \t]*\n", re.S)
 MISSING = "missing"
 
 
@@ -233,27 +233,20 @@ def page_dependencies(project: Path, pages: list[str], variables: dict,
 
 def shared_digest(project: Path, pages: list[str], variables: dict, renderer: str,
                   code: str) -> str:
-    """One SHA-256 over what every page shares: :data:`SHARED_FILES` (and the variables
-    they refer to: the footer's), the files of :data:`SHARED_FOLDERS`, the list of pages
-    (the navigation) and each page's front matter (its title), the renderer and the
-    package's code."""
-    rels = [name for name in SHARED_FILES if (project / name).is_file()]
-    for name in SHARED_FOLDERS:
-        rels += [p.relative_to(project).as_posix() for p in _visible_files(project / name)]
-    keys = sorted({k for rel in SHARED_FILES for k in referenced_vars(_read(project / rel))})
+    """One SHA-256 over what every page shares: ``_quarto.yml`` (and the variables it
+    refers to: the footer's), the files of ``assets/``, the list of pages (the navigation)
+    and each page's front matter (its title), the renderer and the package's code."""
+    rels = [SHARED_FILE, *(p.relative_to(project).as_posix()
+                           for p in _visible_files(project / SHARED_FOLDER))]
+    keys = sorted(set(referenced_vars(_read(project / SHARED_FILE))))
     fronts = []
     for page in sorted(pages):
-        front = front_matter(_read(project / page))
+        m = FRONT_MATTER_RE.match(_read(project / page))
+        front = m.group(0) if m else ""
         fronts += [f"{page}: {hashlib.sha256(front.encode('utf-8')).hexdigest()}",
                    *(f"{page}: {key}={_value(variables, key)}" for key in referenced_vars(front))]
     return digest(hash_files(project, rels), renderer, code, *fronts,
                   *(f"{key}={_value(variables, key)}" for key in keys))
-
-
-def front_matter(text: str) -> str:
-    """The YAML front matter block of a page's text ('' if none)."""
-    m = re.match(r"\A---[ \t]*\n.*?\n---[ \t]*\n", text, re.S)
-    return m.group(0) if m else ""
 
 
 def plan(record: dict | None, files: dict[str, str], pages: dict[str, str], shared: str,
