@@ -270,27 +270,21 @@ def _footer_html(config: dict, project: Path, variables: dict) -> str:
     return "".join(parts)
 
 
-def render_qmd(project: Path, source: str, variables: dict) -> Page:
+def read_page(project: Path, source: str, variables: dict, kept: bool = False) -> Page:
+    """The page ``source`` rendered; or, ``kept`` (not rendered again: its HTML is the
+    previous site's), only its title, which the navbar of the other pages may show."""
     path = project / source
     meta, body, offset = split_front_matter(path.read_text(encoding="utf-8"))
+    title = resolve_shortcodes(str(meta.get("title", "")), file=path, project=project,
+                               variables=variables)
+    if kept:
+        return Page(source, output_name(source), title=title, kept=True)
     body = resolve_shortcodes(body, file=path, project=project, variables=variables,
                               offset=offset)
     toc, html = pandoc(prepare_markdown(body), toc=True)
-    title = resolve_shortcodes(str(meta.get("title", "")), file=path, project=project,
-                               variables=variables)
     subtitle = str(meta.get("subtitle") or meta.get("description") or "")
     return Page(source, output_name(source), title=title, subtitle=subtitle,
                 toc=toc if toc.count("<li") > 1 else "", body=html)
-
-
-def kept_page(project: Path, source: str, variables: dict) -> Page:
-    """A page that is not rendered again (its HTML is the previous site's): only its
-    title, which the navbar of the other pages may show."""
-    path = project / source
-    meta, _, _ = split_front_matter(path.read_text(encoding="utf-8"))
-    title = resolve_shortcodes(str(meta.get("title", "")), file=path, project=project,
-                               variables=variables)
-    return Page(source, output_name(source), title=title, kept=True)
 
 
 LOCAL_SRC_RE = re.compile(r'\s(?:src|href)="([^"#?:]+)(?:[#?][^"]*)?"')
@@ -323,8 +317,8 @@ def render_site(project: Path, out: Path, variables: dict, only: set[str] | None
     website = config.get("website") or {}
     html_format = ((config.get("format") or {}).get("html")) or {}
     inputs = render_inputs(project, config)
-    pages = [render_qmd(project, s, variables) if only is None or keep is None or s in only
-             else kept_page(project, s, variables) for s in inputs]
+    rendered = set(inputs) if only is None or keep is None else only
+    pages = [read_page(project, s, variables, kept=s not in rendered) for s in inputs]
     titles = {p.source: p.title for p in pages}
     navbar = website.get("navbar") or {}
     left = _nav_entries(navbar.get("left"), titles)
