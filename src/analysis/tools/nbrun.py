@@ -20,9 +20,10 @@ The project's own runs leave a run record (:mod:`analysis.core.runlog`) with the
 of their time, read from papermill's time stamps before they are removed
 (:func:`stage_timings`): kernel start, imports (every notebook's first code cell after
 its parameters holds only its imports), work, and the rest. What is not work is kept
-small: the kernel boots while this process imports papermill and reads the notebook, its
-BLAS does not spin threads the small matrices do not need (:func:`kernel_env`), and it
-exits without the garbage collector's final passes (:data:`FREEZE_AT_EXIT`).
+small: the kernel boots while this process imports papermill and reads the notebook; it
+counts as ready as soon as it answers (:func:`wait_until_ready`), its BLAS does not spin
+threads the small matrices do not need (:func:`kernel_env`), and it exits without the
+garbage collector's final passes (:data:`FREEZE_AT_EXIT`).
 """
 
 from __future__ import annotations
@@ -227,6 +228,52 @@ BLAS_THREADS = "1"
 BLAS_THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")
 
 
+def _reply_to(get, msg_id: str, seconds: float, idle: bool = False):
+    """The first message from ``get`` (a client's ``get_shell_msg`` or ``get_iopub_msg``)
+    answering the request ``msg_id`` (with ``idle``: its IOPub status ``idle``) within
+    ``seconds``, or None; other messages are dropped."""
+    from queue import Empty
+
+    end = time.monotonic() + seconds
+    while (left := end - time.monotonic()) > 0:
+        try:
+            msg = get(timeout=left)
+        except Empty:
+            return None
+        if msg.get("parent_header", {}).get("msg_id") != msg_id:
+            continue
+        if not idle or (msg.get("msg_type") == "status"
+                        and msg.get("content", {}).get("execution_state") == "idle"):
+            return msg
+    return None
+
+
+def wait_until_ready(kc, timeout: float | None = None, quiet: float = 0.2) -> None:
+    """Block until the kernel behind the client ``kc`` answers a ``kernel_info`` request
+    on its shell channel and the request's IOPub status ``idle`` reaches ``kc`` (so the
+    IOPub subscription is live and no cell output can be lost).
+
+    jupyter_client's ``wait_for_ready`` does the same, then waits until IOPub has been
+    quiet for 0.2 s, on every start: a fixed cost this skips (a stray IOPub message is
+    harmless, nbclient reads only those answering its own requests). The request is sent
+    again while no reply comes within a second, or no status within ``quiet`` seconds
+    after it (the subscription was not connected yet).
+    """
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while True:
+        msg_id = kc.kernel_info()
+        reply = _reply_to(kc.get_shell_msg, msg_id, 1.0)
+        if reply is not None and _reply_to(kc.get_iopub_msg, msg_id, quiet, idle=True):
+            handle = getattr(kc, "_handle_kernel_info_reply", None)
+            if handle:  # as jupyter_client's wait does: adapts to the protocol version
+                handle(reply)
+            return
+        if not kc.is_alive():
+            raise RuntimeError("Kernel died before replying to kernel_info")
+        if deadline is not None and time.monotonic() > deadline:
+            raise RuntimeError(f"Kernel didn't respond in {timeout:g} seconds")
+
+
 def kernel_env(environ: dict[str, str] | None = None) -> dict[str, str]:
     """The kernel's environment: this process's (or ``environ``), with one BLAS thread
     (:data:`BLAS_THREADS`) unless it names a number of threads itself."""
@@ -239,14 +286,21 @@ def kernel_env(environ: dict[str, str] | None = None) -> dict[str, str]:
 def local_kernel_manager(folder: Path):
     """A kernel manager whose kernel talks over Unix sockets in ``folder`` (IPC) instead of
     TCP: the kernel and this process share the machine, nothing listens on a network
-    port, and the kernel has no reason to warn that its TCP traffic is unencrypted."""
+    port, and the kernel has no reason to warn that its TCP traffic is unencrypted. Its
+    clients wait for the kernel with :func:`wait_until_ready`."""
+    from jupyter_client.blocking import BlockingKernelClient
     from jupyter_client.manager import KernelManager
+
+    class ReadyClient(BlockingKernelClient):
+        def wait_for_ready(self, timeout: float | None = None) -> None:
+            wait_until_ready(self, timeout)
 
     # shutdown_wait_time: after a shutdown request, a kernel that has not exited within
     # half of it gets SIGTERM, then SIGKILL (jupyter_client's default, 5 s, lets ipykernel's
     # occasional hang while joining its control thread at exit cost 2.5 s)
-    return KernelManager(kernel_name="python3", transport="ipc", ip=str(folder / "ipc"),
-                         shutdown_wait_time=SHUTDOWN_WAIT_S)
+    km = KernelManager(kernel_name="python3", transport="ipc", ip=str(folder / "ipc"),
+                       client_factory=ReadyClient, shutdown_wait_time=SHUTDOWN_WAIT_S)
+    return km
 
 
 @contextmanager

@@ -1,15 +1,17 @@
 """nbrun's measurements and kernel handling, without running a kernel: the split of a run
-read from papermill's time stamps, the import cell of every notebook, the kernel's settings."""
+read from papermill's time stamps, the import cell of every notebook, the readiness wait."""
 
 from __future__ import annotations
 
 import ast
 import gc
+import itertools
 import json
 import os
 import subprocess
 import sys
 import time
+from queue import Empty
 from unittest import mock
 
 import nbformat
@@ -25,6 +27,7 @@ from analysis.tools.nbrun import (
     load_notebook,
     stage_timings,
     strip_volatile,
+    wait_until_ready,
 )
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.py"))
@@ -140,9 +143,75 @@ def test_freeze_at_exit_leaves_no_name_and_registers_the_freeze():
                for arg in KERNEL_ARGS)
 
 
-def test_the_kernel_manager_talks_over_local_sockets(tmp_path):
+class FakeClient:
+    """A kernel client whose kernel answers each kernel_info request on shell, and on
+    IOPub with busy/idle unless the request is one of ``lost`` (IOPub not yet connected)."""
+
+    def __init__(self, lost: int = 0, alive: bool = True, answer: bool = True):
+        self.lost, self.alive, self.answer = lost, alive, answer
+        self.shell: list[dict] = []
+        self.iopub: list[dict] = []
+        self.sent = 0
+        self.handled = None
+
+    def kernel_info(self) -> str:
+        self.sent += 1
+        msg_id = f"req-{self.sent}"
+        if self.answer:
+            self.shell += [{"parent_header": {"msg_id": "stray"}, "msg_type": "x"},
+                           {"parent_header": {"msg_id": msg_id},
+                            "msg_type": "kernel_info_reply", "content": {}}]
+            if self.sent > self.lost:
+                self.iopub += [{"parent_header": {"msg_id": msg_id}, "msg_type": "status",
+                                "content": {"execution_state": s}} for s in ("busy", "idle")]
+        return msg_id
+
+    def _get(self, queue, timeout):
+        if not queue:
+            raise Empty
+        return queue.pop(0)
+
+    def get_shell_msg(self, timeout=None):
+        return self._get(self.shell, timeout)
+
+    def get_iopub_msg(self, timeout=None):
+        return self._get(self.iopub, timeout)
+
+    def is_alive(self) -> bool:
+        return self.alive
+
+    def _handle_kernel_info_reply(self, msg):
+        self.handled = msg
+
+
+def test_ready_at_the_first_idle_status_without_waiting_for_quiet():
+    kc = FakeClient()
+    wait_until_ready(kc, timeout=5)
+    assert kc.sent == 1 and kc.handled["msg_type"] == "kernel_info_reply"
+
+
+def test_ready_asks_again_when_iopub_missed_the_status():
+    kc = FakeClient(lost=2)
+    wait_until_ready(kc, timeout=5, quiet=0.01)
+    assert kc.sent == 3 and kc.handled["parent_header"]["msg_id"] == "req-3"
+
+
+def test_a_dead_or_silent_kernel_is_an_error(monkeypatch):
+    with pytest.raises(RuntimeError, match="died"):
+        wait_until_ready(FakeClient(alive=False, answer=False), timeout=5)
+    clock = itertools.count(step=10)
+    monkeypatch.setattr(nbrun.time, "monotonic", lambda: next(clock))
+    with pytest.raises(RuntimeError, match="didn't respond in 5 seconds"):
+        wait_until_ready(FakeClient(answer=False), timeout=5)
+
+
+def test_the_kernel_manager_uses_the_fast_readiness_wait(tmp_path):
     km = nbrun.local_kernel_manager(tmp_path)
     assert km.transport == "ipc" and km.shutdown_wait_time == nbrun.SHUTDOWN_WAIT_S
+    kc = km.client()
+    with mock.patch.object(nbrun, "wait_until_ready") as wait:
+        kc.wait_for_ready(timeout=3)
+    wait.assert_called_once_with(kc, 3)
 
 
 def test_kernel_env_sets_one_blas_thread_unless_the_caller_chose():
