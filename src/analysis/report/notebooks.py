@@ -20,6 +20,7 @@ from pathlib import Path
 
 from analysis.core.errors import InputError
 from analysis.core.safeyaml import safe_load
+from analysis.report.dag import declared_paths
 from analysis.report.htmlsafe import check_template_text, esc, raw_html_block, sanitize_html
 from analysis.report.markdown import markdown_block
 
@@ -40,13 +41,10 @@ def stage_outputs(dvc_yaml: Path) -> dict[str, tuple[str, list[str]]]:
     stages = (safe_load(dvc_yaml.read_text(encoding="utf-8")) or {}).get("stages", {})
     out = {}
     for name, stage in stages.items():
-        paths = []
-        for key in ("outs", "metrics", "plots"):
-            for item in stage.get(key) or []:
-                paths.extend(item.keys() if isinstance(item, dict) else [item])
-        nbs = [p for p in paths if str(p).endswith(".ipynb")]
+        paths = declared_paths(stage)
+        nbs = [p for p in paths if p.endswith(".ipynb")]
         for nb in nbs:
-            out[str(nb)] = (name, sorted(str(p) for p in paths if p not in nbs))
+            out[nb] = (name, sorted(p for p in paths if p not in nbs))
     return out
 
 
