@@ -38,8 +38,7 @@ from analysis.report.htmlsafe import check_template_text, md_escape
 RESERVED = {"build", "source", "metrics", "params"}
 # Keys of a stage's vars file that are not variables: data text and alt texts (shown only
 # as escaped HTML) and figure captions (written into the figure blocks).
-TEXT_SUFFIXES = ("_text", "_alt")
-CAPTION_SUFFIX = "_caption"
+TEXT_SUFFIXES = ("_text", "_alt", "_caption")
 COMMIT_RE = re.compile(r"[0-9a-f]{7,40}")
 KEY_RE = re.compile(r"[A-Za-z0-9_-]+")
 VAR_RE = re.compile(r"\{\{<\s*var\s+([^\s>]+)\s*>\}\}")
@@ -56,7 +55,7 @@ def var_value(key: str, value: Any, where: str = "") -> str:
 def is_text_key(key: str) -> bool:
     """True for keys of a stage's vars file that are not variables (data and figure
     texts, see :data:`TEXT_SUFFIXES`)."""
-    return key.endswith((*TEXT_SUFFIXES, CAPTION_SUFFIX))
+    return key.endswith(TEXT_SUFFIXES)
 
 
 def _section(data: Mapping[str, Any], where: str) -> dict[str, str]:
