@@ -83,25 +83,20 @@ def md_escape(text: object) -> str:
 WIDE_COLUMNS = 10
 
 
-def html_table(frame: pd.DataFrame, *, numeric: list[str] | None = None,
-               classes: str = "table sortable", caption: str | None = None,
-               row_classes: list[str] | None = None, raw_columns: tuple[str, ...] = (),
-               table_id: str | None = None) -> str:
-    """An HTML table of ``frame`` (:func:`rows_table`); ``numeric`` columns are
-    right-aligned (default: the numeric dtypes)."""
+def html_table(frame: pd.DataFrame, *, numeric: list[str] | None = None, **options) -> str:
+    """An HTML table of ``frame`` (:func:`rows_table`, with its ``options``); ``numeric``
+    columns are right-aligned (default: the numeric dtypes)."""
     if numeric is None:
         from pandas.api.types import is_numeric_dtype  # a frame's caller has pandas loaded
 
         numeric = [c for c in frame.columns if is_numeric_dtype(frame[c])]
     return rows_table(list(frame.columns), frame.itertuples(index=False), numeric=numeric,
-                      classes=classes, caption=caption, row_classes=row_classes,
-                      raw_columns=raw_columns, table_id=table_id)
+                      **options)
 
 
 def rows_table(columns: list, rows: Iterable[Sequence], *, numeric: Collection = (),
-               classes: str = "table sortable", caption: str | None = None,
-               row_classes: list[str] | None = None, raw_columns: tuple[str, ...] = (),
-               table_id: str | None = None) -> str:
+               classes: str = "table sortable", row_classes: list[str] | None = None,
+               raw_columns: tuple[str, ...] = (), table_id: str | None = None) -> str:
     """An HTML table of ``rows`` (one value per column of ``columns``) with every cell
     escaped, in a container that scrolls sideways when the table is wider than the page
     (the page itself never does). Without pandas: the render step builds its tables of
@@ -118,10 +113,7 @@ def rows_table(columns: list, rows: Iterable[Sequence], *, numeric: Collection =
     attrs = f' class="{esc(classes)}"' if classes else ""
     if table_id:
         attrs += f' id="{esc(table_id)}"'
-    out = [f'<div class="table-wrap"><table{attrs}>']
-    if caption:
-        out.append(f"<caption>{esc(caption)}</caption>")
-    out.append("<thead><tr>")
+    out = [f'<div class="table-wrap"><table{attrs}>', "<thead><tr>"]
     for col in columns:
         cls = ' class="num"' if col in numeric else ""
         out.append(f'<th scope="col"{cls}>{esc(col)}</th>')
