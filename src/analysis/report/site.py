@@ -230,15 +230,12 @@ def render_quarto(quarto: str, project: Path, log: Callable[[str], None] = print
             log(f"quarto: {line.strip()}")
 
 
-def build_info(paths: Paths, renderer: str, git: dict,
-               render_seconds: float | None = None) -> dict:
+def build_info(paths: Paths, renderer: str, git: dict, render_seconds: float) -> dict:
     """What ``build-info.js`` holds: renderer, commit, the machine, and the build's run
     time end to end: per phase (set-up, fetch, ingest, the analysis stages, rendering:
     :data:`analysis.core.runlog.PHASES`, those with a record) and per analysis stage."""
-    runs = runlog.read_all(paths.runs_dir)
-    if render_seconds is not None:
-        runs = [*runs, {"stage": "render", "phase": "render",
-                        "seconds": round(render_seconds, 2)}]
+    runs = [*runlog.read_all(paths.runs_dir),
+            {"stage": "render", "phase": "render", "seconds": round(render_seconds, 2)}]
     stages = [r for r in runs if (r.get("phase") or "stages") == "stages"]
     phases = runlog.phase_seconds(runs)
     machines = [r["machine"] for r in runs if r.get("machine")]
