@@ -39,9 +39,9 @@ import yaml
 from analysis.core.paths import ROOT as PROJECT_ROOT
 from analysis.core.paths import Paths
 from analysis.core.textsafe import FORMULA_START, NUMBER_RE
-from analysis.report import build, render
+from analysis.report.generation import build
 from analysis.report.quarto import find_quarto
-from analysis.report.site import RENDER_INCLUDES
+from analysis.report.site import RENDER_INCLUDES, render
 from analysis.report.variables import lookup, referenced_vars
 from tests.support.browser import Browser, find_chromium, serve
 from tests.support.docs import doc_block

@@ -6,7 +6,7 @@ issue URL with a ``<script>`` element, and ``<script>`` elements in a detail ite
 interview quote, its insight, the interview guideline and a keyword), runs every stage of
 the pipeline on it into a temporary project root (ingest, then each notebook through
 ``analysis.tools.nbrun`` with the parameters of ``params.yaml``), copies the Quarto sources, and
-returns the root. ``analysis.report.build`` then renders a site from it like the
+returns the root. ``analysis.report.generation.build`` then renders a site from it like the
 ``report`` stage.
 """
 

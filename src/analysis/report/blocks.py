@@ -34,11 +34,6 @@ def figure_id(stem: str) -> str:
     return "fig-" + re.sub(r"[^A-Za-z0-9]+", "-", stem).strip("-").lower()
 
 
-def figure_keys(name: str) -> tuple[str, str]:
-    """The caption and alt-text keys of figure ``name`` in its stage's vars file."""
-    return f"fig_{name}_caption", f"fig_{name}_alt"
-
-
 def figure_block(fig_id: str, svg: str, caption: str, alt: str,
                  source: tuple[str, str] | None) -> str:
     """The Markdown of one numbered figure (see the module docstring): ``svg`` is the
@@ -57,18 +52,13 @@ def figure_block(fig_id: str, svg: str, caption: str, alt: str,
             + raw_html_block(f'<p class="figure-source">{" · ".join(links)}</p>'))
 
 
-def missing_figure(stem: str) -> str:
-    return (f"*Not available in this build: the figure `{stem}` was not drawn (run "
-            "`dvc repro`; the stage that draws it may not have run).*\n")
-
-
 def figure_includes(paths: Paths, texts: dict[str, dict[str, str]]) -> dict[str, str]:
     """``figures/<stage>/<name>.md`` -> its block, for every figure a stage drew
     (``report/figures/<stage>/<name>.svg``), with a source link to the stage's notebook."""
     out = {}
     for stage in paths.stages():
         for svg in sorted(stage.figures.glob("*.svg")) if stage.figures.is_dir() else []:
-            caption_key, alt_key = figure_keys(svg.stem)
+            caption_key, alt_key = f"fig_{svg.stem}_caption", f"fig_{svg.stem}_alt"
             stage_texts = texts.get(stage.name, {})
             if caption_key not in stage_texts or alt_key not in stage_texts:
                 raise ValueError(f"{stage.vars.relative_to(paths.root)}: {svg.name} needs "
@@ -89,20 +79,17 @@ def text_includes(texts: dict[str, dict[str, str]]) -> dict[str, str]:
             if key.endswith("_text")}
 
 
-def referenced_includes(pages: list[Path], prefix: str = "_generated/") -> set[str]:
+def referenced_includes(pages: list[Path]) -> set[str]:
     """Names (under ``_generated/``) of every generated include the pages use."""
-    out = set()
-    for page in pages:
-        for target in INCLUDE_RE.findall(page.read_text(encoding="utf-8")):
-            target = target.strip("\"'").lstrip("/")
-            if target.startswith(prefix):
-                out.add(target[len(prefix):])
-    return out
+    targets = (target.strip("\"'").lstrip("/") for page in pages
+               for target in INCLUDE_RE.findall(page.read_text(encoding="utf-8")))
+    return {t.removeprefix("_generated/") for t in targets if t.startswith("_generated/")}
 
 
 def unavailable(name: str) -> str:
     """The note an include shows when the stage that writes its input has not run."""
     if name.startswith("figures/"):
-        return missing_figure(Path(name).stem)
+        return (f"*Not available in this build: the figure `{Path(name).stem}` was not drawn "
+                "(run `dvc repro`; the stage that draws it may not have run).*\n")
     return ("*Not available in this build: the stage that writes this part has not run "
             "(run `dvc repro`).*\n")

@@ -36,21 +36,21 @@ def dvc_mermaid(root: Path) -> str | None:
     return res.stdout
 
 
+def declared_paths(stage: dict, keys: tuple[str, ...] = ("outs", "metrics", "plots")
+                   ) -> list[str]:
+    """The paths a stage of ``dvc.yaml`` lists under ``keys`` (each a path, or a mapping
+    of a path to its options)."""
+    return [str(path) for key in keys for item in stage.get(key) or []
+            for path in (item if isinstance(item, dict) else [item])]
+
+
 def graph_from_dvc_yaml(path: Path) -> tuple[list[str], list[tuple[str, str]]]:
     """Stages and edges from ``dvc.yaml`` by matching each stage's deps to others' outs."""
     stages = (safe_load(path.read_text(encoding="utf-8")) or {}).get("stages", {})
-
-    def paths(items) -> list[str]:
-        out = []
-        for item in items or []:
-            out.extend(item.keys() if isinstance(item, dict) else [item])
-        return [str(p).rstrip("/") for p in out]
-
-    outs = {name: paths(s.get("outs")) + paths(s.get("metrics")) + paths(s.get("plots"))
-            for name, s in stages.items()}
+    outs = {name: [p.rstrip("/") for p in declared_paths(s)] for name, s in stages.items()}
     edges = set()
     for name, stage in stages.items():
-        for dep in paths(stage.get("deps")):
+        for dep in (p.rstrip("/") for p in declared_paths(stage, ("deps",))):
             for other, produced in outs.items():
                 if other != name and any(dep == o or dep.startswith(o + "/")
                                          or o.startswith(dep + "/") for o in produced):

@@ -2,21 +2,13 @@
 
 Tools and evaluators load the site's tables with their types from it (``frictionless
 validate downloads/datapackage.json``; ``frictionless.Package(...)``; pandas through
-``frictionless``' pandas plugin). One resource per downloaded file; a CSV's table schema is
-derived from the pandera schema of :mod:`analysis.core.table_schemas` that checks it in the
-pipeline:
-
-- a field per column of the file, in the file's order (a regex column of the pandera
-  schema, whose names come from the data, gives one field per matching column);
-- the field's type from the column's kind (integer, number, boolean written ``True`` /
-  ``False``, string) and its description;
-- ``required`` for a column that is never empty, ``minimum`` / ``maximum`` / ``enum`` /
-  ``pattern`` from the value checks that carry them (their ``statistics``).
-
-The package describes the copies in ``downloads/`` as written: a cell the spreadsheet rule
-of :mod:`analysis.report.downloads` starts with an apostrophe is allowed by an ``enum`` in
-that form too, and every resource carries its size and SHA-256, which ``frictionless
-validate`` checks.
+``frictionless``' pandas plugin). One resource per downloaded file, with its size and
+SHA-256 (which ``frictionless validate`` checks); a CSV's table schema is derived from the
+pandera schema of :mod:`analysis.core.table_schemas` that checks it in the pipeline: a
+field per column of the file, in the file's order (a regex column of the pandera schema
+gives one field per matching column), typed by the column's kind, with its description
+and constraints (:func:`constraints`). The package describes the copies in ``downloads/``
+as written, with the apostrophes of the spreadsheet rule (:mod:`.downloads`).
 """
 
 from __future__ import annotations

@@ -8,12 +8,10 @@ HTML comments that mark the pages' shell blocks for the tests are dropped) into 
 block with every brace an entity (:func:`~analysis.report.htmlsafe.raw_html_block`), and
 adds a page stub ``docs/<name>.qmd`` that includes it, titled by the page's first heading.
 
-Links are rewritten for the site (:func:`site_href`): another page of ``docs/`` becomes its
-page, a page source ``../report/<page>.qmd`` that page of the site, an ``https://`` link
-and an anchor stay, and anything else (the README, a file of the repository, a page of
-``docs/`` that does not exist) becomes its text, so the site has no dead link. The pages
-are read at render time, not by the ``report`` stage: they change no output of the
-pipeline, and the render's record of its sources (:mod:`.sources`) lists them.
+Links are rewritten for the site (:func:`site_href`); one that has no page there becomes
+its text, so the site has no dead link. The pages are read at render time, not by the
+``report`` stage: they change no output of the pipeline, and the render's record of its
+sources (:mod:`.sources`) lists them.
 """
 
 from __future__ import annotations

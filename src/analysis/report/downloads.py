@@ -28,7 +28,14 @@ from analysis.core.paths import Paths
 from analysis.core.table_schemas import data_dictionary, schema_for
 from analysis.core.textsafe import FORMULA_START, neutralise_cell
 from analysis.report.datapackage import datapackage, resource
-from analysis.report.htmlsafe import details_block, esc, hash_html, html_table, raw_html_block
+from analysis.report.htmlsafe import (
+    details_block,
+    details_html,
+    esc,
+    hash_html,
+    html_table,
+    raw_html_block,
+)
 
 PACKAGE_TITLE = ("Reproduction of Mu et al. (arXiv:2506.13114): processed labels, scorecard "
                  "and the analysis tables")
@@ -107,11 +114,10 @@ def downloadable(paths: Paths) -> list[tuple[str, str, str]]:
 
 
 def table_description(paths: Paths, source: str) -> str:
-    """What a table holds: its schema's description (the file's name, for a table
-    without one)."""
+    """What a table holds: its schema's description, else the file's name."""
     schema, _ = csv_schema(paths, source)
-    described = (schema.description or "").strip() if schema is not None else ""
-    return described or f"the table {PurePath(source).name}"
+    return (schema is not None and (schema.description or "").strip()
+            or f"the table {PurePath(source).name}")
 
 
 def csv_schema(paths: Paths, source: str) -> tuple[pa.DataFrameSchema | None, pd.DataFrame]:
@@ -133,6 +139,13 @@ def write_downloads(paths: Paths, dest: Path) -> str:
     """Fill ``dest`` (replaced whole) with the downloads and their data package
     (``datapackage.json``), and return the Data page's include listing them."""
     rows, dictionaries, neutralised, resources = [], [], 0, []
+
+    def row(name: str, target: Path, what: str) -> dict:
+        return {"name": name,
+                "file": f'<a href="downloads/{esc(name)}" download>{esc(name)}</a>',
+                "what it holds": esc(what), "bytes": f"{target.stat().st_size:,}",
+                "SHA-256": hash_html(sha256_file(target))}
+
     with atomic_folder(dest) as tmp:
         for source, name, what in downloadable(paths):
             target = tmp / name
@@ -147,19 +160,10 @@ def write_downloads(paths: Paths, dest: Path) -> str:
             else:
                 shutil.copyfile(paths.root / source, target)
             resources.append(resource(name, target, what, schema))
-            rows.append({"name": name,
-                         "file": f'<a href="downloads/{esc(name)}" download>{esc(name)}</a>',
-                         "what it holds": esc(what),
-                         "bytes": f"{target.stat().st_size:,}",
-                         "SHA-256": hash_html(sha256_file(target))})
-        package = datapackage(resources, PACKAGE_TITLE, PACKAGE_DESCRIPTION)
-        write_json(tmp / "datapackage.json", package)
-        rows.append({"name": "datapackage.json",
-                     "file": '<a href="downloads/datapackage.json" download>'
-                             "datapackage.json</a>",
-                     "what it holds": esc(PACKAGE_WHAT),
-                     "bytes": f"{(tmp / 'datapackage.json').stat().st_size:,}",
-                     "SHA-256": hash_html(sha256_file(tmp / "datapackage.json"))})
+            rows.append(row(name, target, what))
+        package = write_json(tmp / "datapackage.json",
+                             datapackage(resources, PACKAGE_TITLE, PACKAGE_DESCRIPTION))
+        rows.append(row("datapackage.json", package, PACKAGE_WHAT))
     return downloads_include(rows, dictionaries, neutralised)
 
 
@@ -198,10 +202,8 @@ def downloads_include(rows: list[dict], dictionaries: list[tuple[str, str]],
         f"<code>report/tables/findings/scorecard.csv</code> of a run of the pipeline.</p>"))
     by_stage = download_groups([{"name": n, "html": d} for n, d in dictionaries])
     for stage, mine in by_stage:
-        blocks = "".join(
-            f'<details class="callout callout-note dictionary"><summary '
-            f'class="callout-title">Data dictionary of {esc(d["name"])}</summary>'
-            f'<div class="callout-body">{d["html"]}</div></details>' for d in mine)
+        blocks = "".join(details_html(f"Data dictionary of {d['name']}", d["html"],
+                                      "callout callout-note dictionary") for d in mine)
         if stage is None:
             out.write(raw_html_block(blocks))
         else:

@@ -26,7 +26,6 @@ def explorer_script(source: Path) -> str:
 
 
 PAGE = "issues.html"
-TYPE_FILTERS = ("question", "requirement", "bug")  # the explorer's `type` values
 
 
 def explorer_href(**filters: object) -> str:

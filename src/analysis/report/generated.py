@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from analysis.report.htmlsafe import (
     check_template_text,
+    details_block,
     esc,
     md_escape,
     raw_html_block,
@@ -68,11 +69,8 @@ def build_info(git: dict, renderer: str) -> str:
              + "</li>", f"<li>Renderer: {esc(renderer)}</li>"]
     out = raw_html_block(f'<ul class="build">{"".join(items)}</ul>')
     if git["dirty_files"]:
-        out += raw_html_block(
-            '<details class="callout callout-note"><summary class="callout-title">Modified '
-            'files</summary><div class="callout-body"><ul>'
-            + "".join(f"<li><code>{esc(f)}</code></li>" for f in git["dirty_files"])
-            + "</ul></div></details>")
+        out += details_block("Modified files", "<ul>" + "".join(
+            f"<li><code>{esc(f)}</code></li>" for f in git["dirty_files"]) + "</ul>")
     return out
 
 

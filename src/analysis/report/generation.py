@@ -1,16 +1,9 @@
-"""Step 1 of the website build: generate the site's sources from the pipeline's outputs.
+"""Step 1 of the website build: the ``report`` stage's outputs, from the pipeline's outputs.
 
-:func:`generate` writes the ``report`` DVC stage's outputs: ``report/_variables.yml``,
-the includes in ``report/_generated/`` (the pages' includes of :mod:`.pages`, figure
-blocks, data-text paragraphs, the notebook pages' bodies, the DAG figure) and the
-downloads in ``report/downloads/``. Nothing here depends on the machine, the renderer or
-the commit, so these files, and the ``dvc.lock`` that records them, are the same on every
-machine.
-
-It is a module of its own, apart from the render step (:mod:`.site`), because it reads the
-stages' tables and draws a figure: it needs pandas, pandera and matplotlib, which take
-longer to import than rendering one changed page takes. ``python -m analysis.report
-render`` never imports this module.
+``report/_variables.yml``, the includes in ``report/_generated/`` and the downloads in
+``report/downloads/``. Nothing here depends on the machine, the renderer or the commit, so
+these files, and the ``dvc.lock`` that records them, are the same on every machine. This
+step needs pandas, pandera and matplotlib, which the render step (:mod:`.site`) never loads.
 """
 
 from __future__ import annotations

@@ -48,17 +48,6 @@ def esc(text: object) -> str:
 TEMPLATE_FORBIDDEN = re.compile(r"[{}$\\`]")
 
 
-def template_text_problem(text: object) -> str | None:
-    """Why ``text`` cannot be Markdown template text (see :func:`check_template_text`), or
-    None when it can."""
-    s = "" if text is None else str(text)
-    if m := TEMPLATE_FORBIDDEN.search(s):
-        return f"holds {m.group(0)!r}"
-    if has_hidden(s):
-        return "holds a control or formatting character"
-    return None
-
-
 def check_template_text(text: object, where: str) -> str:
     """``text`` if it is safe as Markdown template text, else a ValueError naming ``where``.
 
@@ -66,11 +55,14 @@ def check_template_text(text: object, where: str) -> str:
     fixed templates and numbers; data text goes through :func:`esc` into HTML instead. A
     failure here is a bug in the stage that wrote the text, not a user error.
     """
-    problem = template_text_problem(text)
+    s = "" if text is None else str(text)
+    m = TEMPLATE_FORBIDDEN.search(s)
+    problem = (f"holds {m.group(0)!r}" if m else
+               "holds a control or formatting character" if has_hidden(s) else None)
     if problem:
         raise ValueError(f"{where}: template text {problem}; data text must be shown as "
                          "escaped HTML (a key ending in _text or _alt), not as a variable")
-    return "" if text is None else str(text)
+    return s
 
 
 def md_escape(text: object) -> str:
@@ -91,25 +83,20 @@ def md_escape(text: object) -> str:
 WIDE_COLUMNS = 10
 
 
-def html_table(frame: pd.DataFrame, *, numeric: list[str] | None = None,
-               classes: str = "table sortable", caption: str | None = None,
-               row_classes: list[str] | None = None, raw_columns: tuple[str, ...] = (),
-               table_id: str | None = None) -> str:
-    """An HTML table of ``frame`` (:func:`rows_table`); ``numeric`` columns are
-    right-aligned (default: the numeric dtypes)."""
+def html_table(frame: pd.DataFrame, *, numeric: list[str] | None = None, **options) -> str:
+    """An HTML table of ``frame`` (:func:`rows_table`, with its ``options``); ``numeric``
+    columns are right-aligned (default: the numeric dtypes)."""
     if numeric is None:
         from pandas.api.types import is_numeric_dtype  # a frame's caller has pandas loaded
 
         numeric = [c for c in frame.columns if is_numeric_dtype(frame[c])]
     return rows_table(list(frame.columns), frame.itertuples(index=False), numeric=numeric,
-                      classes=classes, caption=caption, row_classes=row_classes,
-                      raw_columns=raw_columns, table_id=table_id)
+                      **options)
 
 
 def rows_table(columns: list, rows: Iterable[Sequence], *, numeric: Collection = (),
-               classes: str = "table sortable", caption: str | None = None,
-               row_classes: list[str] | None = None, raw_columns: tuple[str, ...] = (),
-               table_id: str | None = None) -> str:
+               classes: str = "table sortable", row_classes: list[str] | None = None,
+               raw_columns: tuple[str, ...] = (), table_id: str | None = None) -> str:
     """An HTML table of ``rows`` (one value per column of ``columns``) with every cell
     escaped, in a container that scrolls sideways when the table is wider than the page
     (the page itself never does). Without pandas: the render step builds its tables of
@@ -126,10 +113,7 @@ def rows_table(columns: list, rows: Iterable[Sequence], *, numeric: Collection =
     attrs = f' class="{esc(classes)}"' if classes else ""
     if table_id:
         attrs += f' id="{esc(table_id)}"'
-    out = [f'<div class="table-wrap"><table{attrs}>']
-    if caption:
-        out.append(f"<caption>{esc(caption)}</caption>")
-    out.append("<thead><tr>")
+    out = [f'<div class="table-wrap"><table{attrs}>', "<thead><tr>"]
     for col in columns:
         cls = ' class="num"' if col in numeric else ""
         out.append(f'<th scope="col"{cls}>{esc(col)}</th>')
@@ -180,13 +164,16 @@ def paragraph(text: object, classes: str = "") -> str:
     return raw_html_block(f"<p{cls}>{esc(text)}</p>")
 
 
-def details_block(title: str, body_html: str, *, open_: bool = False,
-                  classes: str = "callout callout-note") -> str:
-    """A collapsible section as raw HTML (title escaped here, ``body_html`` already HTML):
-    the same in both renderers, and safe for a title that quotes data."""
-    return raw_html_block(f'<details class="{esc(classes)}"{" open" if open_ else ""}>'
-                          f'<summary class="callout-title">{esc(title)}</summary>'
-                          f'<div class="callout-body">{body_html}</div></details>')
+def details_html(title: str, body_html: str, classes: str = "callout callout-note") -> str:
+    """A collapsible section (title escaped here, ``body_html`` already HTML): the same in
+    both renderers, and safe for a title that quotes data."""
+    return (f'<details class="{esc(classes)}"><summary class="callout-title">{esc(title)}'
+            f'</summary><div class="callout-body">{body_html}</div></details>')
+
+
+def details_block(title: str, body_html: str, *, classes: str = "callout callout-note") -> str:
+    """:func:`details_html` as a raw HTML block."""
+    return raw_html_block(details_html(title, body_html, classes))
 
 
 def raw_html_block(content: str) -> str:

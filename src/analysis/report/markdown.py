@@ -37,16 +37,14 @@ def to_html(text: str, reader: str, args: list[str]) -> str:
                                  verify_format=False)
 
 
-def pandoc(markdown: str, *, toc: bool = False, filters: bool = True) -> tuple[str, str]:
+def pandoc(markdown: str, *, toc: bool = False) -> tuple[str, str]:
     """Markdown -> (table of contents HTML, body HTML) with the preview filter."""
     with tempfile.TemporaryDirectory() as tmp:
         template = Path(tmp) / "page.html"
         template.write_text(f"$if(toc)$$table-of-contents$$endif$\n{SPLIT}\n$body$\n",
                             encoding="utf-8")
         args = ["--template", str(template), "--syntax-highlighting=none", "--wrap=none",
-                "--section-divs", "--standalone"]
-        if filters:
-            args += ["--lua-filter", str(LUA_FILTER)]
+                "--section-divs", "--standalone", "--lua-filter", str(LUA_FILTER)]
         if toc:
             args += ["--toc", "--toc-depth=3"]
         out = to_html(markdown, "markdown", args)
@@ -71,11 +69,9 @@ DATA_MARKDOWN = ("markdown-raw_html-raw_attribute-raw_tex-tex_math_dollars"
 
 def markdown_inline(text: str) -> str:
     """A short Markdown string as inline HTML (no surrounding paragraph)."""
-    _, body = pandoc(text, filters=True)
-    return re.sub(r"^<p>(.*)</p>$", r"\1", body.strip(), flags=re.S)
+    return re.sub(r"^<p>(.*)</p>$", r"\1", markdown_block(text).strip(), flags=re.S)
 
 
 def markdown_block(text: str) -> str:
+    """Markdown as HTML, with the preview filter."""
     return pandoc(text)[1]
-
-

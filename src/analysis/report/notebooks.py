@@ -3,14 +3,10 @@
 A notebook's outputs can quote the data (a warning naming a project folder, a table of
 labels), and Quarto expands shortcodes in notebook outputs and loads scripts from a CDN
 for them. So neither renderer sees a notebook: the report stage writes each one's body as
-escaped HTML (:func:`notebook_body`: Markdown cells through pandoc, code as escaped code,
-outputs as escaped text, sanitised HTML tables or embedded images) into
-``_generated/notebooks/<stem>.md``, and the render step adds a page stub
-``notebooks/<stem>.qmd`` (:func:`notebook_stub`) that includes it, with a download link
-to the executed ``.ipynb``. :func:`notebook_entries` lists the notebooks with the stage
-that ran each one and the artifacts that stage wrote, read from ``dvc.yaml``. Both are
-given the notebooks to read (those of the known stages), and never list a folder: a file
-that is not the pipeline's (one a killed run left, say) is never read.
+escaped HTML (:func:`notebook_body`) into ``_generated/notebooks/<stem>.md``, and the
+render step adds a page stub ``notebooks/<stem>.qmd`` (:func:`notebook_stub`) that
+includes it. The functions here are given the notebooks to read (those of the known
+stages) and never list a folder: a file that is not the pipeline's is never read.
 """
 
 from __future__ import annotations
@@ -24,6 +20,7 @@ from pathlib import Path
 
 from analysis.core.errors import InputError
 from analysis.core.safeyaml import safe_load
+from analysis.report.dag import declared_paths
 from analysis.report.htmlsafe import check_template_text, esc, raw_html_block, sanitize_html
 from analysis.report.markdown import markdown_block
 
@@ -44,13 +41,10 @@ def stage_outputs(dvc_yaml: Path) -> dict[str, tuple[str, list[str]]]:
     stages = (safe_load(dvc_yaml.read_text(encoding="utf-8")) or {}).get("stages", {})
     out = {}
     for name, stage in stages.items():
-        paths = []
-        for key in ("outs", "metrics", "plots"):
-            for item in stage.get(key) or []:
-                paths.extend(item.keys() if isinstance(item, dict) else [item])
-        nbs = [p for p in paths if str(p).endswith(".ipynb")]
+        paths = declared_paths(stage)
+        nbs = [p for p in paths if p.endswith(".ipynb")]
         for nb in nbs:
-            out[str(nb)] = (name, sorted(str(p) for p in paths if p not in nbs))
+            out[nb] = (name, sorted(p for p in paths if p not in nbs))
     return out
 
 

@@ -188,23 +188,23 @@ def _href(href: str, prefix: str) -> str:
 
 def navbar_html(title: str, left: list[dict], right: list[dict], current: str,
                 prefix: str) -> str:
-    def items(entries):
+    def is_current(entry) -> bool:
+        return output_name(entry["href"] or "") == current
+
+    def link(entry) -> str:
+        active = ' aria-current="page" class="active"' if is_current(entry) else ""
+        return (f'<li><a href="{esc(_href(entry["href"], prefix))}"{active}>'
+                f'{esc(entry["text"])}</a></li>')
+
+    def items(entries) -> str:
         html = []
         for e in entries:
             if e["menu"]:
-                active = any(output_name(c["href"] or "") == current for c in e["menu"])
-                sub = "".join(
-                    f'<li><a href="{esc(_href(c["href"], prefix))}"'
-                    + (' aria-current="page" class="active"'
-                       if output_name(c["href"] or "") == current else "")
-                    + f">{esc(c['text'])}</a></li>" for c in e["menu"])
-                html.append(f'<li class="menu{" active" if active else ""}"><details>'
-                            f'<summary>{esc(e["text"])}</summary><ul>{sub}</ul></details></li>')
+                active = " active" if any(map(is_current, e["menu"])) else ""
+                html.append(f'<li class="menu{active}"><details><summary>{esc(e["text"])}'
+                            f'</summary><ul>{"".join(map(link, e["menu"]))}</ul></details></li>')
             else:
-                active = output_name(e["href"] or "") == current
-                html.append(f'<li><a href="{esc(_href(e["href"], prefix))}"'
-                            + (' aria-current="page" class="active"' if active else "")
-                            + f">{esc(e['text'])}</a></li>")
+                html.append(link(e))
         return "".join(html)
 
     return (f'<header class="site-nav"><nav aria-label="site">'
@@ -270,27 +270,21 @@ def _footer_html(config: dict, project: Path, variables: dict) -> str:
     return "".join(parts)
 
 
-def render_qmd(project: Path, source: str, variables: dict) -> Page:
+def read_page(project: Path, source: str, variables: dict, kept: bool = False) -> Page:
+    """The page ``source`` rendered; or, ``kept`` (not rendered again: its HTML is the
+    previous site's), only its title, which the navbar of the other pages may show."""
     path = project / source
     meta, body, offset = split_front_matter(path.read_text(encoding="utf-8"))
+    title = resolve_shortcodes(str(meta.get("title", "")), file=path, project=project,
+                               variables=variables)
+    if kept:
+        return Page(source, output_name(source), title=title, kept=True)
     body = resolve_shortcodes(body, file=path, project=project, variables=variables,
                               offset=offset)
     toc, html = pandoc(prepare_markdown(body), toc=True)
-    title = resolve_shortcodes(str(meta.get("title", "")), file=path, project=project,
-                               variables=variables)
     subtitle = str(meta.get("subtitle") or meta.get("description") or "")
     return Page(source, output_name(source), title=title, subtitle=subtitle,
                 toc=toc if toc.count("<li") > 1 else "", body=html)
-
-
-def kept_page(project: Path, source: str, variables: dict) -> Page:
-    """A page that is not rendered again (its HTML is the previous site's): only its
-    title, which the navbar of the other pages may show."""
-    path = project / source
-    meta, _, _ = split_front_matter(path.read_text(encoding="utf-8"))
-    title = resolve_shortcodes(str(meta.get("title", "")), file=path, project=project,
-                               variables=variables)
-    return Page(source, output_name(source), title=title, kept=True)
 
 
 LOCAL_SRC_RE = re.compile(r'\s(?:src|href)="([^"#?:]+)(?:[#?][^"]*)?"')
@@ -323,18 +317,16 @@ def render_site(project: Path, out: Path, variables: dict, only: set[str] | None
     website = config.get("website") or {}
     html_format = ((config.get("format") or {}).get("html")) or {}
     inputs = render_inputs(project, config)
-    pages = [render_qmd(project, s, variables) if only is None or keep is None or s in only
-             else kept_page(project, s, variables) for s in inputs]
+    rendered = set(inputs) if only is None or keep is None else only
+    pages = [read_page(project, s, variables, kept=s not in rendered) for s in inputs]
     titles = {p.source: p.title for p in pages}
     navbar = website.get("navbar") or {}
     left = _nav_entries(navbar.get("left"), titles)
     right = _nav_entries(navbar.get("right"), titles)
     footer = _footer_html(config, project, variables)
-    css = html_format.get("css") or []
-    css = [css] if isinstance(css, str) else list(css)
-    after = html_format.get("include-after-body") or []
-    after = [after] if isinstance(after, str) else list(after)
-    after_body = "\n".join((project / a).read_text(encoding="utf-8") for a in after)
+    css = _as_list(html_format.get("css"))
+    after_body = "\n".join((project / a).read_text(encoding="utf-8")
+                           for a in _as_list(html_format.get("include-after-body")))
 
     with atomic_folder(out) as tmp:
         copied: set[str] = set()

@@ -29,24 +29,13 @@ HOW_TO_GET = ("install Quarto (https://quarto.org/docs/get-started/, or the cond
               "environment of environment.yml) and run `make report` again")
 
 
-def candidates() -> list[Path]:
-    """Where a Quarto CLI may be, besides ``PATH``."""
-    out = []
-    if os.environ.get("CONDA_PREFIX"):
-        out.append(Path(os.environ["CONDA_PREFIX"]) / "bin" / "quarto")
-    out.append(Path(sys.prefix) / "bin" / "quarto")
-    return out
-
-
 def find_quarto() -> str | None:
-    """The Quarto command to run, or None."""
-    found = shutil.which("quarto")
-    if found:
-        return found
-    for path in candidates():
-        if path.is_file() and os.access(path, os.X_OK):
-            return str(path)
-    return None
+    """The Quarto command to run (on ``PATH``, in the conda environment or in the running
+    Python environment's ``bin``), or None."""
+    conda = os.environ.get("CONDA_PREFIX")
+    places = [os.path.join(conda, "bin")] if conda else []
+    return shutil.which("quarto") or shutil.which(
+        "quarto", path=os.pathsep.join([*places, os.path.join(sys.prefix, "bin")]))
 
 
 def quarto_version(quarto: str) -> str:
@@ -56,14 +45,6 @@ def quarto_version(quarto: str) -> str:
     except (OSError, subprocess.TimeoutExpired):
         return "unknown"
     return res.stdout.strip() or "unknown"
-
-
-def in_virtualenv() -> bool:
-    return sys.prefix != getattr(sys, "base_prefix", sys.prefix)
-
-
-def marker_path() -> Path:
-    return Path(sys.prefix) / MARKER
 
 
 def release_url(system: str | None = None, machine: str | None = None) -> str | None:
@@ -136,8 +117,8 @@ def setup(log=print) -> str | None:
     if quarto:
         log(f"report: Quarto {quarto_version(quarto)} found ({quarto}); the site renders with it")
         return quarto
-    marker = marker_path()
-    if not in_virtualenv():
+    marker = Path(sys.prefix) / MARKER
+    if sys.prefix == sys.base_prefix:  # not a virtual environment
         log(f"report: Quarto not found; the pandoc preview renders the site. To get Quarto, "
             f"{HOW_TO_GET}.")
         return None

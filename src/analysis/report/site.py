@@ -1,24 +1,12 @@
 """Step 2 of the website build: render the generated sources into ``report/_site/``.
 
-(Step 1, generating the sources, is :mod:`.generation`; this module imports nothing of it,
-and so no pandas, pandera or matplotlib: a render after a small change costs little more
-than the pages it renders again.)
-
-**Render** (:func:`render`): stages the Quarto project in a staging folder
-(``build/site-render/``, links to the sources: :func:`stage_file`), adds the navbar the
-pages declare (:mod:`.navbar`), what belongs to this build only (the commit and renderer
-variables, the versions of the environment, the notebook page stubs) and the pages of
-``docs/`` (:mod:`.docs`), renders it with Quarto
-when it can be found (:mod:`.quarto`) or with the pandoc preview (:mod:`.preview`),
-writes ``build-info.js`` (run times and hardware from :mod:`analysis.core.runlog`) and
-the record of what it rendered (:mod:`.sources`), and moves the result onto
-``report/_site/`` in one step. ``report/_site/`` is not a DVC output: which renderer a
-machine has never changes the lock. :func:`needs_render` says when the site no longer
-shows the current sources (``render --if-needed``).
-
-Only the executed notebooks of the known stages are read
-(:func:`~analysis.report.sources.expected_notebooks`), never whatever else lies in
-``report/notebooks/``.
+It imports nothing of step 1 (:mod:`.generation`), and so no pandas, pandera or
+matplotlib: a render after a small change costs little more than the pages it renders
+again. :func:`render` stages the Quarto project in ``build/site-render/``, adds what
+belongs to this build only, renders it with Quarto when it can be found (:mod:`.quarto`),
+else with the pandoc preview (:mod:`.preview`), and moves the result onto ``report/_site/``
+in one step. :func:`needs_render` says when the site no longer shows the current sources
+(``render --if-needed``).
 """
 
 from __future__ import annotations
@@ -48,6 +36,7 @@ from analysis.core.pins import installer, normalise
 from analysis.core.pins import pins as read_pins
 from analysis.core.safeyaml import safe_load
 from analysis.report import generated as gen
+from analysis.report import sources
 from analysis.report.docs import FOLDER as DOCS
 from analysis.report.docs import doc_includes, doc_stubs, include_digests
 from analysis.report.htmlsafe import check_template_text, raw_html_block, rows_table
@@ -66,22 +55,7 @@ from analysis.report.quarto import (
     quarto_version,
     reorder_search,
 )
-from analysis.report.sources import (
-    code_digest,
-    current_hashes,
-    digest,
-    doc_hashes,
-    expected_notebooks,
-    hash_files,
-    make_record,
-    page_dependencies,
-    plan,
-    read_record,
-    shared_digest,
-    source_files,
-    staleness,
-    write_record,
-)
+from analysis.report.sources import expected_notebooks, read_record, write_record
 from analysis.report.variables import git_info, render_vars, write_vars
 
 KEY_PACKAGES = ("dvc", "pandas", "numpy", "scipy", "matplotlib", "statsmodels", "pyarrow",
@@ -161,18 +135,13 @@ def renderer_label(quarto: str | None, versions: dict[str, str]) -> str:
 
 
 def stage_file(source: Path, staged: Path) -> None:
-    """Put the source ``source`` at ``staged``: a hard link where it can be, else a copy
-    (:func:`~analysis.report.preview.link_or_copy`); an unreadable source is one message
-    naming it.
-
-    A link writes no bytes (copying every source was a third of a render after a small
-    change). Nothing writes into a staged source: what the render adds replaces files
-    (:func:`~analysis.core.artifacts.write_text`), and the pipeline replaces its outputs
-    rather than rewriting them, so a staged link keeps the bytes it was hashed with. A
-    page edited in place during a render may be rendered with its new bytes, but the
-    record keeps the hash read before, and ``render --if-needed`` renders it again."""
+    """Put the source ``source`` at ``staged``, linked where it can be (copying every
+    source was a third of a render after a small change); an unreadable source is one
+    message naming it. Nothing writes into a staged source (what the render adds replaces
+    files, and the pipeline replaces its outputs rather than rewriting them), so a link
+    keeps the bytes it was hashed with."""
     try:
-        if not os.access(source, os.R_OK):
+        if not os.access(source, os.R_OK):  # a hard link needs no read permission
             raise PermissionError(errno.EACCES, "Permission denied", str(source))
         link_or_copy(source, staged)
     except OSError as exc:
@@ -184,19 +153,17 @@ def stage_file(source: Path, staged: Path) -> None:
 
 def stage(paths: Paths, staging: Path, versions: dict[str, str], git: dict,
           renderer: str) -> dict[str, str]:
-    """Put the project's sources (:func:`~analysis.report.sources.source_files`) into
-    ``staging`` (:func:`stage_file`), with the pages' navbar (:func:`stage_navbar`), and
-    add what belongs to this build only, the stubs of
-    the docs pages among it (their bodies: :func:`stage_docs`); return the SHA-256 of each
-    source as staged (the bytes the render reads)."""
+    """Put the project's sources into ``staging``, with the pages' navbar and what belongs
+    to this build only (the docs pages' stubs among it; their bodies: :func:`stage_docs`);
+    return the SHA-256 of each source as staged (the bytes the render reads)."""
     if staging.exists():
         shutil.rmtree(staging)
     staging.mkdir(parents=True)
-    rels = source_files(paths)
+    rels = sources.source_files(paths)
     for rel in rels:
         (staging / rel).parent.mkdir(parents=True, exist_ok=True)
         stage_file(paths.site_src / rel, staging / rel)
-    hashes = {**hash_files(staging, rels), **doc_hashes(paths)}
+    hashes = {**sources.hash_files(staging, rels), **sources.doc_hashes(paths)}
     stage_navbar(paths, staging)
     variables = load_yaml(staging / "_variables.yml") or {}
     write_vars(staging / "_variables.yml", {**variables, **render_vars(git, renderer)})
@@ -232,9 +199,8 @@ def stage_navbar(paths: Paths, staging: Path) -> None:
 
 def stage_docs(paths: Paths, staging: Path, pages: list[str] | None) -> None:
     """Convert the pages of ``docs/`` among the page sources ``pages`` (all when None)
-    into the staged project (their stubs are staged by :func:`stage`): with the preview,
-    pandoc runs only for the docs pages that are rendered. (Quarto reads the includes of
-    every page of the project, even to render one: it is given them all.)"""
+    into the staged project: pandoc runs only for the docs pages that are rendered.
+    (Quarto reads the includes of every page, even to render one: it is given them all.)"""
     stems = None if pages is None else {
         Path(p).stem for p in pages if Path(p).parent.as_posix() == DOCS}
     for rel, text in doc_includes(paths.docs, stems).items():
@@ -264,15 +230,12 @@ def render_quarto(quarto: str, project: Path, log: Callable[[str], None] = print
             log(f"quarto: {line.strip()}")
 
 
-def build_info(paths: Paths, renderer: str, git: dict,
-               render_seconds: float | None = None) -> dict:
+def build_info(paths: Paths, renderer: str, git: dict, render_seconds: float) -> dict:
     """What ``build-info.js`` holds: renderer, commit, the machine, and the build's run
     time end to end: per phase (set-up, fetch, ingest, the analysis stages, rendering:
     :data:`analysis.core.runlog.PHASES`, those with a record) and per analysis stage."""
-    runs = runlog.read_all(paths.runs_dir)
-    if render_seconds is not None:
-        runs = [*runs, {"stage": "render", "phase": "render",
-                        "seconds": round(render_seconds, 2)}]
+    runs = [*runlog.read_all(paths.runs_dir),
+            {"stage": "render", "phase": "render", "seconds": round(render_seconds, 2)}]
     stages = [r for r in runs if (r.get("phase") or "stages") == "stages"]
     phases = runlog.phase_seconds(runs)
     machines = [r["machine"] for r in runs if r.get("machine")]
@@ -310,18 +273,16 @@ class Increment(NamedTuple):
 
 def incremental_plan(paths: Paths, label: str, hashes: dict[str, str], digests: dict[str, str],
                      shared: str, read: set[str], quarto: str | None) -> Increment | None:
-    """Which pages to render again, and which published files to copy (:func:`~analysis.
-    report.sources.plan`), from the record of the site in ``report/_site/``; None for the
-    whole site: no site, a record that does not match its own digest or another renderer,
-    a page of the record missing from the site, or (with Quarto) more pages than
+    """What to render again (:func:`~analysis.report.sources.plan`) after the site in
+    ``report/_site/``; None for the whole site: no site, one another renderer rendered, a
+    page of the record missing from the site, or (with Quarto) more pages than
     :data:`QUARTO_MAX_PAGES`."""
-    record = read_record(paths.site)
-    if (record is None or not (paths.site / "index.html").is_file()
-            or record["renderer"] != label
-            or record["digest"] != digest(record["files"], record["renderer"], record["code"])):
+    site = paths.site
+    record = read_record(site)
+    if record is None or not (site / "index.html").is_file() or record["renderer"] != label:
         return None
-    todo = plan(record, hashes, digests, shared, read, lambda rel: (paths.site / rel).is_file())
-    if todo is None or any(not (paths.site / output_name(p)).is_file() for p in digests):
+    todo = sources.plan(record, hashes, digests, shared, read, lambda p: (site / p).is_file())
+    if todo is None or any(not (site / output_name(p)).is_file() for p in digests):
         return None
     if quarto and len(todo[0]) > QUARTO_MAX_PAGES:
         return None
@@ -350,10 +311,8 @@ def render_quarto_pages(quarto: str, project: Path, site: Path, pages: list[str]
 def render(paths: Paths | None = None, renderer: str = "auto",
            log: Callable[[str], None] = print, full: bool = False) -> str:
     """Step 2: render the generated sources into ``report/_site/``; return the renderer.
-
-    Only the pages whose inputs changed since the site's last render are rendered again
-    (:func:`incremental_plan`), unless ``full``; the result is the same bytes as a whole
-    render of the same sources."""
+    Only the pages whose inputs changed since the last render are rendered again
+    (:func:`incremental_plan`), unless ``full``: the same bytes as a whole render."""
     paths = paths or Paths()
     if not paths.variables_yml.is_file() or not paths.generated.is_dir():
         raise InputError("the site's sources are not generated", file=str(paths.generated),
@@ -369,29 +328,26 @@ def render(paths: Paths | None = None, renderer: str = "auto",
         staged_vars = safe_load((staging / "_variables.yml").read_text("utf-8")) or {}
         config = safe_load((staging / "_quarto.yml").read_text("utf-8")) or {}
         inputs = render_inputs(staging, config)
-        code = code_digest()
-        digests, read = page_dependencies(staging, inputs, staged_vars,
-                                          include_digests(paths.docs, versions["pandoc"]))
-        shared = shared_digest(staging, inputs, staged_vars, label, code)
+        code = sources.code_digest()
+        digests, read = sources.page_dependencies(
+            staging, inputs, staged_vars, include_digests(paths.docs, versions["pandoc"]))
+        shared = sources.shared_digest(staging, inputs, staged_vars, label, code)
         todo = None if full else incremental_plan(paths, label, hashes, digests, shared, read,
                                                   quarto)
         stage_docs(paths, staging, None if todo is None or quarto else todo.pages)
         out = staging / "_site"
-        if todo is None:
-            if quarto:
-                render_quarto(quarto, staging, log)
-            else:
-                render_site(staging, out, staged_vars)
-            done = len(inputs)
+        if todo is None and quarto:
+            render_quarto(quarto, staging, log)
+        elif todo is None:
+            render_site(staging, out, staged_vars)
+        elif quarto:
+            render_quarto_pages(quarto, staging, paths.site, todo.pages, todo.copy, log)
         else:
-            if quarto:
-                render_quarto_pages(quarto, staging, paths.site, todo.pages, todo.copy, log)
-            else:
-                render_site(staging, out, staged_vars, only=set(todo.pages), keep=paths.site,
-                            unchanged=todo.unchanged)
-            done = len(todo.pages)
+            render_site(staging, out, staged_vars, only=set(todo.pages), keep=paths.site,
+                        unchanged=todo.unchanged)
+        done = len(inputs if todo is None else todo.pages)
         write_build_info(out, build_info(paths, label, git, time.perf_counter() - started))
-        write_record(out, make_record(label, hashes, code, digests, shared))
+        write_record(out, sources.make_record(label, hashes, code, digests, shared))
         publishable(out)
         publish_folder(out, paths.site)
     except OSError as exc:  # writing in the staging folder: a full or read-only disk
@@ -406,7 +362,7 @@ def render(paths: Paths | None = None, renderer: str = "auto",
             staging.parent.rmdir()
     unchanged = f" (the other {len(inputs) - done} had not changed)" if done < len(inputs) else ""
     log(f"report: {done} page{'s' * (done != 1)} rendered by {label} into "
-        f"{_display(paths.site, paths.root)}/{unchanged}")
+        f"{paths.site.relative_to(paths.root).as_posix()}/{unchanged}")
     return label
 
 
@@ -422,18 +378,14 @@ def chosen_quarto(renderer: str) -> str | None:
 
 def needs_render(paths: Paths, renderer: str = "auto") -> str | None:
     """Why ``report/_site/`` must be rendered again (one phrase), or None when it shows the
-    current sources as the renderer would render them now.
-
-    Rendered again: a missing site; a site whose record (:mod:`.sources`) names other
-    sources, another version of the report package, or none; a site the preview rendered
-    while Quarto can be found now, or that another version of Quarto rendered; a site
-    Quarto rendered when the preview is asked for. A site Quarto rendered is not rendered
-    again by the preview only because Quarto cannot be found any more.
-    """
+    current sources as the renderer would render them now: a missing site, one whose
+    record (:mod:`.sources`) names other sources or code, one the preview rendered while
+    Quarto can be found now, or another Quarto rendered, one Quarto rendered when the
+    preview is asked for. (Quarto not found any more renders nothing again.)"""
     if not (paths.site / "index.html").is_file():
         return "there is no site yet"
     record = read_record(paths.site)
-    reason = staleness(record, current_hashes(paths), code_digest())
+    reason = sources.staleness(record, sources.current_hashes(paths), sources.code_digest())
     if reason:
         return reason
     built_by = record["renderer"]
@@ -444,13 +396,6 @@ def needs_render(paths: Paths, renderer: str = "auto") -> str | None:
                 if renderer == "preview" and by_quarto else None)
     now = renderer_label(quarto, {"quarto": quarto_version(quarto)})
     return None if built_by == now else f"it was rendered by {built_by}, and {now} is here now"
-
-
-def _display(path: Path, root: Path) -> str:
-    try:
-        return path.relative_to(root).as_posix()
-    except ValueError:
-        return str(path)
 
 
 

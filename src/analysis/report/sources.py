@@ -6,10 +6,10 @@ and changed back, say), nothing is rendered and the site would go on showing the
 run. So every render records, in the site itself (:data:`RECORD_NAME`), what it read:
 the renderer (its name and version), a hash of this package's own code (which writes the
 pages the renderer is given, and is the preview renderer) and the SHA-256 of every source
-file (:func:`source_files`, and the pages of ``docs/``: :func:`doc_hashes`), with one
-digest over all. ``render --if-needed`` compares
-that record with the current sources (:func:`staleness`) and renders again when they
-differ. The per-file hashes say which sources changed, and so which pages.
+file (:func:`source_files`, and the pages of ``docs/``: :func:`doc_hashes`).
+``render --if-needed`` compares that record with the current sources (:func:`staleness`)
+and renders again when they differ. The per-file hashes say which sources changed, and so
+which pages.
 
 The record holds no time and no machine (only paths relative to ``report/``), so two
 renders of the same sources give the same bytes.
@@ -103,12 +103,11 @@ def digest(hashes: dict[str, str], *about: str) -> str:
 def make_record(renderer: str, hashes: dict[str, str], code: str,
                 pages: dict[str, str] | None = None, shared: str | None = None) -> dict:
     """The record of one render: the renderer (name and version), the digest of the
-    package's code (:func:`code_digest`), each source's SHA-256, and one digest of all;
-    with the digest of each page's inputs (``pages``, :func:`page_digest`) and of what
-    every page shares (``shared``, :func:`shared_digest`), which say which pages the next
-    render must render again (:func:`plan`)."""
-    record = {"renderer": renderer, "code": code, "files": dict(sorted(hashes.items())),
-              "digest": digest(hashes, renderer, code)}
+    package's code (:func:`code_digest`) and each source's SHA-256; with the digest of each
+    page's inputs (``pages``, :func:`page_dependencies`) and of what every page shares
+    (``shared``, :func:`shared_digest`), which say which pages the next render must render
+    again (:func:`plan`)."""
+    record = {"renderer": renderer, "code": code, "files": dict(sorted(hashes.items()))}
     if pages is not None and shared is not None:
         record.update(pages=dict(sorted(pages.items())), shared=shared)
     return record
@@ -128,7 +127,7 @@ def read_record(site: Path) -> dict | None:
     except (OSError, ValueError):
         return None
     ok = isinstance(record, dict) and isinstance(record.get("files"), dict) and all(
-        isinstance(record.get(key), str) for key in ("renderer", "code", "digest"))
+        isinstance(record.get(key), str) for key in ("renderer", "code"))
     return record if ok else None
 
 
@@ -151,16 +150,14 @@ def staleness(record: dict | None, hashes: dict[str, str], code: str) -> str | N
         return f"{len(changed)} of its source files changed since it was rendered ({shown})"
     if record["code"] != code:
         return "the report package's code changed since it was rendered"
-    if record["digest"] != digest(hashes, record["renderer"], code):
-        return "its record does not match its sources"
     return None
 
 
 # -- which page reads what: rendering only the pages whose inputs changed -------------------
 
-# Sources every page reads: a change to one of them renders the whole site again.
-SHARED_FILES = ("_quarto.yml",)
-SHARED_FOLDERS = ("assets",)
+# What every page reads: a change to it renders the whole site again.
+SHARED_FILE, SHARED_FOLDER = "_quarto.yml", "assets"
+FRONT_MATTER_RE = re.compile(r"\A---[ \t]*\n.*?\n---[ \t]*\n", re.S)
 MISSING = "missing"
 
 
@@ -213,59 +210,43 @@ def _file_hash(project: Path, rel: str, made: Mapping[str, str]) -> str:
     return sha256_file(path) if path.is_file() else MISSING
 
 
-def page_digest(project: Path, page: str, variables: dict,
-                made: Mapping[str, str] | None = None) -> str:
-    """One SHA-256 over what ``page`` reads (:func:`page_inputs`): its files' bytes and
-    the values of its variables. Equal digests: the renderer gets the same input for it.
+def page_dependencies(project: Path, pages: list[str], variables: dict,
+                      made: Mapping[str, str] | None = None
+                      ) -> tuple[dict[str, str], set[str]]:
+    """Each page's digest, one SHA-256 over what it reads (:func:`page_inputs`: its files'
+    bytes and the values of its variables; equal digests, the same input for the
+    renderer), and every file some page reads.
 
     ``made``: files the render writes only for the pages it renders (the converted pages
     of ``docs/``, :func:`analysis.report.docs.include_digests`), each with the digest of
     what it is made from, which counts in place of its bytes: the digest is the same
     whether the file is written yet or not."""
-    return _inputs_digest(project, *page_inputs(project, page), variables, made or {})
-
-
-def _inputs_digest(project: Path, files: list[str], keys: list[str], variables: dict,
-                   made: Mapping[str, str]) -> str:
-    return digest({rel: _file_hash(project, rel, made) for rel in files},
-                  *(f"{key}={_value(variables, key)}" for key in sorted(keys)))
-
-
-def page_dependencies(project: Path, pages: list[str], variables: dict,
-                      made: Mapping[str, str] | None = None
-                      ) -> tuple[dict[str, str], set[str]]:
-    """Each page's digest (:func:`page_digest`), and every file some page reads."""
+    made = made or {}
     digests, read = {}, set()
     for page in pages:
         files, keys = page_inputs(project, page)
-        digests[page] = _inputs_digest(project, files, keys, variables, made or {})
+        digests[page] = digest({rel: _file_hash(project, rel, made) for rel in files},
+                               *(f"{key}={_value(variables, key)}" for key in sorted(keys)))
         read.update(files)
     return digests, read
 
 
 def shared_digest(project: Path, pages: list[str], variables: dict, renderer: str,
                   code: str) -> str:
-    """One SHA-256 over what every page shares: :data:`SHARED_FILES` (and the variables
-    they refer to: the footer's), the files of :data:`SHARED_FOLDERS`, the list of pages
-    (the navigation) and each page's front matter (its title), the renderer and the
-    package's code."""
-    rels = [name for name in SHARED_FILES if (project / name).is_file()]
-    for name in SHARED_FOLDERS:
-        rels += [p.relative_to(project).as_posix() for p in _visible_files(project / name)]
-    keys = sorted({k for rel in SHARED_FILES for k in referenced_vars(_read(project / rel))})
+    """One SHA-256 over what every page shares: ``_quarto.yml`` (and the variables it
+    refers to: the footer's), the files of ``assets/``, the list of pages (the navigation)
+    and each page's front matter (its title), the renderer and the package's code."""
+    rels = [SHARED_FILE, *(p.relative_to(project).as_posix()
+                           for p in _visible_files(project / SHARED_FOLDER))]
+    keys = sorted(set(referenced_vars(_read(project / SHARED_FILE))))
     fronts = []
     for page in sorted(pages):
-        front = front_matter(_read(project / page))
+        m = FRONT_MATTER_RE.match(_read(project / page))
+        front = m.group(0) if m else ""
         fronts += [f"{page}: {hashlib.sha256(front.encode('utf-8')).hexdigest()}",
                    *(f"{page}: {key}={_value(variables, key)}" for key in referenced_vars(front))]
     return digest(hash_files(project, rels), renderer, code, *fronts,
                   *(f"{key}={_value(variables, key)}" for key in keys))
-
-
-def front_matter(text: str) -> str:
-    """The YAML front matter block of a page's text ('' if none)."""
-    m = re.match(r"\A---[ \t]*\n.*?\n---[ \t]*\n", text, re.S)
-    return m.group(0) if m else ""
 
 
 def plan(record: dict | None, files: dict[str, str], pages: dict[str, str], shared: str,

@@ -38,8 +38,7 @@ from analysis.report.htmlsafe import check_template_text, md_escape
 RESERVED = {"build", "source", "metrics", "params"}
 # Keys of a stage's vars file that are not variables: data text and alt texts (shown only
 # as escaped HTML) and figure captions (written into the figure blocks).
-TEXT_SUFFIXES = ("_text", "_alt")
-CAPTION_SUFFIX = "_caption"
+TEXT_SUFFIXES = ("_text", "_alt", "_caption")
 COMMIT_RE = re.compile(r"[0-9a-f]{7,40}")
 KEY_RE = re.compile(r"[A-Za-z0-9_-]+")
 VAR_RE = re.compile(r"\{\{<\s*var\s+([^\s>]+)\s*>\}\}")
@@ -56,21 +55,13 @@ def var_value(key: str, value: Any, where: str = "") -> str:
 def is_text_key(key: str) -> bool:
     """True for keys of a stage's vars file that are not variables (data and figure
     texts, see :data:`TEXT_SUFFIXES`)."""
-    return key.endswith((*TEXT_SUFFIXES, CAPTION_SUFFIX))
+    return key.endswith(TEXT_SUFFIXES)
 
 
-def _tree(data: Mapping, where: str) -> dict:
-    """Format a nested mapping, checking that every key can be addressed by ``var``."""
-    out: dict[str, Any] = {}
-    for key, value in data.items():
-        key = str(key)
-        if not KEY_RE.fullmatch(key):
-            key = re.sub(r"[^A-Za-z0-9_-]+", "_", key)
-        if isinstance(value, Mapping):
-            out[key] = _tree(value, f"{where}.{key}")
-        else:
-            out[key] = var_value(key, value, where)
-    return out
+def _section(data: Mapping[str, Any], where: str) -> dict[str, str]:
+    """A section of ``_variables.yml``: every value of ``data`` formatted (:func:`var_value`);
+    its keys are plain names (a stage's are checked as its vars file is read)."""
+    return {key: var_value(key, value, where) for key, value in data.items()}
 
 
 def read_stage_vars(vars_dir: Path) -> dict[str, dict]:
@@ -100,7 +91,7 @@ def read_stage_vars(vars_dir: Path) -> dict[str, dict]:
 def stage_vars(vars_dir: Path) -> dict[str, dict]:
     """The variables of every stage: its vars file without the text keys, formatted and
     checked (a value that is not template text is a bug in the stage: ValueError)."""
-    return {stage: _tree({k: v for k, v in data.items() if not is_text_key(k)}, stage)
+    return {stage: _section({k: v for k, v in data.items() if not is_text_key(k)}, stage)
             for stage, data in read_stage_vars(vars_dir).items()}
 
 
@@ -134,7 +125,7 @@ def provenance_vars(prov: dict) -> dict:
         "not_in_manifest": len(prov.get("not_in_manifest", [])),
         "ignored": len(prov.get("ignored", [])),
     }
-    return _tree(out, "source")
+    return _section(out, "source")
 
 
 def git_info(root: Path) -> dict[str, Any]:
@@ -171,7 +162,7 @@ def build_vars(paths: Paths) -> dict:
 
 def render_vars(git: dict, renderer: str) -> dict:
     """The ``build`` section, added when the site is rendered: commit and renderer."""
-    return {"build": _tree({"commit": git["commit"], "commit_short": git["commit_short"],
+    return {"build": _section({"commit": git["commit"], "commit_short": git["commit_short"],
                             "renderer": renderer}, "build")}
 
 

@@ -28,11 +28,6 @@ from analysis.core.paths import PATHS, ROOT
 META = ("measured_at", "machine", "wall_seconds_total")
 
 
-def discover(folder: Path) -> list[Path]:
-    """Benchmark modules, in name order."""
-    return sorted(folder.glob("bench_*.py"))
-
-
 def load(path: Path):
     """A benchmark module; the project root is importable from it (``tests.support``)."""
     if str(ROOT) not in sys.path:
@@ -89,7 +84,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     out = ROOT / args.out
     out.mkdir(parents=True, exist_ok=True)
-    modules = {path.stem.removeprefix("bench_"): path for path in discover(ROOT / "benchmarks")}
+    modules = {path.stem.removeprefix("bench_"): path
+               for path in sorted((ROOT / "benchmarks").glob("bench_*.py"))}
     unknown = sorted(set(args.only or ()) - set(modules))
     if unknown:
         parser.error(f"no benchmark {', '.join(unknown)}; known: {', '.join(modules)}")

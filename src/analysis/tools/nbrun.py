@@ -53,7 +53,6 @@ from analysis.core.paths import ROOT, STAGES, Paths
 from analysis.core.safeyaml import safe_load
 
 VOLATILE_NB_KEYS = ("start_time", "end_time", "duration", "exception")
-VOLATILE_CELL_KEYS = ("execution",)
 
 
 def load_notebook(path: Path):
@@ -87,10 +86,8 @@ def strip_volatile(nb, notebook: str, output: str) -> None:
     pm["output_path"] = output
     for i, cell in enumerate(nb.cells):
         cell["id"] = f"cell-{i:03d}"
-    for cell in nb.cells:
         meta = cell.get("metadata", {})
-        for key in VOLATILE_CELL_KEYS:
-            meta.pop(key, None)
+        meta.pop("execution", None)
         cpm = meta.get("papermill", {})
         for key in VOLATILE_NB_KEYS:
             cpm.pop(key, None)
@@ -332,13 +329,9 @@ def run(notebook: Path, output: Path, parameters: dict) -> int:
 
     The kernel runs in the project root given by the ``root`` parameter (this checkout by
     default), and the notebook receives ``root = "."``: the executed notebook names no
-    folder of the machine, so it is the same on every machine. The kernel is started first
-    and boots while this process imports papermill and reads the notebook.
-
-    The project's own runs leave a run record (:mod:`analysis.core.runlog`): the total
-    and its split (:func:`stage_timings`: kernel start from the launch, imports, work;
-    ``other``: the rest, i.e. this process before the launch and after the last cell).
-    """
+    folder of the machine, so it is the same on every machine. The run record's ``other``
+    is what :func:`stage_timings` does not cover: this process before the kernel's launch
+    and after the last cell."""
     started = time.perf_counter()
     root = Path(parameters.get("root", ROOT)).resolve()
     parameters = {**parameters, "root": "."}

@@ -4,26 +4,13 @@
     python -m analysis.tools.pipeline --check   # exit 1 when dvc.yaml is not the generated one
 
 Each stage package declares what it reads and writes (``analysis.<stage>.STAGE``, a
-:class:`~analysis.core.pipeline.Stage`); the rest is found, not written twice:
-
-- the stages are the packages of ``analysis`` that declare a ``STAGE`` (:func:`discover`),
-  in pipeline order: each after the stages whose outputs it reads, and among the stages
-  ready to run, the analysis stages in the order of their notebooks' numbers
-  (``notebooks/NN_<stage>.py``, :data:`analysis.core.paths.STAGES`), so no list of stages
-  is written anywhere (:func:`pipeline_order`);
-- a stage's parameters are its section of ``params.yaml`` (a stage may read the whole
-  file);
-- its code dependencies are the package files its command runs: the entry module (the
-  stage's notebook runner and the notebook's imports, for an analysis stage) and what they
-  import, transitively (:func:`closure`). The stage's own package and ``analysis.core``
-  are listed as folders, every other module as a file, so a change to a module reruns
-  exactly the stages that run it; and the output declarations (``<stage>/schemas.yaml``)
-  of the stages whose outputs it reads, which its run reads through ``analysis.core``
-  (a declaration's change reruns the stage that declares it and the stages that read its
-  outputs, no other).
-
-The output is deterministic; ``tests/unit/tools/test_pipeline.py`` fails when the committed
-``dvc.yaml`` differs from it.
+:class:`~analysis.core.pipeline.Stage`); the rest is found, not written twice: the stages
+(:func:`discover`) and their order (:func:`pipeline_order`), so no list of stages is
+written anywhere; a stage's parameters (its section of ``params.yaml``); its code
+dependencies (:func:`code_deps`): the package files its command runs, its own package and
+``analysis.core`` as folders, so that a change to a module reruns exactly the stages that
+run it, and the output declarations (``schemas.yaml``) of the stages whose outputs it
+reads. ``tests/unit/tools/test_pipeline.py`` fails when the committed ``dvc.yaml`` differs.
 """
 
 from __future__ import annotations
@@ -33,7 +20,11 @@ import ast
 import importlib
 import pkgutil
 import sys
+import textwrap
 from pathlib import Path, PurePath
+
+import networkx as nx
+import yaml
 
 import analysis
 from analysis.core.artifacts import write_text
@@ -71,17 +62,19 @@ def pipeline_order(stages: list[Stage]) -> tuple[Stage, ...]:
     """``stages`` in pipeline order: each after the stages it reads from; of those ready,
     the one with the lowest notebook number first (a stage without a notebook counts 0),
     then by name. Stages that read each other's outputs in a circle are refused."""
-    before = {s.name: {u.name for u in upstream(s, stages)} for s in stages}
-    order: list[Stage] = []
-    while len(order) < len(stages):
-        done = {s.name for s in order}
-        ready = [s for s in stages if s.name not in done and before[s.name] <= done]
-        if not ready:
-            left = sorted(set(before) - done)
-            raise ValueError(f"the stages {', '.join(left)} read each other's outputs in a "
-                             "circle; no order can run them")
-        order.append(min(ready, key=lambda s: (NOTEBOOK_NUMBERS.get(s.name, 0), s.name)))
-    return tuple(order)
+    graph = nx.DiGraph()
+    graph.add_nodes_from(s.name for s in stages)
+    graph.add_edges_from((up.name, s.name) for s in stages for up in upstream(s, stages))
+    order: list[str] = []
+    try:
+        order.extend(nx.lexicographical_topological_sort(
+            graph, key=lambda name: (NOTEBOOK_NUMBERS.get(name, 0), name)))
+    except nx.NetworkXUnfeasible:
+        left = ", ".join(sorted(set(graph) - set(order)))
+        raise ValueError(f"the stages {left} read each other's outputs in a circle; no "
+                         "order can run them") from None
+    by_name = {s.name: s for s in stages}
+    return tuple(by_name[name] for name in order)
 
 
 # The stages in pipeline order.
@@ -210,52 +203,31 @@ def plots(stages: tuple[Stage, ...]) -> list:
     return images + charts
 
 
-def _scalar(value) -> str:
-    """A YAML scalar as dvc.yaml writes it (quoted only when YAML would misread it)."""
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    text = str(value)
-    if text[:1] in "'\"&*!|>%@`{[#" or ": " in text or text.endswith(":") or " #" in text:
-        return "'" + text.replace("'", "''") + "'"
-    return text
+class _DvcYaml(yaml.SafeDumper):
+    """Block-style YAML as dvc.yaml is written: list items indented under their key, and
+    no value written for None (``- params.yaml:``)."""
+
+    def increase_indent(self, flow=False, indentless=False):
+        return super().increase_indent(flow, False)
 
 
-def _lines(value, indent: int) -> list[str]:
-    """Block-style YAML of nested dicts and lists of strings, ``indent`` spaces deep."""
-    pad = " " * indent
-    out = []
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if isinstance(item, dict | list):
-                out.append(f"{pad}{_scalar(key)}:")
-                out += _lines(item, indent + 2)
-            else:
-                out.append(f"{pad}{_scalar(key)}: {_scalar(item)}".rstrip())
-    else:
-        for item in value:
-            if isinstance(item, dict):
-                first, *rest = _lines(item, indent + 2)
-                out.append(f"{pad}- {first.strip()}")
-                out += rest
-            else:
-                out.append(f"{pad}- {_scalar(item)}")
-    return out
+_DvcYaml.add_representer(type(None), lambda dumper, _: dumper.represent_scalar(
+    "tag:yaml.org,2002:null", ""))
+
+
+def _block(value) -> str:
+    """``value`` as block-style YAML, indented under a top-level key."""
+    return textwrap.indent(yaml.dump(value, Dumper=_DvcYaml, sort_keys=False, width=4096),
+                           "  ")
 
 
 def generate(root: Path = ROOT, stages: tuple[Stage, ...] = STAGES) -> str:
     """The text of dvc.yaml for the project at ``root``."""
     params = load_params(Paths(root).params)
-    lines = HEADER.splitlines() + ["stages:"]
-    for i, stage in enumerate(stages):
-        if i:
-            lines.append("")
-        lines += _lines({stage.name: stage_entry(stage, root, params, stages)}, 2)
-    lines += ["", "# `dvc plots show` / `dvc plots diff`: the main figures as images, and "
-              "data plots drawn by DVC", "# from flat tables.", "plots:"]
-    lines += _lines(plots(stages), 2)
-    return "\n".join(lines) + "\n"
+    entries = [_block({s.name: stage_entry(s, root, params, stages)}) for s in stages]
+    return (HEADER + "stages:\n" + "\n".join(entries)
+            + "\n# `dvc plots show` / `dvc plots diff`: the main figures as images, and data "
+              "plots drawn by DVC\n# from flat tables.\nplots:\n" + _block(plots(stages)))
 
 
 def main(argv: list[str] | None = None) -> int:

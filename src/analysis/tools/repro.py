@@ -3,26 +3,15 @@
     python -m analysis.tools.repro [-f] [--jobs N] [STAGE ...]
 
 ``dvc repro`` runs one stage at a time, while most of this pipeline's stages only wait for
-one or two others, and each stage is a single Python process. DVC's documented way to use
-more cores is to run ``dvc repro`` on independent parts of the pipeline at once: it
-releases its repository lock while a stage's command runs and takes it again to record
-the results. This driver does exactly that, and nothing else:
-
-1. It asks DVC which stages have changed (``Repo.status``) and, from DVC's own graph,
-   which stages follow them: the stages ``dvc repro`` would consider. ``-f`` takes every
-   stage (of the targets, and what they need).
-2. It runs each of them as ``dvc --wait-for-lock repro --single-item STAGE`` once every
-   stage it depends on has run, at most ``--jobs`` at a time (default: the cores this
-   process may use). DVC still decides whether a stage must run (a stage whose inputs came
-   out unchanged is skipped), runs it, caches its outputs and writes ``dvc.lock``.
-3. A stage's start is shown when it starts, and its output whole when it ends, so two
-   stages' lines never mix.
-
-Outputs are those of ``dvc repro``, byte for byte: every stage writes only its own
-folders and reads only what the stages before it wrote. Should a stage fail, no stage
-after it starts, the ones already running finish, and the run ends with the failed
-stage's output and a non-zero exit. ``dvc.lock`` lists its stages in ``dvc.yaml``'s
-order, as ``dvc repro`` leaves it (:func:`in_pipeline_order`).
+one or two others. DVC's documented way to use more cores is to run ``dvc repro`` on
+independent parts of the pipeline at once: it releases its repository lock while a
+stage's command runs. This driver asks DVC which stages changed (``Repo.status``) and, from
+DVC's own graph, which follow them (``-f``: all of them), and runs each as ``dvc
+--wait-for-lock repro --single-item STAGE`` once the stages it depends on have run, at most
+``--jobs`` at a time. DVC still decides whether a stage must run, caches its outputs and
+writes ``dvc.lock``, so the outputs are those of ``dvc repro``, byte for byte, and so is
+``dvc.lock`` (:func:`fix_lock_order`). A stage's output is shown whole when it ends; after a
+failed stage no stage starts, and the ones running finish.
 """
 
 from __future__ import annotations
@@ -39,7 +28,6 @@ from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from pathlib import Path
 
-from analysis.core import runlog
 from analysis.core.paths import Paths
 from analysis.core.safeyaml import safe_load
 
@@ -82,24 +70,11 @@ def stages_to_run(needs: Graph, order: list[str], changed: Iterable[str],
     return [stage for stage in order if stage in chosen]
 
 
-def critical_path(needs: Graph, plan: list[str], seconds: Mapping[str, float]) -> dict[str, float]:
-    """Per planned stage, the longest chain of planned stages from its start to the end of
-    the run, in ``seconds`` (a stage's last run time; 1 when it has none). Starting the
-    longest chains first keeps the other core busy with the short stages meanwhile."""
-    length: dict[str, float] = {}
-    for stage in reversed(plan):  # plan is in pipeline order: dependents come later
-        after = [length[other] for other in plan if stage in needs[other] and other in length]
-        length[stage] = seconds.get(stage, 1.0) + max(after, default=0.0)
-    return length
-
-
-def ready(plan: list[str], needs: Graph, done: set[str], started: set[str],
-          priority: Mapping[str, float] | None = None) -> list[str]:
-    """The planned stages not started yet whose planned dependencies have all run, the
-    highest ``priority`` (:func:`critical_path`) first, else in plan order."""
-    found = [stage for stage in plan if stage not in started
-             and all(up in done for up in needs[stage] if up in plan)]
-    return sorted(found, key=lambda stage: -(priority or {}).get(stage, 0.0))
+def ready(plan: list[str], needs: Graph, done: set[str], started: set[str]) -> list[str]:
+    """The planned stages not started yet whose planned dependencies have all run, in plan
+    order."""
+    return [stage for stage in plan if stage not in started
+            and all(up in done for up in needs[stage] if up in plan)]
 
 
 def repro_command(stage: str, force: bool) -> list[str]:
@@ -123,10 +98,9 @@ def in_pipeline_order(stages: Mapping[str, object], order: list[str]) -> list[st
 def schedule(plan: list[str], needs: Graph, jobs: int,
              run_stage: Callable[[str], tuple[int, str]],
              on_end: Callable[[str, int, str], None],
-             priority: Mapping[str, float] | None = None,
              stop: Callable[[], None] = lambda: None) -> list[str]:
     """Run ``plan`` with :func:`ready` stages started as soon as there is room for them,
-    at most ``jobs`` at a time, by ``priority``; ``on_end`` gets each stage's code and
+    at most ``jobs`` at a time; ``on_end`` gets each stage's code and
     output as it ends. Returns the stages that failed: once one has, no further stage
     starts. Interrupted (KeyboardInterrupt), it calls ``stop`` to end the running
     stages, waits for them, and raises."""
@@ -139,7 +113,7 @@ def schedule(plan: list[str], needs: Graph, jobs: int,
                 if not failed:
                     started = set(running.values()) | done | set(failed)
                     room = max(jobs - len(running), 0)
-                    for stage in ready(plan, needs, done, started, priority)[:room]:
+                    for stage in ready(plan, needs, done, started)[:room]:
                         running[pool.submit(run_stage, stage)] = stage
                 if not running:
                     return failed
@@ -164,7 +138,7 @@ def default_jobs() -> int:
 
 def pipeline(root: Path) -> tuple[dict[str, frozenset[str]], list[str], object]:
     """DVC's view of the project at ``root``: each stage's dependencies, the stages in
-    ``dvc.yaml``'s order, and the repository (for :func:`changed_stages`)."""
+    ``dvc.yaml``'s order, and the repository."""
     from dvc.repo import Repo
 
     repo = Repo(str(root))
@@ -173,17 +147,6 @@ def pipeline(root: Path) -> tuple[dict[str, frozenset[str]], list[str], object]:
              for stage in graph.nodes}
     order = [stage.addressing for stage in repo.index.stages]
     return needs, order, repo
-
-
-def last_seconds(root: Path) -> dict[str, float]:
-    """Each stage's time in its last run here, from the run records."""
-    return {r["stage"]: float(r["seconds"]) for r in runlog.read_all(Paths(root).runs_dir)
-            if isinstance(r.get("seconds"), int | float)}
-
-
-def changed_stages(repo) -> set[str]:
-    """The stages whose inputs, command or outputs differ from ``dvc.lock``."""
-    return set(repo.status())
 
 
 def fix_lock_order(root: Path, order: list[str]) -> None:
@@ -260,11 +223,6 @@ def say(text: str) -> None:
         sys.stdout.flush()
 
 
-def show(stage: str, code: int, output: str) -> None:
-    """Print a stage's whole output (DVC's lines and its command's)."""
-    say(output)
-
-
 def interrupted(signum, frame):
     raise KeyboardInterrupt
 
@@ -286,7 +244,7 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         needs, order, repo = pipeline(root)
-        changed = set() if args.force else changed_stages(repo)
+        changed = set() if args.force else set(repo.status())  # stages that differ from dvc.lock
         repo.close()
     except DvcException as exc:
         print(f"repro: {root}: {exc} (run it in the project's folder, where dvc.yaml is)",
@@ -302,10 +260,10 @@ def main(argv: list[str] | None = None) -> int:
         print("Data and pipelines are up to date.")
         return 0
     runner = StageRunner(root, args.force)
-    priority = critical_path(needs, plan, last_seconds(root))
     previous = signal.signal(signal.SIGTERM, interrupted)
     try:
-        failed = schedule(plan, needs, args.jobs, runner, show, priority, runner.stop)
+        failed = schedule(plan, needs, args.jobs, runner,
+                          lambda stage, code, output: say(output), runner.stop)
     except KeyboardInterrupt:
         print("repro: interrupted; the stages that did not finish run again next time",
               file=sys.stderr)

@@ -1,23 +1,18 @@
 """Check a dump before running the pipeline on it: ``python -m analysis.tools.validate <folder>``.
 
-Applies the clean stage's reading and rules (layout, encodings, the pandera schemas of the
-label and year files, the anomaly rules of :data:`analysis.clean.rules.RULES`: the same
-functions, :func:`analysis.clean.scan.scan_dump`) to a folder in the upstream layout,
-writes nothing, and prints what was found: the projects, years and annotators discovered,
-the row accounting per file (input = kept + set aside), and the first problems of each kind
-with their file, line and column, and how many more there are. A problem that stops the
-pipeline (a missing label file, missing columns, a file that is not UTF-8, a line longer
-than ``--max-line`` characters, a folder that cannot be read) or that ingest refuses (a
-symbolic or hard link, a special file: the folder is walked and its files opened as ingest
-does, :class:`~analysis.core.dumpfiles.DumpFiles`) is printed as one line and
-the exit status is 1; rows that would be set aside are listed but do not fail the check
-(status 0). Bad options: status 2. Nothing is written: the problems not shown are counted
-in the ``... and K more`` line, and ``--max-problems`` shows more of them.
+Applies the clean stage's reading and rules (the same functions,
+:func:`analysis.clean.scan.scan_dump`: layout, encodings, the pandera schemas of the label
+and year files, the anomaly rules of :data:`analysis.clean.rules.RULES`) to a folder in the
+upstream layout, walked and opened as ingest does
+(:class:`~analysis.core.dumpfiles.DumpFiles`), writes nothing, and prints the projects,
+years and annotators found, the row accounting per file (input = kept + set aside), and
+the first ``--max-problems`` problems of each kind with their file, line and column, the
+others counted. A problem that stops the pipeline or that ingest refuses is one line, exit
+status 1; rows that would be set aside are listed but do not fail the check (status 0).
 
 Memory stays bounded whatever a file holds: files are read a line at a time and
-:data:`CHUNK_ROWS` rows at a time, only the first ``--max-problems`` problems of each kind
-are kept (the others are counted), and of each row only what the rules across rows need
-(its line, issue URL, reason and year).
+:data:`CHUNK_ROWS` rows at a time, only the problems shown are kept, and of each row only
+what the rules across rows need (its line, issue URL, reason and year).
 """
 
 from __future__ import annotations

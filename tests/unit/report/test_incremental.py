@@ -16,7 +16,6 @@ from analysis.report.sources import (
     hash_files,
     make_record,
     page_dependencies,
-    page_digest,
     page_inputs,
     plan,
     shared_digest,
@@ -39,6 +38,10 @@ format:
 """
 VARIABLES = {"a": {"n": "1", "unused": "x"}, "b": {"title": "Other"},
              "build": {"renderer": "preview"}}
+
+
+def page_digest(project: Path, page: str, variables: dict, made=None) -> str:
+    return page_dependencies(project, [page], variables, made)[0][page]
 
 
 def write(path: Path, text: str) -> None:

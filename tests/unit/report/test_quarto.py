@@ -80,8 +80,7 @@ def test_pip_runs_when_the_archive_answers_and_its_error_line_is_kept(monkeypatc
 def test_setup_tries_once_and_remembers_why(monkeypatch, tmp_path):
     said = []
     monkeypatch.setattr(quarto, "find_quarto", lambda: None)
-    monkeypatch.setattr(quarto, "in_virtualenv", lambda: True)
-    monkeypatch.setattr(quarto, "marker_path", lambda: tmp_path / ".quarto-unavailable")
+    monkeypatch.setattr(sys, "prefix", str(tmp_path))  # a virtual environment
     attempts = []
     monkeypatch.setattr(quarto, "try_install",
                         lambda: attempts.append(1) or (False, "x cannot be reached: down"))
@@ -94,7 +93,7 @@ def test_setup_tries_once_and_remembers_why(monkeypatch, tmp_path):
 
 def test_setup_outside_a_virtualenv_installs_nothing(monkeypatch):
     monkeypatch.setattr(quarto, "find_quarto", lambda: None)
-    monkeypatch.setattr(quarto, "in_virtualenv", lambda: False)
+    monkeypatch.setattr(sys, "prefix", sys.base_prefix)
     monkeypatch.setattr(quarto, "try_install", lambda: pytest.fail("tried to install"))
     said = []
     assert quarto.setup(said.append) is None

@@ -123,14 +123,14 @@ def test_code_deps_are_what_the_stage_runs(tmp_path, monkeypatch):
 
 
 def test_yaml_is_written_in_dvc_yaml_style():
-    lines = pipeline._lines({"s": {"cmd": "python -m x", "deps": ["a", "${b.c}"],
-                                   "params": [{"params.yaml": None}],
-                                   "metrics": [{"m.json": {"cache": False}}]}}, 2)
-    assert lines == ["  s:", "    cmd: python -m x", "    deps:", "      - a", "      - ${b.c}",
-                     "    params:", "      - params.yaml:", "    metrics:",
-                     "      - m.json:", "          cache: false"]
-    assert pipeline._scalar("a: b") == "'a: b'"
-    assert yaml.safe_load("\n".join(lines))["s"]["metrics"] == [{"m.json": {"cache": False}}]
+    text = pipeline._block({"s": {"cmd": "python -m x", "deps": ["a", "${b.c}", "a: b"],
+                                  "params": [{"params.yaml": None}],
+                                  "metrics": [{"m.json": {"cache": False}}]}})
+    assert text.splitlines() == [
+        "  s:", "    cmd: python -m x", "    deps:", "      - a", "      - ${b.c}",
+        "      - 'a: b'", "    params:", "      - params.yaml:", "    metrics:",
+        "      - m.json:", "          cache: false"]
+    assert yaml.safe_load(text)["s"]["metrics"] == [{"m.json": {"cache": False}}]
 
 
 def test_plots_list_images_then_charts():

@@ -53,19 +53,6 @@ def test_a_stage_is_ready_when_its_planned_dependencies_have_run():
                                                                "findings"}) == []
 
 
-def test_the_longest_chain_starts_first():
-    plan = ORDER
-    seconds = {"agreement": 10.0, "compare": 5.0, "table1": 2.0, "interviews": 1.0}
-    length = repro.critical_path(NEEDS, plan, seconds)
-    assert length["report"] == 1.0  # no record: one second
-    assert length["compare"] == 6.0
-    assert length["agreement"] == 16.0  # agreement, compare, report
-    assert length["table1"] == 4.0  # table1, findings, report
-    assert length["ingest"] == 1.0 + length["clean"]
-    after_clean = repro.ready(plan, NEEDS, {"ingest", "clean"}, {"ingest", "clean"}, length)
-    assert after_clean == ["agreement", "table1", "interviews"]
-
-
 def test_lock_entries_go_back_to_pipeline_order():
     assert repro.in_pipeline_order({"ingest": 1, "clean": 2}, ORDER) is None
     assert repro.in_pipeline_order({"table1": 1, "ingest": 2, "clean": 3}, ORDER) == [
