@@ -98,10 +98,7 @@ def remove_stale(folder: Path, pattern: str) -> None:
     """Remove what an earlier, killed run left in ``folder`` under names matching the glob
     ``pattern`` (files or folders)."""
     for stale in folder.glob(pattern):
-        if stale.is_dir() and not stale.is_symlink():
-            shutil.rmtree(stale, ignore_errors=True)
-        else:
-            stale.unlink(missing_ok=True)
+        remove_path(stale)
 
 TEMPORARY_TRIES = 100
 
@@ -561,22 +558,11 @@ def folder_removed(tmp: Path, dest: Path) -> InputError:
                           "that folder while it runs")
 
 
-HASH_CHUNK = 1 << 20
-
-
-def sha256_stream(fh) -> str:
-    """SHA-256 hex digest of what is left to read in a binary file object, read in chunks."""
-    digest = hashlib.sha256()
-    for chunk in iter(lambda: fh.read(HASH_CHUNK), b""):
-        digest.update(chunk)
-    return digest.hexdigest()
-
-
 def sha256_file(path: Path) -> str:
-    """SHA-256 hex digest of a file, read in chunks; an unreadable file is one message."""
+    """SHA-256 hex digest of a file; an unreadable file is one message."""
     try:
         with path.open("rb") as fh:
-            return sha256_stream(fh)
+            return hashlib.file_digest(fh, "sha256").hexdigest()
     except OSError as exc:
         raise InputError(f"cannot read file ({exc.strerror})", file=str(path),
                          fix="check that the file exists and is readable") from exc

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
-from analysis.core.artifacts import disk_error, sha256_stream
+from analysis.core.artifacts import disk_error
 from analysis.core.dumpsafety import (
     CHUNK,
     DEFAULT_MAX_FILES,
@@ -136,7 +136,7 @@ def sha256_dump_file(rel: str, item: DumpFile, reader: str) -> str:
     ``reader``: the command reading it, in messages)."""
     with open_dump_file(rel, item, reader) as fh:
         try:
-            return sha256_stream(fh)
+            return hashlib.file_digest(fh, "sha256").hexdigest()
         except OSError as exc:
             raise unreadable(exc, item.path) from exc
 
@@ -278,17 +278,6 @@ def walk_dump(root: Path, max_files: int | None = DEFAULT_MAX_FILES,
         raise InputError(clash_problem(clash, "source entries"), file=where or str(root),
                          fix="rename one of them in the dump")
     return Walk(files, sorted(folders), sorted(ignored))
-
-
-def collect_files(
-    root: Path, max_files: int = DEFAULT_MAX_FILES, limits: NameLimits | None = None,
-    setting: str | None = None,
-) -> tuple[dict[str, DumpFile], list[str]]:
-    """All plain files under ``root`` (relative POSIX path -> :class:`DumpFile`) and the
-    ignored junk, checked without opening any of them (:func:`walk_dump`; messages name
-    entries by their path in the dump)."""
-    walk = walk_dump(root, max_files, limits, setting=setting)
-    return walk.files, walk.ignored
 
 
 @dataclass(frozen=True)
