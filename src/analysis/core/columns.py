@@ -40,16 +40,7 @@ import numpy as np
 import pandas as pd
 import pandera.pandas as pa
 
-from analysis.core.paths import Paths
-
-# Tables by their path relative to the project root (analysis.core.paths).
-P = Paths(PurePath("."))
-
-
-def rel(path: PurePath) -> str:
-    """A path relative to the project root as the key of a schema (``a/b.csv``)."""
-    return PurePath(path).as_posix()
-
+from analysis.core.pipeline import rel
 
 # A reader's words for the kinds of values (the ``type`` of a data dictionary).
 INTEGER = "integer"
@@ -257,14 +248,6 @@ class TableSchemas:
 
     tables: Mapping[str, pa.DataFrameSchema]
     from_frame: Mapping[str, FrameSchemaFactory] = field(default_factory=dict)
-
-    @classmethod
-    def of(cls, *schemas: pa.DataFrameSchema,
-           from_frame: Mapping[str, FrameSchemaFactory] | None = None) -> TableSchemas:
-        """The ``schemas``, each keyed by its name (the table's path, as :func:`table`
-        names it), so a path is written once: in its schema."""
-        return cls.collect([cls({schema_key(s.name): s for s in schemas},
-                                {schema_key(k): f for k, f in (from_frame or {}).items()})])
 
     @classmethod
     def collect(cls, parts: Iterable[TableSchemas]) -> TableSchemas:

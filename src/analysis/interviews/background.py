@@ -14,7 +14,6 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 
 import pandas as pd
 
@@ -29,7 +28,7 @@ from analysis.interviews.normalise import (
     whitespace_change,
 )
 from analysis.interviews.params import InterviewsParams, RoleCategory
-from analysis.interviews.read import Sheet, read_sheet
+from analysis.interviews.read import Sheet
 from analysis.interviews.rules import (
     BACKGROUND_COLUMNS,
     BACKGROUND_REQUIRED,
@@ -65,13 +64,6 @@ def split_role(role: str, groups: dict[str, str]) -> tuple[str, str]:
         if m:
             return str(ptype), m.group(1).strip()
     return "Unknown", role
-
-
-def clean_background(path: str | Path, rel: str, params: InterviewsParams
-                     ) -> tuple[pd.DataFrame, list[Anomaly], list[dict], dict]:
-    """Read the background workbook at ``path`` and clean it (:func:`clean_sheet`);
-    anomalies cite the file as ``rel``."""
-    return clean_sheet(replace(read_sheet(path, params.sheet), name=rel), params)
 
 
 BACKGROUND_TABLE_COLUMNS = [
