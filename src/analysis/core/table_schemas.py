@@ -35,13 +35,12 @@ from analysis.core.columns import (
     INTEGER,
     TEXT,
     YES_NO,
-    P,
     TableSchemas,
     columns_named_by,
-    rel,
     table,
 )
 from analysis.core.paths import STAGES, stage_declaration
+from analysis.core.pipeline import P, rel
 from analysis.core.safeyaml import safe_load
 from analysis.core.schemas import ANNOTATOR_DESCRIPTION, ISSUE_DESCRIPTIONS, ISSUE_URL_PATTERN
 
