@@ -26,8 +26,8 @@ from analysis.agreement.ratings import (
     Ratings,
     Scale,
     collapse_map,
+    encode_column,
     encode_ratings,
-    encode_reference,
     group_index,
 )
 from analysis.agreement.tables import agreement_tables, grouping_candidates
@@ -125,7 +125,7 @@ def analyse(issues: pd.DataFrame, taxonomy: Taxonomy, projects_order: Sequence[s
                          fix="check the clean stage's quality report")
     ratings = encode_ratings(issues, taxonomy.codes)
     q = ac1_category_count(params.ac1_categories, ratings)
-    final = encode_reference(issues["final_label"], ratings.categories)
+    final = encode_column(issues["final_label"], ratings.categories)
     scale = make_scale(ratings.categories, taxonomy)
     names = dict(zip(taxonomy.themes["code"], taxonomy.themes["name"], strict=True))
     types = [t for t in scale.types if t in set(pd.unique(issues["type"]).astype(str))]

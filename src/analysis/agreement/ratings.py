@@ -103,11 +103,6 @@ def encode_ratings(issues: pd.DataFrame, known_codes: Sequence[str],
     return Ratings(codes, tuple(categories), tuple(annotators))
 
 
-def encode_reference(labels: pd.Series, categories: Sequence[str]) -> np.ndarray:
-    """Codes of a reference label column (the final label) on the ratings' scale."""
-    return encode_column(labels, categories)
-
-
 def collapse_map(categories: Sequence[str], parent: Callable[[str], str],
                  order: Sequence[str] = ()) -> tuple[np.ndarray, tuple[str, ...]]:
     """Map each category to a coarser one (e.g. theme -> issue type).

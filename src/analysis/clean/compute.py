@@ -16,16 +16,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis.clean.rules import RULES, majority_label, repo_of
+from analysis.clean.rules import RULES
 from analysis.clean.scan import EXCLUDED_COLUMNS, scan_dump
 from analysis.clean.study import RELEASE_BATCH
 from analysis.core import schemas
 from analysis.core.projects import Projects
 from analysis.core.quality import Anomaly, quality_report
 from analysis.core.taxonomy import Taxonomy
-
-__all__ = ["EXCLUDED_COLUMNS", "RULES", "CleanResult", "clean_dump", "exclusion_table",
-           "majority_label", "repo_of", "tidy_issues", "unknown_projects"]
 
 EXCLUSION_COLUMNS = ["project", "recorded", "label_rows", "excluded", "candidates"]
 
@@ -83,10 +80,6 @@ def exclusion_table(summaries: list[dict], projects: Projects) -> pd.DataFrame:
         frame[col] = frame[col].astype("Int64")
     frame["recorded"] = frame["recorded"].astype(bool)
     return frame
-
-
-ISSUE_COLUMNS = ["project", "project_name", "kind", "host", "issue_url", "year", "type",
-                 "final_label", "theme"]
 
 
 def unknown_projects(quality: dict) -> list[str]:

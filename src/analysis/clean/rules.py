@@ -23,11 +23,6 @@ from analysis.core.taxonomy import Taxonomy
 
 RULES: dict[str, Rule] = stage_rules("clean")  # analysis/core/rules.yaml
 
-# The first failing check decides why a label row is set aside.
-REJECTION_ORDER = ["blank_row", "malformed_row", "invalid_url", "missing_final_label",
-                   "unknown_final_label", "no_year", "duplicate_url"]
-
-
 def repo_of(url: str) -> str:
     """``host/owner/repo`` of an issue URL (the first two path segments)."""
     rest = url.split("://", 1)[-1]

@@ -111,8 +111,8 @@ def keep_lines(lines: pd.DataFrame, compact: bool, aside: Counter) -> pd.DataFra
                          "reason": lines["reason"].to_numpy()[is_url]})
 
 
-def read_label_rows(project: ProjectFiles, raw_dir: Path, taxonomy: Taxonomy,
-                    anomalies: list, reading: Reading, aside: Counter,
+def read_label_rows(project: ProjectFiles, taxonomy: Taxonomy, anomalies: list,
+                    reading: Reading, aside: Counter,
                     study: Study = NO_STUDY) -> tuple[pd.DataFrame, dict[str, int]]:
     """Read and judge a project's label file, ``reading.chunk_rows`` rows at a time: the
     rows (see :func:`keep_rows`) and the annotator columns; anomalies go to
@@ -136,7 +136,7 @@ def read_label_rows(project: ProjectFiles, raw_dir: Path, taxonomy: Taxonomy,
 LOOKUP_LINES = 1_000_000  # year-file lines looked up among the rows' URLs at a time
 
 
-def read_year_lines(project: ProjectFiles, raw_dir: Path, urls: KeyGroups, anomalies: list,
+def read_year_lines(project: ProjectFiles, urls: KeyGroups, anomalies: list,
                     reading: Reading, aside: Counter) -> pd.DataFrame:
     """Read and judge a project's year files (in year order), ``reading.chunk_rows`` lines
     at a time: every line (see :func:`keep_lines`) with ``url_code``, its URL's code among
@@ -233,10 +233,9 @@ def clean_project(
     annotator columns and the rows set aside; anomalies go to ``anomalies``."""
     rel = project.label_file.relative_to(raw_dir).as_posix()
     aside: Counter[str] = Counter()  # by file: set aside, and not kept by a compact reading
-    rows, annotators = read_label_rows(project, raw_dir, taxonomy, anomalies, reading, aside,
-                                       study)
+    rows, annotators = read_label_rows(project, taxonomy, anomalies, reading, aside, study)
     urls = KeyGroups.of(rows["key"])
-    lines = read_year_lines(project, raw_dir, urls, anomalies, reading, aside)
+    lines = read_year_lines(project, urls, anomalies, reading, aside)
     judge_project(rows, lines, urls, rel, duplicates, anomalies)
     files = file_accounting(project, raw_dir, rel, rows, lines, aside)
     if reading.compact:
@@ -256,8 +255,7 @@ def clean_project(
 
 
 def clean_excluded(
-    project: ProjectFiles, raw_dir: Path, labelled: KeyGroups, anomalies: list,
-    reading: Reading = Reading(),
+    project: ProjectFiles, labelled: KeyGroups, anomalies: list, reading: Reading = Reading(),
 ) -> tuple[pd.DataFrame | None, pd.DataFrame | None, dict]:
     """Read a project's excluded candidates: the rows counted as excluded and the rows set
     aside (blank, no URL, also labelled, listed twice; both None for a compact reading),
@@ -397,8 +395,8 @@ def scan_dump(raw_dir: Path | DumpFiles, projects: Projects, taxonomy: Taxonomy,
         rows, rejected, files = result.rows, result.rejected, result.files
         gone = None
         if project.excluded_file is not None:
-            gone, ex_rejected, ex_files = clean_excluded(project, raw_dir, result.urls,
-                                                         anomalies, reading)
+            gone, ex_rejected, ex_files = clean_excluded(project, result.urls, anomalies,
+                                                         reading)
             scan.excluded.append(gone)
             rejected = None if rejected is None else pd.concat([rejected, ex_rejected],
                                                                ignore_index=True)

@@ -24,10 +24,6 @@ def processed(result: Interviews) -> dict[str, pd.DataFrame]:
             "nodes.csv": data.nodes, "rejected.csv": data.rejected}
 
 
-def quality(result: Interviews) -> dict:
-    return result.data.quality
-
-
 def tables(result: Interviews) -> dict[str, pd.DataFrame | str]:
     """The report's tables: CSV, with the guideline as Markdown and the quotes as HTML
     (the pages show those two as they are)."""
@@ -229,7 +225,7 @@ def _mean(frame: pd.DataFrame) -> float | None:
 
 
 def build(result: Interviews) -> StageOutputs:
-    return StageOutputs(processed=processed(result), quality=quality(result),
+    return StageOutputs(processed=processed(result), quality=result.data.quality,
                         tables=tables(result), figures=figures(result),
                         website_vars=website_vars(result), claim_values=claim_values(result),
                         metrics=metrics(result),

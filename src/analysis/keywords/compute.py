@@ -48,7 +48,6 @@ COMMON_WORDS = (
     "yield", "yields", "optimizer", "option", "optional", "output", "adopt", "gpt2",
     "chatgpt", "vllm", "ollama", "qlora", "t5x", "tpus", "vlms",
 )
-WORD_RE = re.compile(r"[0-9a-z]+")
 CAMEL_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 
 
@@ -151,12 +150,6 @@ def counts(kl: KeywordList) -> dict[str, int]:
             "distinct_casefold": len(distinct_casefold(kl.entries))}
 
 
-def contains_on_boundary(outer: str, inner: str) -> bool:
-    """Whether keyword ``inner`` occurs in keyword ``outer`` on word boundaries, by the
-    selection's rule (:func:`analysis.core.words.on_boundary`)."""
-    return on_boundary(outer, inner)
-
-
 def vocabulary(lists: list[KeywordList]) -> set[str]:
     """Lower-case words of every keyword, plus the acronyms inside camelCase words.
 
@@ -252,13 +245,13 @@ def audit(lists: list[KeywordList],
             if len(low.strip()) <= SHORT_MAX:
                 inside = [w for w in COMMON_WORDS if low in w and w != low]
                 others = [o for o in kws if low in o.lower() and o.lower() != low
-                          and not contains_on_boundary(o, e)]
+                          and not on_boundary(o, e)]
                 hits = inside + [f"keyword {o!r}" for o in others]
                 detail = (f"{len(low)} characters; as a substring it would also match "
                           + ("inside " + ", ".join(hits[:6]) if hits else
                              "inside longer words") + "; word-boundary matching does not")
                 rows.append((kl.framework, e, "short_keyword", detail, line_of[e]))
-            containers = [o for o in kws if o.lower() != low and contains_on_boundary(o, e)]
+            containers = [o for o in kws if o.lower() != low and on_boundary(o, e)]
             if containers:
                 rows.append((kl.framework, e, "contained_in_other",
                              "every match of " + ", ".join(repr(c) for c in containers[:4])

@@ -25,11 +25,6 @@ from analysis.taxonomy.figures import (
 )
 
 
-def quality(result: TaxonomyResult) -> dict:
-    """The quality report of the detail files (row accounting, anomalies)."""
-    return result.parsed.quality
-
-
 def tables(result: TaxonomyResult) -> dict[str, pd.DataFrame | str]:
     """The tree's tables, the details as browsable HTML, the spellings, the mix tests'
     tables, and the cited examples (each with the scorecard claim it is)."""
@@ -420,7 +415,7 @@ def metrics(result: TaxonomyResult) -> dict:
 
 
 def build(result: TaxonomyResult) -> StageOutputs:
-    return StageOutputs(quality=quality(result), tables=tables(result),
+    return StageOutputs(quality=result.parsed.quality, tables=tables(result),
                         figures=figures(result), website_vars=website_vars(result),
                         claim_values=claim_values(result), metrics=metrics(result),
                         schemas=stage_schemas("taxonomy"))

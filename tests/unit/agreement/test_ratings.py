@@ -45,9 +45,9 @@ def test_category_order_known_codes_first_then_unknown_sorted():
         ["B.1", "A.1", "B.2", "Z.1"]
 
 
-def test_encode_reference_and_a_label_outside_the_scale():
+def test_encode_column_and_a_label_outside_the_scale():
     final = pd.Series(["A.2", None, "A.1"])
-    assert rt.encode_reference(final, ["A.1", "A.2"]).tolist() == [1, rt.MISSING, 0]
+    assert rt.encode_column(final, ["A.1", "A.2"]).tolist() == [1, rt.MISSING, 0]
     with pytest.raises(ValueError, match="missing from the categories"):
         rt.encode_column(pd.Series(["C.1"]), ["A.1", "A.2"])
 
