@@ -76,15 +76,10 @@ def same_mount(a: Path, b: Path) -> bool:
 
 def scratch_folder(folder: Path) -> Path:
     """The folder to build a file or folder in before it is moved into the existing
-    ``folder``.
-
-    Inside a project it is ``build/tmp/`` followed by ``folder``'s path in the project
-    (outside git and every folder DVC tracks, so a run killed half-way leaves no file in
-    an output or a dependency; one folder per target folder, so leftovers are found by
-    name), when that is on the same file system and under the same mount point (the final
-    move is then a rename, atomic). Elsewhere, and for folders already under ``build/``, it
-    is ``folder`` itself.
-    """
+    ``folder``: inside a project ``build/tmp/`` followed by ``folder``'s path in the
+    project (one folder per target folder, so leftovers are found by name) when a rename
+    can move it from there (:func:`same_mount`); elsewhere, and for folders already under
+    ``build/``, ``folder`` itself."""
     folder = folder.absolute()
     root = project_root_of(folder)
     if root is None or folder.is_relative_to(Paths(root).build):
@@ -128,13 +123,8 @@ def make_temporary(parent: Path, prefix: str, suffix: str = "", folder: bool = F
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     """Yield a temporary path (in the :func:`scratch_folder` of ``path``'s folder); move it
-    onto ``path`` only on success.
-
-    Temporary files left behind by an earlier run that was killed are removed first (also
-    those an older version left beside ``path``). Running out of disk space or a folder
-    that cannot be written is a user-fixable problem and becomes one clear message, at
-    whichever step it happens.
-    """
+    onto ``path`` only on success. What a killed run left there is removed first; a full
+    disk or a folder that cannot be written is one message (:func:`disk_error`)."""
     target = Path(path)
     stale = f".{glob.escape(target.name)}.*.tmp"
     try:
@@ -413,11 +403,9 @@ def process_exists(pid: int) -> bool:
     """Whether a process ``pid`` runs on this machine (one of another user counts)."""
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
     except PermissionError:
         return True
-    except (OverflowError, ValueError):
+    except (ProcessLookupError, OverflowError, ValueError):
         return False
     return True
 
@@ -483,15 +471,9 @@ def recover_folder(dest: Path) -> None:
 def temporary_folder(dest: Path, prefix: str) -> Iterator[Path]:
     """A new, empty folder to work in while ``dest`` is written, removed on leaving,
     whatever happened: ``<prefix><pid>-<random part>`` (:func:`owned_prefix`), in the
-    :func:`scratch_folder` of ``dest``'s parent, with the umask's modes
-    (:func:`make_temporary`), locked (``flock``) while the run uses it.
-
+    :func:`scratch_folder` of ``dest``'s parent, locked (``flock``) while the run uses it.
     First, what a killed run left of ``dest`` is recovered (:func:`recover_folder`) and
-    the working folders under ``prefix`` of runs that have ended are removed
-    (:func:`dead_runs_folders`): never one of a run still going (two runs at once, for
-    this output or another, keep their own), nor another output's. A folder that cannot
-    be made is one message naming ``dest``.
-    """
+    the working folders of ended runs are removed (:func:`dead_runs_folders`)."""
     try:
         dest.parent.mkdir(parents=True, exist_ok=True)
         scratch = scratch_folder(dest.parent)

@@ -235,12 +235,9 @@ def discover_projects(dump: DumpFiles) -> tuple[list[ProjectFiles], list[Quirk]]
     label and year files (plain files only: the walk refused anything else)."""
     raw_dir = dump.root
     if not dump.is_dir(ISSUE_DIR):
-        raise InputError(
-            f"no {ISSUE_DIR!r} folder in the dump",
-            file=str(raw_dir),
-            fix="give a dump in the upstream layout: an 'Issue Report' folder holding "
-                "a folder a project (see docs/your-own-dump.md)",
-        )
+        raise InputError(f"no {ISSUE_DIR!r} folder in the dump", file=str(raw_dir),
+                         fix="give a dump in the upstream layout: an 'Issue Report' folder "
+                             "holding a folder a project (see docs/your-own-dump.md)")
     projects: list[ProjectFiles] = []
     quirks: list[Quirk] = []
     for name in dump.listing(ISSUE_DIR)[0]:
@@ -249,11 +246,9 @@ def discover_projects(dump: DumpFiles) -> tuple[list[ProjectFiles], list[Quirk]]
         names = dump.listing(rel_folder)[1]
         if f"{name}.csv" not in names:
             found = ", ".join(names) or "nothing"
-            raise InputError(
-                f"project folder has no label file {name}.csv (found: {found})",
-                file=rel_folder,
-                fix=f"add {name}.csv (Issue_URL, Label1..LabelN, Final_Label) or remove the folder",
-            )
+            raise InputError(f"project folder has no label file {name}.csv (found: {found})",
+                             file=rel_folder, fix=f"add {name}.csv (Issue_URL, Label1..LabelN, "
+                                                  "Final_Label) or remove the folder")
         label = folder / f"{name}.csv"
         excluded_name = DumpLayout.excluded_name(name)
         years: dict[int, Path] = {}
@@ -277,11 +272,8 @@ def discover_projects(dump: DumpFiles) -> tuple[list[ProjectFiles], list[Quirk]]
                                      folder / excluded_name if excluded_name in names else None,
                                      dump))
     if not projects:
-        raise InputError(
-            f"no project folders under {ISSUE_DIR!r}",
-            file=str(raw_dir),
-            fix="each project needs a folder <Project>/ with <Project>.csv",
-        )
+        raise InputError(f"no project folders under {ISSUE_DIR!r}", file=str(raw_dir),
+                         fix="each project needs a folder <Project>/ with <Project>.csv")
     return projects, quirks
 
 
@@ -309,10 +301,7 @@ def parse_header(header: list[str], rel: str) -> tuple[str, str, dict[str, int],
         what = missing + ([] if annotators else ["Label1..LabelN"])
         raise InputError(
             f"missing column(s) {', '.join(what)} (header: {', '.join(names) or 'empty'})",
-            file=rel,
-            line=1,
-            fix="the header must be Issue_URL, Label1..LabelN, Final_Label",
-        )
+            file=rel, line=1, fix="the header must be Issue_URL, Label1..LabelN, Final_Label")
     numbers = sorted(annotators.values())
     if numbers != list(range(1, len(numbers) + 1)):
         quirks.append(Quirk("label_columns_gap", rel, "annotator columns numbered "

@@ -70,11 +70,8 @@ def before_open(rel: str, item: DumpFile) -> None:
 def replaced(shown: str, reader: str) -> InputError:
     """The refusal of a dump file that is no longer the file that was checked (``shown``:
     how the message names it; ``reader``: the command that was reading)."""
-    return InputError(
-        f"source file was replaced while {reader} was reading the dump",
-        file=shown,
-        fix=f"run {reader} again on a dump nobody is changing",
-    )
+    return InputError(f"source file was replaced while {reader} was reading the dump",
+                      file=shown, fix=f"run {reader} again on a dump nobody is changing")
 
 
 def unreadable(exc: OSError, path: Path) -> InputError:

@@ -263,10 +263,8 @@ def too_many_entries(where: str, max_files: int, noun: str, setting: str | None 
         return InputError(f"{noun} holds more than {max_files:,} files and folders",
                           file=where, fix="check that this is a dump: one holds a few dozen "
                                           "files (a label file and year files a project)")
-    return InputError(
-        f"{noun} holds more than {max_files:,} files and folders ({setting})",
-        file=where,
-        fix=f"check the source, or raise {setting} in params.yaml if it is genuine",
-    )
+    return InputError(f"{noun} holds more than {max_files:,} files and folders ({setting})",
+                      file=where,
+                      fix=f"check the source, or raise {setting} in params.yaml if it is genuine")
 
 

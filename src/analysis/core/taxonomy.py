@@ -148,11 +148,9 @@ def _subtheme_rows(theme: dict, type_code: str, type_name: str, path: str,
         numeral_ok = roman_to_int(suffix) is not None if in_paper else bool(
             EXTRA_RE.fullmatch(suffix))
         if theme_code != str(theme["code"]) or not numeral_ok or not sub.get("name"):
-            raise InputError(
-                f"sub-theme {code!r} of theme {theme['code']} needs a name and a code "
-                f"'{theme['code']}.<roman numeral>' (or '{theme['code']}.x<n>' with "
-                "in_paper: false)",
-                file=path, fix="fix the sub-theme entry")
+            raise InputError(f"sub-theme {code!r} of theme {theme['code']} needs a name and a "
+                             f"code '{theme['code']}.<roman numeral>' (or '{theme['code']}.x<n>'"
+                             " with in_paper: false)", file=path, fix="fix the sub-theme entry")
         rows.append({
             "code": code, "theme_code": theme_code, "type_code": type_code,
             "type": type_name, "numeral": suffix, "name": str(sub["name"]),
@@ -174,28 +172,15 @@ def load_taxonomy(path: str | Path = PATHS.taxonomy_file) -> Taxonomy:
         code = str(theme["code"])
         type_code = code.split(".", 1)[0]
         if type_code not in types:
-            raise InputError(
-                f"theme {code} belongs to no declared type",
-                file=str(path),
-                fix="add its type under `types`",
-            )
-        rows.append(
-            {
-                "code": code,
-                "type_code": type_code,
-                "type": types[type_code],
-                "name": str(theme["name"]),
-                "order": i,
-            }
-        )
+            raise InputError(f"theme {code} belongs to no declared type", file=str(path),
+                             fix="add its type under `types`")
+        rows.append({"code": code, "type_code": type_code, "type": types[type_code],
+                     "name": str(theme["name"]), "order": i})
         for spelling in [theme["name"], *(theme.get("aliases") or [])]:
             key = normalise_name(spelling)
             if aliases.get(key, code) != code:
-                raise InputError(
-                    f"spelling {spelling!r} maps to both {aliases[key]} and {code}",
-                    file=str(path),
-                    fix="make aliases unique",
-                )
+                raise InputError(f"spelling {spelling!r} maps to both {aliases[key]} and "
+                                 f"{code}", file=str(path), fix="make aliases unique")
             aliases[key] = code
         subs = _subtheme_rows(theme, type_code, types[type_code], str(path), len(sub_rows))
         for sub, entry in zip(subs, theme.get("subthemes") or [], strict=True):

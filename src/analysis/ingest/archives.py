@@ -77,11 +77,9 @@ ZIP_ENCRYPTED_FLAG = 0x1  # bit 0 of a zip entry's general purpose flags
 def check_budget(total: int, max_bytes: int, archive: str) -> None:
     """Refuse an archive (or a download) once ``total`` bytes pass ``max_bytes``."""
     if total > max_bytes:
-        raise InputError(
-            f"archive unpacks to more than {max_bytes:,} bytes (decompression bomb?)",
-            file=archive,
-            fix=f"check the archive, or raise {MAX_BYTES_SETTING} if it is genuine",
-        )
+        raise InputError(f"archive unpacks to more than {max_bytes:,} bytes (decompression "
+                         "bomb?)", file=archive,
+                         fix=f"check the archive, or raise {MAX_BYTES_SETTING} if it is genuine")
 
 
 def safe_relpath(name: str, archive: str | None = None) -> str:
@@ -89,17 +87,14 @@ def safe_relpath(name: str, archive: str | None = None) -> str:
     message names ``archive``)."""
     posix = name.replace("\\", "/")
     if posix.startswith("/") or re.match(r"^[A-Za-z]:", posix):
-        raise InputError(
-            f"archive entry {quoted_name(name)} has an absolute path", file=archive,
-            fix="refusing to extract it; use an archive with relative paths",
-        )
+        raise InputError(f"archive entry {quoted_name(name)} has an absolute path",
+                         file=archive,
+                         fix="refusing to extract it; use an archive with relative paths")
     parts = [p for p in PurePosixPath(posix).parts if p not in ("", ".")]
     if any(p == ".." for p in parts):
-        raise InputError(
-            f"archive entry {quoted_name(name)} points outside the target folder",
-            file=archive,
-            fix="refusing to extract it; use an archive without '..' in its paths",
-        )
+        raise InputError(f"archive entry {quoted_name(name)} points outside the target "
+                         "folder", file=archive,
+                         fix="refusing to extract it; use an archive without '..' in its paths")
     return "/".join(parts)
 
 
@@ -335,9 +330,8 @@ def extract_archive(
         try:
             tf = BoundedTarFile.open(archive)
         except tarfile.TarError as exc:
-            raise InputError(
-                "not a readable .zip or .tar(.gz) archive", file=name, fix="check the file"
-            ) from exc
+            raise InputError("not a readable .zip or .tar(.gz) archive", file=name,
+                             fix="check the file") from exc
         except ValueError as exc:  # tarfile reads the first header on opening
             raise unreadable_headers(exc, name) from exc
         with tf:

@@ -34,12 +34,9 @@ def https_url(source: str) -> bool:
     if not URL_SCHEME.match(source):
         return False
     if not source.lower().startswith("https://"):
-        raise InputError(
-            f"refusing source URL {source!r}: only https:// URLs are accepted",
-            file=str(PATHS.params.name),
-            column="ingest.source",
-            fix="use an https:// URL or a local path",
-        )
+        raise InputError(f"refusing source URL {source!r}: only https:// URLs are accepted",
+                         file=str(PATHS.params.name), column="ingest.source",
+                         fix="use an https:// URL or a local path")
     return True
 
 
@@ -78,9 +75,8 @@ def download(
     digest = hashlib.sha256()
     total = 0
     try:
-        with urllib.request.urlopen(url, timeout=timeout, context=context) as resp, tmp.open(
-            "wb"
-        ) as out:
+        with (urllib.request.urlopen(url, timeout=timeout, context=context) as resp,
+              tmp.open("wb") as out):
             for chunk in iter(lambda: resp.read(CHUNK), b""):
                 total += len(chunk)
                 check_budget(total, max_bytes, url)
@@ -101,10 +97,8 @@ def download(
         raise
     if sha256 and digest.hexdigest() != sha256.lower():
         tmp.unlink(missing_ok=True)
-        raise InputError(
-            f"downloaded archive has SHA-256 {digest.hexdigest()}, expected {sha256}",
-            file=url,
-            fix="the archive changed or was tampered with; check ingest.archive_sha256",
-        )
+        raise InputError(f"downloaded archive has SHA-256 {digest.hexdigest()}, expected "
+                         f"{sha256}", file=url, fix="the archive changed or was tampered with; "
+                                                    "check ingest.archive_sha256")
     os.replace(tmp, dest)
     return dest

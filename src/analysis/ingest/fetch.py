@@ -3,22 +3,10 @@
 ``python -m analysis.ingest fetch`` runs before the pipeline (``make report`` runs it
 before ``dvc repro``). The ``ingest`` stage then reads ``data/release/`` (the default
 ``ingest.source``): a local folder, the same on every machine, so ``dvc.lock`` and the
-provenance record do not depend on where the release came from. In this order:
-
-1. ``data/release/`` already holds every file the manifest (``ingest.manifest``, kept in
-   git) lists, each with its SHA-256: nothing to do.
-2. The offline mirror ``ingest.mirror`` is a folder: its files are copied in, under the
-   same refusals as ingest applies to a dump folder (links, special files, hidden
-   characters, clashing names, more than ``ingest.max_files`` entries), and verified.
-3. Else the archive ``ingest.release_url`` (https only) is downloaded, kept in
-   ``data/download/`` (an archive already there is used instead, without network),
-   extracted as ingest extracts archives, and verified.
-
-Only the files the manifest lists go into the new ``data/release/`` (upstream's README and
-snippet are left out, as the mirror leaves them out), which replaces the old one in one
-rename once complete: a failure leaves ``data/release/`` as it was and no temporary folder
-behind. When ``ingest.source`` is anything else (your own dump) fetch does nothing.
-params.yaml and every other tracked file are never written.
+provenance record do not depend on where the release came from. What it does, in order,
+is :data:`DESCRIPTION` (its ``--help``). Only the files the manifest lists go into the new
+``data/release/`` (upstream's README and snippet are left out, as the mirror leaves them
+out). params.yaml and every other tracked file are never written.
 """
 
 from __future__ import annotations
@@ -142,11 +130,9 @@ def read_manifest(manifest: str, paths: Paths) -> dict[str, str]:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError as exc:
-        raise InputError(
-            "manifest not found", file=manifest,
-            fix=f"restore {shown(paths.release_manifest, paths.root)} from git or fix "
-                "ingest.manifest",
-        ) from exc
+        raise InputError("manifest not found", file=manifest,
+                         fix=f"restore {shown(paths.release_manifest, paths.root)} from git or "
+                             "fix ingest.manifest") from exc
     except OSError as exc:
         raise unreadable(exc, path) from exc
     entries = parse_manifest(text, manifest)
@@ -160,11 +146,9 @@ def release_url(params: IngestParams, params_name: str) -> str:
     """``ingest.release_url``, refusing anything but an https URL."""
     url = params.release_url
     if not url or not url.lower().startswith("https://"):
-        raise InputError(
-            f"ingest.release_url must be the https:// URL of the release archive, not {url!r}",
-            file=params_name, column="ingest.release_url",
-            fix="set it to the archive URL of the pinned commit (see docs/data.md)",
-        )
+        raise InputError(f"ingest.release_url must be the https:// URL of the release archive, "
+                         f"not {url!r}", file=params_name, column="ingest.release_url",
+                         fix="set it to the archive URL of the pinned commit (see docs/data.md)")
     return url
 
 
@@ -184,11 +168,9 @@ def fetch(params: IngestParams, paths: Paths = PATHS, params_name: str | None = 
                 "fetch, ingest reads that source as it is")
 
     if not params.manifest:
-        raise InputError(
-            "ingest.manifest is not set; fetch verifies every file of the release against it",
-            file=params_name, column="ingest.manifest",
-            fix=f"set it to {shown(paths.release_manifest, root)}",
-        )
+        raise InputError("ingest.manifest is not set; fetch verifies every file of the release "
+                         "against it", file=params_name, column="ingest.manifest",
+                         fix=f"set it to {shown(paths.release_manifest, root)}")
     manifest = params.manifest
     entries = read_manifest(manifest, paths)
     max_files = params.max_files
@@ -303,12 +285,11 @@ def offline_error(exc: DownloadError, mirror: str | None, paths: Paths, cached: 
     problem = exc.problem + (f"; no mirror folder at {mirror} (ingest.mirror)" if mirror
                              else "; ingest.mirror is not set")
     release = shown(paths.release, root)
-    return InputError(
-        problem, file=exc.file,
-        fix=(f"without network, put the release (a folder in the upstream layout) at "
-             f"{release}/ or its archive at {shown(cached, root)}, or set ingest.mirror to "
-             "such a folder, or set ingest.source to your own folder or archive"),
-    )
+    return InputError(problem, file=exc.file,
+                      fix=f"without network, put the release (a folder in the upstream layout) "
+                          f"at {release}/ or its archive at {shown(cached, root)}, or set "
+                          "ingest.mirror to such a folder, or set ingest.source to your own "
+                          "folder or archive")
 
 
 def run(params_file: Path, cafile: str | None = None) -> int:

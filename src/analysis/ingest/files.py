@@ -59,12 +59,8 @@ def parse_manifest(text: str, name: str = "manifest") -> dict[str, str]:
             continue
         m = re.match(r"^([0-9a-fA-F]{64}) [ *](.+)$", line)
         if not m:
-            raise InputError(
-                "not a `sha256sum` line (expected '<64 hex digits>  <path>')",
-                file=name,
-                line=lineno,
-                fix="regenerate the manifest with `sha256sum`",
-            )
+            raise InputError("not a `sha256sum` line (expected '<64 hex digits>  <path>')",
+                             file=name, line=lineno, fix="regenerate the manifest with `sha256sum`")
         rel = m.group(2)
         rel = rel[2:] if rel.startswith("./") else rel
         entries[str(PurePosixPath(rel))] = m.group(1).lower()
@@ -81,17 +77,13 @@ def verify_against_manifest(
     """
     for rel, expected in sorted(manifest.items()):
         if rel not in hashes:
-            raise InputError(
-                f"file listed in the manifest is missing from the source: {rel!r}",
-                file=manifest_name,
-                fix="use a complete copy of the dump, or the manifest that belongs to it",
-            )
+            raise InputError(f"file listed in the manifest is missing from the source: {rel!r}",
+                             file=manifest_name, fix="use a complete copy of the dump, or the "
+                                                     "manifest that belongs to it")
         if hashes[rel] != expected:
-            raise InputError(
-                f"SHA-256 mismatch: expected {expected}, found {hashes[rel]}",
-                file=rel,
-                fix="the file differs from the released data; restore it or update the manifest",
-            )
+            raise InputError(f"SHA-256 mismatch: expected {expected}, found {hashes[rel]}",
+                             file=rel, fix="the file differs from the released data; restore it "
+                                           "or update the manifest")
     return sorted(set(hashes) - set(manifest))
 
 
