@@ -414,7 +414,7 @@ def lock_held(path: Path) -> bool:
     """Whether a running process holds the lock :func:`temporary_folder` takes on the
     folder ``path`` (``flock``); False where that cannot be told."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_CLOEXEC)
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
     except OSError:
         return False
     try:

@@ -52,9 +52,7 @@ class DumpFile:
 # How a file of a dump is opened: never through a symbolic link (O_NOFOLLOW: a link put in
 # its place since the check is refused by the system itself), and without waiting (a FIFO
 # put in its place opens at once instead of blocking until a writer comes).
-OPEN_FLAGS = (os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-              | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
-              | getattr(os, "O_BINARY", 0))
+OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 
 
 def before_open(rel: str, item: DumpFile) -> None:
@@ -83,17 +81,12 @@ def unreadable(exc: OSError, path: Path) -> InputError:
 @contextmanager
 def open_dump_file(rel: str, item: DumpFile, reader: str,
                    shown: str | None = None) -> Iterator[BinaryIO]:
-    """Open a file found by :func:`walk_dump` for reading, once, refusing it if it was
-    replaced since.
-
-    The walk checked the file without opening it. The one opening follows no symbolic link
-    and does not block (:data:`OPEN_FLAGS`); the opened file must then be that same
-    single-named regular file (the device and inode the walk saw), so the bytes read are
-    the dump's, not those of a link, a FIFO, a device or another file put in its place (a
-    folder above it swapped for a link included). :func:`before_open` runs just before
-    the opening. A refusal names the file as ``shown`` (default: ``rel``, its path in the
-    dump) and ``reader``.
-    """
+    """Open a file found by :func:`walk_dump` for reading, once (:data:`OPEN_FLAGS`),
+    refusing it unless it is still the single-named regular file the walk saw (its device
+    and inode): the bytes read are the dump's, not those of a link, a FIFO, a device or
+    another file put in its place (a folder above it swapped for a link included). A
+    refusal names the file as ``shown`` (default: ``rel``, its path in the dump) and
+    ``reader``."""
     before_open(rel, item)
     shown = visible(rel) if shown is None else shown
     try:
@@ -107,8 +100,7 @@ def open_dump_file(rel: str, item: DumpFile, reader: str,
         if ((info.st_dev, info.st_ino) != (item.device, item.inode)
                 or not stat.S_ISREG(info.st_mode) or info.st_nlink > 1):
             raise replaced(shown, reader)
-        if OPEN_FLAGS & getattr(os, "O_NONBLOCK", 0):
-            os.set_blocking(fd, True)
+        os.set_blocking(fd, True)
         fh = os.fdopen(fd, "rb")
     except OSError as exc:
         os.close(fd)

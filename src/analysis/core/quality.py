@@ -120,27 +120,14 @@ class Anomaly:
         return asdict(self)
 
 
-def make_anomaly(
-    rules: Mapping[str, Rule],
-    kind: str,
-    file: str,
-    message: str,
-    line: int | None = None,
-    column: str | None = None,
-    value: object = None,
-    action: str | None = None,
-) -> Anomaly:
+def make_anomaly(rules: Mapping[str, Rule], kind: str, file: str, message: str,
+                 line: int | None = None, column: str | None = None, value: object = None,
+                 action: str | None = None) -> Anomaly:
     """Build an anomaly whose action comes from ``rules`` unless overridden (a policy)."""
-    rule = rules[kind]
-    return Anomaly(
-        kind=kind,
-        file=file,
-        line=line,
-        message=message,
-        action=action or rule.action,
-        column=column,
-        value=None if value is None else str(value),
-    )
+    rule = rules[kind]  # a kind without a rule is a bug, even with an action given
+    return Anomaly(kind=kind, file=file, line=line, message=message,
+                   action=action or rule.action, column=column,
+                   value=None if value is None else str(value))
 
 
 def quirk_anomaly(rules: Mapping[str, Rule], quirk: Quirk) -> Anomaly:
@@ -195,13 +182,8 @@ def anomalies_frame(anomalies: Iterable[Anomaly]) -> pd.DataFrame:
                              kind="mergesort").reset_index(drop=True)
 
 
-def quality_report(
-    anomalies: Iterable[Anomaly],
-    rules: Mapping[str, Rule],
-    files: list[dict],
-    summary: dict,
-    counts: Mapping[str, int] | None = None,
-) -> dict:
+def quality_report(anomalies: Iterable[Anomaly], rules: Mapping[str, Rule], files: list[dict],
+                   summary: dict, counts: Mapping[str, int] | None = None) -> dict:
     """Assemble the quality report: accounting per file and per role, anomalies, rules.
 
     ``files`` holds one dict per input file with ``file``, ``role`` (what its rows are:
@@ -220,14 +202,9 @@ def quality_report(
             total[key] += f[key]
     files = [{**f, "balanced": f["input"] == f["kept"] + f["set_aside"]} for f in files]
     balanced = all(f["balanced"] for f in files)
-    return {
-        "summary": {**summary, "balanced": balanced},
-        "accounting": dict(sorted(roles.items())),
-        "files": sorted(files, key=lambda f: f["file"]),
-        "anomaly_counts": dict(sorted(counts.items())),
-        "anomalies": records,
-        "rules": {
-            kind: {"action": r.action, "severity": r.severity, "description": r.description}
-            for kind, r in sorted(rules.items())
-        },
-    }
+    return {"summary": {**summary, "balanced": balanced},
+            "accounting": dict(sorted(roles.items())),
+            "files": sorted(files, key=lambda f: f["file"]),
+            "anomaly_counts": dict(sorted(counts.items())), "anomalies": records,
+            "rules": {kind: {"action": r.action, "severity": r.severity,
+                             "description": r.description} for kind, r in sorted(rules.items())}}

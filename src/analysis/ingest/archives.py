@@ -301,17 +301,8 @@ def extract_archive(
     archive: Path, dest: Path, max_bytes: int = DEFAULT_MAX_BYTES,
     max_files: int = DEFAULT_MAX_FILES, limits: NameLimits | None = None,
 ) -> None:
-    """Extract a zip or tar archive into ``dest`` safely.
-
-    Every member is checked before anything is written: more than ``max_files`` members,
-    absolute paths, ``..`` components, links, special and sparse files, encrypted zip
-    entries, tar headers larger than a header can need (:class:`BoundedTarInfo`), names
-    that cannot be written as they are (see :func:`name_problem`, with ``limits`` or those
-    of ``dest``) and two entries landing on the same path are refused, in one message
-    naming the archive. Writing stops once more than ``max_bytes`` have been written
-    (counted while writing, not trusted from the archive's own headers, which are also
-    checked first).
-    """
+    """Extract a zip or tar archive into ``dest``, every member checked first (see the
+    module docstring; names against ``limits``, default those of ``dest``)."""
     name = str(archive)
     budget = [0]
     dest.mkdir(parents=True, exist_ok=True)

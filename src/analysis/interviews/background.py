@@ -98,15 +98,10 @@ class SheetFindings(Findings):
 
 def clean_sheet(sheet: Sheet, params: InterviewsParams
                 ) -> tuple[pd.DataFrame, list[Anomaly], list[dict], dict]:
-    """Clean the background sheet into one row per participant.
-
-    Returns the table (``sheet_row``, ``type``, role, gender, experience and
-    responsibilities, each raw and normalised, ``flags``), the anomalies, the rows set
-    aside, and the file's row accounting. ``params`` is the params.yaml section
-    ``interviews`` (groups, translations, role_categories). The steps: the header
-    (:func:`sheet_header`), each row's cells (:func:`read_cells`), role, gender and
-    experience (:func:`clean_role`, :func:`clean_gender`, :func:`clean_experience`).
-    """
+    """Clean the background sheet into one row per participant: the table
+    (:data:`BACKGROUND_TABLE_COLUMNS`: role, gender, experience and responsibilities, each
+    raw and normalised), the anomalies, the rows set aside, and the file's row accounting.
+    ``params`` is the params.yaml section ``interviews``."""
     found = SheetFindings(sheet.name)
     found.anomalies += [quirk_anomaly(RULES, replace(q, file=sheet.name))
                         for q in sheet.quirks]
