@@ -16,6 +16,9 @@ fails loudly.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
+
 import pandas as pd
 import pandera.pandas as pa
 from pandera.errors import SchemaErrors
@@ -103,6 +106,13 @@ ANNOTATOR_DESCRIPTION = (
     "(Label3 gives annotator_3): the theme code that annotator gave the issue (a label "
     "outside the taxonomy is kept as written); empty when the annotator gave no label "
     "(a missing rating)")
+ANNOTATOR_RE = re.compile(r"annotator_(\d+)")
+
+
+def annotator_columns(columns: Iterable[object]) -> list[str]:
+    """The ``annotator_<n>`` columns of the processed issues table, in numeric order."""
+    found = ((int(m[1]), c) for c in map(str, columns) if (m := ANNOTATOR_RE.fullmatch(c)))
+    return [c for _, c in sorted(found)]
 
 
 # --- study dumps (labels extend) -----------------------------------------------------

@@ -24,6 +24,7 @@ import pandas as pd
 
 from analysis.core.examples import safe_issue_url
 from analysis.core.projects import Projects
+from analysis.core.schemas import annotator_columns
 from analysis.core.taxonomy import Taxonomy, theme_sort_key
 
 FORMAT = 1  # the explorer file's layout version (the page checks it)
@@ -32,12 +33,6 @@ EXAMPLES_PER_KIND = 3  # unanimous and contested reports shown per theme
 RELEASE_EXAMPLE_COLUMNS = ["theme", "name", "type", "agreement", "rank", "issue_url",
                            "project", "year", "final_label", "agreed", "ratings",
                            "annotator_labels"]
-
-
-def annotator_columns(issues: pd.DataFrame) -> list[str]:
-    """The annotators' label columns of the processed issues, in their numeric order."""
-    cols = [c for c in issues.columns if c.startswith("annotator_")]
-    return sorted(cols, key=lambda c: (len(c), c))
 
 
 def issue_urls(issues: pd.DataFrame) -> pd.Series:

@@ -70,6 +70,7 @@ def figures(result: TaxonomyResult) -> dict:
 
 
 def _join(items: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
     if len(items) <= 2:
         return " and ".join(items)
     return ", ".join(items[:-1]) + " and " + items[-1]
@@ -327,7 +328,7 @@ def claim_values(result: TaxonomyResult) -> dict[str, dict]:
     out.update(window_values(result))
     if missing_types:
         gone = set(missing_types)
-        note = f"no detail file for {_and(sorted(gone))} issues in the dump"
+        note = f"no detail file for {_join(sorted(gone))} issues in the dump"
         keys = ["taxonomy.types", "taxonomy.themes", "taxonomy.subthemes"]
         keys += [f"taxonomy.{k}.{t.lower()}" for t in gone
                  for k in ("themes", "subthemes", "details")]
@@ -365,10 +366,6 @@ def window_values(result: TaxonomyResult) -> dict[str, dict]:
             "release gives each report's year, not its date)")
     return {"collection.window.first_year": {"value": min(result.years), "note": note},
             "collection.window.last_year": {"value": max(result.years), "note": note}}
-
-
-def _and(items: list[str]) -> str:
-    return ", ".join(items[:-1]) + " and " + items[-1] if len(items) > 1 else "".join(items)
 
 
 def _subtheme_entry(value: int, subs: pd.DataFrame, lead: str) -> dict:
