@@ -3,21 +3,12 @@
 The release has one label column per annotator and a final label; the paper says the
 final label came from group discussion or a majority vote. Independent annotators who
 err at their own rates leave recognisable traces, which this module measures and tests
-without drawing conclusions:
-
-- how often each annotator's label equals the final label, overall and per project;
-- the number of annotators dissenting from the final label on each issue, next to what
-  independent errors at the observed rates would give (a Poisson-binomial distribution
-  per project, :func:`dissent_distribution`), with a chi-square test and the ratio of
-  the variances (dissent concentrating on some issues shows as a ratio above 1);
-- how often two annotators dissent on the same issue, against independence;
-- where dissenting labels go: concentrated on a few neighbouring themes, as genuine
-  confusions are, or spread evenly over the alternatives (:func:`dissent_spread`);
-- how much the per-type kappas depend on each label column: Fleiss' kappa with each
-  column left out (:func:`leave_one_out`), and without a column wherever it equals the
-  final label on every report of a project (:func:`always_final`,
-  :func:`column_sensitivity`); both compare with the kappas of all the columns, computed
-  once (:func:`kappa_rows`).
+without drawing conclusions: how often each annotator's label equals the final label
+(:func:`agreement_with_final`), how many annotators dissent on each issue against
+independent errors (:func:`dissent_distribution`, :func:`dissent_tests`), how often two
+dissent together (:func:`co_dissent`), where dissenting labels go
+(:func:`dissent_spread`), and how much the per-type kappas depend on each label column
+(:func:`leave_one_out`, :func:`column_sensitivity`).
 
 The independence models are listed with the fair one first: the final label is a strict
 majority of the ratings, so at most ``(m - 1) // 2`` of ``m`` annotators can dissent on

@@ -6,10 +6,8 @@
 the year-file schema), then applies the rules that need every row
 (:mod:`analysis.clean.across`: each row's year from the year files, duplicate URLs,
 foreign repositories, the use of every year-file line, URLs kept in several projects) and
-those of the excluded candidates (also labelled, listed twice). The
-clean stage reads everything at once and keeps every row whole (:class:`Reading`); a check
-reads in chunks and keeps of each row only what these rules need, so that both find the
-same rows to keep and set aside, in memory that a check keeps small.
+those of the excluded candidates (also labelled, listed twice), whether every row is kept
+whole or a check keeps only what these rules need (:class:`Reading`).
 """
 
 from __future__ import annotations

@@ -143,13 +143,8 @@ def merged_bounds(ref: str) -> tuple[int, int, int, int]:
 def scan_worksheet(source, name: str, limits: Limits) -> SheetScan:
     """Count the cells of a worksheet's XML (``source``, a binary file) and collect its
     merged ranges, reading it as a stream (expat: nothing is kept but the counts and the
-    ranges).
-
-    Refused: more than ``limits.max_cells`` cells or merged ranges, a row of more cells
-    than Excel has columns. openpyxl holds a whole row (every cell of it) in memory
-    while it reads it, so a row of millions of cells, a few MB compressed, would fill
-    it.
-    """
+    ranges); more than ``limits.max_cells`` cells or merged ranges, or a row of more cells
+    than Excel has columns, are refused (see the module docstring)."""
     cells = in_row = row = 0
     merged: list[tuple[int, int, int, int]] = []
     cell, row_tag, merge = f"{SHEET_NS} c", f"{SHEET_NS} row", f"{SHEET_NS} mergeCell"
@@ -273,10 +268,8 @@ def read_workbook_file(path: Path, name: str, limits: Limits) -> bytes:
 @contextmanager
 def open_workbook(raw: bytes, name: str, limits: Limits) -> Iterator[Workbook]:
     """The workbook of the file content ``raw`` (``name`` names it in messages), closed on
-    leaving. A compound file (:func:`compound_file_problem`), a file that is not a zip,
-    a zip that unpacks past ``limits.max_bytes`` and anything openpyxl cannot read, also
-    while the caller reads rows inside the ``with`` block, are one :class:`InputError`
-    naming the file."""
+    leaving; what cannot be read, also while the caller reads rows inside the ``with``
+    block, is one :class:`InputError` naming the file."""
     problem = compound_file_problem(raw)
     if problem:
         raise InputError(problem[0], file=name, fix=problem[1])

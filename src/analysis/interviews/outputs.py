@@ -161,18 +161,20 @@ def claim_values(result: Interviews) -> dict[str, dict]:
     out["interviews.users.engineers.count"] = {
         "value": len(eng), "note": "roles: " + "; ".join(sorted(set(eng["role_title"])))}
     out["interviews.users.engineers.min_years"] = {
-        "value": _min(eng), "note": f"years of the professional engineers: {years_text(eng)} "
-        "(the claim bounds the smallest)"}
+        "value": _years(eng, "min"),
+        "note": f"years of the professional engineers: {years_text(eng)} (the claim bounds "
+                "the smallest)"}
     out["interviews.users.students.count"] = {
         "value": len(stu), "note": "the sheet does not say which subject they study"}
     out["interviews.users.students.mean_years"] = {
-        "value": _mean(stu), "note": f"mean of {years_text(stu)} years (months converted)"}
+        "value": _years(stu, "mean"), "note": f"mean of {years_text(stu)} years (months converted)"}
     man = cat("manager")
     out["interviews.developers.managers.count"] = {
         "value": len(man), "note": "roles: " + "; ".join(sorted(set(man["role_title"])))}
     out["interviews.developers.managers.min_years"] = {
-        "value": _min(man), "note": f"years of the managers: {years_text(man)} (the sheet's "
-        "'Experience Years for LLMs'; it gives no separate years in framework validation)"}
+        "value": _years(man, "min"),
+        "note": f"years of the managers: {years_text(man)} (the sheet's 'Experience Years for "
+                "LLMs'; it gives no separate years in framework validation)"}
     train, infer, deploy = cat("training"), cat("inference"), cat("deployment")
     out["interviews.developers.feature_engineers.count"] = {
         "value": len(train) + len(infer),
@@ -214,14 +216,10 @@ def metrics(result: Interviews) -> dict:
     }
 
 
-def _min(frame: pd.DataFrame) -> float | None:
+def _years(frame: pd.DataFrame, how: str) -> float | None:
+    """The ``how`` (``min``, ``mean``) of the participants' years, None without any."""
     years = frame["experience_years"].dropna()
-    return float(years.min()) if len(years) else None
-
-
-def _mean(frame: pd.DataFrame) -> float | None:
-    years = frame["experience_years"].dropna()
-    return float(years.mean()) if len(years) else None
+    return float(years.agg(how)) if len(years) else None
 
 
 def build(result: Interviews) -> StageOutputs:

@@ -11,16 +11,13 @@ What counts as one keyword: one distinct string, exactly as written. The paper's
 the raw lists are longer (some entries are repeated) and case-insensitive
 matching, as :mod:`analysis.select` does it, merges a few more ('llm'/'LLM', 'gpt'/'GPT').
 
-The audit lists, per list: exact duplicates, case-insensitive duplicates, keywords short
-enough to match inside other words under substring matching ('yi' in 'yield'; with the
-word-boundary matching of :mod:`analysis.select` they do not), keywords contained in other
-keywords, keywords that look like two keywords merged by a missing comma (a string made of
-two adjacent literals, or a word ending in a token that is a keyword of its own elsewhere,
-such as 'text generationglm'), keywords that do not start and end with a letter or
-digit (word boundaries are then ill-defined), and keywords that are ordinary English or
+The audit (:func:`audit`) lists, per list, what makes a keyword match more or less than
+it says: duplicates, keywords short enough to match inside other words under substring
+matching ('yi' in 'yield'), keywords contained in others, two keywords merged by a missing
+comma ('text generationglm'), edges that are no word characters, and ordinary English or
 code words (``data/ordinary_words.tsv``: wordfreq's English words with a Zipf frequency of
 3 or more, and Python's keywords and built-in names), which match text that has nothing to
-do with LLMs, even on word boundaries: 'ZeRO' matches "division by zero".
+do with LLMs even on word boundaries: 'ZeRO' matches "division by zero".
 """
 
 from __future__ import annotations

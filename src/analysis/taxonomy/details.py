@@ -4,22 +4,13 @@ Each of ``bug_symptoms.csv``, ``question_intents.csv`` and ``requirement_expecti
 has a header (``rootcause,subcategory,symptoms``) and one row per sub-theme: the theme's
 name, the sub-theme's name, and all its details in one quoted cell, separated by commas.
 
-The files are raw input with real defects, so parsing is defensive and lossless:
-
-- the whole file is first read as CSV; a record that does not have exactly three fields
-  (e.g. a detail cell with unescaped inner quotes, ``"...only "cuda" policy..."``) is
-  re-read from its raw line(s) by :func:`recover_line`, keeping every character, and the
-  repair is reported; a line that cannot be read as ``theme,sub-theme,details`` stops the
-  stage with one message naming the file and line;
-- details are split on every comma (how the paper counts them) and also grouped so that a
-  comma inside parentheses (``(e.g., barrier、broadcast)``) does not split an item; both
-  counts are kept (:func:`split_items`);
-- theme and sub-theme names are mapped to codes through the taxonomy's aliases; a name that
-  maps to nothing is kept, reported and shown, never dropped.
-
-Every rule is in :data:`RULES`; :func:`parse_detail_files` returns the sub-theme rows, the
-detail items, the anomalies and the quality report; :func:`notable_anomalies` picks those
-the notebook shows as warnings.
+The files are raw input with real defects, so parsing is defensive and lossless: a record
+CSV cannot read as three fields (a detail cell with unescaped inner quotes,
+``"...only "cuda" policy..."``) is recovered from its raw line, keeping every character
+(:func:`read_records`); details are counted both ways the paper's commas allow
+(:func:`split_items`); a theme or sub-theme name that maps to no code of the taxonomy is
+kept, reported and shown, never dropped (:func:`map_names`). Every rule is in
+:data:`RULES`.
 """
 
 from __future__ import annotations
