@@ -10,7 +10,6 @@ and an audit of the label columns.
 from analysis.agreement.params import AgreementParams
 from analysis.core.pipeline import P, Plot, Stage, rel
 
-# What the stage reads and writes (dvc.yaml is generated from it: analysis.tools.pipeline).
 STAGE = Stage("agreement", reads=(rel(P.clean.processed), rel(P.taxonomy_file),
                                    rel(P.projects_file), rel(P.claims_file)),
               writes=("tables", "figures", "vars", "reproduced"),

@@ -17,7 +17,6 @@ published, and pronouns in published responsibilities are neutralised.
 from analysis.core.pipeline import P, Plot, Stage, rel
 from analysis.interviews.params import InterviewsParams
 
-# What the stage reads and writes (dvc.yaml is generated from it: analysis.tools.pipeline).
 STAGE = Stage("interviews", reads=(rel(P.raw), rel(P.taxonomy_file), rel(P.claims_file)),
               writes=("processed", "tables", "figures", "vars", "reproduced"),
               plots=(Plot(rel(P.interviews.figure("heatmap").with_suffix(".png"))),),

@@ -53,7 +53,6 @@ class KeywordList:
     """One list of the keyword file: its framework name, entries as written, source lines."""
 
     framework: str
-    variable: str
     entries: list[str]
     lines: list[int]
     merged_literals: list[str]  # entries written as two or more adjacent string literals
@@ -101,7 +100,7 @@ def parse_keyword_file(text: str, file: str = "filter_keywords") -> list[Keyword
             if _literal_pieces(text, elt) > 1:
                 merged.append(elt.value)
         framework = name.removesuffix(LIST_SUFFIX) if name.endswith(LIST_SUFFIX) else name
-        lists.append(KeywordList(framework, name, entries, lines, merged))
+        lists.append(KeywordList(framework, entries, lines, merged))
     if not lists:
         raise InputError("no keyword lists found", file=file,
                          fix="define e.g. pytorch_keywords = ['llm', ...]")

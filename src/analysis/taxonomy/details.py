@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis.core.dump import decode as decode_text
+from analysis.core.dump import decode
 from analysis.core.errors import InputError
 from analysis.core.paths import PATHS, dump_file
 from analysis.core.quality import (
@@ -70,14 +70,6 @@ class RawRow:
     subtheme: str
     details: str
     recovery: str | None = None  # the RULES kind used to recover it, if any
-
-
-def decode(data: bytes, rel: str) -> tuple[str, list[Anomaly]]:
-    """UTF-8 text with BOM removed and LF line endings, as every dump file is read
-    (:func:`analysis.core.dump.decode`), its quirks as anomalies; non-UTF-8 stops the
-    stage."""
-    text, quirks = decode_text(data, rel)
-    return text, [quirk_anomaly(RULES, q) for q in quirks]
 
 
 _CELL = r'(?:"(?:[^"]|"")*"|[^,"]*)'
@@ -282,7 +274,8 @@ def parse_detail_file(path: Path, rel: str, type_name: str, taxonomy: Taxonomy,
                                    "input": 0, "kept": 0, "set_aside": 0, "recovered": 0,
                                    "items_comma": 0, "items_parentheses": 0,
                                    "empty_items": 0, "missing": True}
-    text, anomalies = decode(path.read_bytes(), rel)
+    text, quirks = decode(path.read_bytes(), rel)  # as every dump file is read
+    anomalies = [quirk_anomaly(RULES, q) for q in quirks]
     _, raw_rows, found = read_records(text, rel)
     anomalies += found
     rows, items = [], []
