@@ -406,17 +406,11 @@ def leave_one_out(ratings: Ratings, groups: np.ndarray, names: Sequence[str],
     estimators (complete rows and Gwet's generalised one); ``change`` is a kappa minus its
     value with all columns."""
     k = ratings.n_categories
-    base = {r["type"]: r for r in baseline}
     rows = []
     for j, left in [(None, "none"), *enumerate(ratings.annotators)]:
         codes = ratings.codes if j is None else np.delete(ratings.codes, j, axis=1)
         kappas = baseline if j is None else kappa_rows(codes, groups, names, k)
-        for row in kappas:
-            ref = base[row["type"]]
-            rows.append({"left_out": left, "annotators": codes.shape[1], **row,
-                         "change": _diff(row["kappa"], ref["kappa"]),
-                         "change_generalised": _diff(row["kappa_generalised"],
-                                                     ref["kappa_generalised"])})
+        rows += _changes({"left_out": left, "annotators": codes.shape[1]}, kappas, baseline)
     return pd.DataFrame(rows)
 
 
@@ -446,20 +440,24 @@ def column_sensitivity(ratings: Ratings, strata: pd.Series, groups: np.ndarray,
                              groups, names, k)),
                  ("without everywhere", ", ".join(flagged),
                   kappa_rows(ratings.codes[:, keep], groups, names, k))]
-    base = {r["type"]: r for r in baseline}
     rows = []
     for scenario, columns, kappas in scenarios:
-        for row in kappas:
-            ref = base[row["type"]]
-            rows.append({"scenario": scenario, "columns": columns, **row,
-                         "change": _diff(row["kappa"], ref["kappa"]),
-                         "change_generalised": _diff(row["kappa_generalised"],
-                                                     ref["kappa_generalised"])})
+        rows += _changes({"scenario": scenario, "columns": columns}, kappas, baseline)
     return pd.DataFrame(rows)
 
 
-def _diff(a: float | None, b: float | None) -> float | None:
-    return None if a is None or b is None else a - b
+def _changes(lead: dict, kappas: list[dict], baseline: list[dict]) -> list[dict]:
+    """``kappas`` (:func:`kappa_rows`) after ``lead``, each with its changes from
+    ``baseline``'s row of the same type (None where either is not defined)."""
+    base = {r["type"]: r for r in baseline}
+
+    def diff(a: float | None, b: float | None) -> float | None:
+        return None if a is None or b is None else a - b
+
+    return [{**lead, **row, "change": diff(row["kappa"], base[row["type"]]["kappa"]),
+             "change_generalised": diff(row["kappa_generalised"],
+                                        base[row["type"]]["kappa_generalised"])}
+            for row in kappas]
 
 
 def top_confusions(confusions: pd.DataFrame) -> pd.DataFrame:

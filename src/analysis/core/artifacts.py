@@ -30,7 +30,7 @@ import os
 import re
 import secrets
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -268,38 +268,23 @@ def publishable(folder: Path) -> None:
 # value that names the current folder in the place of a folder descriptor.
 RENAME_EXCHANGE = 2
 AT_FDCWD = -100
-RENAME_SWAP = 2  # renamex_np(2)'s flag (macOS) for the same swap
 # What the system says when it, or the file system, cannot swap two paths: nothing changed.
 CANNOT_EXCHANGE = {errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EOPNOTSUPP}
 
 
-def c_function(name: str, argtypes: list) -> Callable[..., int] | None:
-    """The C library's function ``name`` (keeping ``errno``), or None where there is none
-    (another C library, another system)."""
-    try:
-        function = getattr(ctypes.CDLL(None, use_errno=True), name)
-    except (AttributeError, OSError):
-        return None
-    function.argtypes = argtypes
-    function.restype = ctypes.c_int
-    return function
-
-
 def exchange_paths(a: Path, b: Path) -> bool:
     """Swap the existing paths ``a`` and ``b`` in one step, so that each always exists:
-    Linux's ``renameat2(RENAME_EXCHANGE)`` (glibc 2.28 and later), macOS's
-    ``renamex_np(RENAME_SWAP)``. False, with nothing changed, where the system or the
-    file system cannot (:func:`publish_folder` then renames in two steps)."""
-    renameat2 = c_function("renameat2", [ctypes.c_int, ctypes.c_char_p, ctypes.c_int,
-                                         ctypes.c_char_p, ctypes.c_uint])
-    if renameat2 is not None:
-        done = renameat2(AT_FDCWD, os.fsencode(a), AT_FDCWD, os.fsencode(b), RENAME_EXCHANGE)
-    else:
-        renamex = c_function("renamex_np", [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_uint])
-        if renamex is None:
-            return False
-        done = renamex(os.fsencode(a), os.fsencode(b), RENAME_SWAP)
-    if done == 0:
+    Linux's ``renameat2(RENAME_EXCHANGE)`` (glibc 2.28 and later). False, with nothing
+    changed, where the system or the file system cannot (:func:`publish_folder` then
+    renames in two steps)."""
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (AttributeError, OSError):  # another C library, another system
+        return False
+    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p,
+                          ctypes.c_uint]
+    renameat2.restype = ctypes.c_int
+    if renameat2(AT_FDCWD, os.fsencode(a), AT_FDCWD, os.fsencode(b), RENAME_EXCHANGE) == 0:
         return True
     code = ctypes.get_errno()
     if code in CANNOT_EXCHANGE:
