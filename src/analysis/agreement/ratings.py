@@ -204,9 +204,6 @@ class Patterns:
     def n_issues(self) -> int:
         return int(self.weights.sum())
 
-    def take(self, index: np.ndarray) -> Patterns:
-        return Patterns(self.codes[index], self.weights[index], self.features.take(index))
-
 
 def pattern_counts(codes: np.ndarray, n_categories: int) -> np.ndarray:
     """Category counts per row, built column by column (for the few distinct patterns)."""

@@ -116,9 +116,6 @@ class Anomaly:
     column: str | None = None
     value: str | None = None
 
-    def as_dict(self) -> dict:
-        return asdict(self)
-
 
 def make_anomaly(rules: Mapping[str, Rule], kind: str, file: str, message: str,
                  line: int | None = None, column: str | None = None, value: object = None,
@@ -174,7 +171,7 @@ class AnomalySample:
 def anomalies_frame(anomalies: Iterable[Anomaly]) -> pd.DataFrame:
     """Anomalies as a table sorted by file, line and kind (stable order for reports)."""
     cols = ["kind", "file", "line", "column", "value", "message", "action"]
-    frame = pd.DataFrame([a.as_dict() for a in anomalies], columns=cols)
+    frame = pd.DataFrame([asdict(a) for a in anomalies], columns=cols)
     if frame.empty:
         return frame
     frame["line"] = frame["line"].astype("Int64")

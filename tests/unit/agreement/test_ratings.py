@@ -110,7 +110,7 @@ def test_pattern_features_count_the_ratings_and_agreeing_pairs():
     assert f.m.tolist() == [3, 2] and f.sumsq.tolist() == [5, 4]  # m + 2 * agreeing pairs
     coarse = f.collapse(np.array([0, 0, 1]), 2)
     assert coarse.counts.tolist() == [[3, 0], [0, 2]] and coarse.n_raters == 3
-    assert pats.take(np.array([1])).weights.tolist() == [5.0]
+    assert f.take(np.array([1])).counts.tolist() == [[0, 0, 2]]
 
 
 def test_pattern_counts_skip_missing_ratings():
