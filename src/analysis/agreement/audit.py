@@ -44,10 +44,8 @@ def dissent_matrix(codes: np.ndarray, final: np.ndarray) -> np.ndarray:
 
 
 def column_sums(matrix: np.ndarray, strata: np.ndarray, n_strata: int) -> np.ndarray:
-    """Strata x columns: how many true values each column has within each stratum.
-
-    With few columns each row is packed into an integer and one ``bincount`` counts the
-    (stratum, row) combinations; the column sums follow from the bits."""
+    """Strata x columns: how many true values each column has within each stratum (with few
+    columns, from one ``bincount`` of the rows packed into integers)."""
     matrix = np.asarray(matrix, dtype=bool)
     r = matrix.shape[1]
     strata = np.asarray(strata, dtype=np.int64)
@@ -382,11 +380,9 @@ def mask_cells(codes: np.ndarray, strata: pd.Series, annotators: Sequence[str],
 def kappa_rows(codes: np.ndarray, groups: np.ndarray, names: Sequence[str],
                n_categories: int) -> list[dict]:
     """Both Fleiss' kappa estimators per group (``groups``: index into ``names``) and over
-    all issues, one row each: type, issues, kappa, issues_generalised, kappa_generalised.
-
-    On all the label columns these are the baseline that :func:`leave_one_out` and
-    :func:`column_sensitivity` compare with: the stage computes them once and passes them
-    to both."""
+    all issues, one row each: type, issues, kappa, issues_generalised, kappa_generalised
+    (on all the label columns: the baseline of :func:`leave_one_out` and
+    :func:`column_sensitivity`)."""
     both = kappas_by_group(codes, groups, len(names), n_categories, with_total=True)
     rows = []
     full, gen = both["complete"], both["generalised"]

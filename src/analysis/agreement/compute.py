@@ -113,13 +113,8 @@ def ac1_category_count(ac1_categories: str | int, ratings: Ratings) -> int:
 
 def analyse(issues: pd.DataFrame, taxonomy: Taxonomy, projects_order: Sequence[str],
             params: AgreementParams) -> Analysis:
-    """All agreement statistics and the annotation audit for the processed issues.
-
-    ``projects_order`` is the display order of the projects (Table I's); the bootstrap
-    draws ``params.bootstrap_resamples`` resamples of the issues with ``params.seed``;
-    every interval is at ``params.confidence_level``; ``params.ac1_categories`` gives the
-    number of categories AC1 assumes (:func:`ac1_category_count`).
-    """
+    """All agreement statistics and the annotation audit for the processed issues, with
+    the projects in ``projects_order`` (Table I's)."""
     if len(issues) == 0:
         raise InputError("the processed issues table has no rows",
                          fix="check the clean stage's quality report")

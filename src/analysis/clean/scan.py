@@ -45,12 +45,11 @@ EXCLUDED_COLUMNS = ["project", "issue_url", "created_at", "year", "source_file",
 
 @dataclass(frozen=True)
 class Reading:
-    """How a dump is read. The clean stage keeps every row whole, in one piece (its outputs
-    list them); a check (:mod:`analysis.tools.validate`) reads ``chunk_rows`` rows at a
-    time and keeps of each row only what the rules across rows need (its line, issue URL,
-    reason and year), so that its memory does not grow with what the rows hold. Both
-    apply the same rules, in the same functions. Lines (and quoted records) longer than
-    ``max_line`` characters are refused."""
+    """How a dump is read: the clean stage keeps every row whole, in one piece; a check
+    (:mod:`analysis.tools.validate`) reads ``chunk_rows`` rows at a time and keeps of each
+    row only what the rules across rows need (its line, issue URL, reason and year), so
+    that its memory does not grow with what the rows hold. Lines (and quoted records)
+    longer than ``max_line`` characters are refused."""
 
     chunk_rows: int | None = None
     max_line: int = MAX_LINE
@@ -375,11 +374,8 @@ def scan_dump(raw_dir: Path | DumpFiles, projects: Projects, taxonomy: Taxonomy,
     """Apply every rule of :data:`RULES` to a dump, project by project, then across
     projects: what the clean stage keeps and sets aside, and why. Anomalies go to
     ``anomalies`` (a list, or :class:`~analysis.core.quality.AnomalySample` for a check).
-
-    The dump is read as ingest reads it (:class:`~analysis.core.dumpfiles.DumpFiles`:
-    links and special files refused, each file opened once as checked); ``raw_dir`` is
-    its folder (walked here, without a limit on the number of files: the clean stage's
-    ``data/raw/`` is what ingest let in) or the walk a check made."""
+    ``raw_dir`` is the dump's folder (walked as ingest walks it, without a limit on the
+    number of files: ``data/raw/`` is what ingest let in) or the walk a check made."""
     dump = walked(raw_dir, READER, max_files=None)
     raw_dir = dump.root
     study = read_study(dump) if study is None else study

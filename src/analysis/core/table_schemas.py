@@ -30,10 +30,7 @@ import pandera.pandas as pa
 from analysis.core import claims
 from analysis.core.columns import (
     BUILDERS,
-    DECIMAL,
     INTEGER,
-    TEXT,
-    YES_NO,
     TableSchemas,
     columns_named_by,
     table,
@@ -191,18 +188,9 @@ def describing_column(schema: pa.DataFrameSchema, name: str) -> pa.Column | None
 
 
 def reader_type(col: pa.Column) -> str:
-    """A reader's word for the column's values (``metadata['type']``, else from the dtype)."""
-    kind = (col.metadata or {}).get("type")
-    if kind:
-        return str(kind)
-    dtype = str(col.dtype).lower() if col.dtype is not None else ""
-    if "bool" in dtype:
-        return YES_NO
-    if "int" in dtype:
-        return INTEGER
-    if "float" in dtype:
-        return DECIMAL
-    return TEXT
+    """A reader's word for the column's values (every declared column names it:
+    :func:`analysis.core.columns.column`)."""
+    return str(col.metadata["type"])
 
 
 def first_example(values: pd.Series, kind: str) -> str:

@@ -344,11 +344,8 @@ def extract_archive(
 
 
 def dump_root(folder: Path) -> Path:
-    """The folder holding the dump: ``folder`` itself, or its single top-level folder.
-
-    GitHub archives wrap everything in ``<repo>-<commit>/``; junk entries are ignored
-    when deciding.
-    """
+    """The folder holding the dump: ``folder`` itself, or its single top-level folder (as
+    GitHub's ``<repo>-<commit>/``; junk entries aside)."""
     entries = [p for p in folder.iterdir() if not is_junk(p.name) and p.name not in JUNK_DIRS]
     if len(entries) == 1 and entries[0].is_dir() and not (folder / "Issue Report").exists():
         return entries[0]

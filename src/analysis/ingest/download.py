@@ -62,12 +62,9 @@ def download(
     url: str, dest: Path, sha256: str | None = None, cafile: str | None = None,
     max_bytes: int = DEFAULT_MAX_BYTES, timeout: float = 60.0,
 ) -> Path:
-    """Download an https URL to ``dest`` (atomically), checking its SHA-256 when given.
-
-    A network failure is a :class:`DownloadError` "download failed (<reason>)" whose cause
-    is the original error. Certificates are checked against the system's (``SSL_CERT_FILE``
-    is honoured) or ``cafile``.
-    """
+    """Download an https URL to ``dest`` (atomically), checking its SHA-256 when given and
+    certificates against the system's (``SSL_CERT_FILE`` is honoured) or ``cafile``; a
+    network failure is a :class:`DownloadError` whose cause is the original error."""
     https_url(url)  # refuses anything but https
     context = ssl.create_default_context(cafile=cafile)
     dest.parent.mkdir(parents=True, exist_ok=True)

@@ -105,12 +105,9 @@ def holds_something(folder: Path) -> bool:
 def stage_release(folder: Path, staged: Path, final: Path, entries: dict[str, str],
                   manifest: str, max_files: int, origin: str, mismatch_fix: str) -> list[str]:
     """Copy the files of the dump ``folder`` that the manifest lists into the folder
-    ``staged`` (to become ``final``) and verify the copies; return the files left out (not
-    listed).
-
-    The dump is checked and copied as ingest copies a folder source (:func:`copy_dump`);
-    every message says which ``origin`` (the mirror, the archive) it is about.
-    """
+    ``staged`` (to become ``final``) as ingest copies a folder source (:func:`copy_dump`),
+    and verify the copies; return the files left out (not listed). Every message says
+    which ``origin`` (the mirror, the archive) it is about."""
     try:
         copied = copy_dump(folder, staged, final, max_files=max_files, only=entries)
     except InputError as exc:

@@ -36,13 +36,9 @@ class Copied:
 def copy_dump(root: Path, staged: Path, final: Path, max_files: int = DEFAULT_MAX_FILES,
               only: Collection[str] | None = None) -> Copied:
     """Copy the files of the dump folder ``root`` (those in ``only``, or all) into the
-    existing folder ``staged``, which is to become ``final``.
-
-    The whole dump is checked first, no file opened (:func:`walk_dump`, with names
-    that must fit under ``staged`` and ``final``); then each file is opened once, copied
-    and hashed in one pass (:func:`copy_dump_file`), in path order. A message about a
-    copy names its place in ``final``.
-    """
+    existing folder ``staged``, which is to become ``final``: the whole dump checked first
+    (:func:`walk_dump`, names fitting under both), then each file copied and hashed in one
+    pass (:func:`copy_dump_file`), in path order."""
     walk = walk_dump(root, max_files, name_limits(staged, staged, final),
                      setting=MAX_FILES_SETTING)
     hashes = {rel: copy_dump_file(rel, walk.files[rel], staged / rel, final=final / rel,
@@ -70,11 +66,8 @@ def parse_manifest(text: str, name: str = "manifest") -> dict[str, str]:
 def verify_against_manifest(
     hashes: dict[str, str], manifest: dict[str, str], manifest_name: str
 ) -> list[str]:
-    """Check file hashes against a manifest; return the files the manifest does not list.
-
-    A hash mismatch or a listed file that is missing stops ingest with a message naming
-    the file.
-    """
+    """Check file hashes against a manifest (a mismatch or a listed file that is missing is
+    one message naming the file); return the files the manifest does not list."""
     for rel, expected in sorted(manifest.items()):
         if rel not in hashes:
             raise InputError(f"file listed in the manifest is missing from the source: {rel!r}",
