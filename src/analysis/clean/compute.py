@@ -11,7 +11,7 @@ no year) are set aside.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -37,15 +37,12 @@ class CleanResult:
     rejected: pd.DataFrame
     quality: dict
     annotators: list[str]
-    excluded: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(
-        columns=EXCLUDED_COLUMNS))
-    exclusions: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(
-        columns=EXCLUSION_COLUMNS))
+    excluded: pd.DataFrame
+    exclusions: pd.DataFrame
 
 
-def clean_dump(
-    raw_dir: Path, taxonomy: Taxonomy, projects: Projects, duplicates: str = "keep",
-) -> CleanResult:
+def clean_dump(raw_dir: Path, taxonomy: Taxonomy, projects: Projects,
+               duplicates: str = "keep") -> CleanResult:
     """Clean a whole dump: one tidy row per labelled issue, rejected rows, quality report.
     ``duplicates`` is params.yaml's ``clean.duplicates`` (``keep`` or ``first``, checked by
     :class:`~analysis.clean.params.CleanParams`)."""

@@ -63,9 +63,8 @@ def parse_manifest(text: str, name: str = "manifest") -> dict[str, str]:
     return entries
 
 
-def verify_against_manifest(
-    hashes: dict[str, str], manifest: dict[str, str], manifest_name: str
-) -> list[str]:
+def verify_against_manifest(hashes: dict[str, str], manifest: dict[str, str],
+                            manifest_name: str) -> list[str]:
     """Check file hashes against a manifest (a mismatch or a listed file that is missing is
     one message naming the file); return the files the manifest does not list."""
     for rel, expected in sorted(manifest.items()):
