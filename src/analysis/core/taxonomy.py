@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -30,13 +30,9 @@ class Taxonomy:
 
     types: dict[str, str]  # type letter -> type name, in the paper's order
     themes: pd.DataFrame  # columns: code, type_code, type, name, order
-    aliases: dict[str, str] = field(default_factory=dict)  # normalised spelling -> code
-    # columns: SUBTHEME_COLUMNS (code, theme_code, type_code, type, numeral, name, paper,
-    # basis, in_paper, note, order); empty when the YAML lists no sub-themes
-    subthemes: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(
-        columns=SUBTHEME_COLUMNS))
-    # (theme code, normalised spelling) -> sub-theme code
-    subtheme_aliases: dict[tuple[str, str], str] = field(default_factory=dict)
+    aliases: dict[str, str]  # normalised spelling -> code
+    subthemes: pd.DataFrame  # columns: SUBTHEME_COLUMNS; empty without sub-themes
+    subtheme_aliases: dict[tuple[str, str], str]  # (theme code, spelling) -> sub-theme code
 
     @property
     def codes(self) -> list[str]:

@@ -17,7 +17,7 @@ them is clipped to them (and reported) instead of filling rows that hold nothing
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from openpyxl.utils.cell import get_column_letter
@@ -45,7 +45,7 @@ class TextFile:
 
     name: str
     text: str
-    quirks: list[Quirk] = field(default_factory=list)
+    quirks: list[Quirk]
 
 
 @dataclass(frozen=True)
@@ -62,9 +62,9 @@ class Sheet:
     name: str  # the file's name
     title: str  # the sheet's name
     rows: list[list[object]]
-    filled: set[tuple[int, int]] = field(default_factory=set)
-    others: list[str] = field(default_factory=list)
-    quirks: list[Quirk] = field(default_factory=list)
+    filled: set[tuple[int, int]]
+    others: list[str]
+    quirks: list[Quirk]
 
 
 @dataclass(frozen=True)
