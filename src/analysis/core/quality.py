@@ -46,13 +46,6 @@ class Rule:
     description: str
 
 
-def _placeholders() -> dict[str, str]:
-    """What the ``{name}`` marks of the rules' descriptions stand for: the curated files
-    as the texts name them (relative to the project root)."""
-    return {"{taxonomy_file}": PATHS.taxonomy_file.relative_to(PATHS.root).as_posix(),
-            "{params_file}": PATHS.params.relative_to(PATHS.root).as_posix()}
-
-
 def parse_rule(entry: object, where: str, fills: dict[str, str]) -> Rule:
     """One entry of the registry as a :class:`Rule`, its placeholders filled; ``where``
     names it in the message when it is not an action, a severity and a description."""
@@ -100,8 +93,11 @@ def _registry() -> dict:
 
 def stage_rules(stage: str) -> dict[str, Rule]:
     """The anomaly kinds of ``stage`` (its section of ``rules.yaml``) with their
-    rules, from ``rules.yaml``: the one place a kind is worded."""
-    return registry_rules(_registry(), stage, _placeholders())
+    rules, from ``rules.yaml``: the one place a kind is worded. The descriptions' marks
+    name the curated files relative to the project root."""
+    fills = {"{taxonomy_file}": PATHS.taxonomy_file.relative_to(PATHS.root).as_posix(),
+             "{params_file}": PATHS.params.relative_to(PATHS.root).as_posix()}
+    return registry_rules(_registry(), stage, fills)
 
 
 @dataclass(frozen=True)

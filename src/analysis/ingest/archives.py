@@ -98,15 +98,6 @@ def safe_relpath(name: str, archive: str | None = None) -> str:
     return "/".join(parts)
 
 
-def naming_archive(exc: InputError, archive: str) -> InputError:
-    """``exc``, naming ``archive`` when it names no file: every refusal of an archive says
-    which archive it is."""
-    if exc.file:
-        return exc
-    return InputError(exc.problem, file=archive, line=exc.line, row=exc.row,
-                      column=exc.column, fix=exc.fix)
-
-
 def header_problem(header: tarfile.TarInfo, in_a_row: int) -> tuple[str, str] | None:
     """Why :mod:`tarfile` must not read what the tar header ``header`` declares, and the
     fix; None if it may.
@@ -336,11 +327,11 @@ def extract_archive(
     except damaged as exc:
         raise InputError(f"cannot read the archive, it is damaged ({exc})", file=name,
                          fix="download or copy the archive again") from exc
-    except InputError as exc:
-        named = naming_archive(exc, name)
-        if named is exc:
+    except InputError as exc:  # every refusal of an archive says which archive it is
+        if exc.file:
             raise
-        raise named from exc
+        raise InputError(exc.problem, file=name, line=exc.line, row=exc.row,
+                         column=exc.column, fix=exc.fix) from exc
 
 
 def dump_root(folder: Path) -> Path:

@@ -79,12 +79,6 @@ checked against the system's (SSL_CERT_FILE names another CA bundle)."""
 SUMMARY, DESCRIPTION = _release_help()
 
 
-def same_path(a: Path, b: Path) -> bool:
-    """True when ``a`` and ``b`` name the same path (compared as written, links not
-    followed)."""
-    return os.path.abspath(a) == os.path.abspath(b)
-
-
 def listing(names: list[str]) -> str:
     """A few names for a message: ``a, b, c and 4 more``."""
     text = ", ".join(visible(name) for name in names[:LISTED])
@@ -159,7 +153,7 @@ def fetch(params: IngestParams, paths: Paths = PATHS, params_name: str | None = 
     params_name = params_name or shown(paths.params, root)
     release = shown(paths.release, root)
     source = params.source
-    if not same_path(project_path(source, root), paths.release):
+    if os.path.abspath(project_path(source, root)) != os.path.abspath(paths.release):
         kind = source_kind(source, root)  # a missing source is one message, now
         return (f"ingest.source is {source} ({KIND_NAMES[kind]}), not {release}: nothing to "
                 "fetch, ingest reads that source as it is")

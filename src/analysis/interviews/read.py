@@ -7,12 +7,9 @@ text files are decoded (their BOM and line endings kept as quirks for the qualit
 and the workbook's cells are read with merged ranges filled. A file that cannot be read at
 all stops the stage with one clear :class:`~analysis.core.errors.InputError`.
 
-The workbook is untrusted like the rest of the dump: it is opened by
-:func:`analysis.core.workbooks.open_workbook`, within the limits the labelling sheets
-have (:data:`~analysis.core.workbooks.MAX_WORKBOOK_BYTES` unpacked,
-:data:`~analysis.core.workbooks.MAX_WORKBOOK_CELLS` cells), and only the rows and
-columns up to the last that hold a value make the sheet; a merged range reaching past
-them is clipped to them (and reported) instead of filling rows that hold nothing.
+The workbook is untrusted like the rest of the dump: it is opened within the limits the
+labelling sheets have (:mod:`analysis.core.workbooks`), and only the rows and columns up
+to the last that hold a value make the sheet (:func:`read_sheet`).
 """
 
 from __future__ import annotations
