@@ -369,8 +369,7 @@ class DumpScan:
 
 
 def scan_dump(raw_dir: Path | DumpFiles, projects: Projects, taxonomy: Taxonomy,
-              duplicates: str, anomalies: list, reading: Reading = Reading(),
-              study: Study | None = None) -> DumpScan:
+              duplicates: str, anomalies: list, reading: Reading = Reading()) -> DumpScan:
     """Apply every rule of :data:`RULES` to a dump, project by project, then across
     projects: what the clean stage keeps and sets aside, and why. Anomalies go to
     ``anomalies`` (a list, or :class:`~analysis.core.quality.AnomalySample` for a check).
@@ -378,7 +377,7 @@ def scan_dump(raw_dir: Path | DumpFiles, projects: Projects, taxonomy: Taxonomy,
     number of files: ``data/raw/`` is what ingest let in) or the walk a check made."""
     dump = walked(raw_dir, READER, max_files=None)
     raw_dir = dump.root
-    study = read_study(dump) if study is None else study
+    study = read_study(dump)
     found, quirks = discover_projects(dump)
     anomalies.extend(quirk_anomaly(RULES, q) for q in quirks)
     scan = DumpScan(pd.DataFrame(), [], [], {})
