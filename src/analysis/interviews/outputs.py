@@ -10,6 +10,7 @@ import pandas as pd
 from analysis.core.formatting import short
 from analysis.core.stage import StageOutputs
 from analysis.core.table_schemas import stage_schemas
+from analysis.interviews import roles
 from analysis.interviews.clean import type_counts
 from analysis.interviews.compute import Interviews, codebook_table, group_summary
 from analysis.interviews.figures import heatmap_figure, theme_counts_figure
@@ -123,14 +124,8 @@ def website_vars(result: Interviews) -> dict[str, object]:
 # The claims read from the background sheet's roles and experience years: a difference in
 # one of them has that reading as its root cause (``cause: interview_roles``, which the
 # findings stage groups differences by).
-ROLE_CLAIMS = ("interviews.users.engineers.count", "interviews.users.engineers.min_years",
-               "interviews.users.students.count", "interviews.users.students.mean_years",
-               "interviews.developers.managers.count",
-               "interviews.developers.managers.min_years",
-               "interviews.developers.feature_engineers.count",
-               "interviews.developers.training.count",
-               "interviews.developers.inference.count",
-               "interviews.developers.deployment.count")
+ROLE_CLAIMS = (*roles.ROLE_CLAIMS, "interviews.users.engineers.min_years",
+               "interviews.users.students.mean_years", "interviews.developers.managers.min_years")
 
 
 def claim_values(result: Interviews) -> dict[str, dict]:
