@@ -294,11 +294,8 @@ def exchange_paths(a: Path, b: Path) -> bool:
 
 def publishing(step: str, path: Path) -> None:
     """Called before each step of :func:`publish_folder` (``exchange``, ``aside``,
-    ``into place``, ``remove old``) with the path it moves or removes; does nothing.
-
-    It marks the moments a kill can fall between, and is the hook the fault tests replace
-    to kill a run exactly there (SIGKILL: nothing of the run can clean up).
-    """
+    ``into place``, ``remove old``) with the path it moves or removes; does nothing: the
+    hook the fault tests replace to kill a run exactly there."""
 
 
 def remove_path(path: Path) -> None:
@@ -311,23 +308,17 @@ def remove_path(path: Path) -> None:
 
 
 def publish_folder(new: Path, dest: Path) -> None:
-    """Put the finished folder ``new`` in the place of ``dest``, so that ``dest`` holds the
-    previous folder or the new one, whole, whatever moment the run is killed at, and a
-    failure leaves ``dest`` as it was and ``new`` removed.
+    """Put the finished folder ``new`` in the place of ``dest`` (whose parent exists), so
+    that ``dest`` holds the previous folder or the new one, whole, whatever moment the run
+    is killed at; a failure leaves ``dest`` as it was and ``new`` removed.
 
     An existing ``dest`` is swapped with ``new`` in one step (:func:`exchange_paths`), then
-    the previous folder (now under ``new``'s name, a working folder the next run removes
-    should this one be killed first) is removed. Where the file system cannot swap, the
-    previous folder is renamed aside first (to ``<working folder name>.previous`` in the
-    :func:`scratch_folder` of ``dest``'s parent), ``new`` renamed into place (the old
-    folder renamed back should that fail), then the old one removed; a run killed between
-    the two renames leaves no ``dest``, and the next run that writes ``dest`` puts the
-    previous folder back first (:func:`recover_folder`).
-
-    When ``new`` cannot be renamed to ``dest`` (another file system or mount point), it is
-    first copied into a working folder in the :func:`scratch_folder` of ``dest``'s parent.
-    A full disk or a folder that cannot be written, at any step, is one message naming
-    ``dest``. ``dest``'s parent must exist.
+    the previous folder, now under ``new``'s name, is removed. Where the file system cannot
+    swap, the previous folder is renamed aside (``<working folder name>.previous``), ``new``
+    renamed into place (the old one renamed back should that fail), then the old one
+    removed; a run killed between the two renames leaves no ``dest``, and the next run
+    that writes ``dest`` puts the previous folder back first (:func:`recover_folder`). A
+    ``new`` on another mount is first copied next to ``dest`` (:func:`scratch_folder`).
     """
     prefix = f".{dest.name}-"
     try:
@@ -484,14 +475,9 @@ def temporary_folder(dest: Path, prefix: str) -> Iterator[Path]:
 def atomic_folder(dest: Path, public: bool = True) -> Iterator[Path]:
     """A new, empty folder to fill (a :func:`temporary_folder`); when the block ends
     without an error it replaces ``dest`` whole (:func:`publish_folder`), else it is
-    removed and ``dest`` stays as it was: no reader sees a half-built folder, and a
-    failure keeps the previous one. ``public``: made :func:`publishable` (a website);
-    otherwise its modes are the umask's, like every other output.
-
-    A working folder that another program removed meanwhile (made again or not: nothing
-    of what was written there may be missing) is one message saying so, and ``dest``
-    stays as it was.
-    """
+    removed and ``dest`` stays as it was, as it does when another program removed the
+    working folder meanwhile (one message). ``public``: made :func:`publishable` (a
+    website); otherwise its modes are the umask's, like every other output."""
     with temporary_folder(dest, f".{dest.name}-") as tmp:
         made = folder_identity(tmp)
         try:

@@ -57,12 +57,8 @@ OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CL
 
 def before_open(rel: str, item: DumpFile) -> None:
     """Called between the check of a dump file (:func:`walk_dump`) and its one opening
-    (:func:`open_dump_file`); does nothing.
-
-    It marks the moment in which someone else could replace the file, and is the hook the
-    fault tests replace to do exactly that (a link to a file outside the dump, a FIFO, a
-    device, another file) without depending on timing.
-    """
+    (:func:`open_dump_file`); does nothing: the hook the fault tests replace to swap the
+    file for another then, without depending on timing."""
 
 
 def replaced(shown: str, reader: str) -> InputError:
@@ -142,13 +138,10 @@ def copy_error(exc: OSError, source: Path, final: Path) -> Exception:
 
 def copy_dump_file(rel: str, item: DumpFile, target: Path, reader: str,
                    final: Path | None = None, shown: str | None = None) -> str:
-    """Copy a file found by :func:`walk_dump` to the new file ``target`` (see
-    :func:`open_dump_file`: the file is opened once, and only if it is still the file that
-    was checked) and return the SHA-256 of the bytes written, hashed as they are copied.
-
-    ``final`` is where ``target`` will end up (``target`` itself by default); a full disk
-    or an unwritable folder is one message naming the source file and ``final``.
-    """
+    """Copy a file found by :func:`walk_dump` to the new file ``target`` (opened as
+    :func:`open_dump_file` opens it) and return the SHA-256 of the bytes written, hashed as
+    they are copied. ``final`` is where ``target`` will end up (``target`` itself by
+    default); a full disk or an unwritable folder is one message naming both files."""
     final = final or target
     digest = hashlib.sha256()
     try:
@@ -176,12 +169,8 @@ def copy_dump_file(rel: str, item: DumpFile, target: Path, reader: str,
 
 
 def list_folder(folder: Path, limit: int | None, shown: str) -> list[os.DirEntry]:
-    """At most ``limit`` entries of ``folder`` (None: all), sorted by name; ``shown``
-    names it in a message.
-
-    Reading stops at the limit, so a folder of millions of files costs no more than the
-    limit (the caller refuses the dump once it is reached); nothing is opened but the folder.
-    """
+    """At most ``limit`` entries of ``folder`` (None: all), sorted by name (reading stops
+    there: a folder of millions of files costs no more); ``shown`` names it in a message."""
     try:
         with os.scandir(folder) as listing:
             entries = list(itertools.islice(listing, limit))
@@ -213,16 +202,11 @@ class Walk:
 def walk_dump(root: Path, max_files: int | None = DEFAULT_MAX_FILES,
               limits: NameLimits | None = None, where: str | None = None,
               setting: str | None = None) -> Walk:
-    """Every plain file and folder under ``root``, checked without opening any of them.
-
-    Refused, with a message naming the entry (by its path in the dump, or under
-    ``where`` when given): more than ``max_files`` files and folders (the walk stops
-    there; None: no limit; ``setting``: the parameter that sets it), names that cannot
-    be written as they are (see :func:`name_problem`), symbolic links (to a file or a
-    folder), hard links and special files (see :func:`entry_problem`), and two paths that
-    would land on the same path (see :func:`find_path_clash`). Operating-system and VCS
-    junk is ignored (listed).
-    """
+    """Every plain file and folder under ``root``, checked without opening any of them by
+    :mod:`analysis.core.dumpsafety` (names, links and special files, clashing paths) and
+    refused past ``max_files`` files and folders (None: no limit; ``setting``: the
+    parameter that sets it); operating-system and VCS junk is ignored (listed). Messages
+    name an entry by its path in the dump, or under ``where`` when given."""
     limits = limits or NameLimits()
 
     def shown(rel: str) -> str:

@@ -48,13 +48,9 @@ def is_junk(rel: str) -> bool:
 
 @dataclass(frozen=True)
 class NameLimits:
-    """How long names may be where the dump is written, in bytes of their encoded form.
-
-    ``name_bytes`` bounds each path component (the file system's NAME_MAX); ``path_bytes``
-    bounds a relative path once joined to the longest folder it is written under (PATH_MAX
-    less that folder, a separator and the terminating NUL). Checking both before copying
-    turns a name the file system would reject half-way through into one clear message.
-    """
+    """How long names may be where the dump is written, in bytes of their encoded form:
+    ``name_bytes`` each path component (NAME_MAX), ``path_bytes`` a relative path (PATH_MAX
+    less the longest folder it is written under, a separator and the terminating NUL)."""
 
     name_bytes: int = FALLBACK_NAME_MAX
     path_bytes: int = FALLBACK_PATH_MAX

@@ -1,23 +1,18 @@
 """Excel workbooks (.xlsx) from untrusted files, opened in bounded memory and time.
 
 Both readers of workbooks, the interviews' background sheet and the labelling sheets,
-open them here (:func:`open_workbook`). A workbook is recognised by its content: a
-password-protected .xlsx is not a zip but an OLE2 compound file holding an
-``EncryptedPackage`` stream, and a legacy .xls is an OLE2 file too; both are refused in
-one line saying what to do. A zip is refused before anything is unpacked when its
-entries declare more than :data:`MAX_WORKBOOK_BYTES` (zipfile never unpacks an entry
-past its declared size: a lie ends in a CRC error), and its sheets are listed from the
-workbook's own index, so a workbook without a worksheet (only chart sheets, say) is
-named as such with its sheets and their kinds.
+open them here (:func:`open_workbook`). A password-protected .xlsx (an OLE2 compound file
+holding an ``EncryptedPackage`` stream) and a legacy .xls are refused in one line saying
+what to do; a zip whose entries declare more than :data:`MAX_WORKBOOK_BYTES` is refused
+before anything is unpacked (zipfile never unpacks an entry past its declared size); a
+workbook without a worksheet is named as such with its sheets and their kinds.
 
 Before a worksheet's cells are read, its XML is scanned as a stream
-(:func:`scan_worksheet`): more than :data:`MAX_WORKBOOK_CELLS` cells, or more cells in
-one row than Excel has columns (:data:`MAX_ROW_CELLS`), are refused before openpyxl
-builds a row (it holds a whole row in memory); the scan also collects the merged ranges
-(``<mergeCell ref=...>``), which openpyxl's read-only mode does not give. The cells are
-then read in openpyxl's read-only mode, row by row (:meth:`Workbook.rows`), with the
-declared dimension ignored and every row given (an empty one too) counted against the
-same limit of cells. Formulas are never run: their cached values are read.
+(:func:`scan_worksheet`): more than :data:`MAX_WORKBOOK_CELLS` cells, or more cells in one
+row than Excel has columns, are refused before openpyxl builds a row (it holds a whole row
+in memory); the scan also collects the merged ranges, which openpyxl's read-only mode does
+not give. The cells are then read row by row (:meth:`Workbook.rows`), every row counted
+against the same limit. Formulas are never run: their cached values are read.
 """
 
 from __future__ import annotations
