@@ -25,6 +25,7 @@ from analysis.core.artifacts import (
 )
 from analysis.core.dumpfiles import unreadable
 from analysis.core.errors import InputError
+from analysis.core.formatting import plural
 from analysis.core.paths import PATHS, Paths, project_path
 from analysis.core.textsafe import visible
 from analysis.ingest.archives import unpack
@@ -83,10 +84,6 @@ def listing(names: list[str]) -> str:
     """A few names for a message: ``a, b, c and 4 more``."""
     text = ", ".join(visible(name) for name in names[:LISTED])
     return text + (f" and {len(names) - LISTED} more" if len(names) > LISTED else "")
-
-
-def files_phrase(count: int) -> str:
-    return f"{count} file" + ("" if count == 1 else "s")
 
 
 def holds_something(folder: Path) -> bool:
@@ -165,7 +162,7 @@ def fetch(params: IngestParams, paths: Paths = PATHS, params_name: str | None = 
     manifest = params.manifest
     entries = read_manifest(manifest, paths)
     max_files = params.max_files
-    what = f"{files_phrase(len(entries))} verified against {manifest}"
+    what = f"{plural(len(entries), 'file')} verified against {manifest}"
     if params.commit:
         what = f"commit {params.commit[:7]}, {what}"
 
@@ -176,7 +173,7 @@ def fetch(params: IngestParams, paths: Paths = PATHS, params_name: str | None = 
         except InputError as exc:
             replaced = f"; it replaces a copy that did not verify ({exc.where}: {exc.problem})"
         else:
-            kept = (f"; {files_phrase(len(extra))} not in the manifest, left there: "
+            kept = (f"; {plural(len(extra), 'file')} not in the manifest, left there: "
                     f"{listing(extra)}") if extra else ""
             return f"{release} already holds the pinned release ({what}); nothing to do{kept}"
 
@@ -194,7 +191,7 @@ def fetch(params: IngestParams, paths: Paths = PATHS, params_name: str | None = 
         else:
             left_out, how = stage_download(params, paths, staged, entries, params_name,
                                            cafile)
-    skipped = (f"; {files_phrase(len(left_out))} not in the manifest left out: "
+    skipped = (f"; {plural(len(left_out), 'file')} not in the manifest left out: "
                f"{listing(left_out)}") if left_out else ""
     return f"{release}: the pinned release ({what}), {how}{skipped}{replaced}"
 
