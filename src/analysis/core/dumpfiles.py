@@ -180,15 +180,6 @@ def list_folder(folder: Path, limit: int | None, shown: str) -> list[os.DirEntry
     return sorted(entries, key=lambda entry: entry.name)
 
 
-def lstat_entry(entry: os.DirEntry, shown: str) -> os.stat_result:
-    """``os.lstat`` of a listed entry (links not followed); a failure is one message."""
-    try:
-        return entry.stat(follow_symlinks=False)
-    except OSError as exc:
-        raise InputError(f"cannot read file information ({exc.strerror})", file=shown,
-                         fix="check that the file exists and is readable") from exc
-
-
 @dataclass(frozen=True)
 class Walk:
     """What :func:`walk_dump` found: the plain files (relative POSIX path ->
@@ -231,7 +222,12 @@ def walk_dump(root: Path, max_files: int | None = DEFAULT_MAX_FILES,
             problem = name_problem(rel, limits)
             if problem:
                 raise InputError(problem[0], file=shown(rel), fix=problem[1])
-            info = lstat_entry(entry, shown(rel))
+            try:
+                info = entry.stat(follow_symlinks=False)
+            except OSError as exc:
+                raise InputError(f"cannot read file information ({exc.strerror})",
+                                 file=shown(rel), fix="check that the file exists and is "
+                                                      "readable") from exc
             if stat.S_ISDIR(info.st_mode):
                 if entry.name not in JUNK_DIRS:
                     subfolders.append(rel)
