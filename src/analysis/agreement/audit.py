@@ -223,7 +223,7 @@ def dissent_tests(dist: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for col, model in MODELS.items():
         exp = dist[col].to_numpy()
-        mean_exp, var_exp = dispersion(exp)
+        _, var_exp = dispersion(exp)
         fit = goodness_of_fit(obs, exp)
         rows.append({
             "model": model, "column": col, **fit,
