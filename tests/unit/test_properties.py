@@ -17,9 +17,10 @@ from analysis.core.errors import InputError
 from analysis.core.paths import PATHS
 from analysis.core.projects import Projects
 from analysis.core.taxonomy import load_taxonomy
-from analysis.interviews.background import clean_background
+from analysis.interviews.background import clean_sheet
 from analysis.interviews.codebook import clean_codebook
 from analysis.interviews.params import InterviewsParams
+from analysis.interviews.read import read_sheet
 from analysis.keywords.compute import parse_keyword_file
 from analysis.select.formats import Tally, read_records
 from analysis.taxonomy.details import parse_detail_file
@@ -236,8 +237,7 @@ def test_background_sheet_parses_or_fails_clearly(rows, merges, with_header):
                 taken |= cells
         wb.save(path)
         try:
-            frame, anomalies, rejected, accounting = clean_background(path, "bg.xlsx",
-                                                                       IV_PARAMS)
+            frame, anomalies, rejected, accounting = clean_sheet(read_sheet(path), IV_PARAMS)
         except InputError as exc:
             assert_one_message(exc)
             return
@@ -252,6 +252,6 @@ def test_background_sheet_of_random_bytes(data):
         path = Path(tmp) / "bg.xlsx"
         path.write_bytes(b"PK\x03\x04" + data)
         try:
-            clean_background(path, "bg.xlsx", IV_PARAMS)
+            clean_sheet(read_sheet(path), IV_PARAMS)
         except InputError as exc:
             assert_one_message(exc)

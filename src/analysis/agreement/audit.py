@@ -3,21 +3,12 @@
 The release has one label column per annotator and a final label; the paper says the
 final label came from group discussion or a majority vote. Independent annotators who
 err at their own rates leave recognisable traces, which this module measures and tests
-without drawing conclusions:
-
-- how often each annotator's label equals the final label, overall and per project;
-- the number of annotators dissenting from the final label on each issue, next to what
-  independent errors at the observed rates would give (a Poisson-binomial distribution
-  per project, :func:`dissent_distribution`), with a chi-square test and the ratio of
-  the variances (dissent concentrating on some issues shows as a ratio above 1);
-- how often two annotators dissent on the same issue, against independence;
-- where dissenting labels go: concentrated on a few neighbouring themes, as genuine
-  confusions are, or spread evenly over the alternatives (:func:`dissent_spread`);
-- how much the per-type kappas depend on each label column: Fleiss' kappa with each
-  column left out (:func:`leave_one_out`), and without a column wherever it equals the
-  final label on every report of a project (:func:`always_final`,
-  :func:`column_sensitivity`); both compare with the kappas of all the columns, computed
-  once (:func:`kappa_rows`).
+without drawing conclusions: how often each annotator's label equals the final label
+(:func:`agreement_with_final`), how many annotators dissent on each issue against
+independent errors (:func:`dissent_distribution`, :func:`dissent_tests`), how often two
+dissent together (:func:`co_dissent`), where dissenting labels go
+(:func:`dissent_spread`), and how much the per-type kappas depend on each label column
+(:func:`leave_one_out`, :func:`column_sensitivity`).
 
 The independence models are listed with the fair one first: the final label is a strict
 majority of the ratings, so at most ``(m - 1) // 2`` of ``m`` annotators can dissent on
@@ -53,10 +44,8 @@ def dissent_matrix(codes: np.ndarray, final: np.ndarray) -> np.ndarray:
 
 
 def column_sums(matrix: np.ndarray, strata: np.ndarray, n_strata: int) -> np.ndarray:
-    """Strata x columns: how many true values each column has within each stratum.
-
-    With few columns each row is packed into an integer and one ``bincount`` counts the
-    (stratum, row) combinations; the column sums follow from the bits."""
+    """Strata x columns: how many true values each column has within each stratum (with few
+    columns, from one ``bincount`` of the rows packed into integers)."""
     matrix = np.asarray(matrix, dtype=bool)
     r = matrix.shape[1]
     strata = np.asarray(strata, dtype=np.int64)
@@ -234,7 +223,7 @@ def dissent_tests(dist: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for col, model in MODELS.items():
         exp = dist[col].to_numpy()
-        mean_exp, var_exp = dispersion(exp)
+        _, var_exp = dispersion(exp)
         fit = goodness_of_fit(obs, exp)
         rows.append({
             "model": model, "column": col, **fit,
@@ -391,11 +380,9 @@ def mask_cells(codes: np.ndarray, strata: pd.Series, annotators: Sequence[str],
 def kappa_rows(codes: np.ndarray, groups: np.ndarray, names: Sequence[str],
                n_categories: int) -> list[dict]:
     """Both Fleiss' kappa estimators per group (``groups``: index into ``names``) and over
-    all issues, one row each: type, issues, kappa, issues_generalised, kappa_generalised.
-
-    On all the label columns these are the baseline that :func:`leave_one_out` and
-    :func:`column_sensitivity` compare with: the stage computes them once and passes them
-    to both."""
+    all issues, one row each: type, issues, kappa, issues_generalised, kappa_generalised
+    (on all the label columns: the baseline of :func:`leave_one_out` and
+    :func:`column_sensitivity`)."""
     both = kappas_by_group(codes, groups, len(names), n_categories, with_total=True)
     rows = []
     full, gen = both["complete"], both["generalised"]
@@ -415,17 +402,11 @@ def leave_one_out(ratings: Ratings, groups: np.ndarray, names: Sequence[str],
     estimators (complete rows and Gwet's generalised one); ``change`` is a kappa minus its
     value with all columns."""
     k = ratings.n_categories
-    base = {r["type"]: r for r in baseline}
     rows = []
     for j, left in [(None, "none"), *enumerate(ratings.annotators)]:
         codes = ratings.codes if j is None else np.delete(ratings.codes, j, axis=1)
         kappas = baseline if j is None else kappa_rows(codes, groups, names, k)
-        for row in kappas:
-            ref = base[row["type"]]
-            rows.append({"left_out": left, "annotators": codes.shape[1], **row,
-                         "change": _diff(row["kappa"], ref["kappa"]),
-                         "change_generalised": _diff(row["kappa_generalised"],
-                                                     ref["kappa_generalised"])})
+        rows += _changes({"left_out": left, "annotators": codes.shape[1]}, kappas, baseline)
     return pd.DataFrame(rows)
 
 
@@ -455,20 +436,24 @@ def column_sensitivity(ratings: Ratings, strata: pd.Series, groups: np.ndarray,
                              groups, names, k)),
                  ("without everywhere", ", ".join(flagged),
                   kappa_rows(ratings.codes[:, keep], groups, names, k))]
-    base = {r["type"]: r for r in baseline}
     rows = []
     for scenario, columns, kappas in scenarios:
-        for row in kappas:
-            ref = base[row["type"]]
-            rows.append({"scenario": scenario, "columns": columns, **row,
-                         "change": _diff(row["kappa"], ref["kappa"]),
-                         "change_generalised": _diff(row["kappa_generalised"],
-                                                     ref["kappa_generalised"])})
+        rows += _changes({"scenario": scenario, "columns": columns}, kappas, baseline)
     return pd.DataFrame(rows)
 
 
-def _diff(a: float | None, b: float | None) -> float | None:
-    return None if a is None or b is None else a - b
+def _changes(lead: dict, kappas: list[dict], baseline: list[dict]) -> list[dict]:
+    """``kappas`` (:func:`kappa_rows`) after ``lead``, each with its changes from
+    ``baseline``'s row of the same type (None where either is not defined)."""
+    base = {r["type"]: r for r in baseline}
+
+    def diff(a: float | None, b: float | None) -> float | None:
+        return None if a is None or b is None else a - b
+
+    return [{**lead, **row, "change": diff(row["kappa"], base[row["type"]]["kappa"]),
+             "change_generalised": diff(row["kappa_generalised"],
+                                        base[row["type"]]["kappa_generalised"])}
+            for row in kappas]
 
 
 def top_confusions(confusions: pd.DataFrame) -> pd.DataFrame:

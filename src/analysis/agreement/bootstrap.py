@@ -33,11 +33,8 @@ def percentile_interval(draws: np.ndarray, confidence_level: float
                         ) -> tuple[np.ndarray, np.ndarray, int]:
     """Percentile interval of bootstrap draws (axis 0), and how many draws were undefined."""
     tail = (1 - confidence_level) / 2 * 100
-    if not draws.size:
-        shape = draws.shape[1:]
-        return np.full(shape, np.nan), np.full(shape, np.nan), 0
     undefined = int(np.isnan(draws).any(axis=tuple(range(1, draws.ndim))).sum())
-    if np.isnan(draws).all():
+    if np.isnan(draws).all():  # no draws, too
         shape = draws.shape[1:]
         return np.full(shape, np.nan), np.full(shape, np.nan), undefined
     with warnings.catch_warnings():

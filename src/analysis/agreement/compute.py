@@ -26,8 +26,8 @@ from analysis.agreement.ratings import (
     Ratings,
     Scale,
     collapse_map,
+    encode_column,
     encode_ratings,
-    encode_reference,
     group_index,
 )
 from analysis.agreement.tables import agreement_tables, grouping_candidates
@@ -114,19 +114,14 @@ def ac1_category_count(ac1_categories: str | int, ratings: Ratings) -> int:
 
 def analyse(issues: pd.DataFrame, taxonomy: Taxonomy, projects_order: Sequence[str],
             params: AgreementParams) -> Analysis:
-    """All agreement statistics and the annotation audit for the processed issues.
-
-    ``projects_order`` is the display order of the projects (Table I's); the bootstrap
-    draws ``params.bootstrap_resamples`` resamples of the issues with ``params.seed``;
-    every interval is at ``params.confidence_level``; ``params.ac1_categories`` gives the
-    number of categories AC1 assumes (:func:`ac1_category_count`).
-    """
+    """All agreement statistics and the annotation audit for the processed issues, with
+    the projects in ``projects_order`` (Table I's)."""
     if len(issues) == 0:
         raise InputError("the processed issues table has no rows",
                          fix="check the clean stage's quality report")
     ratings = encode_ratings(issues, taxonomy.codes)
     q = ac1_category_count(params.ac1_categories, ratings)
-    final = encode_reference(issues["final_label"], ratings.categories)
+    final = encode_column(issues["final_label"], ratings.categories)
     scale = make_scale(ratings.categories, taxonomy)
     names = dict(zip(taxonomy.themes["code"], taxonomy.themes["name"], strict=True))
     types = [t for t in scale.types if t in set(pd.unique(issues["type"]).astype(str))]

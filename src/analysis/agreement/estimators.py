@@ -432,12 +432,9 @@ def kappas_by_group(codes: np.ndarray, groups: np.ndarray, n_groups: int,
                     n_categories: int, with_total: bool = False
                     ) -> dict[str, dict[str, np.ndarray]]:
     """Both Fleiss' kappa estimators per group of issues (``groups``: each issue's group,
-    0 to ``n_groups - 1``), by the headline's own estimators: one row of pattern weights
-    per group (how many of the group's issues have each label pattern) goes through
-    :func:`fleiss_arrays` (``complete``: the issues rated by every annotator) and
-    :func:`generalised_fleiss_arrays` (``generalised``: every issue with two or more
-    ratings). With ``with_total`` a last row gives all the issues of the groups together.
-    """
+    0 to ``n_groups - 1``), from one row of pattern weights a group: ``complete``
+    (:func:`fleiss_arrays`) and ``generalised`` (:func:`generalised_fleiss_arrays`). With
+    ``with_total`` a last row gives all the issues of the groups together."""
     patterns, inverse = label_patterns(np.asarray(codes), max(n_categories, 1))
     n_patterns = len(patterns.weights)
     cells = np.asarray(groups, dtype=np.int64) * n_patterns + inverse

@@ -71,7 +71,7 @@ def versus_reference(ratings: Ratings, reference: np.ndarray,
     return pd.DataFrame(rows)
 
 
-def confusions(codes: np.ndarray, scale: Scale, top: int | None = None) -> pd.DataFrame:
+def confusions(codes: np.ndarray, scale: Scale) -> pd.DataFrame:
     """Pairs of themes that annotators mix up: disagreeing rater pairs on the same issue.
 
     The off-diagonal of the coincidence table, counted once per unordered pair; also the
@@ -96,7 +96,5 @@ def confusions(codes: np.ndarray, scale: Scale, top: int | None = None) -> pd.Da
                 })
     frame = pd.DataFrame(rows, columns=["label_a", "label_b", "type_a", "type_b",
                                         "rater_pairs", "issues", "share_of_disagreements"])
-    frame = frame.sort_values(["rater_pairs", "label_a", "label_b"],
-                              ascending=[False, True, True], kind="mergesort")
-    frame = frame.reset_index(drop=True)
-    return frame.head(top) if top else frame
+    return frame.sort_values(["rater_pairs", "label_a", "label_b"], ascending=[False, True, True],
+                             kind="mergesort").reset_index(drop=True)

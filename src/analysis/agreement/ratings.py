@@ -15,17 +15,16 @@ done on millions of issues.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
+from analysis.core import schemas
 from analysis.core.errors import InputError
 
 MISSING = -1
-ANNOTATOR_RE = re.compile(r"^annotator_(\d+)$")
 
 
 # --------------------------------------------------------------------------- encoding
@@ -54,12 +53,12 @@ class Ratings:
 
 
 def annotator_columns(columns: Iterable[str], *, file: str | None = None) -> list[str]:
-    """The ``annotator_<n>`` columns in numeric order: the number of annotators is found."""
-    found = sorted((int(m.group(1)), c) for c in columns if (m := ANNOTATOR_RE.match(str(c))))
+    """The ``annotator_<n>`` columns in numeric order; none is one message."""
+    found = schemas.annotator_columns(columns)
     if not found:
         raise InputError("no annotator_<n> columns: there are no ratings to compare",
                          file=file, fix="run the clean stage on a dump with Label1..LabelN")
-    return [c for _, c in found]
+    return found
 
 
 def category_order(values: Iterable[object], known: Sequence[str]) -> list[str]:
@@ -101,11 +100,6 @@ def encode_ratings(issues: pd.DataFrame, known_codes: Sequence[str],
     codes = np.column_stack([encode_column(issues[c], categories) for c in annotators]) \
         if len(issues) else np.empty((0, len(annotators)), dtype=np.int8)
     return Ratings(codes, tuple(categories), tuple(annotators))
-
-
-def encode_reference(labels: pd.Series, categories: Sequence[str]) -> np.ndarray:
-    """Codes of a reference label column (the final label) on the ratings' scale."""
-    return encode_column(labels, categories)
 
 
 def collapse_map(categories: Sequence[str], parent: Callable[[str], str],
@@ -209,9 +203,6 @@ class Patterns:
     @property
     def n_issues(self) -> int:
         return int(self.weights.sum())
-
-    def take(self, index: np.ndarray) -> Patterns:
-        return Patterns(self.codes[index], self.weights[index], self.features.take(index))
 
 
 def pattern_counts(codes: np.ndarray, n_categories: int) -> np.ndarray:

@@ -96,14 +96,11 @@ def agreement_tables(codes: np.ndarray, scale: Scale, groupings: dict[str, pd.Se
                      orders: dict[str, Sequence[str]] | None = None,
                      names: dict[str, str] | None = None,
                      ac1_categories: int | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Every coefficient for all issues and for each group of each grouping, and the
-    agreement per theme; all bootstrap intervals come from the same resamples of issues.
-    ``ac1_categories`` is the number of categories AC1 assumes (default: the scale's).
-
-    ``groupings`` maps a grouping name (``type``, ``project``, ``year``) to one group
-    label per issue; ``orders`` gives the display order of a grouping's groups. Returns
-    the statistics table (long) and the per-theme table.
-    """
+    """The statistics table (every coefficient for all issues and for each group of each
+    grouping, long) and the per-theme table; all bootstrap intervals come from the same
+    resamples of issues. ``groupings`` maps a grouping name (``type``, ``project``,
+    ``year``) to one group label per issue, ``orders`` a grouping to the display order of
+    its groups; ``ac1_categories``: the categories AC1 assumes (default: the scale's)."""
     orders = orders or {}
     k = len(scale.categories)
     labels, group_names = [], []

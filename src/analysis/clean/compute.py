@@ -11,21 +11,18 @@ no year) are set aside.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
-from analysis.clean.rules import RULES, majority_label, repo_of
+from analysis.clean.rules import RULES
 from analysis.clean.scan import EXCLUDED_COLUMNS, scan_dump
 from analysis.clean.study import RELEASE_BATCH
 from analysis.core import schemas
 from analysis.core.projects import Projects
 from analysis.core.quality import Anomaly, quality_report
 from analysis.core.taxonomy import Taxonomy
-
-__all__ = ["EXCLUDED_COLUMNS", "RULES", "CleanResult", "clean_dump", "exclusion_table",
-           "majority_label", "repo_of", "tidy_issues", "unknown_projects"]
 
 EXCLUSION_COLUMNS = ["project", "recorded", "label_rows", "excluded", "candidates"]
 
@@ -40,15 +37,12 @@ class CleanResult:
     rejected: pd.DataFrame
     quality: dict
     annotators: list[str]
-    excluded: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(
-        columns=EXCLUDED_COLUMNS))
-    exclusions: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(
-        columns=EXCLUSION_COLUMNS))
+    excluded: pd.DataFrame
+    exclusions: pd.DataFrame
 
 
-def clean_dump(
-    raw_dir: Path, taxonomy: Taxonomy, projects: Projects, duplicates: str = "keep",
-) -> CleanResult:
+def clean_dump(raw_dir: Path, taxonomy: Taxonomy, projects: Projects,
+               duplicates: str = "keep") -> CleanResult:
     """Clean a whole dump: one tidy row per labelled issue, rejected rows, quality report.
     ``duplicates`` is params.yaml's ``clean.duplicates`` (``keep`` or ``first``, checked by
     :class:`~analysis.clean.params.CleanParams`)."""
@@ -87,10 +81,6 @@ def exclusion_table(summaries: list[dict], projects: Projects) -> pd.DataFrame:
         frame[col] = frame[col].astype("Int64")
     frame["recorded"] = frame["recorded"].astype(bool)
     return frame
-
-
-ISSUE_COLUMNS = ["project", "project_name", "kind", "host", "issue_url", "year", "type",
-                 "final_label", "theme"]
 
 
 def unknown_projects(quality: dict) -> list[str]:

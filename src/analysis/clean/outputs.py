@@ -18,10 +18,6 @@ def processed(result: CleanResult) -> dict[str, pd.DataFrame]:
             "exclusions.csv": result.exclusions}
 
 
-def quality(result: CleanResult) -> dict:
-    return result.quality
-
-
 def website_vars(result: CleanResult) -> dict[str, object]:
     """The quality report in numbers, as the pages quote it: label rows in, kept and set
     aside, whether every file balances, the anomalies and their kinds, the rules, the
@@ -52,6 +48,6 @@ def metrics(result: CleanResult) -> dict:
 
 
 def build(result: CleanResult) -> StageOutputs:
-    return StageOutputs(processed=processed(result), quality=quality(result),
+    return StageOutputs(processed=processed(result), quality=result.quality,
                         website_vars=website_vars(result), metrics=metrics(result),
                         schemas=stage_schemas("clean"))

@@ -1,11 +1,7 @@
-"""The clean stage's rules: every anomaly kind with what is done about it (:data:`RULES`),
-and the checks of label-file rows one by one (:func:`label_rows`).
-
-Every anomaly kind has one rule (kept and flagged, set aside with a reason, ignored, or
-stop). The defaults keep the paper's counts reproducible: duplicate URLs are kept (Table I
-counts them), quirks of encoding and whitespace are normalised, and only rows that cannot
-be placed in Table I (no URL, no usable final label, no year) are set aside. The rules
-across rows (years, duplicates, foreign repositories) are in :mod:`analysis.clean.scan`.
+"""The clean stage's rules: every anomaly kind with what is done about it (:data:`RULES`,
+from ``core/rules.yaml``), and the checks of label-file rows one by one
+(:func:`label_rows`). The rules across rows (years, duplicates, foreign repositories) are
+in :mod:`analysis.clean.across`.
 """
 
 from __future__ import annotations
@@ -22,11 +18,6 @@ from analysis.core.quality import Anomaly, Rule, make_anomaly, stage_rules
 from analysis.core.taxonomy import Taxonomy
 
 RULES: dict[str, Rule] = stage_rules("clean")  # analysis/core/rules.yaml
-
-# The first failing check decides why a label row is set aside.
-REJECTION_ORDER = ["blank_row", "malformed_row", "invalid_url", "missing_final_label",
-                   "unknown_final_label", "no_year", "duplicate_url"]
-
 
 def repo_of(url: str) -> str:
     """``host/owner/repo`` of an issue URL (the first two path segments)."""
@@ -49,21 +40,16 @@ def label_rows(
     records: pd.DataFrame, header: list[str], url_col: str, final_col: str,
     annotators: dict[str, int], taxonomy: Taxonomy, rel: str, study: Study = NO_STUDY,
 ) -> tuple[pd.DataFrame, list[Anomaly]]:
-    """Validate label-file records row by row.
-
-    Returns one row per record with ``url``, ``final_label``, ``annotator_<n>`` values,
-    the batch (the Batch cell of a study dump, else None), the first rejection reason (or
-    None) and the row's flags; plus the anomalies.
+    """Validate label-file records row by row: one row per record with ``url``,
+    ``final_label``, ``annotator_<n>`` values, the batch (the Batch cell of a study dump,
+    else None), the first rejection reason (or None) and the row's flags; plus the
+    anomalies.
 
     In a study dump (``study``, :func:`analysis.clean.study.read_study`): a URL whose final
     label is the adjudicators' decision is not flagged as a majority tie or as a final
     label other than the majority (that is how it was settled), and missing ratings are
     looked for only in the row's own batch's columns (another batch's are empty by
     construction: other people rated it).
-
-    The steps: read each record's fields (:func:`read_fields`), check the cells of the rows
-    read against the label-file schema (:func:`cell_failures`, :func:`check_cells`), then
-    the annotators' majority (:func:`check_majority`).
     """
     anomalies: list[Anomaly] = []
     ann_cols = {name: f"annotator_{n}" for name, n in sorted(annotators.items(),

@@ -6,10 +6,8 @@
 the year-file schema), then applies the rules that need every row
 (:mod:`analysis.clean.across`: each row's year from the year files, duplicate URLs,
 foreign repositories, the use of every year-file line, URLs kept in several projects) and
-those of the excluded candidates (also labelled, listed twice). The
-clean stage reads everything at once and keeps every row whole (:class:`Reading`); a check
-reads in chunks and keeps of each row only what these rules need, so that both find the
-same rows to keep and set aside, in memory that a check keeps small.
+those of the excluded candidates (also labelled, listed twice), whether every row is kept
+whole or a check keeps only what these rules need (:class:`Reading`).
 """
 
 from __future__ import annotations
@@ -47,12 +45,11 @@ EXCLUDED_COLUMNS = ["project", "issue_url", "created_at", "year", "source_file",
 
 @dataclass(frozen=True)
 class Reading:
-    """How a dump is read. The clean stage keeps every row whole, in one piece (its outputs
-    list them); a check (:mod:`analysis.tools.validate`) reads ``chunk_rows`` rows at a
-    time and keeps of each row only what the rules across rows need (its line, issue URL,
-    reason and year), so that its memory does not grow with what the rows hold. Both
-    apply the same rules, in the same functions. Lines (and quoted records) longer than
-    ``max_line`` characters are refused."""
+    """How a dump is read: the clean stage keeps every row whole, in one piece; a check
+    (:mod:`analysis.tools.validate`) reads ``chunk_rows`` rows at a time and keeps of each
+    row only what the rules across rows need (its line, issue URL, reason and year), so
+    that its memory does not grow with what the rows hold. Lines (and quoted records)
+    longer than ``max_line`` characters are refused."""
 
     chunk_rows: int | None = None
     max_line: int = MAX_LINE
@@ -111,8 +108,8 @@ def keep_lines(lines: pd.DataFrame, compact: bool, aside: Counter) -> pd.DataFra
                          "reason": lines["reason"].to_numpy()[is_url]})
 
 
-def read_label_rows(project: ProjectFiles, raw_dir: Path, taxonomy: Taxonomy,
-                    anomalies: list, reading: Reading, aside: Counter,
+def read_label_rows(project: ProjectFiles, taxonomy: Taxonomy, anomalies: list,
+                    reading: Reading, aside: Counter,
                     study: Study = NO_STUDY) -> tuple[pd.DataFrame, dict[str, int]]:
     """Read and judge a project's label file, ``reading.chunk_rows`` rows at a time: the
     rows (see :func:`keep_rows`) and the annotator columns; anomalies go to
@@ -136,7 +133,7 @@ def read_label_rows(project: ProjectFiles, raw_dir: Path, taxonomy: Taxonomy,
 LOOKUP_LINES = 1_000_000  # year-file lines looked up among the rows' URLs at a time
 
 
-def read_year_lines(project: ProjectFiles, raw_dir: Path, urls: KeyGroups, anomalies: list,
+def read_year_lines(project: ProjectFiles, urls: KeyGroups, anomalies: list,
                     reading: Reading, aside: Counter) -> pd.DataFrame:
     """Read and judge a project's year files (in year order), ``reading.chunk_rows`` lines
     at a time: every line (see :func:`keep_lines`) with ``url_code``, its URL's code among
@@ -233,10 +230,9 @@ def clean_project(
     annotator columns and the rows set aside; anomalies go to ``anomalies``."""
     rel = project.label_file.relative_to(raw_dir).as_posix()
     aside: Counter[str] = Counter()  # by file: set aside, and not kept by a compact reading
-    rows, annotators = read_label_rows(project, raw_dir, taxonomy, anomalies, reading, aside,
-                                       study)
+    rows, annotators = read_label_rows(project, taxonomy, anomalies, reading, aside, study)
     urls = KeyGroups.of(rows["key"])
-    lines = read_year_lines(project, raw_dir, urls, anomalies, reading, aside)
+    lines = read_year_lines(project, urls, anomalies, reading, aside)
     judge_project(rows, lines, urls, rel, duplicates, anomalies)
     files = file_accounting(project, raw_dir, rel, rows, lines, aside)
     if reading.compact:
@@ -256,8 +252,7 @@ def clean_project(
 
 
 def clean_excluded(
-    project: ProjectFiles, raw_dir: Path, labelled: KeyGroups, anomalies: list,
-    reading: Reading = Reading(),
+    project: ProjectFiles, labelled: KeyGroups, anomalies: list, reading: Reading = Reading(),
 ) -> tuple[pd.DataFrame | None, pd.DataFrame | None, dict]:
     """Read a project's excluded candidates: the rows counted as excluded and the rows set
     aside (blank, no URL, also labelled, listed twice; both None for a compact reading),
@@ -386,19 +381,15 @@ class DumpScan:
 
 
 def scan_dump(raw_dir: Path | DumpFiles, projects: Projects, taxonomy: Taxonomy,
-              duplicates: str, anomalies: list, reading: Reading = Reading(),
-              study: Study | None = None) -> DumpScan:
+              duplicates: str, anomalies: list, reading: Reading = Reading()) -> DumpScan:
     """Apply every rule of :data:`RULES` to a dump, project by project, then across
     projects: what the clean stage keeps and sets aside, and why. Anomalies go to
     ``anomalies`` (a list, or :class:`~analysis.core.quality.AnomalySample` for a check).
-
-    The dump is read as ingest reads it (:class:`~analysis.core.dumpfiles.DumpFiles`:
-    links and special files refused, each file opened once as checked); ``raw_dir`` is
-    its folder (walked here, without a limit on the number of files: the clean stage's
-    ``data/raw/`` is what ingest let in) or the walk a check made."""
+    ``raw_dir`` is the dump's folder (walked as ingest walks it, without a limit on the
+    number of files: ``data/raw/`` is what ingest let in) or the walk a check made."""
     dump = walked(raw_dir, READER, max_files=None)
     raw_dir = dump.root
-    study = read_study(dump) if study is None else study
+    study = read_study(dump)
     found, quirks = discover_projects(dump)
     anomalies.extend(quirk_anomaly(RULES, q) for q in quirks)
     scan = DumpScan(pd.DataFrame(), [], [], {})
@@ -409,8 +400,8 @@ def scan_dump(raw_dir: Path | DumpFiles, projects: Projects, taxonomy: Taxonomy,
         rows, rejected, files = result.rows, result.rejected, result.files
         gone = None
         if project.excluded_file is not None:
-            gone, ex_rejected, ex_files = clean_excluded(project, raw_dir, result.urls,
-                                                         anomalies, reading)
+            gone, ex_rejected, ex_files = clean_excluded(project, result.urls, anomalies,
+                                                         reading)
             scan.excluded.append(gone)
             rejected = None if rejected is None else pd.concat([rejected, ex_rejected],
                                                                ignore_index=True)

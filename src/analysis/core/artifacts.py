@@ -30,7 +30,7 @@ import os
 import re
 import secrets
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -76,15 +76,10 @@ def same_mount(a: Path, b: Path) -> bool:
 
 def scratch_folder(folder: Path) -> Path:
     """The folder to build a file or folder in before it is moved into the existing
-    ``folder``.
-
-    Inside a project it is ``build/tmp/`` followed by ``folder``'s path in the project
-    (outside git and every folder DVC tracks, so a run killed half-way leaves no file in
-    an output or a dependency; one folder per target folder, so leftovers are found by
-    name), when that is on the same file system and under the same mount point (the final
-    move is then a rename, atomic). Elsewhere, and for folders already under ``build/``, it
-    is ``folder`` itself.
-    """
+    ``folder``: inside a project ``build/tmp/`` followed by ``folder``'s path in the
+    project (one folder per target folder, so leftovers are found by name) when a rename
+    can move it from there (:func:`same_mount`); elsewhere, and for folders already under
+    ``build/``, ``folder`` itself."""
     folder = folder.absolute()
     root = project_root_of(folder)
     if root is None or folder.is_relative_to(Paths(root).build):
@@ -98,10 +93,7 @@ def remove_stale(folder: Path, pattern: str) -> None:
     """Remove what an earlier, killed run left in ``folder`` under names matching the glob
     ``pattern`` (files or folders)."""
     for stale in folder.glob(pattern):
-        if stale.is_dir() and not stale.is_symlink():
-            shutil.rmtree(stale, ignore_errors=True)
-        else:
-            stale.unlink(missing_ok=True)
+        remove_path(stale)
 
 TEMPORARY_TRIES = 100
 
@@ -131,13 +123,8 @@ def make_temporary(parent: Path, prefix: str, suffix: str = "", folder: bool = F
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     """Yield a temporary path (in the :func:`scratch_folder` of ``path``'s folder); move it
-    onto ``path`` only on success.
-
-    Temporary files left behind by an earlier run that was killed are removed first (also
-    those an older version left beside ``path``). Running out of disk space or a folder
-    that cannot be written is a user-fixable problem and becomes one clear message, at
-    whichever step it happens.
-    """
+    onto ``path`` only on success. What a killed run left there is removed first; a full
+    disk or a folder that cannot be written is one message (:func:`disk_error`)."""
     target = Path(path)
     stale = f".{glob.escape(target.name)}.*.tmp"
     try:
@@ -281,38 +268,23 @@ def publishable(folder: Path) -> None:
 # value that names the current folder in the place of a folder descriptor.
 RENAME_EXCHANGE = 2
 AT_FDCWD = -100
-RENAME_SWAP = 2  # renamex_np(2)'s flag (macOS) for the same swap
 # What the system says when it, or the file system, cannot swap two paths: nothing changed.
 CANNOT_EXCHANGE = {errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EOPNOTSUPP}
 
 
-def c_function(name: str, argtypes: list) -> Callable[..., int] | None:
-    """The C library's function ``name`` (keeping ``errno``), or None where there is none
-    (another C library, another system)."""
-    try:
-        function = getattr(ctypes.CDLL(None, use_errno=True), name)
-    except (AttributeError, OSError):
-        return None
-    function.argtypes = argtypes
-    function.restype = ctypes.c_int
-    return function
-
-
 def exchange_paths(a: Path, b: Path) -> bool:
     """Swap the existing paths ``a`` and ``b`` in one step, so that each always exists:
-    Linux's ``renameat2(RENAME_EXCHANGE)`` (glibc 2.28 and later), macOS's
-    ``renamex_np(RENAME_SWAP)``. False, with nothing changed, where the system or the
-    file system cannot (:func:`publish_folder` then renames in two steps)."""
-    renameat2 = c_function("renameat2", [ctypes.c_int, ctypes.c_char_p, ctypes.c_int,
-                                         ctypes.c_char_p, ctypes.c_uint])
-    if renameat2 is not None:
-        done = renameat2(AT_FDCWD, os.fsencode(a), AT_FDCWD, os.fsencode(b), RENAME_EXCHANGE)
-    else:
-        renamex = c_function("renamex_np", [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_uint])
-        if renamex is None:
-            return False
-        done = renamex(os.fsencode(a), os.fsencode(b), RENAME_SWAP)
-    if done == 0:
+    Linux's ``renameat2(RENAME_EXCHANGE)`` (glibc 2.28 and later). False, with nothing
+    changed, where the system or the file system cannot (:func:`publish_folder` then
+    renames in two steps)."""
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (AttributeError, OSError):  # another C library, another system
+        return False
+    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p,
+                          ctypes.c_uint]
+    renameat2.restype = ctypes.c_int
+    if renameat2(AT_FDCWD, os.fsencode(a), AT_FDCWD, os.fsencode(b), RENAME_EXCHANGE) == 0:
         return True
     code = ctypes.get_errno()
     if code in CANNOT_EXCHANGE:
@@ -322,11 +294,8 @@ def exchange_paths(a: Path, b: Path) -> bool:
 
 def publishing(step: str, path: Path) -> None:
     """Called before each step of :func:`publish_folder` (``exchange``, ``aside``,
-    ``into place``, ``remove old``) with the path it moves or removes; does nothing.
-
-    It marks the moments a kill can fall between, and is the hook the fault tests replace
-    to kill a run exactly there (SIGKILL: nothing of the run can clean up).
-    """
+    ``into place``, ``remove old``) with the path it moves or removes; does nothing: the
+    hook the fault tests replace to kill a run exactly there."""
 
 
 def remove_path(path: Path) -> None:
@@ -339,23 +308,17 @@ def remove_path(path: Path) -> None:
 
 
 def publish_folder(new: Path, dest: Path) -> None:
-    """Put the finished folder ``new`` in the place of ``dest``, so that ``dest`` holds the
-    previous folder or the new one, whole, whatever moment the run is killed at, and a
-    failure leaves ``dest`` as it was and ``new`` removed.
+    """Put the finished folder ``new`` in the place of ``dest`` (whose parent exists), so
+    that ``dest`` holds the previous folder or the new one, whole, whatever moment the run
+    is killed at; a failure leaves ``dest`` as it was and ``new`` removed.
 
     An existing ``dest`` is swapped with ``new`` in one step (:func:`exchange_paths`), then
-    the previous folder (now under ``new``'s name, a working folder the next run removes
-    should this one be killed first) is removed. Where the file system cannot swap, the
-    previous folder is renamed aside first (to ``<working folder name>.previous`` in the
-    :func:`scratch_folder` of ``dest``'s parent), ``new`` renamed into place (the old
-    folder renamed back should that fail), then the old one removed; a run killed between
-    the two renames leaves no ``dest``, and the next run that writes ``dest`` puts the
-    previous folder back first (:func:`recover_folder`).
-
-    When ``new`` cannot be renamed to ``dest`` (another file system or mount point), it is
-    first copied into a working folder in the :func:`scratch_folder` of ``dest``'s parent.
-    A full disk or a folder that cannot be written, at any step, is one message naming
-    ``dest``. ``dest``'s parent must exist.
+    the previous folder, now under ``new``'s name, is removed. Where the file system cannot
+    swap, the previous folder is renamed aside (``<working folder name>.previous``), ``new``
+    renamed into place (the old one renamed back should that fail), then the old one
+    removed; a run killed between the two renames leaves no ``dest``, and the next run
+    that writes ``dest`` puts the previous folder back first (:func:`recover_folder`). A
+    ``new`` on another mount is first copied next to ``dest`` (:func:`scratch_folder`).
     """
     prefix = f".{dest.name}-"
     try:
@@ -416,11 +379,9 @@ def process_exists(pid: int) -> bool:
     """Whether a process ``pid`` runs on this machine (one of another user counts)."""
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
     except PermissionError:
         return True
-    except (OverflowError, ValueError):
+    except (ProcessLookupError, OverflowError, ValueError):
         return False
     return True
 
@@ -429,7 +390,7 @@ def lock_held(path: Path) -> bool:
     """Whether a running process holds the lock :func:`temporary_folder` takes on the
     folder ``path`` (``flock``); False where that cannot be told."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_CLOEXEC)
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
     except OSError:
         return False
     try:
@@ -486,15 +447,9 @@ def recover_folder(dest: Path) -> None:
 def temporary_folder(dest: Path, prefix: str) -> Iterator[Path]:
     """A new, empty folder to work in while ``dest`` is written, removed on leaving,
     whatever happened: ``<prefix><pid>-<random part>`` (:func:`owned_prefix`), in the
-    :func:`scratch_folder` of ``dest``'s parent, with the umask's modes
-    (:func:`make_temporary`), locked (``flock``) while the run uses it.
-
+    :func:`scratch_folder` of ``dest``'s parent, locked (``flock``) while the run uses it.
     First, what a killed run left of ``dest`` is recovered (:func:`recover_folder`) and
-    the working folders under ``prefix`` of runs that have ended are removed
-    (:func:`dead_runs_folders`): never one of a run still going (two runs at once, for
-    this output or another, keep their own), nor another output's. A folder that cannot
-    be made is one message naming ``dest``.
-    """
+    the working folders of ended runs are removed (:func:`dead_runs_folders`)."""
     try:
         dest.parent.mkdir(parents=True, exist_ok=True)
         scratch = scratch_folder(dest.parent)
@@ -520,14 +475,9 @@ def temporary_folder(dest: Path, prefix: str) -> Iterator[Path]:
 def atomic_folder(dest: Path, public: bool = True) -> Iterator[Path]:
     """A new, empty folder to fill (a :func:`temporary_folder`); when the block ends
     without an error it replaces ``dest`` whole (:func:`publish_folder`), else it is
-    removed and ``dest`` stays as it was: no reader sees a half-built folder, and a
-    failure keeps the previous one. ``public``: made :func:`publishable` (a website);
-    otherwise its modes are the umask's, like every other output.
-
-    A working folder that another program removed meanwhile (made again or not: nothing
-    of what was written there may be missing) is one message saying so, and ``dest``
-    stays as it was.
-    """
+    removed and ``dest`` stays as it was, as it does when another program removed the
+    working folder meanwhile (one message). ``public``: made :func:`publishable` (a
+    website); otherwise its modes are the umask's, like every other output."""
     with temporary_folder(dest, f".{dest.name}-") as tmp:
         made = folder_identity(tmp)
         try:
@@ -561,22 +511,11 @@ def folder_removed(tmp: Path, dest: Path) -> InputError:
                           "that folder while it runs")
 
 
-HASH_CHUNK = 1 << 20
-
-
-def sha256_stream(fh) -> str:
-    """SHA-256 hex digest of what is left to read in a binary file object, read in chunks."""
-    digest = hashlib.sha256()
-    for chunk in iter(lambda: fh.read(HASH_CHUNK), b""):
-        digest.update(chunk)
-    return digest.hexdigest()
-
-
 def sha256_file(path: Path) -> str:
-    """SHA-256 hex digest of a file, read in chunks; an unreadable file is one message."""
+    """SHA-256 hex digest of a file; an unreadable file is one message."""
     try:
         with path.open("rb") as fh:
-            return sha256_stream(fh)
+            return hashlib.file_digest(fh, "sha256").hexdigest()
     except OSError as exc:
         raise InputError(f"cannot read file ({exc.strerror})", file=str(path),
                          fix="check that the file exists and is readable") from exc

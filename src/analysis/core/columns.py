@@ -1,10 +1,6 @@
-"""The columns of the pandera schemas of every CSV the pipeline writes: kinds, checks, builders.
-
-The website offers each table for download with a data dictionary (column, type, meaning,
-example). The meanings are the ``description`` of every pandera column, next to the checks,
-so documentation and data are checked together: the schemas are strict, and
-:func:`analysis.core.table_schemas.data_dictionary` refuses a column without a description,
-so a stage cannot ship a new column undocumented.
+"""The columns of the pandera schemas of every CSV the pipeline writes: kinds, checks, builders
+(the declarations that use them, and the data dictionaries built from their descriptions:
+:mod:`analysis.core.table_schemas`).
 
 The schemas must accept the tables of *any* dump (other projects, years, annotators,
 participants, missing values), so they are loose on purpose:
@@ -19,15 +15,6 @@ participants, missing values), so they are loose on purpose:
 - value checks only where the writing code guarantees them: counts are >= 0, shares lie in
   [0, 1] or [0, 100] as the code writes them, p-values in [0, 1], and words from a fixed
   list (statuses, rules) are in that list.
-
-Each stage declares the CSVs it writes as data in its own folder
-(``analysis/<stage>/schemas.yaml``: per column a kind of :data:`BUILDERS` with its
-options); :mod:`analysis.core.table_schemas` builds a :class:`TableSchemas` of them by path
-relative to the project root, the stage's writer checks every table against them
-(:func:`analysis.core.stage.write_outputs`), and the website's downloads and data
-dictionaries come from them. This module holds the kinds of values, the checks and the
-column builders; the words that recur in descriptions of several stages are in
-``core/columns.yaml``.
 """
 
 from __future__ import annotations
@@ -40,16 +27,7 @@ import numpy as np
 import pandas as pd
 import pandera.pandas as pa
 
-from analysis.core.paths import Paths
-
-# Tables by their path relative to the project root (analysis.core.paths).
-P = Paths(PurePath("."))
-
-
-def rel(path: PurePath) -> str:
-    """A path relative to the project root as the key of a schema (``a/b.csv``)."""
-    return PurePath(path).as_posix()
-
+from analysis.core.pipeline import rel
 
 # A reader's words for the kinds of values (the ``type`` of a data dictionary).
 INTEGER = "integer"
@@ -104,8 +82,6 @@ def _kind_ok(kind: str, values: pd.Series) -> pd.Series:
 
 def kind_check(kind: str) -> pa.Check:
     """Every value of the column is of ``kind`` (integer, decimal number, yes/no, text)."""
-    if kind not in KINDS:
-        raise ValueError(f"unknown kind {kind!r}; one of {KINDS}")
     return pa.Check(lambda s: _kind_ok(kind, s), name=f"values_are_{kind.replace(' ', '_')}",
                     error=f"a value that is not of the kind {kind!r}")
 
@@ -257,14 +233,6 @@ class TableSchemas:
 
     tables: Mapping[str, pa.DataFrameSchema]
     from_frame: Mapping[str, FrameSchemaFactory] = field(default_factory=dict)
-
-    @classmethod
-    def of(cls, *schemas: pa.DataFrameSchema,
-           from_frame: Mapping[str, FrameSchemaFactory] | None = None) -> TableSchemas:
-        """The ``schemas``, each keyed by its name (the table's path, as :func:`table`
-        names it), so a path is written once: in its schema."""
-        return cls.collect([cls({schema_key(s.name): s for s in schemas},
-                                {schema_key(k): f for k, f in (from_frame or {}).items()})])
 
     @classmethod
     def collect(cls, parts: Iterable[TableSchemas]) -> TableSchemas:

@@ -32,12 +32,9 @@ def load_yaml(path: str | os.PathLike[str]) -> Any:
         return safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        raise InputError(
-            f"not valid YAML ({getattr(exc, 'problem', exc)})",
-            file=str(p),
-            line=None if mark is None else mark.line + 1,
-            fix="fix the YAML syntax",
-        ) from exc
+        raise InputError(f"not valid YAML ({getattr(exc, 'problem', exc)})", file=str(p),
+                         line=None if mark is None else mark.line + 1,
+                         fix="fix the YAML syntax") from exc
 
 
 def load_params(path: str | os.PathLike[str] = PATHS.params) -> dict[str, Any]:

@@ -24,7 +24,7 @@ import io
 import re
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import BinaryIO
@@ -62,13 +62,10 @@ class ProjectFiles:
     folder: Path
     label_file: Path
     year_files: dict[int, Path]
-    other_files: list[Path] = field(default_factory=list)
     excluded_file: Path | None = None  # the excluded candidates, when the dump records them
     dump: DumpFiles | None = None  # the walked dump its files are opened through
 
 
-# A function opening a file for reading (as ``DumpFiles.open`` does, bound to one file).
-Opener = Callable[[], AbstractContextManager[BinaryIO]]
 # How many of a file's first bytes tell a UTF-16 or UTF-32 file (analysis.core.encoding).
 HEAD_BYTES = 4096
 
@@ -92,8 +89,8 @@ class TextLines:
     :meth:`DumpFiles.open <analysis.core.dumpfiles.DumpFiles.open>`). Read it once.
     """
 
-    def __init__(self, source: Path | BinaryIO | Opener, rel: str,
-                 max_line: int | None = MAX_LINE):
+    def __init__(self, source: Path | BinaryIO | Callable[[], AbstractContextManager[BinaryIO]],
+                 rel: str, max_line: int | None = MAX_LINE):
         self.source = source
         self.rel = rel
         self.max_line = max_line
@@ -238,12 +235,9 @@ def discover_projects(dump: DumpFiles) -> tuple[list[ProjectFiles], list[Quirk]]
     label and year files (plain files only: the walk refused anything else)."""
     raw_dir = dump.root
     if not dump.is_dir(ISSUE_DIR):
-        raise InputError(
-            f"no {ISSUE_DIR!r} folder in the dump",
-            file=str(raw_dir),
-            fix="give a dump in the upstream layout: an 'Issue Report' folder holding "
-                "a folder a project (see docs/your-own-dump.md)",
-        )
+        raise InputError(f"no {ISSUE_DIR!r} folder in the dump", file=str(raw_dir),
+                         fix="give a dump in the upstream layout: an 'Issue Report' folder "
+                             "holding a folder a project (see docs/your-own-dump.md)")
     projects: list[ProjectFiles] = []
     quirks: list[Quirk] = []
     for name in dump.listing(ISSUE_DIR)[0]:
@@ -252,22 +246,18 @@ def discover_projects(dump: DumpFiles) -> tuple[list[ProjectFiles], list[Quirk]]
         names = dump.listing(rel_folder)[1]
         if f"{name}.csv" not in names:
             found = ", ".join(names) or "nothing"
-            raise InputError(
-                f"project folder has no label file {name}.csv (found: {found})",
-                file=rel_folder,
-                fix=f"add {name}.csv (Issue_URL, Label1..LabelN, Final_Label) or remove the folder",
-            )
+            raise InputError(f"project folder has no label file {name}.csv (found: {found})",
+                             file=rel_folder, fix=f"add {name}.csv (Issue_URL, Label1..LabelN, "
+                                                  "Final_Label) or remove the folder")
         label = folder / f"{name}.csv"
         excluded_name = DumpLayout.excluded_name(name)
         years: dict[int, Path] = {}
-        others: list[Path] = []
         for file_name in names:
             if file_name in (label.name, excluded_name):
                 continue
             f = folder / file_name
             m = YEAR_FILE_RE.match(file_name)
             if not m:
-                others.append(f)
                 quirks.append(Quirk("unexpected_file", f"{rel_folder}/{file_name}",
                                     "file is neither the label file nor a <project>_<year>.txt"))
                 continue
@@ -278,15 +268,12 @@ def discover_projects(dump: DumpFiles) -> tuple[list[ProjectFiles], list[Quirk]]
             years[int(m.group("year"))] = f
         if not years:
             quirks.append(Quirk("no_year_files", rel_folder, "project folder has no year files"))
-        projects.append(ProjectFiles(name, folder, label, dict(sorted(years.items())), others,
+        projects.append(ProjectFiles(name, folder, label, dict(sorted(years.items())),
                                      folder / excluded_name if excluded_name in names else None,
                                      dump))
     if not projects:
-        raise InputError(
-            f"no project folders under {ISSUE_DIR!r}",
-            file=str(raw_dir),
-            fix="each project needs a folder <Project>/ with <Project>.csv",
-        )
+        raise InputError(f"no project folders under {ISSUE_DIR!r}", file=str(raw_dir),
+                         fix="each project needs a folder <Project>/ with <Project>.csv")
     return projects, quirks
 
 
@@ -314,10 +301,7 @@ def parse_header(header: list[str], rel: str) -> tuple[str, str, dict[str, int],
         what = missing + ([] if annotators else ["Label1..LabelN"])
         raise InputError(
             f"missing column(s) {', '.join(what)} (header: {', '.join(names) or 'empty'})",
-            file=rel,
-            line=1,
-            fix="the header must be Issue_URL, Label1..LabelN, Final_Label",
-        )
+            file=rel, line=1, fix="the header must be Issue_URL, Label1..LabelN, Final_Label")
     numbers = sorted(annotators.values())
     if numbers != list(range(1, len(numbers) + 1)):
         quirks.append(Quirk("label_columns_gap", rel, "annotator columns numbered "
@@ -399,8 +383,11 @@ class LabelReader:
         fields, raw and n_fields; at least one frame, empty when there are no records."""
         for batch in chunked(self.records, size):
             self.count += len(batch)
-            yield _records([{"line": start, "fields": fields, "raw": raw}
-                            for start, _, fields, raw in batch])
+            frame = pd.DataFrame([{"line": start, "fields": fields, "raw": raw}
+                                  for start, _, fields, raw in batch],
+                                 columns=["line", "fields", "raw"])
+            frame["n_fields"] = frame["fields"].map(len).astype("int64")
+            yield frame
 
 
 def read_label_file(lines: Iterable[str], rel: str,
@@ -443,12 +430,6 @@ def parse_label_file(text: str, rel: str) -> LabelFile:
     records = next(reader.chunks())
     return LabelFile(rel, records, reader.url_column, reader.final_column,
                      reader.annotator_columns, reader.header, reader.quirks)
-
-
-def _records(rows: list[dict]) -> pd.DataFrame:
-    frame = pd.DataFrame(rows, columns=["line", "fields", "raw"])
-    frame["n_fields"] = frame["fields"].map(len).astype("int64")
-    return frame
 
 
 def chunked(items: Iterable, size: int | None) -> Iterator[list]:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
-from analysis.core.artifacts import disk_error, sha256_stream
+from analysis.core.artifacts import disk_error
 from analysis.core.dumpsafety import (
     CHUNK,
     DEFAULT_MAX_FILES,
@@ -52,29 +52,20 @@ class DumpFile:
 # How a file of a dump is opened: never through a symbolic link (O_NOFOLLOW: a link put in
 # its place since the check is refused by the system itself), and without waiting (a FIFO
 # put in its place opens at once instead of blocking until a writer comes).
-OPEN_FLAGS = (os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-              | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
-              | getattr(os, "O_BINARY", 0))
+OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 
 
 def before_open(rel: str, item: DumpFile) -> None:
     """Called between the check of a dump file (:func:`walk_dump`) and its one opening
-    (:func:`open_dump_file`); does nothing.
-
-    It marks the moment in which someone else could replace the file, and is the hook the
-    fault tests replace to do exactly that (a link to a file outside the dump, a FIFO, a
-    device, another file) without depending on timing.
-    """
+    (:func:`open_dump_file`); does nothing: the hook the fault tests replace to swap the
+    file for another then, without depending on timing."""
 
 
 def replaced(shown: str, reader: str) -> InputError:
     """The refusal of a dump file that is no longer the file that was checked (``shown``:
     how the message names it; ``reader``: the command that was reading)."""
-    return InputError(
-        f"source file was replaced while {reader} was reading the dump",
-        file=shown,
-        fix=f"run {reader} again on a dump nobody is changing",
-    )
+    return InputError(f"source file was replaced while {reader} was reading the dump",
+                      file=shown, fix=f"run {reader} again on a dump nobody is changing")
 
 
 def unreadable(exc: OSError, path: Path) -> InputError:
@@ -86,17 +77,12 @@ def unreadable(exc: OSError, path: Path) -> InputError:
 @contextmanager
 def open_dump_file(rel: str, item: DumpFile, reader: str,
                    shown: str | None = None) -> Iterator[BinaryIO]:
-    """Open a file found by :func:`walk_dump` for reading, once, refusing it if it was
-    replaced since.
-
-    The walk checked the file without opening it. The one opening follows no symbolic link
-    and does not block (:data:`OPEN_FLAGS`); the opened file must then be that same
-    single-named regular file (the device and inode the walk saw), so the bytes read are
-    the dump's, not those of a link, a FIFO, a device or another file put in its place (a
-    folder above it swapped for a link included). :func:`before_open` runs just before
-    the opening. A refusal names the file as ``shown`` (default: ``rel``, its path in the
-    dump) and ``reader``.
-    """
+    """Open a file found by :func:`walk_dump` for reading, once (:data:`OPEN_FLAGS`),
+    refusing it unless it is still the single-named regular file the walk saw (its device
+    and inode): the bytes read are the dump's, not those of a link, a FIFO, a device or
+    another file put in its place (a folder above it swapped for a link included). A
+    refusal names the file as ``shown`` (default: ``rel``, its path in the dump) and
+    ``reader``."""
     before_open(rel, item)
     shown = visible(rel) if shown is None else shown
     try:
@@ -110,8 +96,7 @@ def open_dump_file(rel: str, item: DumpFile, reader: str,
         if ((info.st_dev, info.st_ino) != (item.device, item.inode)
                 or not stat.S_ISREG(info.st_mode) or info.st_nlink > 1):
             raise replaced(shown, reader)
-        if OPEN_FLAGS & getattr(os, "O_NONBLOCK", 0):
-            os.set_blocking(fd, True)
+        os.set_blocking(fd, True)
         fh = os.fdopen(fd, "rb")
     except OSError as exc:
         os.close(fd)
@@ -136,7 +121,7 @@ def sha256_dump_file(rel: str, item: DumpFile, reader: str) -> str:
     ``reader``: the command reading it, in messages)."""
     with open_dump_file(rel, item, reader) as fh:
         try:
-            return sha256_stream(fh)
+            return hashlib.file_digest(fh, "sha256").hexdigest()
         except OSError as exc:
             raise unreadable(exc, item.path) from exc
 
@@ -153,13 +138,10 @@ def copy_error(exc: OSError, source: Path, final: Path) -> Exception:
 
 def copy_dump_file(rel: str, item: DumpFile, target: Path, reader: str,
                    final: Path | None = None, shown: str | None = None) -> str:
-    """Copy a file found by :func:`walk_dump` to the new file ``target`` (see
-    :func:`open_dump_file`: the file is opened once, and only if it is still the file that
-    was checked) and return the SHA-256 of the bytes written, hashed as they are copied.
-
-    ``final`` is where ``target`` will end up (``target`` itself by default); a full disk
-    or an unwritable folder is one message naming the source file and ``final``.
-    """
+    """Copy a file found by :func:`walk_dump` to the new file ``target`` (opened as
+    :func:`open_dump_file` opens it) and return the SHA-256 of the bytes written, hashed as
+    they are copied. ``final`` is where ``target`` will end up (``target`` itself by
+    default); a full disk or an unwritable folder is one message naming both files."""
     final = final or target
     digest = hashlib.sha256()
     try:
@@ -187,12 +169,8 @@ def copy_dump_file(rel: str, item: DumpFile, target: Path, reader: str,
 
 
 def list_folder(folder: Path, limit: int | None, shown: str) -> list[os.DirEntry]:
-    """At most ``limit`` entries of ``folder`` (None: all), sorted by name; ``shown``
-    names it in a message.
-
-    Reading stops at the limit, so a folder of millions of files costs no more than the
-    limit (the caller refuses the dump once it is reached); nothing is opened but the folder.
-    """
+    """At most ``limit`` entries of ``folder`` (None: all), sorted by name (reading stops
+    there: a folder of millions of files costs no more); ``shown`` names it in a message."""
     try:
         with os.scandir(folder) as listing:
             entries = list(itertools.islice(listing, limit))
@@ -200,15 +178,6 @@ def list_folder(folder: Path, limit: int | None, shown: str) -> list[os.DirEntry
         raise InputError(f"cannot list folder ({exc.strerror})", file=shown,
                          fix="check that the folder exists and is readable") from exc
     return sorted(entries, key=lambda entry: entry.name)
-
-
-def lstat_entry(entry: os.DirEntry, shown: str) -> os.stat_result:
-    """``os.lstat`` of a listed entry (links not followed); a failure is one message."""
-    try:
-        return entry.stat(follow_symlinks=False)
-    except OSError as exc:
-        raise InputError(f"cannot read file information ({exc.strerror})", file=shown,
-                         fix="check that the file exists and is readable") from exc
 
 
 @dataclass(frozen=True)
@@ -224,16 +193,11 @@ class Walk:
 def walk_dump(root: Path, max_files: int | None = DEFAULT_MAX_FILES,
               limits: NameLimits | None = None, where: str | None = None,
               setting: str | None = None) -> Walk:
-    """Every plain file and folder under ``root``, checked without opening any of them.
-
-    Refused, with a message naming the entry (by its path in the dump, or under
-    ``where`` when given): more than ``max_files`` files and folders (the walk stops
-    there; None: no limit; ``setting``: the parameter that sets it), names that cannot
-    be written as they are (see :func:`name_problem`), symbolic links (to a file or a
-    folder), hard links and special files (see :func:`entry_problem`), and two paths that
-    would land on the same path (see :func:`find_path_clash`). Operating-system and VCS
-    junk is ignored (listed).
-    """
+    """Every plain file and folder under ``root``, checked without opening any of them by
+    :mod:`analysis.core.dumpsafety` (names, links and special files, clashing paths) and
+    refused past ``max_files`` files and folders (None: no limit; ``setting``: the
+    parameter that sets it); operating-system and VCS junk is ignored (listed). Messages
+    name an entry by its path in the dump, or under ``where`` when given."""
     limits = limits or NameLimits()
 
     def shown(rel: str) -> str:
@@ -258,7 +222,12 @@ def walk_dump(root: Path, max_files: int | None = DEFAULT_MAX_FILES,
             problem = name_problem(rel, limits)
             if problem:
                 raise InputError(problem[0], file=shown(rel), fix=problem[1])
-            info = lstat_entry(entry, shown(rel))
+            try:
+                info = entry.stat(follow_symlinks=False)
+            except OSError as exc:
+                raise InputError(f"cannot read file information ({exc.strerror})",
+                                 file=shown(rel), fix="check that the file exists and is "
+                                                      "readable") from exc
             if stat.S_ISDIR(info.st_mode):
                 if entry.name not in JUNK_DIRS:
                     subfolders.append(rel)
@@ -278,17 +247,6 @@ def walk_dump(root: Path, max_files: int | None = DEFAULT_MAX_FILES,
         raise InputError(clash_problem(clash, "source entries"), file=where or str(root),
                          fix="rename one of them in the dump")
     return Walk(files, sorted(folders), sorted(ignored))
-
-
-def collect_files(
-    root: Path, max_files: int = DEFAULT_MAX_FILES, limits: NameLimits | None = None,
-    setting: str | None = None,
-) -> tuple[dict[str, DumpFile], list[str]]:
-    """All plain files under ``root`` (relative POSIX path -> :class:`DumpFile`) and the
-    ignored junk, checked without opening any of them (:func:`walk_dump`; messages name
-    entries by their path in the dump)."""
-    walk = walk_dump(root, max_files, limits, setting=setting)
-    return walk.files, walk.ignored
 
 
 @dataclass(frozen=True)

@@ -42,22 +42,15 @@ SPECIAL_FILE_KINDS = (
 def is_junk(rel: str) -> bool:
     """True for operating-system and VCS litter that is never part of a dump."""
     parts = PurePosixPath(rel).parts
-    return (
-        any(p in JUNK_DIRS for p in parts[:-1])
-        or parts[-1] in JUNK_NAMES
-        or parts[-1].startswith("._")
-    )
+    return (any(p in JUNK_DIRS for p in parts[:-1]) or parts[-1] in JUNK_NAMES
+            or parts[-1].startswith("._"))
 
 
 @dataclass(frozen=True)
 class NameLimits:
-    """How long names may be where the dump is written, in bytes of their encoded form.
-
-    ``name_bytes`` bounds each path component (the file system's NAME_MAX); ``path_bytes``
-    bounds a relative path once joined to the longest folder it is written under (PATH_MAX
-    less that folder, a separator and the terminating NUL). Checking both before copying
-    turns a name the file system would reject half-way through into one clear message.
-    """
+    """How long names may be where the dump is written, in bytes of their encoded form:
+    ``name_bytes`` each path component (NAME_MAX), ``path_bytes`` a relative path (PATH_MAX
+    less the longest folder it is written under, a separator and the terminating NUL)."""
 
     name_bytes: int = FALLBACK_NAME_MAX
     path_bytes: int = FALLBACK_PATH_MAX
@@ -67,7 +60,7 @@ def path_conf(folder: Path, name: str, fallback: int) -> int:
     """``os.pathconf(folder, name)``, or ``fallback`` where the system states no limit."""
     try:
         value = os.pathconf(folder, name)
-    except (AttributeError, OSError, ValueError):  # AttributeError: no pathconf (Windows)
+    except (OSError, ValueError):
         return fallback
     return value if value > 0 else fallback
 
@@ -77,10 +70,8 @@ def name_limits(folder: Path, *bases: Path) -> NameLimits:
     the file system of the existing ``folder``."""
     longest_base = max((len(os.fsencode(str(base))) for base in bases), default=0)
     path_max = path_conf(folder, "PC_PATH_MAX", FALLBACK_PATH_MAX)
-    return NameLimits(
-        name_bytes=path_conf(folder, "PC_NAME_MAX", FALLBACK_NAME_MAX),
-        path_bytes=path_max - longest_base - 2,
-    )
+    return NameLimits(name_bytes=path_conf(folder, "PC_NAME_MAX", FALLBACK_NAME_MAX),
+                      path_bytes=path_max - longest_base - 2)
 
 
 def name_problem(rel: str, limits: NameLimits) -> tuple[str, str] | None:
@@ -91,25 +82,18 @@ def name_problem(rel: str, limits: NameLimits) -> tuple[str, str] | None:
     longer than the file system takes would fail half-way through the copy.
     """
     if has_hidden(rel):
-        return (
-            "name holds control or formatting characters (shown as ⟨U+...⟩)",
-            "rename it in the dump with printable characters only",
-        )
+        return ("name holds control or formatting characters (shown as ⟨U+...⟩)",
+                "rename it in the dump with printable characters only")
     for part in rel.split("/"):
         size = len(os.fsencode(part))
         if size > limits.name_bytes:
-            return (
-                f"name is {size} bytes long, more than the file system's limit of "
-                f"{limits.name_bytes}",
-                "shorten the name in the dump",
-            )
+            return (f"name is {size} bytes long, more than the file system's limit of "
+                    f"{limits.name_bytes}", "shorten the name in the dump")
     size = len(os.fsencode(rel))
     if size > limits.path_bytes:
-        return (
-            f"path is {size:,} bytes long, more than the {limits.path_bytes:,} that fit in the "
-            "target folder",
-            "shorten the path in the dump (fewer or shorter folder names)",
-        )
+        return (f"path is {size:,} bytes long, more than the {limits.path_bytes:,} that fit in "
+                "the target folder", "shorten the path in the dump (fewer or shorter folder "
+                                     "names)")
     return None
 
 
@@ -172,10 +156,8 @@ def find_path_clash(entries: Iterable[tuple[str, str, bool]]) -> PathClash | Non
 def clash_problem(clash: PathClash, noun: str) -> str:
     """One line naming both entries of a :class:`PathClash` (``noun``: "archive entries"),
     and, for two spellings, how they differ (:func:`spelling_difference`)."""
-    text = (
-        f"{noun} {quoted_name(clash.first)} and {quoted_name(clash.second)} would land on "
-        f"the same path {quoted_name(clash.path)}"
-    )
+    text = (f"{noun} {quoted_name(clash.first)} and {quoted_name(clash.second)} would land "
+            f"on the same path {quoted_name(clash.path)}")
     if clash.first_is_folder != clash.second_is_folder:
         text += ", one as a file and one as a folder"
     if not clash.same_spelling:
@@ -242,16 +224,12 @@ def entry_problem(info: os.stat_result) -> tuple[str, str] | None:
     if stat.S_ISLNK(mode):
         return "source contains a symbolic link", "replace the link by what it points to"
     if not stat.S_ISREG(mode):
-        return (
-            f"source file is {special_kind(mode)}, not a regular file",
-            "refusing to open it; remove it from the dump",
-        )
+        return (f"source file is {special_kind(mode)}, not a regular file",
+                "refusing to open it; remove it from the dump")
     if info.st_nlink > 1:
-        return (
-            f"source file is a hard link ({info.st_nlink} names for the same data, which may "
-            "lie outside the dump)",
-            "refusing to read it; replace it by a plain copy (e.g. copy the dump with `cp -r`)",
-        )
+        return (f"source file is a hard link ({info.st_nlink} names for the same data, which "
+                "may lie outside the dump)", "refusing to read it; replace it by a plain copy "
+                                             "(e.g. copy the dump with `cp -r`)")
     return None
 
 
@@ -263,10 +241,8 @@ def too_many_entries(where: str, max_files: int, noun: str, setting: str | None 
         return InputError(f"{noun} holds more than {max_files:,} files and folders",
                           file=where, fix="check that this is a dump: one holds a few dozen "
                                           "files (a label file and year files a project)")
-    return InputError(
-        f"{noun} holds more than {max_files:,} files and folders ({setting})",
-        file=where,
-        fix=f"check the source, or raise {setting} in params.yaml if it is genuine",
-    )
+    return InputError(f"{noun} holds more than {max_files:,} files and folders ({setting})",
+                      file=where,
+                      fix=f"check the source, or raise {setting} in params.yaml if it is genuine")
 
 

@@ -23,16 +23,9 @@ class InputError(Exception):
     wrong (``problem``) and what to do about it (``fix``).
     """
 
-    def __init__(
-        self,
-        problem: str,
-        *,
-        file: str | None = None,
-        line: int | None = None,
-        row: int | None = None,
-        column: str | None = None,
-        fix: str | None = None,
-    ) -> None:
+    def __init__(self, problem: str, *, file: str | None = None, line: int | None = None,
+                 row: int | None = None, column: str | None = None,
+                 fix: str | None = None) -> None:
         self.problem = one_line(problem)
         self.file = file
         self.line = line
@@ -60,9 +53,6 @@ class InputError(Exception):
         if self.fix:
             text += f" -> {self.fix}"
         return text
-
-    def __str__(self) -> str:
-        return self.message
 
 
 def os_problem(exc: OSError) -> InputError:

@@ -43,11 +43,6 @@ class IssueRef:
     kind: str
     number: str
 
-    @property
-    def key(self) -> tuple[str, str, str]:
-        """What identifies the report: host, repository (case-insensitive) and number."""
-        return self.host, self.repository.lower(), self.number
-
 
 def parse_issue_url(url: object) -> IssueRef | None:
     """The parts of an issue, pull-request or discussion URL on GitHub or Gitee, or None
@@ -62,11 +57,6 @@ def safe_issue_url(url: object) -> str:
     """``url`` if it is a GitHub or Gitee issue address (:func:`parse_issue_url`), else "".
     Pages link only what this returns."""
     return str(url).strip() if parse_issue_url(url) else ""
-
-
-def theme_of(subtheme: str) -> str:
-    """The theme code of a sub-theme code (``C.1.ii`` -> ``C.1``)."""
-    return subtheme.rsplit(".", 1)[0]
 
 
 def _fail(path: Path, what: str, row: int | None, fix: str) -> InputError:
@@ -118,7 +108,7 @@ def load_examples(path: Path) -> pd.DataFrame:
         number = _whole(entry["ref"], path, f"example #{i} ref", i)
         subs = _codes(entry.get("subthemes"))
         bad = [s for s in subs if not _SUBTHEME_RE.fullmatch(s)]
-        themes = sorted({theme_of(s) for s in subs})
+        themes = sorted({s.rsplit(".", 1)[0] for s in subs})  # C.1.ii -> C.1
         if not subs or bad or len(themes) != 1:
             raise _fail(path, f"example [{entry['ref']}]: subthemes must be sub-theme codes "
                         f"of one theme, got {subs}", i, "write e.g. [C.1.i, C.1.ii]")

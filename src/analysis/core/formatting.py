@@ -58,17 +58,12 @@ def count(x: object) -> str:
 def pct(x: object, digits: int = 1, fraction: bool = False) -> str:
     """A share as a percentage: ``54.6%`` (``fraction``: the value is 0-1, else it is
     already a percentage)."""
-    if is_missing(x):
-        return MISSING
-    return f"{float(x) * (100 if fraction else 1):.{digits}f}%"
+    return _number(x, lambda v: f"{float(v) * (100 if fraction else 1):.{digits}f}%")
 
 
 def pval(p: object) -> str:
     """A p-value: ``< 0.001`` below that, else three decimals."""
-    if is_missing(p):
-        return MISSING
-    p = float(p)
-    return "< 0.001" if p < 0.001 else f"{p:.3f}"
+    return _number(p, lambda v: "< 0.001" if float(v) < 0.001 else f"{float(v):.3f}")
 
 
 def interval(low: object, high: object, digits: int = 3) -> str:
@@ -81,32 +76,23 @@ def interval(low: object, high: object, digits: int = 3) -> str:
 
 def signed(x: object, digits: int = 3) -> str:
     """A change with its sign: ``+0.012``, ``-3.0``."""
-    if is_missing(x):
-        return MISSING
-    return f"{float(x):+.{digits}f}"
+    return _number(x, lambda v: f"{float(v):+.{digits}f}")
 
 
 def change(x: object) -> str:
     """A change of a count or of a coefficient: ``+1,234`` for a whole number, ``+0.012``
     otherwise."""
-    if is_missing(x):
-        return MISSING
-    v = float(x)
-    return f"{v:+,.0f}" if v.is_integer() else f"{v:+,.3f}"
+    return _number(x, lambda v: f"{float(v):+,.{0 if float(v).is_integer() else 3}f}")
 
 
 def decimal(x: object, digits: int = 1) -> str:
     """A statistic with thousands separators and ``digits`` decimals: ``1,234.5``."""
-    if is_missing(x):
-        return MISSING
-    return f"{float(x):,.{digits}f}"
+    return _number(x, lambda v: f"{float(v):,.{digits}f}")
 
 
 def short(x: object, digits: int = 2) -> str:
     """A number with at most ``digits`` decimals and no trailing zeros: ``2.5``, ``3``."""
-    if is_missing(x):
-        return MISSING
-    return f"{float(x):.{digits}f}".rstrip("0").rstrip(".")
+    return _number(x, lambda v: f"{float(v):.{digits}f}".rstrip("0").rstrip("."))
 
 
 def yes_no(x: object) -> str:

@@ -1,5 +1,5 @@
-"""The pinned dependencies: which requirements files hold them, how each is installed, and
-reading them (``name==version`` lines, each followed by the hashes of its files).
+"""Reading the pinned dependencies: ``name==version`` lines, each followed by the hashes of
+its files (``requirements*.txt``).
 
 ``make venv`` installs these files (the Makefile's ``SETUP``); the website's pins table and
 the tests read them here.
@@ -8,33 +8,11 @@ the tests read them here.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
-
-from analysis.core.paths import Paths
 
 # Kept by make venv in the environment's folder: one line, the installer that ran, its
 # version and, when pip ran, why ("uv 0.13.9", "pip 24.0 (INSTALLER=pip)").
 INSTALLER_RECORD = ".installer"
-
-
-@dataclass(frozen=True)
-class PinFile:
-    """A requirements file of pins, and whether its packages' own dependencies are left out
-    (``--no-deps``: installed and resolved without them)."""
-
-    path: Path
-    no_deps: bool
-
-
-def pin_files(paths: Paths) -> tuple[PinFile, ...]:
-    """The pins of the project's environment, in install order. irrCAC's declared
-    dependencies are exact pins that cannot be installed next to requirements.txt (see
-    requirements-no-deps.txt), hence a file of its own."""
-    return (PinFile(paths.requirements, no_deps=False),
-            PinFile(paths.requirements_no_deps, no_deps=True))
-
-
 _HASH = re.compile(r"\s--hash=\S+")
 _PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*==\s*([^\s;]+)")
 

@@ -25,7 +25,8 @@ KINDS = ("processed", "tables", "figures", "vars", "reproduced")
 
 
 def rel(path: PurePath) -> str:
-    """A project path as dvc.yaml spells it (relative, ``/`` separators)."""
+    """A project path as dvc.yaml and the table schemas spell it (relative, ``/``
+    separators)."""
     return PurePath(path).as_posix()
 
 

@@ -46,13 +46,6 @@ class Rule:
     description: str
 
 
-def _placeholders() -> dict[str, str]:
-    """What the ``{name}`` marks of the rules' descriptions stand for: the curated files
-    as the texts name them (relative to the project root)."""
-    return {"{taxonomy_file}": PATHS.taxonomy_file.relative_to(PATHS.root).as_posix(),
-            "{params_file}": PATHS.params.relative_to(PATHS.root).as_posix()}
-
-
 def parse_rule(entry: object, where: str, fills: dict[str, str]) -> Rule:
     """One entry of the registry as a :class:`Rule`, its placeholders filled; ``where``
     names it in the message when it is not an action, a severity and a description."""
@@ -100,8 +93,11 @@ def _registry() -> dict:
 
 def stage_rules(stage: str) -> dict[str, Rule]:
     """The anomaly kinds of ``stage`` (its section of ``rules.yaml``) with their
-    rules, from ``rules.yaml``: the one place a kind is worded."""
-    return registry_rules(_registry(), stage, _placeholders())
+    rules, from ``rules.yaml``: the one place a kind is worded. The descriptions' marks
+    name the curated files relative to the project root."""
+    fills = {"{taxonomy_file}": PATHS.taxonomy_file.relative_to(PATHS.root).as_posix(),
+             "{params_file}": PATHS.params.relative_to(PATHS.root).as_posix()}
+    return registry_rules(_registry(), stage, fills)
 
 
 @dataclass(frozen=True)
@@ -116,31 +112,15 @@ class Anomaly:
     column: str | None = None
     value: str | None = None
 
-    def as_dict(self) -> dict:
-        return asdict(self)
 
-
-def make_anomaly(
-    rules: Mapping[str, Rule],
-    kind: str,
-    file: str,
-    message: str,
-    line: int | None = None,
-    column: str | None = None,
-    value: object = None,
-    action: str | None = None,
-) -> Anomaly:
+def make_anomaly(rules: Mapping[str, Rule], kind: str, file: str, message: str,
+                 line: int | None = None, column: str | None = None, value: object = None,
+                 action: str | None = None) -> Anomaly:
     """Build an anomaly whose action comes from ``rules`` unless overridden (a policy)."""
-    rule = rules[kind]
-    return Anomaly(
-        kind=kind,
-        file=file,
-        line=line,
-        message=message,
-        action=action or rule.action,
-        column=column,
-        value=None if value is None else str(value),
-    )
+    rule = rules[kind]  # a kind without a rule is a bug, even with an action given
+    return Anomaly(kind=kind, file=file, line=line, message=message,
+                   action=action or rule.action, column=column,
+                   value=None if value is None else str(value))
 
 
 def quirk_anomaly(rules: Mapping[str, Rule], quirk: Quirk) -> Anomaly:
@@ -187,7 +167,7 @@ class AnomalySample:
 def anomalies_frame(anomalies: Iterable[Anomaly]) -> pd.DataFrame:
     """Anomalies as a table sorted by file, line and kind (stable order for reports)."""
     cols = ["kind", "file", "line", "column", "value", "message", "action"]
-    frame = pd.DataFrame([a.as_dict() for a in anomalies], columns=cols)
+    frame = pd.DataFrame([asdict(a) for a in anomalies], columns=cols)
     if frame.empty:
         return frame
     frame["line"] = frame["line"].astype("Int64")
@@ -195,13 +175,8 @@ def anomalies_frame(anomalies: Iterable[Anomaly]) -> pd.DataFrame:
                              kind="mergesort").reset_index(drop=True)
 
 
-def quality_report(
-    anomalies: Iterable[Anomaly],
-    rules: Mapping[str, Rule],
-    files: list[dict],
-    summary: dict,
-    counts: Mapping[str, int] | None = None,
-) -> dict:
+def quality_report(anomalies: Iterable[Anomaly], rules: Mapping[str, Rule], files: list[dict],
+                   summary: dict, counts: Mapping[str, int] | None = None) -> dict:
     """Assemble the quality report: accounting per file and per role, anomalies, rules.
 
     ``files`` holds one dict per input file with ``file``, ``role`` (what its rows are:
@@ -220,14 +195,9 @@ def quality_report(
             total[key] += f[key]
     files = [{**f, "balanced": f["input"] == f["kept"] + f["set_aside"]} for f in files]
     balanced = all(f["balanced"] for f in files)
-    return {
-        "summary": {**summary, "balanced": balanced},
-        "accounting": dict(sorted(roles.items())),
-        "files": sorted(files, key=lambda f: f["file"]),
-        "anomaly_counts": dict(sorted(counts.items())),
-        "anomalies": records,
-        "rules": {
-            kind: {"action": r.action, "severity": r.severity, "description": r.description}
-            for kind, r in sorted(rules.items())
-        },
-    }
+    return {"summary": {**summary, "balanced": balanced},
+            "accounting": dict(sorted(roles.items())),
+            "files": sorted(files, key=lambda f: f["file"]),
+            "anomaly_counts": dict(sorted(counts.items())), "anomalies": records,
+            "rules": {kind: {"action": r.action, "severity": r.severity,
+                             "description": r.description} for kind, r in sorted(rules.items())}}

@@ -1,12 +1,8 @@
 """How long each stage took, and on what machine: the run record the website shows.
 
 Each stage writes ``build/runs/<stage>.json`` when it finishes (wall seconds, and the
-machine: CPU, cores, memory, operating system, Python). A notebook stage also records
-where its seconds went (:func:`analysis.tools.nbrun.stage_timings`): ``kernel_start``
-(from launching the kernel to its first cell), ``imports`` (the notebook's import cell),
-``work`` (its other cells) and ``other`` (the rest: before the launch and after the last
-cell); the four add up to ``seconds``. ``make bench`` collects them (benchmarks/
-bench_pipeline.py). The folder is outside git and
+machine: CPU, cores, memory, operating system, Python), a notebook stage also where its
+seconds went (:func:`analysis.tools.nbrun.stage_timings`). The folder is outside git and
 outside DVC's outputs, because these numbers change from run to run while the outputs
 must not; the site shows them from a separate file (``build-info.js``), so every page
 stays byte-identical.

@@ -1,20 +1,17 @@
-"""Pandera schemas of every input file and of the processed issues table.
-
-- :func:`label_rows_schema`: the well-formed rows of a label file
-  (``<Project>/<Project>.csv``: ``Issue_URL, Label1..LabelN, Final_Label``) after parsing;
-- :func:`year_lines_schema`: the lines of a year file (``<Project>_<year>.txt``);
-- :func:`issues_schema`: the processed issues table, one row per labelled issue.
+"""Pandera schemas of the label and year files' rows and of the processed issues table.
 
 The input schemas are validated lazily, so every failing cell is found in one pass;
 :func:`failures` turns pandera's failure cases into ``(row index, check, column)`` triples
 that the reading stage maps back to file lines and rules (each check is named after the
-anomaly kind it reports). Structural problems that make a
-file unreadable (encoding, missing columns) are caught earlier, with the line, in
-:mod:`analysis.core.dump`; a processed table that breaks :func:`issues_schema` is a bug and
-fails loudly.
+anomaly kind it reports). Structural problems that make a file unreadable (encoding,
+missing columns) are caught earlier, with the line, in :mod:`analysis.core.dump`; a
+processed table that breaks :func:`issues_schema` is a bug and fails loudly.
 """
 
 from __future__ import annotations
+
+import re
+from collections.abc import Iterable
 
 import pandas as pd
 import pandera.pandas as pa
@@ -103,6 +100,13 @@ ANNOTATOR_DESCRIPTION = (
     "(Label3 gives annotator_3): the theme code that annotator gave the issue (a label "
     "outside the taxonomy is kept as written); empty when the annotator gave no label "
     "(a missing rating)")
+ANNOTATOR_RE = re.compile(r"annotator_(\d+)")
+
+
+def annotator_columns(columns: Iterable[object]) -> list[str]:
+    """The ``annotator_<n>`` columns of the processed issues table, in numeric order."""
+    found = ((int(m[1]), c) for c in map(str, columns) if (m := ANNOTATOR_RE.fullmatch(c)))
+    return [c for _, c in sorted(found)]
 
 
 # --- study dumps (labels extend) -----------------------------------------------------

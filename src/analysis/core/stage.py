@@ -1,21 +1,20 @@
 """The contract every analysis stage keeps: what it writes, and where.
 
 A stage computes a result (its own dataclass) from its inputs, then its ``outputs`` module
-turns that result into the same things, by functions of the same names (a stage without
-one of them leaves it out):
+turns that result into a :class:`StageOutputs` (``build(result)``), usually by functions
+named as its fields (a stage without one of them leaves it out):
 
-- ``processed(result)``     file name -> DataFrame (Parquet or CSV by its suffix), processed
-                            data for later stages, into ``data/processed/<stage>/``;
-- ``quality(result)``       the quality report of the files the stage read (row accounting,
-                            anomalies), ``data/processed/<stage>/quality.json``;
-- ``tables(result)``        file name -> DataFrame (written as CSV) or text (Markdown/HTML),
-                            into ``report/tables/<stage>/``;
-- ``figures(result)``       figure name -> a function drawing it, into
-                            ``report/figures/<stage>/`` (SVG and PNG);
-- ``website_vars(result)``  numbers and texts for the website, ``report/vars/<stage>.json``;
-- ``claim_values(result)``  the paper's numbers as reproduced, by claim id,
-                            ``data/reproduced/<stage>.json``;
-- ``metrics(result)``       headline numbers for ``dvc metrics``, ``metrics/<stage>.json``.
+- ``processed``: file name -> DataFrame (Parquet or CSV by its suffix), processed data for
+  later stages, into ``data/processed/<stage>/``;
+- ``quality``: the quality report of the files the stage read (row accounting, anomalies),
+  ``data/processed/<stage>/quality.json``;
+- ``tables``: file name -> DataFrame (written as CSV) or text (Markdown/HTML), into
+  ``report/tables/<stage>/``;
+- ``figures``: figure name -> a function drawing it, into ``report/figures/<stage>/``;
+- ``website_vars``: numbers and texts for the website, ``report/vars/<stage>.json``;
+- ``claim_values``: the paper's numbers as reproduced, by claim id,
+  ``data/reproduced/<stage>.json``;
+- ``metrics``: headline numbers for ``dvc metrics``, ``metrics/<stage>.json``.
 
 :func:`write_outputs` writes them, each atomically and deterministically (fixed float
 precision, sorted keys), and checks that every file name is one the stage's paths list and

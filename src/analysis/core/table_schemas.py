@@ -4,16 +4,15 @@ Each stage declares the tables it writes as data, in its own folder
 (``analysis/<stage>/schemas.yaml``, read by :func:`analysis.core.paths.stage_declaration`;
 the format is documented in docs/adding-a-stage.md): each file's name and description,
 and for a CSV its columns, each a kind of :data:`analysis.core.columns.BUILDERS` with a
-description and the checks the writing code guarantees. This module builds the pandera
-schemas from them (:func:`stage_schemas`; a stage checks its tables against them when it
-writes them, :func:`analysis.core.stage.write_outputs`), collects every stage's into one
-registry by path relative to the project root (:func:`all_schemas`, looked up by
-:func:`schema_for`), as PUDL collects its resources, and builds the website's data
+description and the checks the writing code guarantees (words several stages share are in
+``core/columns.yaml``). This module builds the pandera schemas from them
+(:func:`stage_schemas`; a stage checks its tables against them when it writes them,
+:func:`analysis.core.stage.write_outputs`), collects every stage's by path relative to the
+project root (:func:`all_schemas`, :func:`schema_for`), and builds the website's data
 dictionaries from them (:func:`data_dictionary`): column, type, meaning, example. The
-meanings are the ``description`` of every pandera column, next to the checks, so
-documentation and data are checked together; :func:`data_dictionary` refuses a column
-without a description, so a stage cannot ship a new column undocumented. The column kinds,
-checks and builders are :mod:`analysis.core.columns`'.
+meanings are the columns' descriptions, next to the checks, so documentation and data are
+checked together; a column without a description is refused, so a stage cannot ship a new
+column undocumented.
 """
 
 from __future__ import annotations
@@ -31,17 +30,13 @@ import pandera.pandas as pa
 from analysis.core import claims
 from analysis.core.columns import (
     BUILDERS,
-    DECIMAL,
     INTEGER,
-    TEXT,
-    YES_NO,
-    P,
     TableSchemas,
     columns_named_by,
-    rel,
     table,
 )
 from analysis.core.paths import STAGES, stage_declaration
+from analysis.core.pipeline import P, rel
 from analysis.core.safeyaml import safe_load
 from analysis.core.schemas import ANNOTATOR_DESCRIPTION, ISSUE_DESCRIPTIONS, ISSUE_URL_PATTERN
 
@@ -193,18 +188,9 @@ def describing_column(schema: pa.DataFrameSchema, name: str) -> pa.Column | None
 
 
 def reader_type(col: pa.Column) -> str:
-    """A reader's word for the column's values (``metadata['type']``, else from the dtype)."""
-    kind = (col.metadata or {}).get("type")
-    if kind:
-        return str(kind)
-    dtype = str(col.dtype).lower() if col.dtype is not None else ""
-    if "bool" in dtype:
-        return YES_NO
-    if "int" in dtype:
-        return INTEGER
-    if "float" in dtype:
-        return DECIMAL
-    return TEXT
+    """A reader's word for the column's values (every declared column names it:
+    :func:`analysis.core.columns.column`)."""
+    return str(col.metadata["type"])
 
 
 def first_example(values: pd.Series, kind: str) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -30,13 +30,9 @@ class Taxonomy:
 
     types: dict[str, str]  # type letter -> type name, in the paper's order
     themes: pd.DataFrame  # columns: code, type_code, type, name, order
-    aliases: dict[str, str] = field(default_factory=dict)  # normalised spelling -> code
-    # columns: SUBTHEME_COLUMNS (code, theme_code, type_code, type, numeral, name, paper,
-    # basis, in_paper, note, order); empty when the YAML lists no sub-themes
-    subthemes: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(
-        columns=SUBTHEME_COLUMNS))
-    # (theme code, normalised spelling) -> sub-theme code
-    subtheme_aliases: dict[tuple[str, str], str] = field(default_factory=dict)
+    aliases: dict[str, str]  # normalised spelling -> code
+    subthemes: pd.DataFrame  # columns: SUBTHEME_COLUMNS; empty without sub-themes
+    subtheme_aliases: dict[tuple[str, str], str]  # (theme code, spelling) -> sub-theme code
 
     @property
     def codes(self) -> list[str]:
@@ -148,11 +144,9 @@ def _subtheme_rows(theme: dict, type_code: str, type_name: str, path: str,
         numeral_ok = roman_to_int(suffix) is not None if in_paper else bool(
             EXTRA_RE.fullmatch(suffix))
         if theme_code != str(theme["code"]) or not numeral_ok or not sub.get("name"):
-            raise InputError(
-                f"sub-theme {code!r} of theme {theme['code']} needs a name and a code "
-                f"'{theme['code']}.<roman numeral>' (or '{theme['code']}.x<n>' with "
-                "in_paper: false)",
-                file=path, fix="fix the sub-theme entry")
+            raise InputError(f"sub-theme {code!r} of theme {theme['code']} needs a name and a "
+                             f"code '{theme['code']}.<roman numeral>' (or '{theme['code']}.x<n>'"
+                             " with in_paper: false)", file=path, fix="fix the sub-theme entry")
         rows.append({
             "code": code, "theme_code": theme_code, "type_code": type_code,
             "type": type_name, "numeral": suffix, "name": str(sub["name"]),
@@ -174,28 +168,15 @@ def load_taxonomy(path: str | Path = PATHS.taxonomy_file) -> Taxonomy:
         code = str(theme["code"])
         type_code = code.split(".", 1)[0]
         if type_code not in types:
-            raise InputError(
-                f"theme {code} belongs to no declared type",
-                file=str(path),
-                fix="add its type under `types`",
-            )
-        rows.append(
-            {
-                "code": code,
-                "type_code": type_code,
-                "type": types[type_code],
-                "name": str(theme["name"]),
-                "order": i,
-            }
-        )
+            raise InputError(f"theme {code} belongs to no declared type", file=str(path),
+                             fix="add its type under `types`")
+        rows.append({"code": code, "type_code": type_code, "type": types[type_code],
+                     "name": str(theme["name"]), "order": i})
         for spelling in [theme["name"], *(theme.get("aliases") or [])]:
             key = normalise_name(spelling)
             if aliases.get(key, code) != code:
-                raise InputError(
-                    f"spelling {spelling!r} maps to both {aliases[key]} and {code}",
-                    file=str(path),
-                    fix="make aliases unique",
-                )
+                raise InputError(f"spelling {spelling!r} maps to both {aliases[key]} and "
+                                 f"{code}", file=str(path), fix="make aliases unique")
             aliases[key] = code
         subs = _subtheme_rows(theme, type_code, types[type_code], str(path), len(sub_rows))
         for sub, entry in zip(subs, theme.get("subthemes") or [], strict=True):

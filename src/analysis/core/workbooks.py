@@ -1,23 +1,18 @@
 """Excel workbooks (.xlsx) from untrusted files, opened in bounded memory and time.
 
 Both readers of workbooks, the interviews' background sheet and the labelling sheets,
-open them here (:func:`open_workbook`). A workbook is recognised by its content: a
-password-protected .xlsx is not a zip but an OLE2 compound file holding an
-``EncryptedPackage`` stream, and a legacy .xls is an OLE2 file too; both are refused in
-one line saying what to do. A zip is refused before anything is unpacked when its
-entries declare more than :data:`MAX_WORKBOOK_BYTES` (zipfile never unpacks an entry
-past its declared size: a lie ends in a CRC error), and its sheets are listed from the
-workbook's own index, so a workbook without a worksheet (only chart sheets, say) is
-named as such with its sheets and their kinds.
+open them here (:func:`open_workbook`). A password-protected .xlsx (an OLE2 compound file
+holding an ``EncryptedPackage`` stream) and a legacy .xls are refused in one line saying
+what to do; a zip whose entries declare more than :data:`MAX_WORKBOOK_BYTES` is refused
+before anything is unpacked (zipfile never unpacks an entry past its declared size); a
+workbook without a worksheet is named as such with its sheets and their kinds.
 
 Before a worksheet's cells are read, its XML is scanned as a stream
-(:func:`scan_worksheet`): more than :data:`MAX_WORKBOOK_CELLS` cells, or more cells in
-one row than Excel has columns (:data:`MAX_ROW_CELLS`), are refused before openpyxl
-builds a row (it holds a whole row in memory); the scan also collects the merged ranges
-(``<mergeCell ref=...>``), which openpyxl's read-only mode does not give. The cells are
-then read in openpyxl's read-only mode, row by row (:meth:`Workbook.rows`), with the
-declared dimension ignored and every row given (an empty one too) counted against the
-same limit of cells. Formulas are never run: their cached values are read.
+(:func:`scan_worksheet`): more than :data:`MAX_WORKBOOK_CELLS` cells, or more cells in one
+row than Excel has columns, are refused before openpyxl builds a row (it holds a whole row
+in memory); the scan also collects the merged ranges, which openpyxl's read-only mode does
+not give. The cells are then read row by row (:meth:`Workbook.rows`), every row counted
+against the same limit. Formulas are never run: their cached values are read.
 """
 
 from __future__ import annotations
@@ -143,13 +138,8 @@ def merged_bounds(ref: str) -> tuple[int, int, int, int]:
 def scan_worksheet(source, name: str, limits: Limits) -> SheetScan:
     """Count the cells of a worksheet's XML (``source``, a binary file) and collect its
     merged ranges, reading it as a stream (expat: nothing is kept but the counts and the
-    ranges).
-
-    Refused: more than ``limits.max_cells`` cells or merged ranges, a row of more cells
-    than Excel has columns. openpyxl holds a whole row (every cell of it) in memory
-    while it reads it, so a row of millions of cells, a few MB compressed, would fill
-    it.
-    """
+    ranges); more than ``limits.max_cells`` cells or merged ranges, or a row of more cells
+    than Excel has columns, are refused (see the module docstring)."""
     cells = in_row = row = 0
     merged: list[tuple[int, int, int, int]] = []
     cell, row_tag, merge = f"{SHEET_NS} c", f"{SHEET_NS} row", f"{SHEET_NS} mergeCell"
@@ -273,10 +263,8 @@ def read_workbook_file(path: Path, name: str, limits: Limits) -> bytes:
 @contextmanager
 def open_workbook(raw: bytes, name: str, limits: Limits) -> Iterator[Workbook]:
     """The workbook of the file content ``raw`` (``name`` names it in messages), closed on
-    leaving. A compound file (:func:`compound_file_problem`), a file that is not a zip,
-    a zip that unpacks past ``limits.max_bytes`` and anything openpyxl cannot read, also
-    while the caller reads rows inside the ``with`` block, are one :class:`InputError`
-    naming the file."""
+    leaving; what cannot be read, also while the caller reads rows inside the ``with``
+    block, is one :class:`InputError` naming the file."""
     problem = compound_file_problem(raw)
     if problem:
         raise InputError(problem[0], file=name, fix=problem[1])

@@ -3,7 +3,6 @@
 
 from analysis.core.pipeline import P, Stage, rel
 
-# What the stage reads and writes (dvc.yaml is generated from it: analysis.tools.pipeline).
 STAGE = Stage("explorer", reads=(rel(P.clean.processed), rel(P.taxonomy_file),
                                  rel(P.projects_file)),
               writes=("tables",))

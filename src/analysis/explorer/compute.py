@@ -2,17 +2,15 @@
 release examples per theme.
 
 The explorer page (``issues.html``) filters, sorts and pages all labelled issues of the
-dump in the reader's browser. It reads one compact file: :func:`explorer_data` encodes
-the issues column by column, each text column as indices into a dictionary of its distinct
-values (projects, years, themes, annotators' label sets, URL prefixes), so the release's
-38,742 issues fit in well under a megabyte and open at once. Everything the page shows is
-decided here (how many annotators agreed, whether a report is contested, which URL may
-become a link); the page only decodes, filters and formats.
+dump in the reader's browser. It reads one compact file (:func:`explorer_data`: each text
+column as indices into a dictionary of its distinct values, so the release's 38,742 issues
+fit in well under a megabyte). Everything the page shows is decided here (how many
+annotators agreed, whether a report is contested, which URL may become a link); the page
+only decodes, filters and formats.
 
 :func:`release_examples` picks, for each theme, a few reports whose annotators all agreed
-and a few they disagreed on, in an order fixed by the reports' URLs (SHA-256), so the
-choice is the same on every run and spread over projects rather than the first rows of
-one file.
+and a few they disagreed on, in an order fixed by the reports' URLs (SHA-256): the same on
+every run, and spread over projects rather than the first rows of one file.
 """
 
 from __future__ import annotations
@@ -24,6 +22,7 @@ import pandas as pd
 
 from analysis.core.examples import safe_issue_url
 from analysis.core.projects import Projects
+from analysis.core.schemas import annotator_columns
 from analysis.core.taxonomy import Taxonomy, theme_sort_key
 
 FORMAT = 1  # the explorer file's layout version (the page checks it)
@@ -32,12 +31,6 @@ EXAMPLES_PER_KIND = 3  # unanimous and contested reports shown per theme
 RELEASE_EXAMPLE_COLUMNS = ["theme", "name", "type", "agreement", "rank", "issue_url",
                            "project", "year", "final_label", "agreed", "ratings",
                            "annotator_labels"]
-
-
-def annotator_columns(issues: pd.DataFrame) -> list[str]:
-    """The annotators' label columns of the processed issues, in their numeric order."""
-    cols = [c for c in issues.columns if c.startswith("annotator_")]
-    return sorted(cols, key=lambda c: (len(c), c))
 
 
 def issue_urls(issues: pd.DataFrame) -> pd.Series:

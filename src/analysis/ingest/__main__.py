@@ -60,26 +60,18 @@ def main(argv: Iterable[str] | None = None) -> int:
         return code
     try:
         params = IngestParams.load(args.params)
-        result = ingest(
-            params.source,
-            project_path(args.out),
-            manifest=params.manifest or None,
-            commit=params.commit or None,
-            archive_sha256=params.archive_sha256,
-            max_bytes=params.max_bytes,
-            max_files=params.max_files,
-        )
+        result = ingest(params.source, project_path(args.out), manifest=params.manifest or None,
+                        commit=params.commit or None, archive_sha256=params.archive_sha256,
+                        max_bytes=params.max_bytes, max_files=params.max_files)
         write_json(project_path(args.provenance), result.provenance)
     except InputError as exc:
         print(f"ingest: {exc}", file=sys.stderr)
         return 1
     prov = result.provenance
-    print(
-        f"ingest: {prov['file_count']} files from {prov['source']} ({prov['source_kind']}), "
-        f"{'verified against ' + prov['manifest']['path'] if prov['verified'] else 'no manifest'}"
-        f"; {len(prov['ignored'])} junk file(s) ignored; {len(prov['not_in_manifest'])} not in "
-        "manifest"
-    )
+    print(f"ingest: {prov['file_count']} files from {prov['source']} ({prov['source_kind']}), "
+          f"{'verified against ' + prov['manifest']['path'] if prov['verified'] else 'no manifest'}"
+          f"; {len(prov['ignored'])} junk file(s) ignored; {len(prov['not_in_manifest'])} not in "
+          "manifest")
     own_run_record("ingest", started, project_path(args.out), 0)
     return 0
 

@@ -77,11 +77,9 @@ ZIP_ENCRYPTED_FLAG = 0x1  # bit 0 of a zip entry's general purpose flags
 def check_budget(total: int, max_bytes: int, archive: str) -> None:
     """Refuse an archive (or a download) once ``total`` bytes pass ``max_bytes``."""
     if total > max_bytes:
-        raise InputError(
-            f"archive unpacks to more than {max_bytes:,} bytes (decompression bomb?)",
-            file=archive,
-            fix=f"check the archive, or raise {MAX_BYTES_SETTING} if it is genuine",
-        )
+        raise InputError(f"archive unpacks to more than {max_bytes:,} bytes (decompression "
+                         "bomb?)", file=archive,
+                         fix=f"check the archive, or raise {MAX_BYTES_SETTING} if it is genuine")
 
 
 def safe_relpath(name: str, archive: str | None = None) -> str:
@@ -89,27 +87,15 @@ def safe_relpath(name: str, archive: str | None = None) -> str:
     message names ``archive``)."""
     posix = name.replace("\\", "/")
     if posix.startswith("/") or re.match(r"^[A-Za-z]:", posix):
-        raise InputError(
-            f"archive entry {quoted_name(name)} has an absolute path", file=archive,
-            fix="refusing to extract it; use an archive with relative paths",
-        )
+        raise InputError(f"archive entry {quoted_name(name)} has an absolute path",
+                         file=archive,
+                         fix="refusing to extract it; use an archive with relative paths")
     parts = [p for p in PurePosixPath(posix).parts if p not in ("", ".")]
     if any(p == ".." for p in parts):
-        raise InputError(
-            f"archive entry {quoted_name(name)} points outside the target folder",
-            file=archive,
-            fix="refusing to extract it; use an archive without '..' in its paths",
-        )
+        raise InputError(f"archive entry {quoted_name(name)} points outside the target "
+                         "folder", file=archive,
+                         fix="refusing to extract it; use an archive without '..' in its paths")
     return "/".join(parts)
-
-
-def naming_archive(exc: InputError, archive: str) -> InputError:
-    """``exc``, naming ``archive`` when it names no file: every refusal of an archive says
-    which archive it is."""
-    if exc.file:
-        return exc
-    return InputError(exc.problem, file=archive, line=exc.line, row=exc.row,
-                      column=exc.column, fix=exc.fix)
 
 
 def header_problem(header: tarfile.TarInfo, in_a_row: int) -> tuple[str, str] | None:
@@ -306,17 +292,8 @@ def extract_archive(
     archive: Path, dest: Path, max_bytes: int = DEFAULT_MAX_BYTES,
     max_files: int = DEFAULT_MAX_FILES, limits: NameLimits | None = None,
 ) -> None:
-    """Extract a zip or tar archive into ``dest`` safely.
-
-    Every member is checked before anything is written: more than ``max_files`` members,
-    absolute paths, ``..`` components, links, special and sparse files, encrypted zip
-    entries, tar headers larger than a header can need (:class:`BoundedTarInfo`), names
-    that cannot be written as they are (see :func:`name_problem`, with ``limits`` or those
-    of ``dest``) and two entries landing on the same path are refused, in one message
-    naming the archive. Writing stops once more than ``max_bytes`` have been written
-    (counted while writing, not trusted from the archive's own headers, which are also
-    checked first).
-    """
+    """Extract a zip or tar archive into ``dest``, every member checked first (see the
+    module docstring; names against ``limits``, default those of ``dest``)."""
     name = str(archive)
     budget = [0]
     dest.mkdir(parents=True, exist_ok=True)
@@ -335,9 +312,8 @@ def extract_archive(
         try:
             tf = BoundedTarFile.open(archive)
         except tarfile.TarError as exc:
-            raise InputError(
-                "not a readable .zip or .tar(.gz) archive", file=name, fix="check the file"
-            ) from exc
+            raise InputError("not a readable .zip or .tar(.gz) archive", file=name,
+                             fix="check the file") from exc
         except ValueError as exc:  # tarfile reads the first header on opening
             raise unreadable_headers(exc, name) from exc
         with tf:
@@ -351,19 +327,16 @@ def extract_archive(
     except damaged as exc:
         raise InputError(f"cannot read the archive, it is damaged ({exc})", file=name,
                          fix="download or copy the archive again") from exc
-    except InputError as exc:
-        named = naming_archive(exc, name)
-        if named is exc:
+    except InputError as exc:  # every refusal of an archive says which archive it is
+        if exc.file:
             raise
-        raise named from exc
+        raise InputError(exc.problem, file=name, line=exc.line, row=exc.row,
+                         column=exc.column, fix=exc.fix) from exc
 
 
 def dump_root(folder: Path) -> Path:
-    """The folder holding the dump: ``folder`` itself, or its single top-level folder.
-
-    GitHub archives wrap everything in ``<repo>-<commit>/``; junk entries are ignored
-    when deciding.
-    """
+    """The folder holding the dump: ``folder`` itself, or its single top-level folder (as
+    GitHub's ``<repo>-<commit>/``; junk entries aside)."""
     entries = [p for p in folder.iterdir() if not is_junk(p.name) and p.name not in JUNK_DIRS]
     if len(entries) == 1 and entries[0].is_dir() and not (folder / "Issue Report").exists():
         return entries[0]

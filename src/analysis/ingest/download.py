@@ -34,12 +34,9 @@ def https_url(source: str) -> bool:
     if not URL_SCHEME.match(source):
         return False
     if not source.lower().startswith("https://"):
-        raise InputError(
-            f"refusing source URL {source!r}: only https:// URLs are accepted",
-            file=str(PATHS.params.name),
-            column="ingest.source",
-            fix="use an https:// URL or a local path",
-        )
+        raise InputError(f"refusing source URL {source!r}: only https:// URLs are accepted",
+                         file=str(PATHS.params.name), column="ingest.source",
+                         fix="use an https:// URL or a local path")
     return True
 
 
@@ -65,12 +62,9 @@ def download(
     url: str, dest: Path, sha256: str | None = None, cafile: str | None = None,
     max_bytes: int = DEFAULT_MAX_BYTES, timeout: float = 60.0,
 ) -> Path:
-    """Download an https URL to ``dest`` (atomically), checking its SHA-256 when given.
-
-    A network failure is a :class:`DownloadError` "download failed (<reason>)" whose cause
-    is the original error. Certificates are checked against the system's (``SSL_CERT_FILE``
-    is honoured) or ``cafile``.
-    """
+    """Download an https URL to ``dest`` (atomically), checking its SHA-256 when given and
+    certificates against the system's (``SSL_CERT_FILE`` is honoured) or ``cafile``; a
+    network failure is a :class:`DownloadError` whose cause is the original error."""
     https_url(url)  # refuses anything but https
     context = ssl.create_default_context(cafile=cafile)
     dest.parent.mkdir(parents=True, exist_ok=True)
@@ -78,9 +72,8 @@ def download(
     digest = hashlib.sha256()
     total = 0
     try:
-        with urllib.request.urlopen(url, timeout=timeout, context=context) as resp, tmp.open(
-            "wb"
-        ) as out:
+        with (urllib.request.urlopen(url, timeout=timeout, context=context) as resp,
+              tmp.open("wb") as out):
             for chunk in iter(lambda: resp.read(CHUNK), b""):
                 total += len(chunk)
                 check_budget(total, max_bytes, url)
@@ -101,10 +94,8 @@ def download(
         raise
     if sha256 and digest.hexdigest() != sha256.lower():
         tmp.unlink(missing_ok=True)
-        raise InputError(
-            f"downloaded archive has SHA-256 {digest.hexdigest()}, expected {sha256}",
-            file=url,
-            fix="the archive changed or was tampered with; check ingest.archive_sha256",
-        )
+        raise InputError(f"downloaded archive has SHA-256 {digest.hexdigest()}, expected "
+                         f"{sha256}", file=url, fix="the archive changed or was tampered with; "
+                                                    "check ingest.archive_sha256")
     os.replace(tmp, dest)
     return dest

@@ -3,22 +3,10 @@
 ``python -m analysis.ingest fetch`` runs before the pipeline (``make report`` runs it
 before ``dvc repro``). The ``ingest`` stage then reads ``data/release/`` (the default
 ``ingest.source``): a local folder, the same on every machine, so ``dvc.lock`` and the
-provenance record do not depend on where the release came from. In this order:
-
-1. ``data/release/`` already holds every file the manifest (``ingest.manifest``, kept in
-   git) lists, each with its SHA-256: nothing to do.
-2. The offline mirror ``ingest.mirror`` is a folder: its files are copied in, under the
-   same refusals as ingest applies to a dump folder (links, special files, hidden
-   characters, clashing names, more than ``ingest.max_files`` entries), and verified.
-3. Else the archive ``ingest.release_url`` (https only) is downloaded, kept in
-   ``data/download/`` (an archive already there is used instead, without network),
-   extracted as ingest extracts archives, and verified.
-
-Only the files the manifest lists go into the new ``data/release/`` (upstream's README and
-snippet are left out, as the mirror leaves them out), which replaces the old one in one
-rename once complete: a failure leaves ``data/release/`` as it was and no temporary folder
-behind. When ``ingest.source`` is anything else (your own dump) fetch does nothing.
-params.yaml and every other tracked file are never written.
+provenance record do not depend on where the release came from. What it does, in order,
+is :data:`DESCRIPTION` (its ``--help``). Only the files the manifest lists go into the new
+``data/release/`` (upstream's README and snippet are left out, as the mirror leaves them
+out). params.yaml and every other tracked file are never written.
 """
 
 from __future__ import annotations
@@ -37,6 +25,7 @@ from analysis.core.artifacts import (
 )
 from analysis.core.dumpfiles import unreadable
 from analysis.core.errors import InputError
+from analysis.core.formatting import plural
 from analysis.core.paths import PATHS, Paths, project_path
 from analysis.core.textsafe import visible
 from analysis.ingest.archives import unpack
@@ -91,20 +80,10 @@ checked against the system's (SSL_CERT_FILE names another CA bundle)."""
 SUMMARY, DESCRIPTION = _release_help()
 
 
-def same_path(a: Path, b: Path) -> bool:
-    """True when ``a`` and ``b`` name the same path (compared as written, links not
-    followed)."""
-    return os.path.abspath(a) == os.path.abspath(b)
-
-
 def listing(names: list[str]) -> str:
     """A few names for a message: ``a, b, c and 4 more``."""
     text = ", ".join(visible(name) for name in names[:LISTED])
     return text + (f" and {len(names) - LISTED} more" if len(names) > LISTED else "")
-
-
-def files_phrase(count: int) -> str:
-    return f"{count} file" + ("" if count == 1 else "s")
 
 
 def holds_something(folder: Path) -> bool:
@@ -117,12 +96,9 @@ def holds_something(folder: Path) -> bool:
 def stage_release(folder: Path, staged: Path, final: Path, entries: dict[str, str],
                   manifest: str, max_files: int, origin: str, mismatch_fix: str) -> list[str]:
     """Copy the files of the dump ``folder`` that the manifest lists into the folder
-    ``staged`` (to become ``final``) and verify the copies; return the files left out (not
-    listed).
-
-    The dump is checked and copied as ingest copies a folder source (:func:`copy_dump`);
-    every message says which ``origin`` (the mirror, the archive) it is about.
-    """
+    ``staged`` (to become ``final``) as ingest copies a folder source (:func:`copy_dump`),
+    and verify the copies; return the files left out (not listed). Every message says
+    which ``origin`` (the mirror, the archive) it is about."""
     try:
         copied = copy_dump(folder, staged, final, max_files=max_files, only=entries)
     except InputError as exc:
@@ -142,11 +118,9 @@ def read_manifest(manifest: str, paths: Paths) -> dict[str, str]:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError as exc:
-        raise InputError(
-            "manifest not found", file=manifest,
-            fix=f"restore {shown(paths.release_manifest, paths.root)} from git or fix "
-                "ingest.manifest",
-        ) from exc
+        raise InputError("manifest not found", file=manifest,
+                         fix=f"restore {shown(paths.release_manifest, paths.root)} from git or "
+                             "fix ingest.manifest") from exc
     except OSError as exc:
         raise unreadable(exc, path) from exc
     entries = parse_manifest(text, manifest)
@@ -160,11 +134,9 @@ def release_url(params: IngestParams, params_name: str) -> str:
     """``ingest.release_url``, refusing anything but an https URL."""
     url = params.release_url
     if not url or not url.lower().startswith("https://"):
-        raise InputError(
-            f"ingest.release_url must be the https:// URL of the release archive, not {url!r}",
-            file=params_name, column="ingest.release_url",
-            fix="set it to the archive URL of the pinned commit (see docs/data.md)",
-        )
+        raise InputError(f"ingest.release_url must be the https:// URL of the release archive, "
+                         f"not {url!r}", file=params_name, column="ingest.release_url",
+                         fix="set it to the archive URL of the pinned commit (see docs/data.md)")
     return url
 
 
@@ -178,21 +150,19 @@ def fetch(params: IngestParams, paths: Paths = PATHS, params_name: str | None = 
     params_name = params_name or shown(paths.params, root)
     release = shown(paths.release, root)
     source = params.source
-    if not same_path(project_path(source, root), paths.release):
+    if os.path.abspath(project_path(source, root)) != os.path.abspath(paths.release):
         kind = source_kind(source, root)  # a missing source is one message, now
         return (f"ingest.source is {source} ({KIND_NAMES[kind]}), not {release}: nothing to "
                 "fetch, ingest reads that source as it is")
 
     if not params.manifest:
-        raise InputError(
-            "ingest.manifest is not set; fetch verifies every file of the release against it",
-            file=params_name, column="ingest.manifest",
-            fix=f"set it to {shown(paths.release_manifest, root)}",
-        )
+        raise InputError("ingest.manifest is not set; fetch verifies every file of the release "
+                         "against it", file=params_name, column="ingest.manifest",
+                         fix=f"set it to {shown(paths.release_manifest, root)}")
     manifest = params.manifest
     entries = read_manifest(manifest, paths)
     max_files = params.max_files
-    what = f"{files_phrase(len(entries))} verified against {manifest}"
+    what = f"{plural(len(entries), 'file')} verified against {manifest}"
     if params.commit:
         what = f"commit {params.commit[:7]}, {what}"
 
@@ -203,7 +173,7 @@ def fetch(params: IngestParams, paths: Paths = PATHS, params_name: str | None = 
         except InputError as exc:
             replaced = f"; it replaces a copy that did not verify ({exc.where}: {exc.problem})"
         else:
-            kept = (f"; {files_phrase(len(extra))} not in the manifest, left there: "
+            kept = (f"; {plural(len(extra), 'file')} not in the manifest, left there: "
                     f"{listing(extra)}") if extra else ""
             return f"{release} already holds the pinned release ({what}); nothing to do{kept}"
 
@@ -221,7 +191,7 @@ def fetch(params: IngestParams, paths: Paths = PATHS, params_name: str | None = 
         else:
             left_out, how = stage_download(params, paths, staged, entries, params_name,
                                            cafile)
-    skipped = (f"; {files_phrase(len(left_out))} not in the manifest left out: "
+    skipped = (f"; {plural(len(left_out), 'file')} not in the manifest left out: "
                f"{listing(left_out)}") if left_out else ""
     return f"{release}: the pinned release ({what}), {how}{skipped}{replaced}"
 
@@ -303,12 +273,11 @@ def offline_error(exc: DownloadError, mirror: str | None, paths: Paths, cached: 
     problem = exc.problem + (f"; no mirror folder at {mirror} (ingest.mirror)" if mirror
                              else "; ingest.mirror is not set")
     release = shown(paths.release, root)
-    return InputError(
-        problem, file=exc.file,
-        fix=(f"without network, put the release (a folder in the upstream layout) at "
-             f"{release}/ or its archive at {shown(cached, root)}, or set ingest.mirror to "
-             "such a folder, or set ingest.source to your own folder or archive"),
-    )
+    return InputError(problem, file=exc.file,
+                      fix=f"without network, put the release (a folder in the upstream layout) "
+                          f"at {release}/ or its archive at {shown(cached, root)}, or set "
+                          "ingest.mirror to such a folder, or set ingest.source to your own "
+                          "folder or archive")
 
 
 def run(params_file: Path, cafile: str | None = None) -> int:

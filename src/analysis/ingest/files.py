@@ -1,6 +1,6 @@
 """Ingest's copy of a dump folder, and its manifest.
 
-:func:`copy_dump` checks the whole dump first (:func:`analysis.core.dumpfiles.collect_files`:
+:func:`copy_dump` checks the whole dump first (:func:`analysis.core.dumpfiles.walk_dump`:
 names and ``os.lstat`` only, links and special files refused), then opens each file once,
 without following links or waiting, and only if it is still the file that was checked
 (:func:`analysis.core.dumpfiles.open_dump_file`); it copies and hashes it in one pass, so
@@ -15,7 +15,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from analysis.core.dumpfiles import collect_files, copy_dump_file, sha256_dump_file
+from analysis.core.dumpfiles import copy_dump_file, sha256_dump_file, walk_dump
 from analysis.core.dumpsafety import DEFAULT_MAX_FILES, name_limits
 from analysis.core.errors import InputError
 from analysis.ingest.archives import MAX_FILES_SETTING
@@ -36,20 +36,15 @@ class Copied:
 def copy_dump(root: Path, staged: Path, final: Path, max_files: int = DEFAULT_MAX_FILES,
               only: Collection[str] | None = None) -> Copied:
     """Copy the files of the dump folder ``root`` (those in ``only``, or all) into the
-    existing folder ``staged``, which is to become ``final``.
-
-    The whole dump is checked first, no file opened (:func:`collect_files`, with names
-    that must fit under ``staged`` and ``final``); then each file is opened once, copied
-    and hashed in one pass (:func:`copy_dump_file`), in path order. A message about a
-    copy names its place in ``final``.
-    """
-    files, ignored = collect_files(root, max_files=max_files,
-                                   limits=name_limits(staged, staged, final),
-                                   setting=MAX_FILES_SETTING)
-    hashes = {rel: copy_dump_file(rel, files[rel], staged / rel, final=final / rel,
+    existing folder ``staged``, which is to become ``final``: the whole dump checked first
+    (:func:`walk_dump`, names fitting under both), then each file copied and hashed in one
+    pass (:func:`copy_dump_file`), in path order."""
+    walk = walk_dump(root, max_files, name_limits(staged, staged, final),
+                     setting=MAX_FILES_SETTING)
+    hashes = {rel: copy_dump_file(rel, walk.files[rel], staged / rel, final=final / rel,
                                  reader=READER)
-              for rel in sorted(files) if only is None or rel in only}
-    return Copied(hashes, sorted(files), ignored)
+              for rel in sorted(walk.files) if only is None or rel in only}
+    return Copied(hashes, sorted(walk.files), walk.ignored)
 
 
 def parse_manifest(text: str, name: str = "manifest") -> dict[str, str]:
@@ -60,39 +55,27 @@ def parse_manifest(text: str, name: str = "manifest") -> dict[str, str]:
             continue
         m = re.match(r"^([0-9a-fA-F]{64}) [ *](.+)$", line)
         if not m:
-            raise InputError(
-                "not a `sha256sum` line (expected '<64 hex digits>  <path>')",
-                file=name,
-                line=lineno,
-                fix="regenerate the manifest with `sha256sum`",
-            )
+            raise InputError("not a `sha256sum` line (expected '<64 hex digits>  <path>')",
+                             file=name, line=lineno, fix="regenerate the manifest with `sha256sum`")
         rel = m.group(2)
         rel = rel[2:] if rel.startswith("./") else rel
         entries[str(PurePosixPath(rel))] = m.group(1).lower()
     return entries
 
 
-def verify_against_manifest(
-    hashes: dict[str, str], manifest: dict[str, str], manifest_name: str
-) -> list[str]:
-    """Check file hashes against a manifest; return the files the manifest does not list.
-
-    A hash mismatch or a listed file that is missing stops ingest with a message naming
-    the file.
-    """
+def verify_against_manifest(hashes: dict[str, str], manifest: dict[str, str],
+                            manifest_name: str) -> list[str]:
+    """Check file hashes against a manifest (a mismatch or a listed file that is missing is
+    one message naming the file); return the files the manifest does not list."""
     for rel, expected in sorted(manifest.items()):
         if rel not in hashes:
-            raise InputError(
-                f"file listed in the manifest is missing from the source: {rel!r}",
-                file=manifest_name,
-                fix="use a complete copy of the dump, or the manifest that belongs to it",
-            )
+            raise InputError(f"file listed in the manifest is missing from the source: {rel!r}",
+                             file=manifest_name, fix="use a complete copy of the dump, or the "
+                                                     "manifest that belongs to it")
         if hashes[rel] != expected:
-            raise InputError(
-                f"SHA-256 mismatch: expected {expected}, found {hashes[rel]}",
-                file=rel,
-                fix="the file differs from the released data; restore it or update the manifest",
-            )
+            raise InputError(f"SHA-256 mismatch: expected {expected}, found {hashes[rel]}",
+                             file=rel, fix="the file differs from the released data; restore it "
+                                           "or update the manifest")
     return sorted(set(hashes) - set(manifest))
 
 
@@ -100,9 +83,9 @@ def verify_folder(folder: Path, manifest: dict[str, str], manifest_name: str,
                   max_files: int = DEFAULT_MAX_FILES) -> list[str]:
     """Check that the dump folder ``folder`` holds every file ``manifest`` lists, with its
     SHA-256 (:func:`verify_against_manifest`); return the files it holds that the manifest
-    does not list. The folder is checked as a dump is (:func:`collect_files`) and its
+    does not list. The folder is checked as a dump is (:func:`walk_dump`) and its
     listed files hashed as they are copied (:func:`sha256_dump_file`)."""
-    files, _junk = collect_files(folder, max_files=max_files, setting=MAX_FILES_SETTING)
+    files = walk_dump(folder, max_files, setting=MAX_FILES_SETTING).files
     hashes = {rel: sha256_dump_file(rel, item, READER) for rel, item in files.items()
               if rel in manifest}
     verify_against_manifest(hashes, manifest, manifest_name)

@@ -7,24 +7,14 @@ are extracted without letting any entry escape the target folder; operating-syst
 (``.DS_Store``, ``__MACOSX/``...) is ignored. The result is ``data/raw/`` plus a
 provenance record (source, commit, per-file hashes; no timestamps, so it is byte-stable).
 
-A dump is untrusted input. Before anything is copied, ingest refuses, with one message
-naming the file: links (symbolic, and hard links of a folder source, which could bring in
-a file from outside the dump), special files (FIFOs, sockets, devices: never opened, so
-none can hang the run), names with control or formatting characters or too long for the
-file system, two entries that would land on the same path, and more than
-``ingest.max_files`` files and folders. Each file is then opened once, without following
-links or waiting, and only if it is still the file that was checked; it is copied and
-hashed in one pass, and the manifest is checked against (and the provenance records) the
-hashes of the bytes copied. A refused or failed run leaves ``data/raw/`` as it was and no
-temporary folder behind.
-
-What a dump may not hold is in :mod:`analysis.core.dumpsafety`; the walk and the one
-opening of each file in :mod:`analysis.core.dumpfiles` (shared with every other reader of a
-dump), the one-pass copy in :mod:`analysis.ingest.files`, archives in
-:mod:`analysis.ingest.archives`,
-downloads in :mod:`analysis.ingest.download`. ``python -m analysis.ingest fetch``
-(:mod:`analysis.ingest.fetch`) first makes ``data/release/`` hold the pinned release, the
-default source. Run as ``python -m analysis.ingest --help``.
+A dump is untrusted input: what it may not hold is in :mod:`analysis.core.dumpsafety`; the
+walk and the one opening of each file in :mod:`analysis.core.dumpfiles` (shared with every
+other reader of a dump), the one-pass copy in :mod:`analysis.ingest.files`, archives in
+:mod:`analysis.ingest.archives`, downloads in :mod:`analysis.ingest.download`. A refused or
+failed run leaves ``data/raw/`` as it was and no temporary folder behind.
+``python -m analysis.ingest fetch`` (:mod:`analysis.ingest.fetch`) first makes
+``data/release/`` hold the pinned release, the default source. Run as
+``python -m analysis.ingest --help``.
 """
 
 from __future__ import annotations
@@ -67,16 +57,11 @@ def source_kind(source: str, root: Path = ROOT) -> str:
     if path.is_file() and source.lower().endswith(ARCHIVE_SUFFIXES):
         return "archive"
     if path.is_file():
-        raise InputError(
-            "source file is not a .zip, .tar.gz or .tar archive",
-            file=source,
-            fix="point ingest.source at a folder in the upstream layout or an archive",
-        )
-    raise InputError(
-        "source not found",
-        file=source,
-        fix="set ingest.source in params.yaml to a folder, archive or https URL",
-    )
+        raise InputError("source file is not a .zip, .tar.gz or .tar archive", file=source,
+                         fix="point ingest.source at a folder in the upstream layout or an "
+                             "archive")
+    raise InputError("source not found", file=source,
+                     fix="set ingest.source in params.yaml to a folder, archive or https URL")
 
 
 def detect_commit(*candidates: str | None) -> str | None:
@@ -103,11 +88,8 @@ def local_archive(source: str, kind: str, archive_sha256: str | None, download_d
         return archive
     archive = project_path(source)
     if archive_sha256 and sha256_file(archive) != archive_sha256.lower():
-        raise InputError(
-            "archive SHA-256 does not match ingest.archive_sha256",
-            file=source,
-            fix="use the right archive or correct the checksum",
-        )
+        raise InputError("archive SHA-256 does not match ingest.archive_sha256", file=source,
+                         fix="use the right archive or correct the checksum")
     return archive
 
 
@@ -148,38 +130,26 @@ def check_manifest(manifest: str, hashes: dict[str, str]) -> tuple[dict, list[st
     the manifest and the files it does not list."""
     mpath = project_path(manifest)
     if not mpath.is_file():
-        raise InputError(
-            "manifest not found", file=manifest, fix="fix ingest.manifest or set it to null"
-        )
+        raise InputError("manifest not found", file=manifest,
+                         fix="fix ingest.manifest or set it to null")
     entries = parse_manifest(mpath.read_text(encoding="utf-8"), manifest)
     info = {"path": manifest, "sha256": sha256_file(mpath), "files_listed": len(entries)}
     return info, verify_against_manifest(hashes, entries, manifest)
 
 
-def ingest(
-    source: str,
-    dest: Path,
-    manifest: str | None = None,
-    commit: str | None = None,
-    archive_sha256: str | None = None,
-    max_bytes: int = DEFAULT_MAX_BYTES,
-    download_dir: Path | None = None,
-    cafile: str | None = None,
-    max_files: int = DEFAULT_MAX_FILES,
-) -> IngestResult:
-    """Materialise ``source`` as ``dest`` (replacing it), verified and with provenance.
-
-    Everything is built aside (:func:`~analysis.core.artifacts.atomic_folder`: in
-    ``build/tmp/`` in the project) and moved into place only when complete; any failure
-    removes what was built and leaves ``dest`` as it was. Each file of the dump is opened
-    once, copied and hashed in one pass (:func:`copy_dump`); the manifest is checked
-    against, and the provenance records, the hashes of the bytes copied.
-    """
+def ingest(source: str, dest: Path, manifest: str | None = None, commit: str | None = None,
+           archive_sha256: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES,
+           download_dir: Path | None = None, cafile: str | None = None,
+           max_files: int = DEFAULT_MAX_FILES) -> IngestResult:
+    """Materialise ``source`` as ``dest`` (replacing it whole, once complete:
+    :func:`~analysis.core.artifacts.atomic_folder`), verified and with provenance: the
+    manifest is checked against, and the provenance records, the hashes of the bytes
+    copied (:func:`copy_dump`)."""
     kind = source_kind(source)
     dest = Path(dest)
-    with atomic_folder(dest, public=False) as staged, source_folder(
-        source, kind, dest, archive_sha256, download_dir, cafile, max_bytes, max_files
-    ) as found:
+    with (atomic_folder(dest, public=False) as staged,
+          source_folder(source, kind, dest, archive_sha256, download_dir, cafile, max_bytes,
+                        max_files) as found):
         copied = copy_dump(found.root, staged, dest, max_files=max_files)
         hashes = copied.hashes
         if not hashes:
@@ -189,25 +159,15 @@ def ingest(
 
     detected = detect_commit(source if kind != "dir" else None, found.top_name)
     record = {
-        "source": source,
-        "source_kind": kind,
-        "archive_sha256": found.archive_sha256,
+        "source": source, "source_kind": kind, "archive_sha256": found.archive_sha256,
         "commit": detected or commit,
         "commit_from": "source" if detected else ("params" if commit else None),
-        "commit_declared": commit,
-        "manifest": manifest_info,
+        "commit_declared": commit, "manifest": manifest_info,
         "verified": manifest_info is not None,
-        "files": {
-            rel: {
-                "sha256": hashes[rel],
-                "bytes": sizes[rel],
-                "in_manifest": (rel not in unlisted) if manifest_info else None,
-            }
-            for rel in sorted(hashes)
-        },
-        "not_in_manifest": unlisted,
-        "ignored": copied.ignored,
-        "file_count": len(hashes),
+        "files": {rel: {"sha256": hashes[rel], "bytes": sizes[rel],
+                        "in_manifest": (rel not in unlisted) if manifest_info else None}
+                  for rel in sorted(hashes)},
+        "not_in_manifest": unlisted, "ignored": copied.ignored, "file_count": len(hashes),
     }
     record["total_bytes"] = sum(f["bytes"] for f in record["files"].values())
     return IngestResult(files=record["files"], ignored=copied.ignored, provenance=record)

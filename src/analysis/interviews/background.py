@@ -14,7 +14,6 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 
 import pandas as pd
 
@@ -29,7 +28,7 @@ from analysis.interviews.normalise import (
     whitespace_change,
 )
 from analysis.interviews.params import InterviewsParams, RoleCategory
-from analysis.interviews.read import Sheet, read_sheet
+from analysis.interviews.read import Sheet
 from analysis.interviews.rules import (
     BACKGROUND_COLUMNS,
     BACKGROUND_REQUIRED,
@@ -67,13 +66,6 @@ def split_role(role: str, groups: dict[str, str]) -> tuple[str, str]:
     return "Unknown", role
 
 
-def clean_background(path: str | Path, rel: str, params: InterviewsParams
-                     ) -> tuple[pd.DataFrame, list[Anomaly], list[dict], dict]:
-    """Read the background workbook at ``path`` and clean it (:func:`clean_sheet`);
-    anomalies cite the file as ``rel``."""
-    return clean_sheet(replace(read_sheet(path, params.sheet), name=rel), params)
-
-
 BACKGROUND_TABLE_COLUMNS = [
     "sheet_row", "type", "role_raw", "role", "role_title", "role_category",
     "role_category_label", "gender_raw", "gender", "experience_raw", "experience",
@@ -106,15 +98,10 @@ class SheetFindings(Findings):
 
 def clean_sheet(sheet: Sheet, params: InterviewsParams
                 ) -> tuple[pd.DataFrame, list[Anomaly], list[dict], dict]:
-    """Clean the background sheet into one row per participant.
-
-    Returns the table (``sheet_row``, ``type``, role, gender, experience and
-    responsibilities, each raw and normalised, ``flags``), the anomalies, the rows set
-    aside, and the file's row accounting. ``params`` is the params.yaml section
-    ``interviews`` (groups, translations, role_categories). The steps: the header
-    (:func:`sheet_header`), each row's cells (:func:`read_cells`), role, gender and
-    experience (:func:`clean_role`, :func:`clean_gender`, :func:`clean_experience`).
-    """
+    """Clean the background sheet into one row per participant: the table
+    (:data:`BACKGROUND_TABLE_COLUMNS`: role, gender, experience and responsibilities, each
+    raw and normalised), the anomalies, the rows set aside, and the file's row accounting.
+    ``params`` is the params.yaml section ``interviews``."""
     found = SheetFindings(sheet.name)
     found.anomalies += [quirk_anomaly(RULES, replace(q, file=sheet.name))
                         for q in sheet.quirks]

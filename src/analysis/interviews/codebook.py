@@ -96,16 +96,9 @@ class Lookups:
 
 def clean_codebook(text: str, rel: str, taxonomy: Taxonomy, groups: dict[str, str]
                    ) -> tuple[pd.DataFrame, pd.DataFrame, list[Anomaly], list[dict], list[dict]]:
-    """Clean the codebook: one row per participant and one row per linked node.
-
-    Every node is checked against the taxonomy: a code the taxonomy lacks is kept with
-    ``in_taxonomy = False`` (it may be a category the interviews added); a token that is
-    not a code at all is set aside. ``groups`` (params.yaml ``interviews.groups``) names
-    more spellings of the participant types. Returns (codebook, nodes, anomalies, rejected,
-    accounting): read the records (:func:`read_records`), check the header
-    (:func:`read_header`) and each row (:func:`clean_row`), then account for them
-    (:func:`codebook_tables`).
-    """
+    """Clean the codebook (see the module docstring): (codebook, nodes, anomalies,
+    rejected, accounting). ``groups`` (params.yaml ``interviews.groups``) names more
+    spellings of the participant types."""
     found = Findings(rel)
     records = read_records(text, rel)
     data = [r for r in records if any(x.strip() for x in r[1])]

@@ -9,7 +9,7 @@ are linked to, and the guideline's questions.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -21,9 +21,7 @@ from analysis.interviews.normalise import neutral_pronouns
 from analysis.interviews.params import InterviewsParams
 from analysis.interviews.read import InterviewFiles
 from analysis.interviews.roles import (
-    MAPPING_COLUMNS,
     ROLE_CLAIM_COLUMNS,
-    ROLE_COLUMNS,
     role_claims,
     role_mappings,
     role_table,
@@ -43,14 +41,10 @@ class Interviews:
     theme_counts: pd.DataFrame  # theme_counts
     quotes: pd.DataFrame  # quotes_by_theme
     questions: pd.DataFrame  # guideline_questions
-    # each role and its category (roles.role_table), the counts of every other reading
-    roles: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=ROLE_COLUMNS))
-    role_mappings: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(
-        columns=MAPPING_COLUMNS))
-    session: tuple[int, int, int] | None = None  # the guideline's session length, its line
-    # per role claim of Section IV.A, which readings give the paper's count (role_claims)
-    role_claims: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(
-        columns=ROLE_CLAIM_COLUMNS))
+    roles: pd.DataFrame  # each role and its category (roles.role_table)
+    role_mappings: pd.DataFrame  # the counts of every reading of the roles
+    session: tuple[int, int, int] | None  # the guideline's session length, its line
+    role_claims: pd.DataFrame  # per role claim, the readings that give the paper's count
 
 
 def compute(files: InterviewFiles, taxonomy: Taxonomy, params: InterviewsParams,

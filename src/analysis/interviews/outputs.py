@@ -10,6 +10,7 @@ import pandas as pd
 from analysis.core.formatting import short
 from analysis.core.stage import StageOutputs
 from analysis.core.table_schemas import stage_schemas
+from analysis.interviews import roles
 from analysis.interviews.clean import type_counts
 from analysis.interviews.compute import Interviews, codebook_table, group_summary
 from analysis.interviews.figures import heatmap_figure, theme_counts_figure
@@ -22,10 +23,6 @@ def processed(result: Interviews) -> dict[str, pd.DataFrame]:
     data = result.data
     return {"background.csv": data.background, "codebook.csv": data.codebook,
             "nodes.csv": data.nodes, "rejected.csv": data.rejected}
-
-
-def quality(result: Interviews) -> dict:
-    return result.data.quality
 
 
 def tables(result: Interviews) -> dict[str, pd.DataFrame | str]:
@@ -127,14 +124,8 @@ def website_vars(result: Interviews) -> dict[str, object]:
 # The claims read from the background sheet's roles and experience years: a difference in
 # one of them has that reading as its root cause (``cause: interview_roles``, which the
 # findings stage groups differences by).
-ROLE_CLAIMS = ("interviews.users.engineers.count", "interviews.users.engineers.min_years",
-               "interviews.users.students.count", "interviews.users.students.mean_years",
-               "interviews.developers.managers.count",
-               "interviews.developers.managers.min_years",
-               "interviews.developers.feature_engineers.count",
-               "interviews.developers.training.count",
-               "interviews.developers.inference.count",
-               "interviews.developers.deployment.count")
+ROLE_CLAIMS = (*roles.ROLE_CLAIMS, "interviews.users.engineers.min_years",
+               "interviews.users.students.mean_years", "interviews.developers.managers.min_years")
 
 
 def claim_values(result: Interviews) -> dict[str, dict]:
@@ -165,18 +156,20 @@ def claim_values(result: Interviews) -> dict[str, dict]:
     out["interviews.users.engineers.count"] = {
         "value": len(eng), "note": "roles: " + "; ".join(sorted(set(eng["role_title"])))}
     out["interviews.users.engineers.min_years"] = {
-        "value": _min(eng), "note": f"years of the professional engineers: {years_text(eng)} "
-        "(the claim bounds the smallest)"}
+        "value": _years(eng, "min"),
+        "note": f"years of the professional engineers: {years_text(eng)} (the claim bounds "
+                "the smallest)"}
     out["interviews.users.students.count"] = {
         "value": len(stu), "note": "the sheet does not say which subject they study"}
     out["interviews.users.students.mean_years"] = {
-        "value": _mean(stu), "note": f"mean of {years_text(stu)} years (months converted)"}
+        "value": _years(stu, "mean"), "note": f"mean of {years_text(stu)} years (months converted)"}
     man = cat("manager")
     out["interviews.developers.managers.count"] = {
         "value": len(man), "note": "roles: " + "; ".join(sorted(set(man["role_title"])))}
     out["interviews.developers.managers.min_years"] = {
-        "value": _min(man), "note": f"years of the managers: {years_text(man)} (the sheet's "
-        "'Experience Years for LLMs'; it gives no separate years in framework validation)"}
+        "value": _years(man, "min"),
+        "note": f"years of the managers: {years_text(man)} (the sheet's 'Experience Years for "
+                "LLMs'; it gives no separate years in framework validation)"}
     train, infer, deploy = cat("training"), cat("inference"), cat("deployment")
     out["interviews.developers.feature_engineers.count"] = {
         "value": len(train) + len(infer),
@@ -218,18 +211,14 @@ def metrics(result: Interviews) -> dict:
     }
 
 
-def _min(frame: pd.DataFrame) -> float | None:
+def _years(frame: pd.DataFrame, how: str) -> float | None:
+    """The ``how`` (``min``, ``mean``) of the participants' years, None without any."""
     years = frame["experience_years"].dropna()
-    return float(years.min()) if len(years) else None
-
-
-def _mean(frame: pd.DataFrame) -> float | None:
-    years = frame["experience_years"].dropna()
-    return float(years.mean()) if len(years) else None
+    return float(years.agg(how)) if len(years) else None
 
 
 def build(result: Interviews) -> StageOutputs:
-    return StageOutputs(processed=processed(result), quality=quality(result),
+    return StageOutputs(processed=processed(result), quality=result.data.quality,
                         tables=tables(result), figures=figures(result),
                         website_vars=website_vars(result), claim_values=claim_values(result),
                         metrics=metrics(result),

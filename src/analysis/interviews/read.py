@@ -7,17 +7,14 @@ text files are decoded (their BOM and line endings kept as quirks for the qualit
 and the workbook's cells are read with merged ranges filled. A file that cannot be read at
 all stops the stage with one clear :class:`~analysis.core.errors.InputError`.
 
-The workbook is untrusted like the rest of the dump: it is opened by
-:func:`analysis.core.workbooks.open_workbook`, within the limits the labelling sheets
-have (:data:`~analysis.core.workbooks.MAX_WORKBOOK_BYTES` unpacked,
-:data:`~analysis.core.workbooks.MAX_WORKBOOK_CELLS` cells), and only the rows and
-columns up to the last that hold a value make the sheet; a merged range reaching past
-them is clipped to them (and reported) instead of filling rows that hold nothing.
+The workbook is untrusted like the rest of the dump: it is opened within the limits the
+labelling sheets have (:mod:`analysis.core.workbooks`), and only the rows and columns up
+to the last that hold a value make the sheet (:func:`read_sheet`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from openpyxl.utils.cell import get_column_letter
@@ -45,7 +42,7 @@ class TextFile:
 
     name: str
     text: str
-    quirks: list[Quirk] = field(default_factory=list)
+    quirks: list[Quirk]
 
 
 @dataclass(frozen=True)
@@ -62,9 +59,9 @@ class Sheet:
     name: str  # the file's name
     title: str  # the sheet's name
     rows: list[list[object]]
-    filled: set[tuple[int, int]] = field(default_factory=set)
-    others: list[str] = field(default_factory=list)
-    quirks: list[Quirk] = field(default_factory=list)
+    filled: set[tuple[int, int]]
+    others: list[str]
+    quirks: list[Quirk]
 
 
 @dataclass(frozen=True)

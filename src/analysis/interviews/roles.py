@@ -5,14 +5,9 @@ The sheet gives each participant a role in words ("LLM Inference and Deployment
 Engineer"); the paper counts categories ("two for inference", "one developer working on
 LLM deployment optimization"). ``interviews.role_categories`` in params.yaml maps a role to
 the first category whose pattern it matches. A role can match several patterns, so the
-counts depend on that order: :func:`role_table` shows every role with the category it gets
-and all the ones it matches, :func:`role_mappings` lists the counts of every assignment
-of participants to categories their role matches, and :func:`role_claims` says, for every
-claim of Section IV.A that counts a role category (:data:`ROLE_CLAIMS`), which readings,
-if any, give the paper's count.
-
-:func:`session_minutes` reads the planned length of a session from the interview guideline
-(a range such as "20–30 minutes per session").
+counts depend on that order: :func:`role_claims` says, for every claim of Section IV.A that
+counts a role category, which readings of the roles, if any, give the paper's count. Also
+here: the planned length of a session, from the guideline (:func:`session_minutes`).
 """
 
 from __future__ import annotations

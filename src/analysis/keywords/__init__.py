@@ -3,7 +3,6 @@
 from analysis.core.pipeline import P, Stage, rel
 from analysis.keywords.params import KeywordsParams
 
-# What the stage reads and writes (dvc.yaml is generated from it: analysis.tools.pipeline).
 STAGE = Stage("keywords", reads=(rel(P.raw), rel(P.ordinary_words_file)),
               writes=("tables", "vars", "reproduced"),
               params=KeywordsParams)

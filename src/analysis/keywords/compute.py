@@ -11,16 +11,13 @@ What counts as one keyword: one distinct string, exactly as written. The paper's
 the raw lists are longer (some entries are repeated) and case-insensitive
 matching, as :mod:`analysis.select` does it, merges a few more ('llm'/'LLM', 'gpt'/'GPT').
 
-The audit lists, per list: exact duplicates, case-insensitive duplicates, keywords short
-enough to match inside other words under substring matching ('yi' in 'yield'; with the
-word-boundary matching of :mod:`analysis.select` they do not), keywords contained in other
-keywords, keywords that look like two keywords merged by a missing comma (a string made of
-two adjacent literals, or a word ending in a token that is a keyword of its own elsewhere,
-such as 'text generationglm'), keywords that do not start and end with a letter or
-digit (word boundaries are then ill-defined), and keywords that are ordinary English or
+The audit (:func:`audit`) lists, per list, what makes a keyword match more or less than
+it says: duplicates, keywords short enough to match inside other words under substring
+matching ('yi' in 'yield'), keywords contained in others, two keywords merged by a missing
+comma ('text generationglm'), edges that are no word characters, and ordinary English or
 code words (``data/ordinary_words.tsv``: wordfreq's English words with a Zipf frequency of
 3 or more, and Python's keywords and built-in names), which match text that has nothing to
-do with LLMs, even on word boundaries: 'ZeRO' matches "division by zero".
+do with LLMs even on word boundaries: 'ZeRO' matches "division by zero".
 """
 
 from __future__ import annotations
@@ -48,7 +45,6 @@ COMMON_WORDS = (
     "yield", "yields", "optimizer", "option", "optional", "output", "adopt", "gpt2",
     "chatgpt", "vllm", "ollama", "qlora", "t5x", "tpus", "vlms",
 )
-WORD_RE = re.compile(r"[0-9a-z]+")
 CAMEL_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 
 
@@ -57,7 +53,6 @@ class KeywordList:
     """One list of the keyword file: its framework name, entries as written, source lines."""
 
     framework: str
-    variable: str
     entries: list[str]
     lines: list[int]
     merged_literals: list[str]  # entries written as two or more adjacent string literals
@@ -105,7 +100,7 @@ def parse_keyword_file(text: str, file: str = "filter_keywords") -> list[Keyword
             if _literal_pieces(text, elt) > 1:
                 merged.append(elt.value)
         framework = name.removesuffix(LIST_SUFFIX) if name.endswith(LIST_SUFFIX) else name
-        lists.append(KeywordList(framework, name, entries, lines, merged))
+        lists.append(KeywordList(framework, entries, lines, merged))
     if not lists:
         raise InputError("no keyword lists found", file=file,
                          fix="define e.g. pytorch_keywords = ['llm', ...]")
@@ -149,12 +144,6 @@ def counts(kl: KeywordList) -> dict[str, int]:
     """Raw entries, distinct exact strings, and case-insensitively distinct keywords."""
     return {"raw": len(kl.entries), "distinct": len(distinct(kl.entries)),
             "distinct_casefold": len(distinct_casefold(kl.entries))}
-
-
-def contains_on_boundary(outer: str, inner: str) -> bool:
-    """Whether keyword ``inner`` occurs in keyword ``outer`` on word boundaries, by the
-    selection's rule (:func:`analysis.core.words.on_boundary`)."""
-    return on_boundary(outer, inner)
 
 
 def vocabulary(lists: list[KeywordList]) -> set[str]:
@@ -252,13 +241,13 @@ def audit(lists: list[KeywordList],
             if len(low.strip()) <= SHORT_MAX:
                 inside = [w for w in COMMON_WORDS if low in w and w != low]
                 others = [o for o in kws if low in o.lower() and o.lower() != low
-                          and not contains_on_boundary(o, e)]
+                          and not on_boundary(o, e)]
                 hits = inside + [f"keyword {o!r}" for o in others]
                 detail = (f"{len(low)} characters; as a substring it would also match "
                           + ("inside " + ", ".join(hits[:6]) if hits else
                              "inside longer words") + "; word-boundary matching does not")
                 rows.append((kl.framework, e, "short_keyword", detail, line_of[e]))
-            containers = [o for o in kws if o.lower() != low and contains_on_boundary(o, e)]
+            containers = [o for o in kws if o.lower() != low and on_boundary(o, e)]
             if containers:
                 rows.append((kl.framework, e, "contained_in_other",
                              "every match of " + ", ".join(repr(c) for c in containers[:4])

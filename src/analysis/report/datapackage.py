@@ -19,13 +19,8 @@ import pandas as pd
 import pandera.pandas as pa
 
 from analysis.core.artifacts import sha256_file
-from analysis.core.table_schemas import (
-    DECIMAL,
-    INTEGER,
-    YES_NO,
-    describing_column,
-    reader_type,
-)
+from analysis.core.columns import DECIMAL, INTEGER, YES_NO
+from analysis.core.table_schemas import describing_column, reader_type
 from analysis.core.textsafe import neutralise_cell
 
 # a reader's kind (analysis.core.table_schemas) -> a Frictionless field type

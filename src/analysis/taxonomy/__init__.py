@@ -9,7 +9,6 @@ stage writes."""
 from analysis.core.pipeline import P, Plot, Stage, rel
 from analysis.taxonomy.params import TaxonomyParams
 
-# What the stage reads and writes (dvc.yaml is generated from it: analysis.tools.pipeline).
 STAGE = Stage("taxonomy", reads=(rel(P.raw), rel(P.clean.processed), rel(P.taxonomy_file),
                                   rel(P.projects_file), rel(P.examples_file)),
               writes=("processed", "tables", "figures", "vars", "reproduced"),

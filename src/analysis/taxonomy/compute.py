@@ -12,7 +12,7 @@ unmapped theme or sub-theme) is kept, after the known rows of its type, never dr
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from html import escape
 
 import pandas as pd
@@ -23,8 +23,6 @@ from analysis.core.taxonomy import Taxonomy, subtheme_sort_key, theme_sort_key
 from analysis.taxonomy.details import DetailsResult
 from analysis.taxonomy.distribution import MixTests, mix_tests
 from analysis.taxonomy.examples import (
-    EMPTY_COLUMNS,
-    EXAMPLE_COLUMNS,
     empty_themes,
     match_examples,
 )
@@ -268,13 +266,9 @@ class TaxonomyResult:
     mix: MixTests  # type and theme by project and year, with chi-square tests
     project_names: dict[str, str]  # folder name -> display name, in Table I's order
     item_split: str  # params.yaml taxonomy.item_split: comma or parentheses
-    # the paper's cited examples matched against the release (examples.match_examples)
-    examples: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(
-        columns=EXAMPLE_COLUMNS))
-    # themes that are no report's final label (examples.empty_themes)
-    empty_themes: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(
-        columns=EMPTY_COLUMNS))
-    years: tuple[int, ...] = ()  # the years of the labelled reports, ascending
+    examples: pd.DataFrame  # the paper's cited examples against the release
+    empty_themes: pd.DataFrame  # themes that are no report's final label
+    years: tuple[int, ...]  # the years of the labelled reports, ascending
 
 
 def compute(parsed: DetailsResult, issues: pd.DataFrame, taxonomy: Taxonomy,

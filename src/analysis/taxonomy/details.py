@@ -4,22 +4,13 @@ Each of ``bug_symptoms.csv``, ``question_intents.csv`` and ``requirement_expecti
 has a header (``rootcause,subcategory,symptoms``) and one row per sub-theme: the theme's
 name, the sub-theme's name, and all its details in one quoted cell, separated by commas.
 
-The files are raw input with real defects, so parsing is defensive and lossless:
-
-- the whole file is first read as CSV; a record that does not have exactly three fields
-  (e.g. a detail cell with unescaped inner quotes, ``"...only "cuda" policy..."``) is
-  re-read from its raw line(s) by :func:`recover_line`, keeping every character, and the
-  repair is reported; a line that cannot be read as ``theme,sub-theme,details`` stops the
-  stage with one message naming the file and line;
-- details are split on every comma (how the paper counts them) and also grouped so that a
-  comma inside parentheses (``(e.g., barrier、broadcast)``) does not split an item; both
-  counts are kept (:func:`split_items`);
-- theme and sub-theme names are mapped to codes through the taxonomy's aliases; a name that
-  maps to nothing is kept, reported and shown, never dropped.
-
-Every rule is in :data:`RULES`; :func:`parse_detail_files` returns the sub-theme rows, the
-detail items, the anomalies and the quality report; :func:`notable_anomalies` picks those
-the notebook shows as warnings.
+The files are raw input with real defects, so parsing is defensive and lossless: a record
+CSV cannot read as three fields (a detail cell with unescaped inner quotes,
+``"...only "cuda" policy..."``) is recovered from its raw line, keeping every character
+(:func:`read_records`); details are counted both ways the paper's commas allow
+(:func:`split_items`); a theme or sub-theme name that maps to no code of the taxonomy is
+kept, reported and shown, never dropped (:func:`map_names`). Every rule is in
+:data:`RULES`.
 """
 
 from __future__ import annotations
@@ -33,7 +24,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis.core.dump import decode as decode_text
+from analysis.core.dump import decode
 from analysis.core.errors import InputError
 from analysis.core.paths import PATHS, dump_file
 from analysis.core.quality import (
@@ -79,14 +70,6 @@ class RawRow:
     subtheme: str
     details: str
     recovery: str | None = None  # the RULES kind used to recover it, if any
-
-
-def decode(data: bytes, rel: str) -> tuple[str, list[Anomaly]]:
-    """UTF-8 text with BOM removed and LF line endings, as every dump file is read
-    (:func:`analysis.core.dump.decode`), its quirks as anomalies; non-UTF-8 stops the
-    stage."""
-    text, quirks = decode_text(data, rel)
-    return text, [quirk_anomaly(RULES, q) for q in quirks]
 
 
 _CELL = r'(?:"(?:[^"]|"")*"|[^,"]*)'
@@ -291,7 +274,8 @@ def parse_detail_file(path: Path, rel: str, type_name: str, taxonomy: Taxonomy,
                                    "input": 0, "kept": 0, "set_aside": 0, "recovered": 0,
                                    "items_comma": 0, "items_parentheses": 0,
                                    "empty_items": 0, "missing": True}
-    text, anomalies = decode(path.read_bytes(), rel)
+    text, quirks = decode(path.read_bytes(), rel)  # as every dump file is read
+    anomalies = [quirk_anomaly(RULES, q) for q in quirks]
     _, raw_rows, found = read_records(text, rel)
     anomalies += found
     rows, items = [], []

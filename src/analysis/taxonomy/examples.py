@@ -20,6 +20,7 @@ import pandas as pd
 
 from analysis.core.examples import parse_issue_url
 from analysis.core.projects import Projects
+from analysis.core.schemas import annotator_columns
 
 IN_RELEASE = "in_release"
 NO_REPOSITORY = "repository_not_in_release"
@@ -32,12 +33,6 @@ EXAMPLE_COLUMNS = ["ref", "url", "subthemes", "theme", "source", "repository", "
 EMPTY_COLUMNS = ["code", "name", "type", "label_choices", "issues_chosen", "most_on_one_issue",
                  "final_labels_when_chosen", "findings", "examples", "rankings"]
 ORDINALS = {1: "1st", 2: "2nd", 3: "3rd"}
-
-
-def annotator_columns(issues: pd.DataFrame) -> list[str]:
-    """The annotators' label columns of the processed issues (``annotator_1`` ...)."""
-    cols = [c for c in issues.columns if c.startswith("annotator_")]
-    return sorted(cols, key=lambda c: int(c.rsplit("_", 1)[1]))
 
 
 def release_index(issues: pd.DataFrame) -> pd.DataFrame:

@@ -25,11 +25,6 @@ from analysis.taxonomy.figures import (
 )
 
 
-def quality(result: TaxonomyResult) -> dict:
-    """The quality report of the detail files (row accounting, anomalies)."""
-    return result.parsed.quality
-
-
 def tables(result: TaxonomyResult) -> dict[str, pd.DataFrame | str]:
     """The tree's tables, the details as browsable HTML, the spellings, the mix tests'
     tables, and the cited examples (each with the scorecard claim it is)."""
@@ -75,6 +70,7 @@ def figures(result: TaxonomyResult) -> dict:
 
 
 def _join(items: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
     if len(items) <= 2:
         return " and ".join(items)
     return ", ".join(items[:-1]) + " and " + items[-1]
@@ -332,7 +328,7 @@ def claim_values(result: TaxonomyResult) -> dict[str, dict]:
     out.update(window_values(result))
     if missing_types:
         gone = set(missing_types)
-        note = f"no detail file for {_and(sorted(gone))} issues in the dump"
+        note = f"no detail file for {_join(sorted(gone))} issues in the dump"
         keys = ["taxonomy.types", "taxonomy.themes", "taxonomy.subthemes"]
         keys += [f"taxonomy.{k}.{t.lower()}" for t in gone
                  for k in ("themes", "subthemes", "details")]
@@ -370,10 +366,6 @@ def window_values(result: TaxonomyResult) -> dict[str, dict]:
             "release gives each report's year, not its date)")
     return {"collection.window.first_year": {"value": min(result.years), "note": note},
             "collection.window.last_year": {"value": max(result.years), "note": note}}
-
-
-def _and(items: list[str]) -> str:
-    return ", ".join(items[:-1]) + " and " + items[-1] if len(items) > 1 else "".join(items)
 
 
 def _subtheme_entry(value: int, subs: pd.DataFrame, lead: str) -> dict:
@@ -420,7 +412,7 @@ def metrics(result: TaxonomyResult) -> dict:
 
 
 def build(result: TaxonomyResult) -> StageOutputs:
-    return StageOutputs(quality=quality(result), tables=tables(result),
+    return StageOutputs(quality=result.parsed.quality, tables=tables(result),
                         figures=figures(result), website_vars=website_vars(result),
                         claim_values=claim_values(result), metrics=metrics(result),
                         schemas=stage_schemas("taxonomy"))

@@ -79,4 +79,3 @@ def test_confusions_most_frequent_first_with_their_share():
         ["a", "b", 2], ["a", "c", 1], ["b", "c", 1]]
     assert conf["share_of_disagreements"].tolist() == [0.5, 0.25, 0.25]
     assert conf[["type_a", "type_b"]].values.tolist()[1] == ["X", "Y"]
-    assert len(pw.confusions(codes, scale, top=1)) == 1

@@ -45,9 +45,9 @@ def test_category_order_known_codes_first_then_unknown_sorted():
         ["B.1", "A.1", "B.2", "Z.1"]
 
 
-def test_encode_reference_and_a_label_outside_the_scale():
+def test_encode_column_and_a_label_outside_the_scale():
     final = pd.Series(["A.2", None, "A.1"])
-    assert rt.encode_reference(final, ["A.1", "A.2"]).tolist() == [1, rt.MISSING, 0]
+    assert rt.encode_column(final, ["A.1", "A.2"]).tolist() == [1, rt.MISSING, 0]
     with pytest.raises(ValueError, match="missing from the categories"):
         rt.encode_column(pd.Series(["C.1"]), ["A.1", "A.2"])
 
@@ -110,7 +110,7 @@ def test_pattern_features_count_the_ratings_and_agreeing_pairs():
     assert f.m.tolist() == [3, 2] and f.sumsq.tolist() == [5, 4]  # m + 2 * agreeing pairs
     coarse = f.collapse(np.array([0, 0, 1]), 2)
     assert coarse.counts.tolist() == [[3, 0], [0, 2]] and coarse.n_raters == 3
-    assert pats.take(np.array([1])).weights.tolist() == [5.0]
+    assert f.take(np.array([1])).counts.tolist() == [[0, 0, 2]]
 
 
 def test_pattern_counts_skip_missing_ratings():

@@ -7,7 +7,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from analysis.clean.compute import RULES, clean_dump, majority_label, repo_of
+from analysis.clean.compute import RULES, clean_dump
+from analysis.clean.rules import majority_label, repo_of
 from analysis.core.errors import InputError
 from tests.support.dumps import Project, expected_counts, write_dump
 

@@ -12,8 +12,9 @@ import pandas as pd
 import pytest
 
 from analysis.core import paths as paths_module
-from analysis.core.columns import P, count, rel, text
+from analysis.core.columns import count, text
 from analysis.core.paths import PACKAGE, ROOT, STAGES, stage_declaration
+from analysis.core.pipeline import P, rel
 from analysis.core.table_schemas import (
     SHARED_WORDS,
     column_of,

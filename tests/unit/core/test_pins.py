@@ -65,24 +65,17 @@ def test_installer_reads_the_record_of_make_venv(tmp_path):
     assert pins.installer(tmp_path) == "pip 24.0 (INSTALLER=pip)"
 
 
-def test_pin_files_in_install_order_irrcac_without_its_dependencies(tmp_path):
-    paths = Paths(tmp_path)
-    assert pins.pin_files(paths) == (
-        pins.PinFile(tmp_path / "requirements.txt", no_deps=False),
-        pins.PinFile(tmp_path / "requirements-no-deps.txt", no_deps=True))
-
-
 # --- the project's own files of pins ---------------------------------------------------------
 
-UV_PINS = pins.PinFile(PATHS.requirements_uv, no_deps=True)  # the installer
-PROJECT_PIN_FILES = [*pins.pin_files(PATHS), UV_PINS]
+UV_PINS = PATHS.requirements_uv  # the installer
+PROJECT_PIN_FILES = [PATHS.requirements, PATHS.requirements_no_deps, UV_PINS]
 
 
-@pytest.mark.parametrize("pin_file", PROJECT_PIN_FILES, ids=lambda f: f.path.name)
+@pytest.mark.parametrize("pin_file", PROJECT_PIN_FILES, ids=lambda f: f.name)
 def test_every_pin_carries_its_hashes(pin_file):
     """pip and uv (--require-hashes) check every file they install against these, so a
     fresh set-up installs the files CI tested; make pins writes them."""
-    text = pin_file.path.read_text(encoding="utf-8")
+    text = pin_file.read_text(encoding="utf-8")
     counts = pins.hashes(text)
     assert counts and all(counts.values()), \
         f"pins without hashes {[n for n, c in counts.items() if not c]}: run make pins"
@@ -92,12 +85,12 @@ def test_every_pin_carries_its_hashes(pin_file):
 
 
 def test_the_pinned_files_are_the_ones_installed():
-    assert {f.path for f in PROJECT_PIN_FILES} == set(ROOT.glob("requirements*.txt"))
-    assert list(pins.pins(UV_PINS.path.read_text())) == ["uv"]
+    assert set(PROJECT_PIN_FILES) == set(ROOT.glob("requirements*.txt"))
+    assert list(pins.pins(UV_PINS.read_text())) == ["uv"]
 
 
 def test_no_package_is_pinned_twice():
     seen: list[str] = []
     for pin_file in PROJECT_PIN_FILES:
-        seen += [pins.normalise(n) for n in pins.pins(pin_file.path.read_text())]
+        seen += [pins.normalise(n) for n in pins.pins(pin_file.read_text())]
     assert len(seen) == len(set(seen))

@@ -14,7 +14,7 @@ def _counts():
     return table("report/tables/keywords/counts.csv", "counts", {"n": count("things")})
 
 
-SCHEMAS = TableSchemas.of(_counts())
+SCHEMAS = TableSchemas({_counts().name: _counts()})
 
 
 def test_a_valid_table_passes():

@@ -6,12 +6,7 @@ import openpyxl
 import pytest
 
 from analysis.core.errors import InputError
-from analysis.interviews.background import (
-    clean_background,
-    clean_sheet,
-    role_category,
-    split_role,
-)
+from analysis.interviews.background import clean_sheet, role_category, split_role
 from analysis.interviews.read import read_sheet
 from tests.unit.interviews.synthetic import (
     PARAMS,
@@ -105,7 +100,7 @@ def test_a_run_of_empty_rows_is_one_anomaly(tmp_path):
     ws.append(["LLM User-Student", "1 year"])
     ws["A1000000"] = "LLM User-Engineer"  # rows 5 to 999,999: empty
     wb.save(tmp_path / "b.xlsx")
-    _, found, _, accounting = clean_background(tmp_path / "b.xlsx", "b.xlsx", PARAMS)
+    _, found, _, accounting = clean_sheet(read_sheet(tmp_path / "b.xlsx"), PARAMS)
     assert [(a.line, a.message) for a in found if a.kind == "blank_row"] == [
         (3, "empty row"), (5, "empty rows 5-999,999 (999,995 rows)")]
     assert accounting["input"] == 3
@@ -120,13 +115,3 @@ def test_background_errors(tmp_path, taxonomy):
     openpyxl.Workbook().save(empty)
     with pytest.raises(InputError, match="the sheet is empty"):
         clean_sheet(read_sheet(empty), PARAMS)
-
-
-def test_clean_background_reads_the_file_and_names_it_as_told(tmp_path):
-    path = write_background(tmp_path / "b.xlsx")
-    frame, found, rejected, accounting = clean_background(path, "bg.xlsx", PARAMS)
-    expected = clean_sheet(read_sheet(path), PARAMS)[0]
-    assert frame.equals(expected)
-    assert {a.file for a in found} == {"bg.xlsx"} and rejected[0]["file"] == "bg.xlsx"
-    assert accounting == {"file": "bg.xlsx", "role": "background_rows", "input": 10,
-                          "kept": 9, "set_aside": 1}
