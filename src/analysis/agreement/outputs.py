@@ -154,13 +154,12 @@ FIGURES = {
 TYPE_KEYS = ("bug", "requirement", "question", "all")
 
 
-def each_type(rows: dict[str, object], show: Callable[[object], str], name: str,
-              keys: tuple[str, ...] = TYPE_KEYS) -> dict[str, str]:
-    """``name`` of each issue type of ``keys`` (bug, requirement, question, all) -> ``show``
-    of its row: a dump without, say, Question issues has no row for them, but the pages
-    name ``kappa_question``; its value then says so."""
-    return {name.format(k): show(rows[k]) if k in rows else f"not defined (no {k} issues)"
-            for k in keys}
+def each_type(rows: dict[str, object], show: Callable[[object], str]) -> tuple[str, ...]:
+    """``show`` of the row of each issue type, in :data:`TYPE_KEYS` order (bug,
+    requirement, question, all): a dump without, say, Question issues has no row for them,
+    but the pages name ``kappa_question``; its value then says so."""
+    return tuple(show(rows[k]) if k in rows else f"not defined (no {k} issues)"
+                 for k in TYPE_KEYS)
 
 
 def type_key(group: str) -> str:
@@ -187,13 +186,19 @@ def website_vars(result: Agreement) -> dict:
                "final_is_majority_issues": f["final_is_majority"],
                "ac1_categories": f["ac1_categories"],
                "kappa_estimator": estimator_phrase(f)}
-    v.update(each_type(rows, lambda r: dec(r.kappa), "kappa_{}"))
-    v.update(each_type(rows, lambda r: kappa_stated(r, f, analytic), "kappa_{}_stated"))
-    v.update(each_type(rows, lambda r: dec(r.ac1), "ac1_{}"))
-    v.update(each_type(rows, lambda r: dec(r.alpha), "alpha_{}", ("all",)))
-    v.update(each_type(rows, lambda r: dec(r.chance), "chance_{}", TYPE_KEYS[:3]))
-    v.update(each_type(rows, lambda r: dec(r.observed), "observed_{}", TYPE_KEYS[:3]))
-    v.update(each_type(rows, lambda r: dec(r.type_kappa), "type_kappa_{}"))
+    (v["kappa_bug"], v["kappa_requirement"], v["kappa_question"],
+     v["kappa_all"]) = each_type(rows, lambda r: dec(r.kappa))
+    (v["kappa_bug_stated"], v["kappa_requirement_stated"], v["kappa_question_stated"],
+     v["kappa_all_stated"]) = each_type(rows, lambda r: kappa_stated(r, f, analytic))
+    (v["ac1_bug"], v["ac1_requirement"], v["ac1_question"],
+     v["ac1_all"]) = each_type(rows, lambda r: dec(r.ac1))
+    v["alpha_all"] = each_type(rows, lambda r: dec(r.alpha))[3]
+    v["chance_bug"], v["chance_requirement"], v["chance_question"], _ = each_type(
+        rows, lambda r: dec(r.chance))
+    v["observed_bug"], v["observed_requirement"], v["observed_question"], _ = each_type(
+        rows, lambda r: dec(r.observed))
+    (v["type_kappa_bug"], v["type_kappa_requirement"], v["type_kappa_question"],
+     v["type_kappa_all"]) = each_type(rows, lambda r: dec(r.type_kappa))
     v.update(audit_vars(a, result.project_names))
     v.update(sensitivity_vars(a, result.project_names))
     v.update(figure_texts(result, v))
@@ -351,8 +356,11 @@ def sensitivity_vars(a: Analysis, names: dict[str, str] | None = None) -> dict:
     def high(k: pd.Series) -> str:
         return dec(k.max()) if len(k) else MISSING
 
-    out: dict = {**each_type(kappas, low, "loo_{}_min", TYPE_KEYS[:3]),
-                 **each_type(kappas, high, "loo_{}_max", TYPE_KEYS[:3])}
+    out: dict = {}
+    out["loo_bug_min"], out["loo_requirement_min"], out["loo_question_min"], _ = each_type(
+        kappas, low)
+    out["loo_bug_max"], out["loo_requirement_max"], out["loo_question_max"], _ = each_type(
+        kappas, high)
     pairs, sens = a.always_final, a.sensitivity
     if sens.empty:
         out["sensitivity_text"] = ("No label column equals the final label on every report "

@@ -188,9 +188,8 @@ def test_sensitivity_and_spread_texts(result):
 
 def test_every_type_has_its_keys_when_a_dump_lacks_one():
     rows = {"bug": 0.7, "all": 0.75}
-    assert outputs.each_type(rows, lambda r: f"{r:.1f}", "k_{}") == {
-        "k_bug": "0.7", "k_requirement": "not defined (no requirement issues)",
-        "k_question": "not defined (no question issues)", "k_all": "0.8"}
+    assert outputs.each_type(rows, lambda r: f"{r:.1f}") == (
+        "0.7", "not defined (no requirement issues)", "not defined (no question issues)", "0.8")
     assert outputs.type_key("all issues") == "all" and outputs.type_key("Bug") == "bug"
 
 
