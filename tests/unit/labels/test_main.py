@@ -31,15 +31,24 @@ def test_sheets_csv_or_xlsx_replaced_only_with_force(tmp_path, capsys):
     cand = tmp_path / "candidates.csv"
     CANDIDATES.to_csv(cand, index=False)
     out = tmp_path / "s"
-    assert main(["sheets", str(cand), "--annotators", "2", "--out", str(out)]) == 0
-    assert capsys.readouterr().out == f"sheets: wrote 2 sheet(s) (csv) into {out}/sheets\n"
+    assert main(["sheets", str(cand), "--annotators", "2", "--out", str(out), "--details",
+                 "none"]) == 0
+    assert capsys.readouterr().out == (
+        f"sheets: wrote 2 sheet(s) (csv) into {out}/sheets, each in an order of its own "
+        "(seed 1); the codebook beside them (no detail files found: themes, sub-themes and "
+        "definitions only)\n")
     assert len(read_rows(out / "sheets" / "annotator_2.csv")) == 4
     assert main(["sheets", str(cand), "--annotators", "2", "--out", str(out)]) == 1
-    assert "already holds sheets" in capsys.readouterr().err
+    assert "annotator_1.csv is already written (it may hold labels)" in \
+        capsys.readouterr().err
+    assert main(["sheets", str(cand), "--annotators", "alice", "--out", str(out), "--format",
+                 "xlsx"]) == 0  # beside the CSV sheets
+    capsys.readouterr()
     assert main(["sheets", str(cand), "--annotators", "3", "--out", str(out), "--format",
                  "xlsx", "--force"]) == 0
     assert sorted(p.name for p in (out / "sheets").iterdir()) == [
-        "annotator_1.xlsx", "annotator_2.xlsx", "annotator_3.xlsx", "codes.csv"]
+        "annotator_1.xlsx", "annotator_2.xlsx", "annotator_3.xlsx", "codebook.csv",
+        "sheets.json"]
     assert main(["sheets", str(tmp_path / "nope.csv"), "--annotators", "2", "--out",
                  str(tmp_path / "t")]) == 1
     assert "cannot read the candidates file" in capsys.readouterr().err
@@ -56,7 +65,7 @@ def test_merge_says_what_it_did_and_what_is_left_to_decide(filled, tmp_path, cap
     assert main(["merge", *map(str, filled), "--out", str(out)]) == 0
     said = capsys.readouterr()
     lines = said.out.splitlines()
-    assert lines[0] == (f"merge: 3 sheets, 3 candidates in 1 project(s): 1 labelled (1 by a "
+    assert lines[0] == (f"merge: 3 annotators, 3 candidates in 1 project(s): 1 labelled (1 by a "
                         f"majority, 0 by decision), 1 excluded (1 by all annotators, 0 by "
                         f"decision), 1 undecided (left out of the batch); 1 on "
                         f"labels/adjudication.csv; wrote {out}")
@@ -137,7 +146,7 @@ def readme_commands(module: str) -> list[list[str]]:
 def test_the_readme_commands_are_commands_of_this_version():
     shown = {"select": readme_commands("select"), "labels": readme_commands("labels")}
     assert len(shown["select"]) == 2 and [c[0] for c in shown["labels"]] == [
-        "sheets", "merge", "merge", "extend"]
+        "sheets", "studio", "studio", "merge", "merge", "merge", "extend"]
     for command in shown["select"]:
         select_parser().parse_args(command)
     for command in shown["labels"]:
