@@ -6,7 +6,9 @@ three people annotate through the API with their own tokens (two signed up with 
 invitation link, one given an account by ``studio create``), one skips a task before
 answering it, one is unsure; the batch is byte for byte the one the same answers in CSV
 sheets give (but ``labels/sources.json``, which names the files read), and so is the
-batch merged again with the adjudicators' decisions."""
+batch merged again with the adjudicators' decisions. The tutorial's commands
+(docs/update-tutorial.md, step 3) make a second project for the same people, found by
+their e-mail this time: the same answers there give the same batch again."""
 
 from __future__ import annotations
 
@@ -126,6 +128,14 @@ def test_a_label_studio_project_gives_the_batch_the_sheets_give(tmp_path, monkey
         tokens["chen"] = token_of(server, "chen@localhost")
         annotate(server, record["project"], tokens)
         said = run_block("update-loop/studio-export", project)
+        tutorial = make_project(tmp_path / "tutorial", BASE)
+        archive(tutorial / "gharchive")
+        run_block("update-loop/select-gharchive", tutorial)
+        again = run_block("update-tutorial/studio-create", tutorial)
+        assert "made without a password" not in again  # the three are users now
+        annotate(server, json.loads(StudioPaths(tutorial / "update").record.read_text())[
+            "project"], tokens)
+        run_block("update-tutorial/studio-merge", tutorial)
         timings = server.timings
     assert "1 skipped (counted, not labels)" in said
     assert "merge: export.json: 1 skipped (cancelled) annotation(s) counted, not taken as " \
@@ -140,6 +150,7 @@ def test_a_label_studio_project_gives_the_batch_the_sheets_give(tmp_path, monkey
     assert labels(["merge", *map(str, sheets), "--out", str(project / "from-sheets")]) == 0
     studio_batch = batch_files(project / "batch")
     assert studio_batch == batch_files(project / "from-sheets")
+    assert studio_batch == batch_files(tutorial / "batch")  # another project, the same
     layout = DumpLayout(project / "batch")
     adjudication = read_rows(layout.adjudication)
     assert {r[0]: r[-2] for r in adjudication[1:]} == {

@@ -127,7 +127,7 @@ def test_a_workbook_by_any_name_gives_the_same_dump(tmp_path, taxonomy, capfd, r
     sheet = read_sheet(paths[1])
     assert (sheet.source.facts["encoding"], sheet.source.facts["delimiter"]) == (
         "xlsx workbook", "none (workbook)")
-    assert sheet.table["where"].tolist() == ["line 2", "line 3", "line 4", "line 5"]
+    assert sheet.table["where"].tolist() == ["row 2", "row 3", "row 4", "row 5"]
     code, err = merge(capfd, tmp_path / "dump", paths)
     assert code == 0 and err == "", err
     assert dump_bytes(tmp_path / "dump") == reference

@@ -97,3 +97,21 @@ def issues_of(repo: str, count: int, year: int = 2025) -> tuple[list[str], pd.Da
     urls = [f"https://github.com/{repo}/issues/{i}" for i in range(1, count + 1)]
     return urls, candidates_frame([(repo.split("/")[1], u, f"{year}-{i:02d}-01T00:00:00Z",
                                     f"issue {i}") for i, u in enumerate(urls, 1)])
+
+
+def fill_workbook(path: Path, decisions: dict[str, tuple[str, str]],
+                  cells: dict[str, dict[str, str]] | None = None) -> None:
+    """Write url -> (label, excluded) (and url -> {column: text} of ``cells``) into a
+    workbook sheet's first worksheet and save it, as an annotator does in Excel."""
+    import openpyxl
+
+    book = openpyxl.load_workbook(path)
+    sheet = book.worksheets[0]
+    header = [c.value for c in sheet[1]]
+    for row in sheet.iter_rows(min_row=2):
+        url = row[header.index("url")].value
+        values = dict(zip(("label", "excluded"), decisions.get(url, ()), strict=False))
+        values.update((cells or {}).get(url, {}))
+        for column, text in values.items():
+            row[header.index(column)].value = text or None
+    book.save(path)

@@ -96,15 +96,17 @@ def cell_problems(rec, codes: set[str]) -> list[tuple[str, str, str | None, str]
 
 def row_problems(rows: pd.DataFrame, name: str, codes: set[str]) -> list[InputError]:
     """The problems of one sheet's rows (see the module docstring); ``rows`` holds the
-    sheet's columns as text, the line each row starts on and its number of cells
-    (``n_fields``), and ``attrs["header_fields"]``."""
+    sheet's columns as text, the line each row starts on (a workbook's row) and its
+    number of cells (``n_fields``), and ``attrs["header_fields"]`` (and ``attrs["kind"]``:
+    ``xlsx`` for a workbook, whose problems name rows)."""
     kinds: dict[str, list[InputError]] = defaultdict(list)
     width = rows.attrs.get("header_fields", 0)
+    unit = "row" if rows.attrs.get("kind") == "xlsx" else "line"
     first_line: dict[tuple[str, str], int] = {}
     expected = {c: most_common(rows[c].str.strip()) for c in ("selection", "annotator")}
     for rec in rows.itertuples(index=False):
         def problem(kind: str, text: str, column: str | None, fix: str, rec=rec) -> None:
-            kinds[kind].append(InputError(text, file=name, line=int(rec.line),
+            kinds[kind].append(InputError(text, file=name, **{unit: int(rec.line)},
                                           column=column, fix=fix))
 
         if rec.n_fields > width:
@@ -120,7 +122,7 @@ def row_problems(rows: pd.DataFrame, name: str, codes: set[str]) -> list[InputEr
                     DO_NOT_EDIT)
         key = (project, url)
         if url and key in first_line:
-            problem("duplicate", f"{url} is also on line {first_line[key]}", "url",
+            problem("duplicate", f"{url} is also on {unit} {first_line[key]}", "url",
                     "keep one row per candidate")
         first_line.setdefault(key, int(rec.line))
         for kind, text, column, fix in cell_problems(rec, codes):

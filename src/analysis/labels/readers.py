@@ -65,7 +65,8 @@ def lowercase_note(rows: pd.DataFrame) -> str | None:
     lower = rows[rows["label"].str.strip().str.fullmatch(LOWER_CODE_RE.pattern)]
     if lower.empty:
         return None
-    shown = [f"line {line} ({cell.strip()!r} as {normalise_code(cell)})"
+    unit = "row" if rows.attrs.get("kind") == "xlsx" else "line"
+    shown = [f"{unit} {line} ({cell.strip()!r} as {normalise_code(cell)})"
              for line, cell in zip(lower["line"][:SHOWN_LINES], lower["label"], strict=False)]
     more = len(lower) - SHOWN_LINES
     return (f"{len(lower):,} label(s) written in lower case, read as the code: "
@@ -102,11 +103,13 @@ def sheet_rows(path: Path, name: str | None) -> tuple[pd.DataFrame, dict[int, st
         if col not in frame:
             frame[col] = ""
     frame.attrs["header_fields"] = table.width
+    frame.attrs["kind"] = table.kind
     return frame, extras, added, table
 
 
 def annotations_of(rows: pd.DataFrame, annotator: str) -> pd.DataFrame:
     """A checked sheet's rows as annotations (:data:`~analysis.labels.annotations.COLUMNS`)."""
+    unit = "row" if rows.attrs.get("kind") == "xlsx" else "line"
     out = []
     for rec in rows.itertuples(index=False):
         if not rec.url.strip():
@@ -119,7 +122,7 @@ def annotations_of(rows: pd.DataFrame, annotator: str) -> pd.DataFrame:
                     "confidence": parse_confidence(rec.confidence) or "",
                     "comment": rec.comment,
                     "seconds": None if seconds is None or seconds is False else seconds,
-                    "selection": rec.selection.strip(), "where": f"line {rec.line}"})
+                    "selection": rec.selection.strip(), "where": f"{unit} {rec.line}"})
     return pd.DataFrame(out, columns=COLUMNS, dtype=object)
 
 
