@@ -82,7 +82,7 @@ ANONYMOUS_RE = re.compile(r"#[1-9][0-9]*")
 # bytes (openpyxl stamps the time of saving).
 FIXED_TIME = (1980, 1, 1, 0, 0, 0)
 CORE_TIME_RE = re.compile(rb"(<dcterms:(?:created|modified)[^>]*>)[^<]*(</dcterms:)")
-WIDTHS = {"project": 12, "url": 18, "created_at": 11, "title": 48, "body": 60, "labels": 16,
+WIDTHS = {"project": 12, "url": 44, "created_at": 21, "title": 48, "body": 60, "labels": 16,
           "keywords": 14, "label": 10, "excluded": 9, "confidence": 11, "minutes": 9,
           "comment": 36, "annotator": 12, "selection": 17}
 CODEBOOK_WIDTHS = {"code": 9, "level": 9, "type": 12, "name": 40, "definition": 60,
@@ -238,6 +238,15 @@ def answer_validations(codes: list[str], codebook: Codebook | None) -> dict:
     }
 
 
+LINE_POINTS = 15  # the height of a line of text in a row, in points
+MOST_LINES = 14   # a wrapped row shows at most this many lines (the cell holds the rest)
+
+
+def wrapped_lines(text: str, width: int) -> int:
+    """About how many lines ``text`` takes in a cell ``width`` characters wide, wrapped."""
+    return sum(max(1, -(-len(part) // max(width - 2, 1))) for part in text.split("\n"))
+
+
 def style_sheet(sheet, rows: list[list[str]], widths: dict[str, int], unlocked: list[str],
                 wrap: tuple[str, ...] = ()) -> None:
     """Header bold and frozen with a filter, column widths, every cell text, the
@@ -259,8 +268,17 @@ def style_sheet(sheet, rows: list[list[str]], widths: dict[str, int], unlocked: 
             name = columns[cell.column - 1]
             if cell.row > 1 and name in unlocked:
                 cell.protection = Protection(locked=False)
-            if cell.row > 1 and name in wrap:
-                cell.alignment = Alignment(wrap_text=True, vertical="top")
+            if cell.row > 1 and wrap:  # rows of wrapped text read from their top
+                cell.alignment = Alignment(wrap_text=name in wrap, vertical="top")
+    if wrap:  # a spreadsheet program keeps the stored heights: the wrapped text's own
+        for number, row in enumerate(rows[1:], 2):
+            lines = max(wrapped_lines(str(row[columns.index(name)]), widths.get(name, 12))
+                        for name in wrap)
+            sheet.row_dimensions[number].height = LINE_POINTS * min(lines, MOST_LINES)
+    sheet.page_setup.orientation = "landscape"  # printed or shown as pages: one page wide
+    sheet.page_setup.fitToWidth, sheet.page_setup.fitToHeight = 1, 0
+    sheet.sheet_properties.pageSetUpPr.fitToPage = True
+    sheet.print_title_rows = "1:1"
     protection = sheet.protection
     protection.sheet = True
     protection.formatColumns = protection.formatRows = False  # widths and heights

@@ -164,3 +164,18 @@ def test_the_keywords_page_command_is_a_command_of_this_version():
              if line.startswith(prefix)]
     assert len(shown) == 1
     select_parser().parse_args(shown[0])
+
+
+def test_a_sheet_of_the_selection_left_out_of_a_merge_is_named(tmp_path, taxonomy, capsys):
+    """Merging two of three annotators' sheets makes a batch of two: said in one warning
+    naming the sheet left out (the batch is still written)."""
+    paths = blank_sheets(tmp_path / "sel", CANDIDATES, ["alice", "bob", "chen"], taxonomy)
+    for path in paths:
+        fill(path, {U[0]: ("C.3", ""), U[1]: ("B.1", ""), U[2]: ("", "x")})
+    assert main(["merge", str(paths[0]), str(paths[2]), "--out", str(tmp_path / "b")]) == 0
+    err = capsys.readouterr().err
+    assert err == (f"merge: warning: the sheet of bob ({paths[1]}) of this selection is not "
+                   "among the inputs: the batch has 2 annotator(s), not 3 -> give it too, "
+                   "unless bob labels no report of this batch\n")
+    assert main(["merge", *map(str, paths), "--out", str(tmp_path / "c")]) == 0
+    assert capsys.readouterr().err == ""

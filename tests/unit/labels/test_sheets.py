@@ -166,8 +166,13 @@ def test_xlsx_sheets_are_made_for_labelling(tmp_path, taxonomy):
     assert not ws[f"{col['label']}2"].protection.locked
     assert not ws[f"{col['comment']}3"].protection.locked
     assert ws[f"{col['url']}2"].protection.locked and ws[f"{col['label']}1"].protection.locked
+    assert ws.page_setup.orientation == "landscape" and ws.page_setup.fitToWidth == 1
     codebook = [[c.value for c in r] for r in book["Codebook"].iter_rows()]
     assert codebook[0] == CODEBOOK_COLUMNS and len(codebook) > len(taxonomy.codes) + 3
+    tab = book["Codebook"]
+    heights = [tab.row_dimensions[n].height for n in range(2, len(codebook) + 1)]
+    assert all(h and h >= sheets.LINE_POINTS for h in heights)  # wrapped text shown whole
+    assert max(heights) > sheets.LINE_POINTS and tab["F3"].alignment.wrap_text
     read = read_sheet(written[0], codes=set(taxonomy.codes))
     assert read.source.facts["encoding"] == "xlsx workbook"
     assert sorted(read.table["url"]) == sorted(CANDIDATES["url"])
