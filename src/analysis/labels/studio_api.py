@@ -1,8 +1,10 @@
 """Label Studio over its HTTP API: make a project from a selection, download its export.
 
-Plain HTTP with :mod:`urllib` (Label Studio's own SDK pins versions of pydantic and httpx
-the pipeline's environment does not have; the server runs in an environment of its own:
-:mod:`analysis.labels.studio_server`). The calls are Label Studio's documented API:
+Plain HTTP with :mod:`urllib`: Label Studio's own SDK does not fit the pipeline's pins
+(label-studio-sdk 2.1.2 needs numpy 2.2 or later, where the pipeline pins numpy 2.1.0 for
+byte-stable outputs, and brings OpenCV, NLTK and requests-mock); the server runs in an
+environment of its own (:mod:`analysis.labels.studio_server`). The calls are Label
+Studio's documented API:
 
     GET  /api/users/                       the organisation's members (matched by e-mail)
     POST /api/users/                       an account for an annotator who has none
