@@ -28,6 +28,7 @@ from Label Studio.
 from __future__ import annotations
 
 import re
+from collections import defaultdict
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -42,6 +43,7 @@ TRUE_WORDS = frozenset({"x", "yes", "y", "true", "1", EXCLUDED})
 FALSE_WORDS = frozenset({"", "no", "n", "false", "0"})
 CODE_RE = re.compile(r"[A-Za-z]\.\d+")
 LOWER_CODE_RE = re.compile(r"[a-z]\.\d+")
+ISO_DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}")
 
 
 @dataclass
@@ -128,3 +130,14 @@ def answer(label: str, excluded: bool) -> dict:
     if label == UNSURE:
         return {"label": "", "excluded": excluded, "unsure": True}
     return {"label": label, "excluded": excluded, "unsure": False}
+
+
+def created_at_by_url(table: pd.DataFrame) -> dict[str, set[str]]:
+    """url -> the ISO creation dates the inputs give it (a spreadsheet program may have
+    reformatted the column in some sheets; those values are not ISO and are not used)."""
+    found: dict[str, set[str]] = defaultdict(set)
+    for url, created in zip(table["url"], table["created_at"].str.strip(), strict=True):
+        found[url]  # noqa: B018 (every URL gets an entry, even without a date)
+        if ISO_DATE_RE.match(created):
+            found[url].add(created)
+    return dict(found)

@@ -35,6 +35,7 @@ from analysis.core.dump import URL_RE
 from analysis.core.errors import InputError
 from analysis.labels.annotations import (
     Read,
+    created_at_by_url,
     normalise_code,
     parse_confidence,
     parse_excluded,
@@ -45,7 +46,6 @@ from analysis.select.engine import selection_id
 
 MAX_LISTED = 20
 PROJECT_RE = re.compile(r"^[A-Za-z0-9._-]+$")
-ISO_DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}")
 DO_NOT_EDIT = "restore it from the blank sheet (this column is not to be edited)"
 LABEL_FIX = ("use a code of sheets/codebook.csv (A.1 ... C.10), excluded or unsure, or leave "
              "it empty and mark the row excluded")
@@ -203,17 +203,6 @@ def missing_problems(reads: list[Read]) -> list[InputError]:
                      for url in have if have[url] != union[url]]
             problems += capped(moved, read.source.name, "candidates under another project")
     return problems
-
-
-def created_at_by_url(table: pd.DataFrame) -> dict[str, set[str]]:
-    """url -> the ISO creation dates the inputs give it (a spreadsheet program may have
-    reformatted the column in some sheets; those values are not ISO and are not used)."""
-    found: dict[str, set[str]] = defaultdict(set)
-    for url, created in zip(table["url"], table["created_at"].str.strip(), strict=True):
-        found[url]  # noqa: B018 (every URL gets an entry, even without a date)
-        if ISO_DATE_RE.match(created):
-            found[url].add(created)
-    return dict(found)
 
 
 def created_problems(table: pd.DataFrame) -> list[InputError]:

@@ -75,8 +75,8 @@ import pandas as pd
 from analysis.core.artifacts import atomic_folder, recover_folder, to_json_text
 from analysis.core.errors import InputError
 from analysis.core.paths import DumpLayout, SheetPaths, StudioPaths
-from analysis.labels.annotations import Read
-from analysis.labels.checks import created_at_by_url, table_problems
+from analysis.labels.annotations import Read, created_at_by_url
+from analysis.labels.checks import table_problems
 from analysis.labels.codebook import UNSURE
 from analysis.labels.decisions import EXCLUDED, Decisions, read_decisions, unused_problems
 from analysis.labels.readers import read_input

@@ -4,6 +4,7 @@ or not), extend (what it says), and one line for each user error."""
 
 from __future__ import annotations
 
+import json
 import shlex
 
 import pytest
@@ -11,6 +12,7 @@ import pytest
 from analysis.core.paths import ROOT
 from analysis.labels.__main__ import find_selection, main
 from analysis.labels.__main__ import parser as labels_parser
+from analysis.select import engine
 from analysis.select.__main__ import parser as select_parser
 from tests.support.dumps import Project, write_dump
 from tests.support.sheets import blank_sheets, fill, issues_of, read_rows
@@ -179,3 +181,23 @@ def test_a_sheet_of_the_selection_left_out_of_a_merge_is_named(tmp_path, taxonom
                    "unless bob labels no report of this batch\n")
     assert main(["merge", *map(str, paths), "--out", str(tmp_path / "c")]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_the_merge_finds_the_selection_a_later_select_set_aside(filled, tmp_path, capsys):
+    """select --force --set-aside replaced the candidates the sheets were made from and
+    kept them as selection-<id>/: the merge of those sheets checks them against it (not
+    against the newer selection, nor with a warning that none was found)."""
+    sel = tmp_path / "sel"
+    old = engine.selection_id(CANDIDATES)
+    engine.keep_aside(sel, old)
+    _, newer = issues_of("vllm-project/vllm", 2)
+    (sel / "selection").mkdir()
+    newer.to_csv(sel / "selection" / "candidates.csv", index=False)
+    assert main(["merge", *map(str, filled), "--out", str(tmp_path / "b")]) == 0
+    said = capsys.readouterr()
+    assert said.err == ""
+    record = json.loads((tmp_path / "b" / "labels" / "merge.json").read_text())
+    assert record["selection"] == old and record["selection_check"] == {
+        "checked": True, "candidates": "candidates.csv"}
+    assert find_selection([str(filled[0])], None, old) == (
+        engine.set_aside_folder(sel, old) / "candidates.csv", None)
