@@ -141,6 +141,14 @@ BENCH_ARGS ?=
 bench: $(STAMP)
 	$(RUN) python -m analysis.tools.bench --out bench/results $(BENCH_ARGS)
 
+## Label Studio for the annotators (docs/update-loop.md, "Label Studio"): its own
+## environment (.venv-studio, from requirements-studio.txt, made the first time), a server
+## on http://127.0.0.1:8080 with a SQLite database in .studio/ (its administrator's
+## password and API token in .studio/admin.json), until Ctrl-C
+.PHONY: studio
+studio: $(STAMP)
+	$(RUN) python -m analysis.labels studio serve
+
 lint: $(STAMP)
 	$(RUN) ruff check src tests notebooks benchmarks
 

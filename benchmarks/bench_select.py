@@ -209,7 +209,7 @@ for name, module in modules.items():
     result[name] = {"bytes": size, "inflate_seconds": best["inflate"],
                     "select_seconds": best["select"],
                     "events": sum(p.records for p in parts),
-                    "candidates": sum(len(p.candidates) for p in parts)}
+                    "candidates": sum(s.matched for p in parts for s in p.sightings)}
 print(json.dumps(result))
 """
 FLOOR_SHARES = (("1pct", 0.01), ("0_1pct", 0.001))

@@ -25,18 +25,19 @@ KEYWORDS = ("pytorch_keywords = ['llm', 'LLaMA', 'qwen', 'torch.compile']\n"
             "tensorflow_keywords = ['llm']\nmindspore_keywords = ['llm']\n")
 
 
-def expected(files: list[Path]) -> dict[str, tuple[int, int]]:
-    """(issues opened, pull requests opened) per repository, by parsing every event."""
+def expected(files: list[Path]) -> dict[str, tuple[int, int, int]]:
+    """(issues opened, pull requests opened, later issue events) per repository, by
+    parsing every event."""
     counts: dict[str, list[int]] = {}
     for path in files:
         for line in gzip.decompress(path.read_bytes()).splitlines():
             ev = json.loads(line)
-            if ev["payload"].get("action") != "opened":
-                continue
-            repo = ev["repo"]["name"].lower()
-            c = counts.setdefault(repo, [0, 0])
-            c[ev["type"] == "PullRequestEvent"] += ev["type"] in ("IssuesEvent",
-                                                                 "PullRequestEvent")
+            c = counts.setdefault(ev["repo"]["name"].lower(), [0, 0, 0])
+            if ev["payload"].get("action") == "opened":
+                c[ev["type"] == "PullRequestEvent"] += ev["type"] in ("IssuesEvent",
+                                                                     "PullRequestEvent")
+            elif ev["type"] == "IssuesEvent":
+                c[2] += 1
     return {k: tuple(v) for k, v in counts.items()}
 
 
@@ -75,10 +76,12 @@ def test_streaming_and_dask_give_the_same_bytes(tmp_path):
     for key, names in (("pytorch", ["pytorch/pytorch"]), ("vllm", ["vllm-project/vllm"]),
                        ("DeepSpeed", ["microsoft/deepspeed", "deepspeedai/deepspeed"]),
                        ("Megatron-LM", ["nvidia/megatron-lm"])):
-        issues = sum(truth.get(n, (0, 0))[0] for n in names)
-        pulls = sum(truth.get(n, (0, 0))[1] for n in names)
+        issues = sum(truth.get(n, (0, 0, 0))[0] for n in names)
+        pulls = sum(truth.get(n, (0, 0, 0))[1] for n in names)
+        updates = sum(truth.get(n, (0, 0, 0))[2] for n in names)
         p = projects[key]
-        assert (p["records"], p["pull_requests"]) == (issues + pulls, pulls)
+        assert (p["records"], p["pull_requests"], p["updates"]) == (
+            issues + pulls + updates, pulls, updates)
         assert issues == p["out_of_window"] + p["not_matched"] + p["duplicates"] \
             + p["candidates"]
     assert projects["vllm"]["not_matched"] == 0  # a toolkit takes every issue

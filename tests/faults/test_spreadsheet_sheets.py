@@ -15,9 +15,10 @@ import openpyxl
 import pytest
 
 from analysis.core.sizes import MiB
-from analysis.labels import sheets as sheets_module
+from analysis.labels import tables as sheets_module
 from analysis.labels.__main__ import main as labels
-from analysis.labels.sheets import cell_text, decode_sheet, read_sheet, write_blank_sheets
+from analysis.labels.readers import read_sheet
+from analysis.labels.tables import cell_text, decode_text
 from tests.support.bombs import chart_only_workbook, encrypted_workbook, wide_row_workbook
 from tests.support.sheets import blank_sheets, candidates_frame, fill, read_rows
 
@@ -48,9 +49,9 @@ def filled(folder: Path, taxonomy, **saved) -> list[Path]:
 
 
 def dump_bytes(folder: Path) -> dict[str, bytes]:
-    """The dump's files, but the record of how the sheets were saved."""
+    """The dump's files, but the record of how the sheets were saved (sources.json)."""
     return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
-            if p.is_file() and p.name != "merge.json"}
+            if p.is_file() and p.name != "sources.json"}
 
 
 def merge(capfd, out: Path, paths: list[Path], *extra: str) -> tuple[int, str]:
@@ -80,7 +81,7 @@ def test_a_sheet_saved_any_way_gives_the_same_dump(tmp_path, taxonomy, capfd, re
                                                    encoding, delimiter, line_end):
     paths = filled(tmp_path / "saved", taxonomy, encoding=encoding, delimiter=delimiter,
                    line_end=line_end)
-    text, _ = decode_sheet(paths[1].read_bytes())
+    text, _ = decode_text(paths[1].read_bytes())
     assert text.count(line_end) >= 5  # the header and 4 rows
     if line_end == "\r":
         assert "\r\n" not in text and text.count("\n") == 1  # the title's own line break
@@ -124,8 +125,9 @@ def test_a_workbook_by_any_name_gives_the_same_dump(tmp_path, taxonomy, capfd, r
     paths[1] = workbook(rows, tmp_path / "saved" / name, converted)
     assert paths[1].read_bytes().startswith(b"PK\x03\x04")
     sheet = read_sheet(paths[1])
-    assert (sheet.encoding, sheet.delimiter) == ("xlsx workbook", "none (workbook)")
-    assert sheet.rows["line"].tolist() == [2, 3, 4, 5]
+    assert (sheet.source.facts["encoding"], sheet.source.facts["delimiter"]) == (
+        "xlsx workbook", "none (workbook)")
+    assert sheet.table["where"].tolist() == ["row 2", "row 3", "row 4", "row 5"]
     code, err = merge(capfd, tmp_path / "dump", paths)
     assert code == 0 and err == "", err
     assert dump_bytes(tmp_path / "dump") == reference
@@ -231,9 +233,9 @@ def test_a_workbook_bomb_is_refused_before_it_is_unpacked(tmp_path, taxonomy, mo
 def test_a_workbook_of_too_many_cells_is_refused(tmp_path, taxonomy, monkeypatch):
     paths = filled(tmp_path / "saved", taxonomy)
     book = workbook(read_rows(paths[1]), tmp_path / "wide.xlsx")
-    monkeypatch.setattr(sheets_module, "MAX_WORKBOOK_CELLS", 20)
+    monkeypatch.setattr(sheets_module, "MAX_WORKBOOK_CELLS", 24)
     with pytest.raises(sheets_module.InputError,
-                       match=r"wide.xlsx, row 3: the workbook holds more than 20 cells"):
+                       match=r"wide.xlsx, row 3: the workbook holds more than 24 cells"):
         read_sheet(book, "wide.xlsx")
 
 
@@ -283,9 +285,9 @@ def test_cells_come_back_as_the_csv_sheet_held_them(value, number_format, text):
 
 
 def test_cr_only_sheets_keep_their_line_numbers(tmp_path, taxonomy):
-    path = write_blank_sheets(tmp_path, CANDIDATES, 1, taxonomy)[0]
+    path = blank_sheets(tmp_path, CANDIDATES, 1, taxonomy)[0]
     fill(path, {URLS[0]: ("Z.9", "")}, line_end="\r")
     sheet = read_sheet(path, "a.csv")
     # the second candidate's title holds a line break: its record spans lines 3-4
-    assert sheet.rows["line"].tolist() == [2, 3, 5, 6]
-    assert "\r\n" not in decode_sheet(path.read_bytes())[0]
+    assert sheet.table["where"].tolist() == ["line 2", "line 3", "line 5", "line 6"]
+    assert "\r\n" not in decode_text(path.read_bytes())[0]

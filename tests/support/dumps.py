@@ -183,10 +183,10 @@ def write_study_files(root: Path) -> None:
 
 def write_batch(root: Path, rows: dict[str, list[tuple[str, str, list[str], str]]],
                 excluded: dict[str, list[tuple[str, str]]] | None = None,
-                annotators: int = 3) -> Path:
+                annotators: int = 3, names: list[str | None] | None = None) -> Path:
     """A batch as ``labels merge`` writes it: per project its label rows (url, created_at,
     labels, final label), year files, excluded candidates (url, created_at) and
-    ``labels/merge.json``."""
+    ``labels/merge.json`` (with the annotators' ``names`` when given)."""
     import json
 
     excluded = excluded or {}
@@ -208,10 +208,12 @@ def write_batch(root: Path, rows: dict[str, list[tuple[str, str, list[str], str]
             "Issue_URL,Created_At\n" + "".join(f"{u},{c}\n" for u, c in excluded.get(
                 project, [])), encoding="utf-8")
     (root / "labels").mkdir(parents=True, exist_ok=True)
-    (root / "labels" / "merge.json").write_text(json.dumps(
-        {"annotators": annotators, "selection": "sel-000000000000", "undecided": 0,
-         "sheets": [{"file": f"annotator_{k}.csv", "sha256": "0" * 64}
-                    for k in range(1, annotators + 1)]}), encoding="utf-8")
+    record = {"annotators": annotators, "selection": "sel-000000000000", "undecided": 0,
+              "sheets": [{"file": f"annotator_{k}.csv", "sha256": "0" * 64}
+                         for k in range(1, annotators + 1)]}
+    if names is not None:
+        record["annotator_names"] = names
+    (root / "labels" / "merge.json").write_text(json.dumps(record), encoding="utf-8")
     (root / "labels" / "comments.csv").write_text("project,url,annotator,column,text\n",
                                                   encoding="utf-8")
     return root

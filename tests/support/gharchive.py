@@ -157,3 +157,23 @@ def write_events(path: Path, events: list[dict]) -> Path:
     path.write_bytes(gzip.compress(b"".join(orjson.dumps(e) + b"\n" for e in events),
                                    compresslevel=6, mtime=0))
     return path
+
+
+def edited_issue(opened: dict, when: str, title: str | None = None, body: str | None = None,
+                 labels: list[str] | None = None, action: str = "edited") -> dict:
+    """A later ``IssuesEvent`` of the issue ``opened`` opens (``edited`` by default, with
+    ``payload.changes`` holding the old title and body as GitHub writes them; or
+    ``labeled``, ``closed``...), at the time ``when``: the issue object as it then is."""
+    old = opened["payload"]["issue"]
+    issue = {**old, "updated_at": when,
+             "title": old["title"] if title is None else title,
+             "body": old["body"] if body is None else body,
+             "labels": [{"id": zlib.crc32(n.encode()), "name": n, "color": "ededed",
+                         "default": False, "description": ""} for n in labels or []]}
+    changes = {key: {"from": old[key]} for key, new in (("title", title), ("body", body))
+               if new is not None and new != old[key]}
+    payload = {"action": action, "issue": issue}
+    if action == "edited":
+        payload["changes"] = changes
+    return {**opened, "id": str(int(opened["id"]) + 1_000_000), "created_at": when,
+            "payload": payload}

@@ -25,17 +25,20 @@ from tests.support.docs import doc_block
 from tests.support.dumps import Project, write_dump
 from tests.support.sheets import fill, gh_cli_export, read_rows
 
-CURATED = ("params.yaml", "data/projects.yaml", "data/taxonomy.yaml")
+CURATED = ("params.yaml", "data/projects.yaml", "data/taxonomy.yaml", "data/codebook.yaml",
+           "data/examples.yaml")
 # the release's keyword lists, one for each framework of data/projects.yaml
 KEYWORDS = ("pytorch_keywords = ['llm', 'llama']\ntensorflow_keywords = ['llm']\n"
             "mindspore_keywords = ['llm']\n")
 
 
 def make_project(root: Path, base: list[Project]) -> Path:
-    """A project folder to run the pages' commands in: the code, the curated files, a
-    ``.venv/bin/python``, and the release ``base`` in ``data/release/`` and ``data/raw/``."""
-    shutil.copytree(ROOT / "src", root / "src",
-                    ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    """A project folder to run the pages' commands in: the code (and the notebooks, which
+    name the stages), the curated files, a ``.venv/bin/python``, and the release ``base``
+    in ``data/release/`` and ``data/raw/``."""
+    for code in ("src", "notebooks"):  # the stages are named by their notebooks
+        shutil.copytree(ROOT / code, root / code,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
     for name in CURATED:
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(ROOT / name, root / name)
@@ -103,7 +106,7 @@ def test_the_update_loop(project):
     said = run_block("update-loop/select-gharchive", project)
     assert "(the pipeline's current study dump)" in said
     run_block("update-loop/sheets", project)
-    sheets = [SheetPaths(project / "update").sheet(k) for k in (1, 2, 3)]
+    sheets = [SheetPaths(project / "update").sheet(n) for n in ("alice", "bob", "chen")]
     candidates = [r[1] for r in read_rows(project / "update/selection/candidates.csv")[1:]]
     assert sorted(candidates) == sorted(FILLS)
     for k, sheet in enumerate(sheets):

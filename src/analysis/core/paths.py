@@ -256,6 +256,16 @@ class Paths:
         return self.root / "data" / "claims.yaml"
 
     @property
+    def codebook_file(self) -> Path:
+        """The annotators' guide: definitions and instructions beside the taxonomy."""
+        return self.root / "data" / "codebook.yaml"
+
+    @property
+    def requirements_studio(self) -> Path:
+        """Label Studio's pins, for its own environment (not the pipeline's)."""
+        return self.root / "requirements-studio.txt"
+
+    @property
     def examples_file(self) -> Path:
         """The paper's cited example reports, findings' themes and interview rankings."""
         return self.root / "data" / "examples.yaml"
@@ -491,7 +501,7 @@ EXCLUDED_SUFFIX = "_excluded.csv"
 @dataclass(frozen=True)
 class SheetPaths:
     """The blank labelling sheets of a selection (``root`` is the selection's output
-    folder): one CSV an annotator, and the list of theme codes to choose from."""
+    folder): one an annotator (CSV or .xlsx), the codebook beside them, and their record."""
 
     root: Path
 
@@ -499,13 +509,40 @@ class SheetPaths:
     def folder(self) -> Path:
         return self.root / "sheets"
 
-    def sheet(self, annotator: int) -> Path:
-        """Annotator ``annotator``'s sheet (numbered from 1)."""
-        return self.folder / f"annotator_{annotator}.csv"
+    def sheet(self, annotator: int | str, fmt: str = "csv") -> Path:
+        """Annotator ``annotator``'s sheet: by number (from 1) or by name."""
+        return self.folder / f"annotator_{annotator}.{fmt}"
 
     @property
-    def codes(self) -> Path:
-        return self.folder / "codes.csv"
+    def codebook(self) -> Path:
+        """Every theme, sub-theme and definition an annotator chooses from."""
+        return self.folder / "codebook.csv"
+
+    @property
+    def record(self) -> Path:
+        """The sheets written: the selection, the annotators, their files and row orders."""
+        return self.folder / "sheets.json"
+
+
+@dataclass(frozen=True)
+class StudioPaths:
+    """A Label Studio project made from a selection (``root`` is the selection's output
+    folder): its record (server, project, annotators) and the export read back."""
+
+    root: Path
+
+    @property
+    def folder(self) -> Path:
+        return self.root / "studio"
+
+    @property
+    def record(self) -> Path:
+        return self.folder / "project.json"
+
+    @property
+    def export(self) -> Path:
+        """The project's export (JSON, the annotators named): what the merge reads."""
+        return self.folder / "export.json"
 
 
 PATHS = Paths()

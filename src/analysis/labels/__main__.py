@@ -1,15 +1,23 @@
 """Command line of the labelling loop.
 
-    python -m analysis.labels sheets CANDIDATES.csv --annotators N --out FOLDER
-        [--format csv|xlsx] [--force]
-    python -m analysis.labels merge SHEET [SHEET ...] --out BATCH
+    python -m analysis.labels sheets CANDIDATES.csv --annotators NAMES|N --out FOLDER
+        [--format csv|xlsx] [--seed N|none] [--details DUMP|none] [--force]
+    python -m analysis.labels studio create CANDIDATES.csv --annotators NAMES --out FOLDER
+        [--title TITLE] [--url URL] [--token TOKEN] [--details DUMP|none] [--force]
+    python -m analysis.labels studio export --out FOLDER [--url URL] [--token TOKEN]
+    python -m analysis.labels studio serve [--port N] [--data FOLDER] [--venv FOLDER]
+    python -m analysis.labels merge INPUT [INPUT ...] --out BATCH
         [--decisions FILE] [--selection CANDIDATES.csv|none] [--force]
     python -m analysis.labels extend --base DUMP --batch BATCH --out STUDY
         [--name NAME] [--force]
 
 ``sheets`` writes the blank sheets for the candidates select wrote
-(``<selection>/selection/candidates.csv``) into ``FOLDER/sheets/``; ``merge`` combines
-the filled sheets and the adjudicators' decisions into a batch in the upstream layout
+(``<selection>/selection/candidates.csv``) into ``FOLDER/sheets/``
+(:mod:`analysis.labels.sheets`); ``studio create`` makes a Label Studio project of them
+and ``studio export`` downloads its annotations into ``FOLDER/studio/export.json``
+(:mod:`analysis.labels.studio`); ``studio serve`` runs a local Label Studio server (what
+``make studio`` runs); ``merge`` combines the filled sheets or the export, and the
+adjudicators' decisions, into a batch in the upstream layout
 (:mod:`analysis.labels.merge`); ``extend`` adds a batch to a study dump
 (:mod:`analysis.labels.extend`). A problem ends the run with one line per problem (file,
 line, column, what, what to do), exit status 1 and nothing written.
@@ -18,36 +26,42 @@ line, column, what, what to do), exit status 1 and nothing written.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
+from analysis.core.artifacts import to_json_text
 from analysis.core.errors import InputError, user_error_line
-from analysis.core.paths import PATHS, DumpLayout, SheetPaths
+from analysis.core.paths import PATHS, DumpLayout, StudioPaths
 from analysis.core.projects import Projects
 from analysis.core.taxonomy import load_taxonomy
+from analysis.labels import studio, studio_api, studio_server
+from analysis.labels.codebook import codebook_for
 from analysis.labels.decisions import read_decisions
 from analysis.labels.extend import extend_dump
-from analysis.labels.merge import MergeResult, SheetProblems, merge_sheets
-from analysis.labels.sheets import FORMATS, read_candidates, write_blank_sheets
+from analysis.labels.merge import MergeResult, SheetProblems, left_out, merge_inputs
+from analysis.labels.readers import read_input
+from analysis.labels.sheets import (
+    DEFAULT_SEED,
+    FORMATS,
+    check_candidates,
+    parse_team,
+    write_blank_sheets,
+)
+from analysis.labels.tables import read_candidates
+from analysis.select.engine import SELECTION_DIR, selection_id, set_aside_folder
 from analysis.select.hints import python
-from analysis.select.known import NONE
+from analysis.select.known import NONE, current_dump
 
 SHOWN_UNDECIDED = 10
 
 
-def check_no_sheets(out: Path, force: bool) -> None:
-    """Sheets already in ``<out>/sheets/`` may hold an annotator's labels: they are
-    replaced only with ``force``."""
-    folder = SheetPaths(out).folder
-    if folder.is_dir() and any(folder.iterdir()) and not force:
-        raise InputError("the folder already holds sheets (they may hold labels)",
-                         file=str(folder), fix="choose another --out, or pass --force")
-
-
-def find_selection(sheets: list[str], given: str | None) -> tuple[Path | None, str | None]:
-    """The candidates to check the sheets against, and a warning when there are none:
-    ``--selection FILE``, ``none``, or by default ``selection/candidates.csv`` beside the
-    first sheet's folder (where select and labels sheets put them)."""
+def find_selection(sheets: list[str], given: str | None,
+                   selection: str | None = None) -> tuple[Path | None, str | None]:
+    """The candidates to check the inputs against, and a warning when there are none:
+    ``--selection FILE``, ``none``, or by default the candidates beside the first input's
+    folder (where select and labels sheets put them): the selection the inputs are of,
+    set aside by a later select (``selection-<id>/``), else ``selection/``."""
     if given is not None and given.lower() == NONE:
         return None, None
     if given is not None:
@@ -56,12 +70,23 @@ def find_selection(sheets: list[str], given: str | None) -> tuple[Path | None, s
                              fix="give the candidates.csv the sheets were made from, or "
                                  "--selection none")
         return Path(given), None
-    guess = Path(sheets[0]).absolute().parent.parent / "selection" / "candidates.csv"
-    if guess.is_file():
-        return guess, None
+    beside = Path(sheets[0]).absolute().parent.parent
+    guesses = ([set_aside_folder(beside, selection) / "candidates.csv"] if selection else [])
+    for guess in [*guesses, beside / SELECTION_DIR / "candidates.csv"]:
+        if guess.is_file():
+            return guess, None
     return None, ("warning: the sheets' selection (selection/candidates.csv beside their "
                   "folder) was not found, so a row deleted from every sheet cannot be caught "
                   "-> pass --selection CANDIDATES.csv (or --selection none)")
+
+
+def sheets_selection(paths: list[str]) -> str | None:
+    """The selection the first input says it is of (a sheet's ``selection`` cells, an
+    export's tasks), None when it cannot be read (the merge says why)."""
+    try:
+        return read_input(Path(paths[0])).source.selection or None
+    except (InputError, OSError):
+        return None
 
 
 def summary_line(record: dict, out: str) -> str:
@@ -69,7 +94,10 @@ def summary_line(record: dict, out: str) -> str:
     projects = record["projects"].values()
     majority = sum(p["with_majority"] for p in projects)
     by_all = sum(p["excluded_by_all"] for p in projects)
-    return (f"merge: {record['annotators']} sheets, {record['candidates']:,} candidates in "
+    names = [n for n in record.get("annotator_names") or [] if n]
+    return (f"merge: {record['annotators']} annotators"
+            + (f" ({', '.join(names)})" if names else "")
+            + f", {record['candidates']:,} candidates in "
             f"{len(record['projects'])} project(s): {record['labelled']:,} labelled "
             f"({majority:,} by a majority, {record['labelled'] - majority:,} by decision), "
             f"{record['excluded']:,} excluded ({by_all:,} by all annotators, "
@@ -92,29 +120,56 @@ def undecided_lines(result: MergeResult, args: argparse.Namespace) -> list[str]:
             f"{args.out} --decisions FILE --force"]
 
 
+def codebook_of(args: argparse.Namespace, taxonomy):
+    """The codebook, with the details of ``--details`` (by default the current study
+    dump's; ``none``: without)."""
+    if args.details is not None and args.details.lower() == NONE:
+        dump = None
+    elif args.details is not None:
+        dump = Path(args.details)
+        if not dump.is_dir():
+            raise InputError("not a folder", file=args.details, column="--details",
+                             fix="give a study dump (the release), or --details none")
+    else:
+        dump, _ = current_dump()
+    return codebook_for(taxonomy, dump)
+
+
 def run_sheets(args: argparse.Namespace) -> int:
-    check_no_sheets(Path(args.out), args.force)
     candidates = read_candidates(Path(args.candidates), "labels sheets")
-    written = write_blank_sheets(Path(args.out), candidates, args.annotators,
-                                 load_taxonomy(PATHS.taxonomy_file), args.format)
-    print(f"sheets: wrote {len(written)} sheet(s) ({args.format}) into {written[0].parent}")
+    team = parse_team(args.annotators)
+    seed = None if str(args.seed).lower() == NONE else int(args.seed)
+    codebook = codebook_of(args, load_taxonomy(PATHS.taxonomy_file))
+    written = write_blank_sheets(Path(args.out), candidates, team, codebook, args.format,
+                                 seed, args.force)
+    order = f"each in an order of its own (seed {seed})" if seed is not None else \
+        "in the selection's order"
+    details = codebook.record.get("details")
+    print(f"sheets: wrote {len(written)} sheet(s) ({args.format}) into {written[0].parent}, "
+          f"{order}; the codebook beside them ("
+          + (f"{details:,} details from {codebook.record['dump']}" if details else
+             "no detail files found: themes, sub-themes and definitions only") + ")")
     return 0
 
 
 def run_merge(args: argparse.Namespace) -> int:
     taxonomy = load_taxonomy(args.taxonomy)
     codes = set(taxonomy.codes)
-    selection, warning = find_selection(args.sheets, args.selection)
+    selection, warning = find_selection(args.sheets, args.selection,
+                                        sheets_selection(args.sheets))
     if warning:
         print(f"merge: {warning}", file=sys.stderr)
     decisions = read_decisions(Path(args.decisions), codes) if args.decisions else None
-    result = merge_sheets([Path(p) for p in args.sheets], Path(args.out), codes,
+    result = merge_inputs([Path(p) for p in args.sheets], Path(args.out), codes,
                           force=args.force, names=args.sheets, decisions=decisions,
                           selection=read_candidates(selection) if selection else None,
                           selection_name=str(selection) if selection else None)
-    for sheet in result.record["sheets"]:
-        for note in sheet["notes"]:
-            print(f"merge: {sheet['file']}: {note}")
+    for source in result.sources:
+        for note in source["notes"]:
+            print(f"merge: {source['file']}: {note}")
+    for line in left_out(set(result.annotators), result.record["selection"],
+                         [Path(p) for p in args.sheets]):
+        print(f"merge: {line}", file=sys.stderr)
     if decisions is not None and decisions.lowercase_codes:
         print(f"merge: {decisions.name}: {decisions.lowercase_codes:,} decision(s) written "
               "in lower case (as c.3), read as the code")
@@ -130,14 +185,159 @@ def run_extend(args: argparse.Namespace) -> int:
                             args.force, renames)
     entry = extension.record["batches"][-1]
     earlier = extension.record["batches"][:-1]
+    shown = columns_text(entry["annotator_columns"])
     print(f"extend: {args.base} ({', '.join(e['name'] for e in earlier)}: "
           f"{sum(e['label_rows'] for e in earlier):,} label rows) + batch {entry['name']} "
           f"({entry['label_rows']:,} label rows, {entry['excluded']:,} excluded, annotators "
-          f"in {entry['annotator_columns'][0]}..{entry['annotator_columns'][-1]}); "
-          f"{len(extension.copied):,} other files carried; wrote {args.out}")
+          f"in {shown}); {len(extension.copied):,} other files carried; wrote {args.out}")
     print(f"extend: run the pipeline on it: set ingest.source: {args.out} (and manifest: "
           "null, commit: null) in params.yaml, then make report")
     return 0
+
+
+def columns_text(columns: list[str]) -> str:
+    """``Label8..Label10`` for consecutive columns, else each (``Label8, Label9, Label11``)."""
+    numbers = [int(c.removeprefix("Label")) for c in columns]
+    if len(numbers) > 2 and numbers == list(range(numbers[0], numbers[0] + len(numbers))):
+        return f"{columns[0]}..{columns[-1]}"
+    return ", ".join(columns)
+
+
+def studio_of(args: argparse.Namespace) -> studio_api.Studio:
+    """The server and token of ``--url`` and ``--token`` (by default the environment's
+    LABEL_STUDIO_URL and LABEL_STUDIO_API_KEY, else the local server of make studio)."""
+    url = args.url or os.environ.get(studio_api.URL_VARIABLE) or studio_api.DEFAULT_URL
+    token = args.token or os.environ.get(studio_api.TOKEN_VARIABLE)
+    local = Path(studio_server.DATA) / studio_server.ADMIN_FILE
+    if not token and local.is_file():
+        token = studio_server.admin(local.parent)["token"]
+    if not token:
+        raise InputError("no API token", column="--token", fix=studio_api.TOKEN_FIX)
+    return studio_api.Studio(url, token)
+
+
+def team_and_emails(text: str) -> list[tuple[str, str]]:
+    """``--annotators alice=alice@lab.org,bob``: (name, e-mail) each, ``<name>@localhost``
+    when none is given."""
+    pairs = [part.split("=", 1) if "=" in part else (part, "") for part in text.split(",")]
+    names = parse_team(",".join(name.strip() for name, _ in pairs))
+    if any(n.startswith("#") for n in names):
+        raise InputError("Label Studio's annotators are people: name them",
+                         column="--annotators", fix="give names (alice,bob,chen), each "
+                         "optionally with an e-mail (alice=alice@lab.org)")
+    return [(name, email.strip() or f"{name}@localhost")
+            for name, (_, email) in zip(names, pairs, strict=True)]
+
+
+def run_studio_create(args: argparse.Namespace) -> int:
+    paths = StudioPaths(Path(args.out))
+    if paths.record.exists() and not args.force:
+        raise InputError("the folder already has a Label Studio project (it may hold "
+                         "labels)", file=str(paths.record), fix="choose another --out, or "
+                         "pass --force to make another project")
+    frame = check_candidates(read_candidates(Path(args.candidates), "labels studio"))
+    if frame.empty:
+        raise InputError("no candidates: there is nothing to label", file=args.candidates,
+                         fix="select again with another window or inputs")
+    team = team_and_emails(args.annotators)
+    codebook = codebook_of(args, load_taxonomy(PATHS.taxonomy_file))
+    config = studio.label_config(codebook)
+    server = studio_of(args)
+    users = studio_api.ensure_users(server, team)
+    sel = selection_id(frame)
+    title = args.title or f"{sel} ({len(frame):,} candidates)"
+    project = studio_api.create_project(
+        server, title, config, codebook.html(), len(team),
+        f"Candidates of selection {sel}, labelled by {', '.join(n for n, _ in team)}")
+    members = [{k: u[k] for k in ("name", "email", "id")} for u in users]
+    imported = studio_api.import_tasks(server, project["id"], studio.tasks(frame, sel, members))
+    record = {"url": server.url, "project": project["id"], "title": title, "selection": sel,
+              "candidates": len(frame), "tasks": imported, "annotators": users,
+              "config_sha256": studio.config_digest(config), "codebook": codebook.record}
+    paths.folder.mkdir(parents=True, exist_ok=True)
+    paths.record.write_text(to_json_text(record), encoding="utf-8")
+    print(f"studio: project {project['id']} ({title}) at {server.url}/projects/"
+          f"{project['id']}: {imported:,} tasks, each for {len(team)} annotators "
+          f"({', '.join(n for n, _ in team)}); wrote {paths.record}")
+    for user in users:
+        if user["created"]:
+            print(f"studio: {user['name']}: account {user['email']} made without a password "
+                  f"-> on the server: label-studio reset_password --username {user['email']}"
+                  " (in its environment: .venv-studio/bin/label-studio)", file=sys.stderr)
+    print(f"studio: when they are done: {python()} -m analysis.labels studio export --out "
+          f"{args.out}")
+    return 0
+
+
+def run_studio_export(args: argparse.Namespace) -> int:
+    paths = StudioPaths(Path(args.out))
+    record = studio_api.read_record(paths.record)
+    args.url = args.url or record.get("url")
+    server = studio_of(args)
+    data = studio_api.export(server, record["project"])
+    temporary = paths.export.with_name(f".{paths.export.name}.part")
+    temporary.write_bytes(data)
+    read = studio.read_export(temporary, str(paths.export))
+    os.replace(temporary, paths.export)
+    per = ", ".join(f"{a} {int((read.table['annotator'] == a).sum()):,}"
+                    for a in read.source.annotators)
+    cancelled = sum(read.source.facts["cancelled"].values())
+    print(f"studio: exported project {record['project']}: {read.source.facts['tasks']:,} "
+          f"tasks, annotations by {per}; {cancelled:,} skipped (counted, not labels); "
+          f"wrote {paths.export}")
+    print(f"studio: next: {python()} -m analysis.labels merge {paths.export} --out BATCH")
+    return 0
+
+
+def run_studio_serve(args: argparse.Namespace) -> int:
+    venv, data = Path(args.venv), Path(args.data)
+    if not studio_server.ready(venv):
+        print(f"studio: installing Label Studio {studio_server.pinned_version()} into {venv} "
+              "(once; a minute or a few)")
+        studio_server.install(venv, quiet=False)
+    process, credentials = studio_server.start(venv, data, args.port)
+    url = f"http://{studio_server.HOST}:{args.port}"
+    print(f"studio: Label Studio at {url} (data in {data}/; administrator "
+          f"{credentials['email']}, password and API token in {data}/"
+          f"{studio_server.ADMIN_FILE}); Ctrl-C stops it")
+    try:
+        return process.wait()
+    except KeyboardInterrupt:
+        process.terminate()
+        return process.wait()
+
+
+def add_studio(sub) -> None:
+    """The ``studio`` commands."""
+    s = sub.add_parser("studio", help="Label Studio: a project of the candidates, its export")
+    cmd = s.add_subparsers(dest="studio", required=True)
+    for name, helptext in (("create", "a Label Studio project of the candidates"),
+                           ("export", "the project's annotations, into <out>/studio/")):
+        c = cmd.add_parser(name, help=helptext)
+        if name == "create":
+            c.add_argument("candidates", help="selection/candidates.csv")
+            c.add_argument("--annotators", required=True, metavar="NAMES",
+                           help="names, each optionally with an e-mail: alice=alice@lab.org,"
+                                "bob,chen (default e-mail: <name>@localhost)")
+            c.add_argument("--title", help="the project's title (default: the selection)")
+            c.add_argument("--details", metavar="DUMP",
+                           help="the study dump whose detail files the codebook shows "
+                                "(default: the current study dump; none: without)")
+            c.add_argument("--force", action="store_true",
+                           help="make another project though <out>/studio/ has one")
+        c.add_argument("--out", required=True,
+                       help="the selection's folder; the project's record goes into "
+                            "<out>/studio/")
+        c.add_argument("--url", help=f"the server (default: {studio_api.URL_VARIABLE}, else "
+                                     f"{studio_api.DEFAULT_URL})")
+        c.add_argument("--token", help=f"an administrator's API token (default: "
+                                       f"{studio_api.TOKEN_VARIABLE}, else make studio's)")
+    v = cmd.add_parser("serve", help="a local Label Studio server (make studio)")
+    v.add_argument("--port", type=int, default=studio_server.PORT)
+    v.add_argument("--data", default=studio_server.DATA,
+                   help="its database and files (default: %(default)s)")
+    v.add_argument("--venv", default=studio_server.VENV,
+                   help="its environment (default: %(default)s)")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -145,29 +345,39 @@ def parser() -> argparse.ArgumentParser:
                                 description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
     s = sub.add_parser("sheets", help="blank labelling sheets for the candidates select wrote")
-    s.add_argument("candidates", help="selection/candidates.csv (project, url, created_at, "
-                                      "title)")
-    s.add_argument("--annotators", type=int, required=True, help="one sheet each")
+    s.add_argument("candidates", help="selection/candidates.csv")
+    s.add_argument("--annotators", required=True, metavar="NAMES|N",
+                   help="the annotators' names (alice,bob,chen: the same person is the same "
+                        "label column across batches) or their number")
     s.add_argument("--out", required=True, help="folder; the sheets go into <out>/sheets/")
     s.add_argument("--format", choices=FORMATS, default="csv",
-                   help="csv (UTF-8 with BOM) or xlsx (Excel) (default: %(default)s)")
+                   help="csv (UTF-8 with BOM, the codebook beside) or xlsx (Excel, with "
+                        "drop-downs, links and a Codebook tab) (default: %(default)s)")
+    s.add_argument("--seed", default=str(DEFAULT_SEED), metavar="N|none",
+                   help="shuffle each annotator's rows with this seed; none: the selection's "
+                        "order (default: %(default)s)")
+    s.add_argument("--details", metavar="DUMP",
+                   help="the study dump whose detail files the codebook shows (default: the "
+                        "current study dump; none: without)")
     s.add_argument("--force", action="store_true",
-                   help="replace sheets already in <out>/sheets/ (they may hold labels)")
-    m = sub.add_parser("merge", help="filled sheets (+ decisions) -> a batch in the upstream "
-                                     "layout")
-    m.add_argument("sheets", nargs="+",
-                   help="the filled sheets (CSV or .xlsx), annotator 1 first")
+                   help="replace the sheets folder whole (its sheets may hold labels)")
+    m = sub.add_parser("merge", help="filled sheets or a Label Studio export (+ decisions) -> "
+                                     "a batch in the upstream layout")
+    m.add_argument("sheets", nargs="+", metavar="INPUT",
+                   help="the filled sheets (CSV or .xlsx), annotator 1 first, or a Label "
+                        "Studio export (studio/export.json)")
     m.add_argument("--out", required=True, help="folder to write the batch into")
     m.add_argument("--decisions", metavar="FILE",
                    help="the adjudicators' decisions (CSV or .xlsx with url and decision: "
                         "labels/adjudication.csv filled)")
     m.add_argument("--selection", metavar="CANDIDATES",
-                   help="the candidates the sheets were made from, to catch a row deleted "
-                        "from every sheet (default: selection/candidates.csv beside the "
-                        "sheets' folder; none: no check)")
+                   help="the candidates the inputs were made from, to catch a row deleted "
+                        "from every sheet (default: the selection beside the inputs' folder; "
+                        "none: no check)")
     m.add_argument("--force", action="store_true", help="replace an earlier merge in --out")
     m.add_argument("--taxonomy", default=str(PATHS.taxonomy_file),
                    help="the theme codes (default: %(default)s)")
+    add_studio(sub)
     e = sub.add_parser("extend", help="a study dump + a batch -> a study dump")
     e.add_argument("--base", required=True, help="the study dump to extend (the release, or "
                                                  "a study extend wrote)")
@@ -183,11 +393,15 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    commands = {"sheets": run_sheets, "merge": run_merge, "extend": run_extend}
+    commands = {"sheets": run_sheets, "merge": run_merge, "extend": run_extend,
+                "create": run_studio_create, "export": run_studio_export,
+                "serve": run_studio_serve}
+    name = args.command if args.command != "studio" else args.studio
+    prog = args.command if args.command != "studio" else "studio"
     try:
-        return commands[args.command](args)
+        return commands[name](args)
     except (InputError, OSError) as exc:
-        print(user_error_line(args.command, exc), file=sys.stderr)
+        print(user_error_line(prog, exc), file=sys.stderr)
         return 1
     except SheetProblems as exc:
         for problem in exc.problems:

@@ -1,39 +1,54 @@
-"""Every problem of a set of filled labelling sheets, one message each.
+"""Every problem of the annotations, one message each.
 
-A problem is an :class:`~analysis.core.errors.InputError` (sheet, line, column, what is
-wrong, what to do); the merge writes nothing while there is one. Checked per sheet: a row
-with more cells than the header, a URL that is empty or not http(s), a project that is not
-a plain folder name, a URL twice in a sheet, a label that is not a theme code of the
-taxonomy, an ``excluded`` cell that is not a yes/no, a row neither labelled nor excluded, a
-selection id that differs between rows; across sheets: the same file twice, sheets of
-different selections, a candidate in one sheet and not in another, a candidate given
-different projects, and a candidate without an ISO creation date in any sheet (or with
-two different ones); against the selection the sheets name (the candidates select wrote:
-:func:`selection_problems`), a selection that is not theirs, a candidate in no sheet (a
-row deleted from every sheet, which would change the false-positive denominator) and a
-row that is no candidate, each kind in one line.
+A problem is an :class:`~analysis.core.errors.InputError` (file, line, column, what is
+wrong, what to do); the merge writes nothing while there is one. Two kinds:
+
+- a sheet's rows (:func:`row_problems`, run by the sheet reader): a row with more cells
+  than the header, a URL that is empty or not http(s), a project that is not a plain
+  folder name, a URL twice in a sheet, a label that is not a theme code of the taxonomy,
+  ``excluded`` or ``unsure``, an ``excluded`` cell that is not a yes/no, a row neither
+  labelled, excluded nor unsure, a confidence that is not low, medium or high, minutes
+  that are no number, and a selection or an annotator that differs between rows (a Label
+  Studio export's problems are its reader's: :mod:`analysis.labels.studio`);
+- the inputs together (:func:`table_problems`, run by the merge on the readers' tables):
+  the same file twice, one annotator's labels in two inputs, an input of another selection
+  (one line, and nothing else said of it: its rows are not compared), a candidate one
+  annotator has and another lacks, a candidate given different projects, a candidate
+  without an ISO creation date (or with two), and, against the selection's candidates (a
+  row deleted from every sheet changes the false-positive denominator), candidates in no
+  input and rows that are no candidate, each kind in one line.
 
 Nothing is dropped silently: a row the merge could not use is a problem, not a skip.
-Long lists of the same problem in one sheet are cut after :data:`MAX_LISTED` messages
+Long lists of the same problem in one input are cut after :data:`MAX_LISTED` messages
 with a last one saying how many more there are.
 """
 
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 
 import pandas as pd
 
 from analysis.core.dump import URL_RE
 from analysis.core.errors import InputError
-from analysis.labels.sheets import Sheet, normalise_code, parse_excluded, selection_id
+from analysis.labels.annotations import (
+    Read,
+    created_at_by_url,
+    normalise_code,
+    parse_confidence,
+    parse_excluded,
+    parse_minutes,
+)
+from analysis.labels.codebook import EXCLUDED, UNSURE
+from analysis.select.engine import selection_id
 
 MAX_LISTED = 20
 PROJECT_RE = re.compile(r"^[A-Za-z0-9._-]+$")
-ISO_DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}")
 DO_NOT_EDIT = "restore it from the blank sheet (this column is not to be edited)"
+LABEL_FIX = ("use a code of sheets/codebook.csv (A.1 ... C.10), excluded or unsure, or leave "
+             "it empty and mark the row excluded")
 
 
 def capped(problems: list[InputError], file: str, what: str) -> list[InputError]:
@@ -45,17 +60,53 @@ def capped(problems: list[InputError], file: str, what: str) -> list[InputError]
                                                fix="see the messages above")]
 
 
-def row_problems(sheet: Sheet, codes: set[str]) -> list[InputError]:
-    """The problems of one sheet's rows (see the module docstring)."""
+def most_common(values: pd.Series) -> str:
+    """The value most rows carry (the first in sort order among equals; empty if none)."""
+    counts = Counter(v for v in values if v)
+    if not counts:
+        return ""
+    top = max(counts.values())
+    return sorted(v for v, n in counts.items() if n == top)[0]
+
+
+def cell_problems(rec, codes: set[str]) -> list[tuple[str, str, str | None, str]]:
+    """The problems of one sheet row's answer cells: (kind, text, column, fix)."""
+    found = []
+    label = normalise_code(rec.label)
+    excluded = parse_excluded(rec.excluded)
+    if label and label not in codes and label not in (EXCLUDED, UNSURE):
+        found.append(("label", f"{label!r} is not a theme code of the taxonomy", "label",
+                      LABEL_FIX))
+    if excluded is None:
+        found.append(("excluded", f"{rec.excluded.strip()!r} is not a yes/no", "excluded",
+                      "write x (or yes) for a false positive, leave it empty otherwise"))
+    elif not excluded and not label:
+        found.append(("unlabelled", "the row has no label and is not excluded (nor unsure)",
+                      "label", "give a theme code, mark the row excluded (x) if it is a "
+                      "false positive, or write unsure"))
+    if parse_confidence(rec.confidence) is None:
+        found.append(("confidence", f"{rec.confidence.strip()!r} is not a confidence",
+                      "confidence", "write low, medium or high, or leave it empty"))
+    if parse_minutes(rec.minutes) is False:
+        found.append(("minutes", f"{rec.minutes.strip()!r} is not a number of minutes",
+                      "minutes", "write the minutes spent (a number, 0 or more), or leave "
+                      "it empty"))
+    return found
+
+
+def row_problems(rows: pd.DataFrame, name: str, codes: set[str]) -> list[InputError]:
+    """The problems of one sheet's rows (see the module docstring); ``rows`` holds the
+    sheet's columns as text, the line each row starts on (a workbook's row) and its
+    number of cells (``n_fields``), and ``attrs["header_fields"]`` (and ``attrs["kind"]``:
+    ``xlsx`` for a workbook, whose problems name rows)."""
     kinds: dict[str, list[InputError]] = defaultdict(list)
-    rows = sheet.rows
     width = rows.attrs.get("header_fields", 0)
+    unit = "row" if rows.attrs.get("kind") == "xlsx" else "line"
     first_line: dict[tuple[str, str], int] = {}
-    expected_sel = sheet_selection(sheet)
+    expected = {c: most_common(rows[c].str.strip()) for c in ("selection", "annotator")}
     for rec in rows.itertuples(index=False):
-        def problem(kind: str, text: str, column: str | None, fix: str,
-                    rec=rec) -> None:
-            kinds[kind].append(InputError(text, file=sheet.name, line=int(rec.line),
+        def problem(kind: str, text: str, column: str | None, fix: str, rec=rec) -> None:
+            kinds[kind].append(InputError(text, file=name, **{unit: int(rec.line)},
                                           column=column, fix=fix))
 
         if rec.n_fields > width:
@@ -71,112 +122,93 @@ def row_problems(sheet: Sheet, codes: set[str]) -> list[InputError]:
                     DO_NOT_EDIT)
         key = (project, url)
         if url and key in first_line:
-            problem("duplicate", f"{url} is also on line {first_line[key]}", "url",
+            problem("duplicate", f"{url} is also on {unit} {first_line[key]}", "url",
                     "keep one row per candidate")
         first_line.setdefault(key, int(rec.line))
-        label = normalise_code(rec.label)
-        excluded = parse_excluded(rec.excluded)
-        if label and label not in codes:
-            problem("label", f"{label!r} is not a theme code of the taxonomy", "label",
-                    "use a code of sheets/codes.csv (A.1 ... C.10), or leave it empty and "
-                    "mark the row excluded")
-        if excluded is None:
-            problem("excluded", f"{rec.excluded.strip()!r} is not a yes/no", "excluded",
-                    "write x (or yes) for a false positive, leave it empty otherwise")
-        elif not excluded and not label:
-            problem("unlabelled", "the row has no label and is not excluded", "label",
-                    "give a theme code, or mark the row excluded (x) if it is a false "
-                    "positive")
-        sel = rec.selection.strip()
-        if sel != expected_sel:
-            problem("selection", f"selection {sel or 'empty'!r}, the sheet's other rows "
-                    f"say {expected_sel!r}", "selection", DO_NOT_EDIT)
+        for kind, text, column, fix in cell_problems(rec, codes):
+            problem(kind, text, column, fix)
+        for column in ("selection", "annotator"):
+            value = getattr(rec, column).strip()
+            if value != expected[column]:
+                problem(column, f"{column} {value or 'empty'!r}, the sheet's other rows say "
+                        f"{expected[column]!r}", column, DO_NOT_EDIT)
     out: list[InputError] = []
     for kind, found in kinds.items():
-        out += capped(found, sheet.name, f"problems of the same kind ({kind})")
+        out += capped(found, name, f"problems of the same kind ({kind})")
     return out
 
 
-def sheet_selection(sheet: Sheet) -> str:
-    """The selection id most rows of a sheet carry (empty if none)."""
-    values = sheet.rows["selection"].str.strip()
-    modes = values[values != ""].mode()
-    return sorted(modes)[0] if len(modes) else ""
-
-
-def keys_of(sheet: Sheet) -> dict[str, str]:
-    """url -> project for a sheet's rows with a URL (first row of a URL wins)."""
-    out: dict[str, str] = {}
-    for url, project in zip(sheet.rows["url"].str.strip(), sheet.rows["project"].str.strip(),
-                            strict=True):
-        if url:
-            out.setdefault(url, project)
-    return out
-
-
-def cross_sheet_problems(sheets: list[Sheet], paths: list[Path] | None = None
-                         ) -> list[InputError]:
-    """The problems between sheets (see the module docstring); ``paths`` (as given) find
-    the same file named twice."""
-    problems: list[InputError] = []
-    if paths:
-        seen: dict[Path, str] = {}
-        for path, sheet in zip(paths, sheets, strict=True):
-            real = Path(path).resolve()
-            if real in seen:
-                problems.append(InputError(f"the same file as {seen[real]}", file=sheet.name,
-                                           fix="give each annotator's sheet once"))
-            seen.setdefault(real, sheet.name)
-    selections = [sheet_selection(s) for s in sheets]
-    if len(set(selections)) > 1:
-        for sheet, sel in zip(sheets[1:], selections[1:], strict=True):
-            if sel != selections[0]:
-                problems.append(InputError(
-                    f"a sheet of another selection ({sel or 'no id'}; {sheets[0].name} is "
-                    f"{selections[0] or 'no id'})", file=sheet.name, column="selection",
-                    fix="merge the sheets of one selection only"))
-    keys = [keys_of(s) for s in sheets]
-    union: dict[str, str] = {}
-    for k in keys:
-        for url, project in k.items():
-            union.setdefault(url, project)
-    holders: dict[str, list[str]] = defaultdict(list)
-    for sheet, k in zip(sheets, keys, strict=True):
-        for url in k:
-            holders[url].append(sheet.name)
-    for sheet, k in zip(sheets, keys, strict=True):
-        found = [InputError(f"{url} (in {', '.join(holders[url])}) is missing from this "
-                            "sheet", file=sheet.name,
-                            fix="restore the row from the blank sheet and label it")
-                 for url in union if url not in k]
-        problems += capped(found, sheet.name, "candidates missing from this sheet")
-        moved = [InputError(f"{url} is under project {k[url]!r} here, {union[url]!r} in "
-                            "another sheet", file=sheet.name, column="project",
-                            fix=DO_NOT_EDIT)
-                 for url in k if k[url] != union[url]]
-        problems += capped(moved, sheet.name, "candidates under another project")
-    problems += created_problems(sheets)
+def same_files(paths: list[Path], reads: list[Read]) -> list[InputError]:
+    """An input given twice (the same file by another name too)."""
+    problems, seen = [], {}
+    for path, read in zip(paths, reads, strict=True):
+        real = Path(path).resolve()
+        if real in seen:
+            problems.append(InputError(f"the same file as {seen[real]}", file=read.source.name,
+                                       fix="give each annotator's sheet once"))
+        seen.setdefault(real, read.source.name)
     return problems
 
 
-def created_at_by_url(sheets: list[Sheet]) -> dict[str, set[str]]:
-    """url -> the ISO creation dates the sheets give it (a spreadsheet program may have
-    reformatted the column in some sheets; those values are not ISO and are not used)."""
-    found: dict[str, set[str]] = defaultdict(set)
-    for sheet in sheets:
-        for url, created in zip(sheet.rows["url"].str.strip(),
-                                sheet.rows["created_at"].str.strip(), strict=True):
-            if url:
-                found[url]  # noqa: B018 (every URL gets an entry, even without a date)
-                if ISO_DATE_RE.match(created):
-                    found[url].add(created)
-    return dict(found)
+def foreign_problems(reads: list[Read], selection: str, said: str) -> list[InputError]:
+    """One line for each input of another selection than ``selection`` (``said``: where
+    that selection comes from)."""
+    return [InputError(f"a sheet of another selection ({r.source.selection or 'no id'}; "
+                       f"{said} is {selection})", file=r.source.name, column="selection",
+                       fix="merge the sheets of one selection only (or pass --selection the "
+                           "candidates.csv they were made from)")
+            for r in reads if r.source.selection != selection]
 
 
-def created_problems(sheets: list[Sheet]) -> list[InputError]:
-    """Candidates without exactly one ISO creation date across the sheets."""
+def twice_problems(reads: list[Read]) -> list[InputError]:
+    """One annotator's labels in two inputs."""
+    holder: dict[str, str] = {}
+    problems = []
+    for read in reads:
+        for annotator in read.source.annotators:
+            if annotator in holder:
+                problems.append(InputError(
+                    f"the labels of {annotator} are in {holder[annotator]} too",
+                    file=read.source.name, column="annotator",
+                    fix="give each annotator's labels once"))
+            holder.setdefault(annotator, read.source.name)
+    return problems
+
+
+def missing_problems(reads: list[Read]) -> list[InputError]:
+    """A candidate one annotator has and another lacks, and a candidate under two
+    projects (one input's own list of each cut after :data:`MAX_LISTED`)."""
+    union: dict[str, str] = {}
+    holders: dict[str, list[str]] = defaultdict(list)
+    for read in reads:
+        for url, project in zip(read.table["url"], read.table["project"], strict=True):
+            union.setdefault(url, project)
+            if read.source.name not in holders[url]:
+                holders[url].append(read.source.name)
+    problems = []
+    for read in reads:
+        for annotator in read.source.annotators:
+            mine = read.table[read.table["annotator"] == annotator]
+            have = dict(zip(mine["url"], mine["project"], strict=True))
+            who = "" if read.source.kind != "label-studio" else f" by {annotator}"
+            found = [InputError(f"{url} (in {', '.join(holders[url])}) is missing from this "
+                                f"{'export' if who else 'sheet'}{who}", file=read.source.name,
+                                fix=("label it in Label Studio and export again" if who else
+                                     "restore the row from the blank sheet and label it"))
+                     for url in union if url not in have]
+            problems += capped(found, read.source.name, "candidates missing")
+            moved = [InputError(f"{url} is under project {have[url]!r} here, {union[url]!r} "
+                                "in another sheet", file=read.source.name, column="project",
+                                fix=DO_NOT_EDIT)
+                     for url in have if have[url] != union[url]]
+            problems += capped(moved, read.source.name, "candidates under another project")
+    return problems
+
+
+def created_problems(table: pd.DataFrame) -> list[InputError]:
+    """Candidates without exactly one ISO creation date across the inputs."""
     found = []
-    for url, dates in created_at_by_url(sheets).items():
+    for url, dates in created_at_by_url(table).items():
         if not dates:
             found.append(InputError(f"{url} has no ISO creation date (YYYY-MM-DD...) in any "
                                     "sheet", column="created_at",
@@ -188,37 +220,11 @@ def created_problems(sheets: list[Sheet]) -> list[InputError]:
     return capped(found, "sheets", "candidates with a creation-date problem")
 
 
-def check_sheets(sheets: list[Sheet], codes: set[str],
-                 paths: list[Path] | None = None) -> list[InputError]:
-    """Every problem of the sheets, per sheet then across them."""
-    problems: list[InputError] = []
-    for sheet in sheets:
-        problems += row_problems(sheet, codes)
-    return problems + cross_sheet_problems(sheets, paths)
-
-
-def labels_frame(sheet: Sheet) -> pd.DataFrame:
-    """A checked sheet's decisions: url (index), project, label (normalised code or
-    empty), excluded (bool)."""
-    rows = sheet.rows
-    return pd.DataFrame({
-        "project": rows["project"].str.strip().to_numpy(),
-        "label": rows["label"].map(normalise_code).to_numpy(),
-        "excluded": rows["excluded"].map(parse_excluded).astype(bool).to_numpy(),
-    }, index=pd.Index(rows["url"].str.strip(), name="url"))
-
-
-def selection_problems(sheets: list[Sheet], candidates: pd.DataFrame,
+def candidate_problems(table: pd.DataFrame, candidates: pd.DataFrame,
                        name: str) -> list[InputError]:
-    """The sheets against their selection (``candidates``, read from ``name``): the
-    selection must be the one the sheets name, and its candidates the sheets' rows; a
-    candidate in no sheet, or a row that is no candidate, is one line for all of them."""
-    expected, found = sheet_selection(sheets[0]), selection_id(candidates)
-    if expected and expected != found:
-        return [InputError(f"the sheets are of selection {expected}, this file is {found}",
-                           file=name, fix="pass --selection the candidates.csv the sheets "
-                                          "were made from (or --selection none)")]
-    rows = {url for sheet in sheets for url in keys_of(sheet)}
+    """The inputs' rows against their selection's candidates (read from ``name``): a
+    candidate in no input, or a row that is no candidate, is one line for all of them."""
+    rows = set(table["url"])
     wanted = [u.strip() for u in candidates["url"].astype(str)]
     problems = []
     gone = [u for u in wanted if u not in rows]
@@ -235,4 +241,42 @@ def selection_problems(sheets: list[Sheet], candidates: pd.DataFrame,
             f"(first: {extra[0]})", file=name,
             fix="remove the rows added to the sheets, or pass --selection the candidates.csv "
                 "the sheets were made from"))
+    return problems
+
+
+def reference_selection(reads: list[Read], candidates: pd.DataFrame | None,
+                        name: str | None) -> tuple[str, str]:
+    """The selection the inputs must be of, and where it comes from: the candidates' (when
+    given), else the one most inputs carry (the first of them named)."""
+    if candidates is not None:
+        return selection_id(candidates), name or "the selection"
+    chosen = most_common(pd.Series([r.source.selection for r in reads], dtype=object))
+    first = next((r.source.name for r in reads if r.source.selection == chosen), "")
+    return chosen, first
+
+
+def table_problems(reads: list[Read], paths: list[Path] | None = None,
+                   candidates: pd.DataFrame | None = None,
+                   candidates_name: str | None = None) -> list[InputError]:
+    """Every problem of the inputs together (see the module docstring), the row problems
+    of the inputs of the selection first. An input of another selection is one line:
+    neither its rows nor its absence from the others are reported."""
+    problems = same_files(paths, reads) if paths else []
+    selection, said = reference_selection(reads, candidates, candidates_name)
+    theirs = most_common(pd.Series([r.source.selection for r in reads], dtype=object))
+    if candidates is not None and reads and theirs != selection:
+        return problems + [InputError(
+            f"the sheets are of selection {theirs}, this file is {selection}",
+            file=candidates_name or "candidates.csv",
+            fix="pass --selection the candidates.csv the sheets were made from (or "
+                "--selection none)")]
+    problems += foreign_problems(reads, selection, said)
+    ours = [r for r in reads if r.source.selection == selection]
+    for read in ours:
+        problems += read.problems
+    problems += twice_problems(ours) + missing_problems(ours)
+    table = pd.concat([r.table for r in ours], ignore_index=True)
+    problems += created_problems(table)
+    if candidates is not None and not problems:
+        problems += candidate_problems(table, candidates, candidates_name or "candidates.csv")
     return problems

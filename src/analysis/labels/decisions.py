@@ -3,7 +3,7 @@
     python -m analysis.labels merge SHEET ... --out BATCH --decisions FILE
 
 ``FILE`` is any CSV or Excel workbook (read as the sheets are:
-:func:`analysis.labels.sheets.read_table`) with the columns ``url`` and ``decision``;
+:func:`analysis.labels.tables.read_table`) with the columns ``url`` and ``decision``;
 the merge's own ``labels/adjudication.csv``, with its ``decision`` column filled in a
 spreadsheet program, is one. A decision is a theme code of the taxonomy (``C.3``; written
 in lower case, it is read as the code and counted) or ``excluded`` (the report is a false
@@ -27,12 +27,13 @@ from pathlib import Path
 import pandas as pd
 
 from analysis.core.errors import InputError
+from analysis.labels.annotations import lowercase_codes, normalise_code
 from analysis.labels.checks import capped
-from analysis.labels.sheets import lowercase_codes, normalise_code, read_table
+from analysis.labels.tables import read_table
 
 EXCLUDED = "excluded"
 KEYS = ("url", "decision")
-FIX = ("write a theme code of sheets/codes.csv (A.1 ... C.10), or excluded for a false "
+FIX = ("write a theme code of sheets/codebook.csv (A.1 ... C.10), or excluded for a false "
        "positive, or leave the cell empty while undecided")
 
 
@@ -71,7 +72,7 @@ def read_decisions(path: Path, codes: set[str], name: str | None = None) -> Deci
         if not raw:
             continue
         cells.append(raw)
-        decision = EXCLUDED if raw.casefold() == EXCLUDED else normalise_code(raw)
+        decision = normalise_code(raw)
         if decision != EXCLUDED and decision not in codes:
             kinds["values that are no decision"].append(InputError(
                 f"{raw!r} is neither a theme code nor {EXCLUDED}", file=table.name,

@@ -23,11 +23,13 @@ is what ``labels merge`` wrote. ``STUDY`` is the base plus the batch:
   then the batch's; written where the base or the batch has one;
 - a project new in the batch gets its folder; a project whose candidates were all
   excluded gets its folder, a label file with the header only and its excluded file;
-- ``labels/batches.json``: each batch's name, its annotator columns, its counts (label
-  rows, excluded, per project), whether it records its exclusions, and the SHA-256 of its
-  inputs (the base's files; the batch's sheets, decisions and merge record); the batch's
-  records (``labels/merge.json``, ``adjudication.csv``, ``comments.csv``) are kept under
-  ``labels/<name>/``, and a base's earlier ones carried.
+- ``labels/batches.json``: each batch's name, its annotator columns (and their names), its
+  counts (label rows, excluded, per project), whether it records its exclusions, and the
+  SHA-256 of its inputs (the base's files; the batch's sheets or export, decisions and
+  merge record), and ``annotators``: each name's column; the batch's records
+  (``labels/merge.json``, ``sources.json``, ``adjudication.csv``, ``annotations.csv``,
+  ``comments.csv``) are kept under ``labels/<name>/``, and a base's earlier ones
+  carried.
 
 A report in both the base and the batch (the same report by
 :func:`analysis.select.known.issue_key`: scheme, letter case, default port, doubled and
@@ -329,6 +331,10 @@ def recorded_batches(data: object, shown: str) -> list[dict]:
         if entry["name"] in names:
             raise refuse(f"batch {i} of 'batches' repeats the name {entry['name']!r}")
         names.add(entry["name"])
+        if entry.get("annotator_names") is not None:
+            problem = names_problem(entry["annotator_names"], len(entry["annotator_columns"]))
+            if problem:
+                raise refuse(f"batch {i} of 'batches': 'annotator_names' {problem}")
     return batches
 
 
@@ -406,7 +412,24 @@ def checked_merge_record(data: object, shown: str) -> dict:
         raise refuse("'sheets' is not a list of objects")
     if not isinstance(data.get("decisions") or {}, dict):
         raise refuse(f"'decisions' is {json_kind(data['decisions'])}, not an object or null")
+    names = data.get("annotator_names")
+    if names is not None and names_problem(names, annotators) is not None:
+        raise refuse(f"'annotator_names' {names_problem(names, annotators)}")
     return data
+
+
+def names_problem(names: object, count: object) -> str | None:
+    """What is wrong with a list of annotators' names beside ``count`` annotators (a name
+    a text or null, once each), or None."""
+    if not isinstance(names, list) or not all(n is None or (isinstance(n, str) and n)
+                                              for n in names):
+        return "is not a list of names (or nulls)"
+    if isinstance(count, int) and len(names) != count:
+        return f"lists {len(names)} names for {count} annotators"
+    given = [n for n in names if n]
+    if len(given) != len(set(given)):
+        return "names someone twice"
+    return None
 
 
 def extend(base: Path | DumpFiles, batch: Path | DumpFiles, name: str,
@@ -449,25 +472,30 @@ def extend(base: Path | DumpFiles, batch: Path | DumpFiles, name: str,
         parse_json(records[layout.merge_record.name], shown, MERGE_FIX), shown)
     added = int(record.get("annotators") or max(
         [n for p in new.values() for n in p.labels.columns] or [0]))
+    names = list(record.get("annotator_names") or [None] * added)
+    known = named_columns(earlier, base.shown(batches_file(Path()).as_posix()))
+    columns = study_columns(names, known, width)
     files: dict[str, bytes] = {}
     for project in sorted(set(old) | set(new)):
-        files.update(project_files(project, old.get(project), new.get(project), width, added,
-                                   layout))
+        files.update(project_files(project, old.get(project), new.get(project), columns,
+                                   max([width, *columns]), layout))
     copied = carried_files(base, old, files)
     for file_name, data in sorted(records.items()):
         files[f"{layout.labels.name}/{name}/{file_name}"] = data
     merge_sha256 = hashlib.sha256(records[layout.merge_record.name]).hexdigest()
     entry = {"name": name,
-             "annotator_columns": [f"Label{width + k}" for k in range(1, added + 1)],
+             "annotator_columns": [f"Label{c}" for c in columns],
+             "annotator_names": names,
              **batch_counts(new, name), "records_exclusions": True,
              "undecided": record.get("undecided"), "selection": record.get("selection"),
-             "inputs": {"sheets": [{"file": s.get("file"), "sha256": s.get("sha256")}
-                                   for s in record.get("sheets") or []],
+             "inputs": {"sources": batch_sources(records, record),
                         "decisions": (record.get("decisions") or {}).get("sha256"),
                         "merge_record_sha256": merge_sha256},
              "records": f"{layout.labels.name}/{name}/"}
+    known.update({n: f"Label{c}" for n, c in zip(names, columns, strict=True) if n})
     study = {"format": FORMAT, "batches": [*earlier, entry],
-             "label_columns": width + added}
+             "label_columns": max([width, *columns]),
+             "annotators": dict(sorted(known.items()))}
     files[batches_file(Path()).as_posix()] = to_json_text(study).encode("utf-8")
     return Extension(files, copied, study)
 
@@ -485,17 +513,19 @@ def _batch_file(name: str, project: str) -> bool:
             or re.fullmatch(re.escape(project) + r"_\d{4}\.txt", name) is not None)
 
 
-def project_files(project: str, old: Part | None, new: Part | None, width: int, added: int,
-                  layout: DumpLayout) -> dict[str, bytes]:
-    """One project's label, year and excluded files in the study."""
-    header = ["Issue_URL", *[f"Label{n}" for n in range(1, width + added + 1)],
+def project_files(project: str, old: Part | None, new: Part | None, columns: list[int],
+                  total: int, layout: DumpLayout) -> dict[str, bytes]:
+    """One project's label, year and excluded files in the study: ``columns`` are the
+    study's columns of the batch's annotators 1..N, ``total`` the study's number of
+    columns."""
+    header = ["Issue_URL", *[f"Label{n}" for n in range(1, total + 1)],
               "Final_Label", BATCH_COLUMN]
     rows = [header]
-    for part, offset in ((old, 0), (new, width)):
+    for part, place in ((old, lambda n: n), (new, lambda n: columns[n - 1])):
         for url, labels, final, batch in part.labels.rows if part else ():
-            cells = [""] * (width + added)
+            cells = [""] * total
             for n, cell in labels.items():
-                cells[offset + n - 1] = cell
+                cells[place(n) - 1] = cell
             rows.append([url, *cells, final, batch])
     label_rel = old.labels.rel if old else layout.label_file(project).as_posix()
     files = {label_rel: csv_bytes(rows)}
@@ -513,6 +543,49 @@ def project_files(project: str, old: Part | None, new: Part | None, width: int, 
                                         for e in part.excluded or ()]
         files[layout.excluded_file(project).as_posix()] = csv_bytes(excluded)
     return files
+
+
+def named_columns(batches: list[dict], shown: str) -> dict[str, str]:
+    """Each annotator's name -> the study column of their labels, from the base's
+    batches (their ``annotator_names`` beside ``annotator_columns``); a name in two
+    columns, or a column of two names, is one message."""
+    found: dict[str, str] = {}
+    for entry in batches:
+        names = entry.get("annotator_names") or []
+        for column, name in zip(entry["annotator_columns"], names, strict=False):
+            if not isinstance(name, str):
+                continue
+            if found.get(name, column) != column or any(
+                    c == column and n != name for n, c in found.items()):
+                raise InputError(f"batch {entry['name']!r} gives {name} the column {column}, "
+                                 "which another batch gives another person", file=shown,
+                                 fix=RECORD_FIX)
+            found[name] = column
+    return found
+
+
+def study_columns(names: list[str | None], known: dict[str, str], width: int) -> list[int]:
+    """The study's column of each of the batch's annotators: a known name's own, else a
+    new one after the base's ``width`` columns (in the batch's order)."""
+    columns, next_free = [], width
+    for name in names:
+        if name in known:
+            columns.append(int(known[name].removeprefix("Label")))
+        else:
+            next_free += 1
+            columns.append(next_free)
+    return columns
+
+
+def batch_sources(records: dict[str, bytes], record: dict) -> list[dict]:
+    """The files a batch was merged from (file, kind, SHA-256): its ``sources.json``, or,
+    for a batch of an earlier version, its merge record's ``sheets``."""
+    try:
+        sources = json.loads(records["sources.json"].decode("utf-8"))["sources"]
+    except (KeyError, ValueError, TypeError):
+        sources = record.get("sheets") or []
+    return [{"file": s.get("file"), "kind": s.get("kind", "csv"), "sha256": s.get("sha256")}
+            for s in sources if isinstance(s, dict)]
 
 
 def carried_files(base: DumpFiles, parts: dict[str, Part], written: dict[str, bytes]

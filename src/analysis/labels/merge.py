@@ -1,15 +1,26 @@
-"""Merge the annotators' filled sheets, and the adjudicators' decisions, into a batch in
-the upstream layout.
+"""Merge the annotators' labels, and the adjudicators' decisions, into a batch in the
+upstream layout.
 
-    python -m analysis.labels merge sheets/annotator_1.csv ... --out BATCH
+    python -m analysis.labels merge INPUT ... --out BATCH
         [--decisions FILE] [--selection CANDIDATES|none]
+
+An input is a filled sheet (one annotator) or a Label Studio export (every annotator of
+the project); each is read into the one table of annotations
+(:mod:`analysis.labels.readers`, :mod:`analysis.labels.annotations`), the tables are
+checked together (:func:`analysis.labels.checks.table_problems`) and this module combines
+them, whichever reader they came from: the same answers give the same batch, byte for
+byte, from sheets or from Label Studio (only ``labels/sources.json``, which names the
+files read, differs). :func:`merge_inputs` does it all in one call, and
+:func:`merge_folder` for a batch's folder of records (its candidates, its filled sheets or
+Label Studio export, its decisions).
 
 Semantics (Section III.A/B of the paper):
 
-- ``Label1..LabelN`` are the annotators' own labels in the order the sheets are given
-  (sheet k is annotator k), never changed by a decision, so the agreement is computed on
-  the independent ratings; an annotator who excluded a candidate without labelling it
-  leaves an empty cell (a missing rating).
+- ``Label1..LabelN`` are the annotators' own labels in the order the inputs give them
+  (sheet k is annotator k; an export's annotators in its project's order), never changed
+  by a decision, so the agreement is computed on the independent ratings; an annotator
+  who excluded a candidate without labelling it, or was unsure, leaves an empty cell (a
+  missing rating: ``unsure`` is never a theme in a kappa).
 - ``Final_Label`` is the strict majority label (a theme code given by more than half of
   the N annotators; every ``Final_Label`` of the paper's release is one), or, for a
   report on the adjudication list, the adjudicators' decision
@@ -21,38 +32,39 @@ Semantics (Section III.A/B of the paper):
   the label or year files; the clean stage reads them and Table I computes the
   false-positive rate. The file is written for every project, empty when nothing was
   excluded: its presence says the batch records its exclusions.
-- ``labels/adjudication.csv`` lists, one row each, the reports without a strict majority
-  and those that some but not all annotators excluded (a split on exclusion is not
-  settled by the majority: the rule above excludes only when all agree, so the
-  adjudicators decide a code or ``excluded``). Columns: url, project, title, created_at,
-  each annotator's label, exclusion and comment (``Label<k>``, ``Excluded<k>``,
-  ``Comment<k>``), the reason, and ``decision``, empty until decided (filled with the
-  decision a ``--decisions`` file gave). Written for a spreadsheet program, like the
-  sheets; filled, it is itself a decisions file.
+- ``labels/adjudication.csv`` lists, one row each, the reports without a strict majority,
+  those that some but not all annotators excluded (a split on exclusion is not settled by
+  the majority: the rule above excludes only when all agree, so the adjudicators decide a
+  code or ``excluded``), and those an annotator was unsure of. Columns: url, project,
+  title, created_at, each annotator's label (``unsure`` when unsure), exclusion and comment
+  (``Label<k>``, ``Excluded<k>``, ``Comment<k>``), the reason, and ``decision``, empty
+  until decided (filled with the decision a ``--decisions`` file gave). Written for a
+  spreadsheet program, like the sheets; filled, it is itself a decisions file.
 - A report on the list without a decision is undecided: listed, and left out of the
   batch (neither labelled nor excluded) until a decision is given.
-- ``labels/comments.csv``: every non-empty comment of every annotator, and the cells of
-  any column an annotator added to a sheet (project, url, annotator, column, text), so
-  nothing written in a sheet is lost; the label files keep the columns the pipeline reads.
-- ``labels/merge.json``: the sheets read (SHA-256, encoding, delimiter, rows, codes
-  written in lower case, added columns), the decisions file (SHA-256, decisions applied),
-  the selection the sheets were checked against, the annotators, the undecided reports
-  and the counts per project.
+- ``labels/annotations.csv``: every annotation (annotator number and name, label,
+  excluded, unsure, confidence, seconds spent); ``labels/comments.csv``: every non-empty
+  comment, and the cells of any column an annotator added to a sheet (project, url,
+  annotator, column, text), so nothing written is lost; the label files keep the columns
+  the pipeline reads.
+- ``labels/merge.json``: the annotators (number and names), the selection checked, the
+  decisions file (SHA-256, decisions applied), the undecided reports and the counts per
+  project and per annotator; ``labels/sources.json``: the files read (kind, SHA-256,
+  encoding, delimiter, rows, codes in lower case, added columns, cancelled annotations).
 - Year files ``Issue Report/<Project>/<Project>_<year>.txt``: the label rows' URLs by the
   year of their creation date.
 
-Rows are ordered by project, creation date and URL, whatever order the sheets' rows are
-in, so the same sheets and decisions give the same bytes. Nothing is written while any
-sheet or decision has a problem (:mod:`analysis.labels.checks`,
-:mod:`analysis.labels.decisions`), nor when the sheets hold no row: the batch is built in
-a temporary folder next to ``--out`` and moved into place only when complete.
+Rows are ordered by project, creation date and URL, whatever order the inputs' rows are
+in, so the same answers and decisions give the same bytes. Nothing is written while any
+input or decision has a problem, nor when the inputs hold no row: the batch is built in a
+temporary folder next to ``--out`` and moved into place only when complete.
 """
 
 from __future__ import annotations
 
-import codecs
 import csv
 import io
+import json
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -62,32 +74,34 @@ import pandas as pd
 
 from analysis.core.artifacts import atomic_folder, recover_folder, to_json_text
 from analysis.core.errors import InputError
-from analysis.core.paths import DumpLayout
-from analysis.core.textsafe import neutralise_cell
-from analysis.labels.checks import (
-    check_sheets,
-    created_at_by_url,
-    labels_frame,
-    selection_problems,
-    sheet_selection,
-)
-from analysis.labels.decisions import EXCLUDED, Decisions, unused_problems
-from analysis.labels.sheets import Sheet, read_sheet
+from analysis.core.paths import DumpLayout, SheetPaths, StudioPaths
+from analysis.labels.annotations import Read, created_at_by_url
+from analysis.labels.checks import table_problems
+from analysis.labels.codebook import UNSURE
+from analysis.labels.decisions import EXCLUDED, Decisions, read_decisions, unused_problems
+from analysis.labels.readers import read_input
+from analysis.labels.tables import read_candidates, spreadsheet_csv
 
 NO_MAJORITY = "no majority"
 EXCLUSION_SPLIT = "split on exclusion"
+UNSURE_REASON = "unsure"
 BY_ALL = "all annotators"
 BY_DECISION = "decision"
 EXCLUDED_HEADER = ["Issue_URL", "Created_At"]
 COMMENT_COLUMNS = ["project", "url", "annotator", "column", "text"]
+ANNOTATION_FILE_COLUMNS = ["project", "url", "annotator", "name", "label", "excluded",
+                           "unsure", "confidence", "seconds"]
 COMMENTS = "comments.csv"  # beside the adjudication list, in the batch's labels/
+ANNOTATIONS = "annotations.csv"
+SOURCES = "sources.json"
 RULE = ("Final_Label: the label of more than half of the annotators, else the adjudicators' "
         "decision; excluded: when every annotator marks it excluded, or by decision; a "
-        "report without a majority or with a split on exclusion is left out until decided")
+        "report without a majority, with a split on exclusion or that an annotator was "
+        "unsure of is left out until decided")
 
 
 class SheetProblems(Exception):
-    """The sheets have problems (each an :class:`InputError`); nothing was written."""
+    """The inputs have problems (each an :class:`InputError`); nothing was written."""
 
     def __init__(self, problems: list[InputError]) -> None:
         self.problems = problems
@@ -97,17 +111,20 @@ class SheetProblems(Exception):
 @dataclass
 class MergeResult:
     """The merged candidates: label rows, excluded rows, the adjudication list, the
-    comments, the undecided reports and the record."""
+    annotations, the comments, the undecided reports and the records."""
 
-    annotators: int
+    annotators: list[str]
     labels: pd.DataFrame  # project, url, created_at, year, Label1..N, Final_Label, decided
     excluded: pd.DataFrame  # project, url, created_at, by
     adjudication: pd.DataFrame
+    annotations: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(
+        columns=ANNOTATION_FILE_COLUMNS))
     comments: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(
         columns=COMMENT_COLUMNS))
     undecided: list[str] = field(default_factory=list)
     applied: set[str] = field(default_factory=set)
     record: dict = field(default_factory=dict)
+    sources: list[dict] = field(default_factory=list)
 
 
 def strict_majority(labels: list[str], annotators: int) -> str | None:
@@ -126,13 +143,16 @@ def label_counts_text(labels: list[str]) -> str:
                                                           key=lambda kv: (-kv[1], kv[0])))
 
 
-def reasons(labels: list[str], marks: list[bool], final: str | None) -> list[str]:
+def reasons(labels: list[str], marks: list[bool], final: str | None,
+            unsure: list[bool] | None = None) -> list[str]:
     """Why a report goes on the adjudication list (none when it does not)."""
     why = []
     if final is None:
         why.append(f"{NO_MAJORITY} ({label_counts_text(labels) or 'no label'})")
     if any(marks):
         why.append(f"{EXCLUSION_SPLIT} ({sum(marks)} of {len(marks)} excluded)")
+    if unsure and any(unsure):
+        why.append(f"{UNSURE_REASON} ({sum(unsure)} of {len(unsure)})")
     return why
 
 
@@ -142,35 +162,17 @@ def adjudication_columns(n: int) -> list[str]:
     return ["url", "project", "title", "created_at", *per, "reason", "decision"]
 
 
-def comment_rows(sheets: list[Sheet]) -> list[dict]:
-    """Every non-empty comment, and every cell of a column an annotator added."""
-    rows = []
-    for k, sheet in enumerate(sheets, 1):
-        frame = sheet.rows
-        urls = frame["url"].str.strip().tolist()
-        projects = frame["project"].str.strip().tolist()
-        for i, text in enumerate(frame["comment"].tolist()):
-            if text.strip():
-                rows.append({"project": projects[i], "url": urls[i], "annotator": k,
-                             "column": "comment", "text": text})
-        for column in sheet.extras.columns:
-            for i, text in enumerate(sheet.extras[column].tolist()):
-                if str(text).strip():
-                    rows.append({"project": projects[i], "url": urls[i], "annotator": k,
-                                 "column": column, "text": text})
-    return rows
-
-
-def fate(labels: list[str], marks: list[bool], decision: str | None
-         ) -> tuple[str, str | None, list[str]]:
+def fate(labels: list[str], marks: list[bool], decision: str | None,
+         unsure: list[bool] | None = None) -> tuple[str, str | None, list[str]]:
     """What becomes of one report, and why it is on the adjudication list (empty when it
     is not): (``excluded``, who excluded it), (``labelled``, its final label) or
     (``undecided``, None). Excluded by all annotators; else labelled by the strict
-    majority; a report without one, or with a split on exclusion, by its decision."""
+    majority; a report without one, with a split on exclusion or that an annotator was
+    unsure of, by its decision."""
     if all(marks):
         return "excluded", BY_ALL, []
     final = strict_majority(labels, len(labels))
-    why = reasons(labels, marks, final)
+    why = reasons(labels, marks, final, unsure)
     if not why:
         return "labelled", final, why
     if decision is None:
@@ -180,61 +182,113 @@ def fate(labels: list[str], marks: list[bool], decision: str | None
     return "labelled", decision, why
 
 
-def combine(sheets: list[Sheet], decisions: Decisions | None = None) -> MergeResult:
-    """Combine checked sheets (no problems left) and the decisions into the batch."""
-    n = len(sheets)
-    frames = [labels_frame(s) for s in sheets]
-    comments = [dict(zip(s.rows["url"].str.strip(), s.rows["comment"], strict=True))
-                for s in sheets]
-    titles = dict(zip(sheets[0].rows["url"].str.strip(), sheets[0].rows["title"],
-                      strict=True))
-    created = {url: sorted(dates)[0] for url, dates in created_at_by_url(sheets).items()}
+def ordered(frame: pd.DataFrame, columns: list[str], extra: list[str] | None = None
+            ) -> pd.DataFrame:
+    """``frame`` sorted by project, creation date and URL (then ``extra``), stably."""
+    return frame.sort_values(["project", "created_at", "url", *(extra or [])],
+                             kind="mergesort").reset_index(drop=True)[columns]
+
+
+def annotation_rows(table: pd.DataFrame, number: dict[str, int],
+                    created: dict[str, str]) -> pd.DataFrame:
+    """Every annotation as ``labels/annotations.csv`` holds it."""
+    frame = pd.DataFrame({
+        "project": table["project"], "url": table["url"],
+        "annotator": table["annotator"].map(number), "name": table["annotator"],
+        "label": table["label"], "excluded": table["excluded"].map({True: "x", False: ""}),
+        "unsure": table["unsure"].map({True: "x", False: ""}),
+        "confidence": table["confidence"],
+        "seconds": [("" if s is None or pd.isna(s) else str(int(s))) for s in table["seconds"]],
+        "created_at": table["url"].map(created)})
+    return ordered(frame, ANNOTATION_FILE_COLUMNS, ["annotator"])
+
+
+def comment_rows(table: pd.DataFrame, extras: pd.DataFrame, number: dict[str, int],
+                 created: dict[str, str]) -> pd.DataFrame:
+    """Every non-empty comment, and every cell of a column an annotator added."""
+    said = table[table["comment"].str.strip() != ""]
+    rows = pd.concat([
+        pd.DataFrame({"project": said["project"], "url": said["url"],
+                      "annotator": said["annotator"], "column": "comment",
+                      "text": said["comment"]}),
+        extras[COMMENT_COLUMNS]], ignore_index=True)
+    rows["annotator"] = rows["annotator"].map(number)
+    rows["created_at"] = rows["url"].map(created)
+    rows["order"] = range(len(rows))  # comments before added cells, as read
+    return ordered(rows, COMMENT_COLUMNS, ["annotator", "order"])
+
+
+def combine(table: pd.DataFrame, annotators: list[str], decisions: Decisions | None = None,
+            extras: pd.DataFrame | None = None,
+            titles: dict[str, str] | None = None) -> MergeResult:
+    """Combine checked annotations (no problems left: every annotator answered every
+    candidate once) and the decisions into the batch; ``titles``: the candidates' titles
+    (else the first annotator's rows')."""
+    n = len(annotators)
+    number = {a: k for k, a in enumerate(annotators, 1)}
+    by = {a: table[table["annotator"] == a].set_index("url") for a in annotators}
+    first = by[annotators[0]]
+    titles = titles or dict(zip(first.index, first["title"], strict=True))
+    created = {url: sorted(dates)[0] for url, dates in created_at_by_url(table).items()}
     label_cols = [f"Label{k}" for k in range(1, n + 1)]
     rows, excluded, adjudication, undecided, applied = [], [], [], [], set()
-    for url in frames[0].index:
-        labels = [f.at[url, "label"] for f in frames]
-        marks = [bool(f.at[url, "excluded"]) for f in frames]
-        project, when = frames[0].at[url, "project"], created[url]
+    for url in first.index:
+        answers = [by[a].loc[url] for a in annotators]
+        labels = [x["label"] for x in answers]
+        marks = [bool(x["excluded"]) for x in answers]
+        unsure = [bool(x["unsure"]) for x in answers]
+        project, when = first.at[url, "project"], created[url]
         decision = decisions.get(url) if decisions else None
-        kind, value, why = fate(labels, marks, decision)
+        kind, value, why = fate(labels, marks, decision, unsure)
         if why:
-            per = [cell for k in range(n) for cell in
-                   (labels[k], "x" if marks[k] else "", comments[k].get(url, ""))]
+            per = [cell for x in answers for cell in
+                   (UNSURE if x["unsure"] and not x["label"] else x["label"],
+                    "x" if x["excluded"] else "", x["comment"])]
             adjudication.append(dict(zip(adjudication_columns(n), [
                 url, project, titles.get(url, ""), when, *per, "; ".join(why),
                 decision or ""], strict=True)))
-            if kind == "undecided":
-                undecided.append(url)
-            else:
-                applied.add(url)
+            (undecided.append(url) if kind == "undecided" else applied.add(url))
         if kind == "excluded":
             excluded.append({"project": project, "url": url, "created_at": when, "by": value})
         elif kind == "labelled":
             rows.append({"project": project, "url": url, "created_at": when,
                          "year": int(when[:4]), **dict(zip(label_cols, labels, strict=True)),
                          "Final_Label": value, "decided": bool(why)})
-    order = ["project", "created_at", "url"]
-    labels_df = pd.DataFrame(rows, columns=["project", "url", "created_at", "year",
-                                            *label_cols, "Final_Label", "decided"])
-    labels_df = labels_df.sort_values(order, kind="mergesort").reset_index(drop=True)
-    excluded_df = pd.DataFrame(excluded, columns=["project", "url", "created_at", "by"]
-                               ).sort_values(order, kind="mergesort").reset_index(drop=True)
-    adj_df = pd.DataFrame(adjudication, columns=adjudication_columns(n), dtype=object)
-    adj_df = adj_df.sort_values(order, kind="mergesort").reset_index(drop=True)
-    comment_df = pd.DataFrame(comment_rows(sheets), columns=COMMENT_COLUMNS)
-    if len(comment_df):
-        comment_df["when"] = comment_df["url"].map(created)
-        comment_df = comment_df.sort_values(["project", "when", "url", "annotator"],
-                                            kind="mergesort")[COMMENT_COLUMNS]
+    columns = ["project", "url", "created_at", "year", *label_cols, "Final_Label", "decided"]
+    labels_df = ordered(pd.DataFrame(rows, columns=columns), columns)
+    excluded_df = ordered(pd.DataFrame(excluded, columns=["project", "url", "created_at",
+                                                          "by"]),
+                          ["project", "url", "created_at", "by"])
+    adj_df = ordered(pd.DataFrame(adjudication, columns=adjudication_columns(n), dtype=object),
+                     adjudication_columns(n))
+    extras = extras if extras is not None else pd.DataFrame(columns=COMMENT_COLUMNS)
     waiting = set(undecided)
-    undecided = [u for u in adj_df["url"] if u in waiting]
-    return MergeResult(n, labels_df, excluded_df, adj_df, comment_df.reset_index(drop=True),
-                       undecided, applied)
+    return MergeResult(annotators, labels_df, excluded_df, adj_df,
+                       annotation_rows(table, number, created),
+                       comment_rows(table, extras, number, created),
+                       [u for u in adj_df["url"] if u in waiting], applied)
 
 
-def merge_record(sheets: list[Sheet], result: MergeResult, decisions: Decisions | None,
+def per_annotator(table: pd.DataFrame, annotators: list[str]) -> list[dict]:
+    """Each annotator's answers in a few numbers."""
+    out = []
+    for k, a in enumerate(annotators, 1):
+        mine = table[table["annotator"] == a]
+        seconds = [int(s) for s in mine["seconds"] if s is not None and not pd.isna(s)]
+        out.append({"annotator": k, "name": None if a.startswith("#") else a,
+                    "labelled": int((mine["label"] != "").sum()),
+                    "excluded": int(mine["excluded"].astype(bool).sum()),
+                    "unsure": int(mine["unsure"].astype(bool).sum()),
+                    "confidence": {c: int(n) for c, n in sorted(Counter(
+                        c for c in mine["confidence"] if c).items())},
+                    "seconds": sum(seconds), "timed": len(seconds)})
+    return out
+
+
+def merge_record(table: pd.DataFrame, result: MergeResult, decisions: Decisions | None,
                  selection: dict) -> dict:
-    """What the merge read and produced (``labels/merge.json``)."""
+    """What the merge read and produced (``labels/merge.json``): nothing in it depends on
+    the kind of the inputs (``labels/sources.json`` names them)."""
     labels, excluded, adjudication = result.labels, result.excluded, result.adjudication
     undecided = set(result.undecided)
     projects = sorted(set(labels["project"]) | set(excluded["project"])
@@ -256,22 +310,21 @@ def merge_record(sheets: list[Sheet], result: MergeResult, decisions: Decisions 
             "no_majority": int(adj["reason"].str.contains(NO_MAJORITY, regex=False).sum()),
             "exclusion_splits": int(
                 adj["reason"].str.contains(EXCLUSION_SPLIT, regex=False).sum()),
+            "unsure": int(adj["reason"].str.contains(UNSURE_REASON, regex=False).sum()),
             "undecided": waiting,
         }
+    names = result.annotators
     return {
-        "annotators": len(sheets),
+        "annotators": len(names),
+        "annotator_names": [None if a.startswith("#") else a for a in names],
         "rule": RULE,
-        "selection": sheet_selection(sheets[0]),
-        "selection_check": selection,
-        "sheets": [{"annotator": k, "file": Path(s.name).name, "sha256": s.sha256,
-                    "encoding": s.encoding, "delimiter": s.delimiter, "rows": len(s.rows),
-                    "blank_rows": s.blank_rows, "lowercase_codes": s.lowercase_codes,
-                    "extra_columns": list(s.extras.columns), "notes": s.notes}
-                   for k, s in enumerate(sheets, 1)],
+        "selection": selection.get("id"),
+        "selection_check": {k: v for k, v in selection.items() if k != "id"},
         "decisions": None if decisions is None else {
             "file": decisions.name, "sha256": decisions.sha256, "rows": decisions.rows,
             "decided": len(decisions.by_url), "applied": len(result.applied),
             "lowercase_codes": decisions.lowercase_codes},
+        "per_annotator": per_annotator(table, names),
         "projects": per_project,
         "candidates": sum(v["candidates"] for v in per_project.values()),
         "labelled": len(labels),
@@ -283,6 +336,13 @@ def merge_record(sheets: list[Sheet], result: MergeResult, decisions: Decisions 
     }
 
 
+def sources_record(reads: list[Read]) -> list[dict]:
+    """What each input was (``labels/sources.json``)."""
+    return [{"file": Path(r.source.name).name, "kind": r.source.kind,
+             "sha256": r.source.sha256, "annotators": r.source.annotators,
+             **r.source.facts, "notes": r.source.notes} for r in reads]
+
+
 def csv_text(header: list[str], rows: list[list[str]], lineterminator: str = "\n") -> str:
     """Rows as CSV text (quoted where needed)."""
     out = io.StringIO()
@@ -292,20 +352,12 @@ def csv_text(header: list[str], rows: list[list[str]], lineterminator: str = "\n
     return out.getvalue()
 
 
-def spreadsheet_csv(frame: pd.DataFrame) -> bytes:
-    """A record for people to open in a spreadsheet program: BOM, CRLF, neutralised
-    cells (as the sheets)."""
-    return codecs.BOM_UTF8 + csv_text(
-        list(frame.columns), [[neutralise_cell(str(c)) for c in row] for row in frame.values],
-        lineterminator="\r\n").encode("utf-8")
-
-
 def dump_files(result: MergeResult) -> dict[Path, bytes]:
     """Every file of the batch, by its path relative to the batch's folder. A project
     gets its folder when it has a label row or an excluded candidate (all excluded: an
     empty label file with its header, and the excluded file)."""
     layout = DumpLayout(Path())
-    label_cols = [f"Label{k}" for k in range(1, result.annotators + 1)]
+    label_cols = [f"Label{k}" for k in range(1, len(result.annotators) + 1)]
     files: dict[Path, bytes] = {}
     projects = sorted(set(result.labels["project"]) | set(result.excluded["project"]))
     for p in projects:
@@ -320,8 +372,11 @@ def dump_files(result: MergeResult) -> dict[Path, bytes]:
         files[layout.excluded_file(p)] = csv_text(
             EXCLUDED_HEADER, gone[["url", "created_at"]].values.tolist()).encode("utf-8")
     files[layout.adjudication] = spreadsheet_csv(result.adjudication)
+    files[layout.labels / ANNOTATIONS] = spreadsheet_csv(result.annotations)
     files[layout.labels / COMMENTS] = spreadsheet_csv(result.comments)
     files[layout.merge_record] = to_json_text(result.record).encode("utf-8")
+    files[layout.labels / SOURCES] = to_json_text(
+        {"sources": result.sources}).encode("utf-8")
     return files
 
 
@@ -378,26 +433,54 @@ def write_dump(files: dict[Path, bytes], out: Path, force: bool = False) -> None
     write_folder(files, out, "batch")
 
 
-def read_sheets(paths: list[Path], names: list[str] | None = None
-                ) -> tuple[list[Sheet], list[InputError]]:
-    """Read every sheet; a sheet that cannot be read at all is one problem."""
-    sheets, problems = [], []
-    for path, name in zip(paths, names or [str(p) for p in paths], strict=True):
+def read_inputs(paths: list[Path], names: list[str] | None = None,
+                codes: set[str] | None = None) -> tuple[list[Read], list[InputError]]:
+    """Read every input by its reader; one that cannot be read at all is one problem."""
+    reads, problems = [], []
+    for place, (path, name) in enumerate(zip(paths, names or [str(p) for p in paths],
+                                             strict=True), 1):
         try:
-            sheets.append(read_sheet(Path(path), name))
+            reads.append(read_input(Path(path), name, codes, place))
         except InputError as exc:
             problems.append(exc)
-    return sheets, problems
+    return reads, problems
 
 
-def merge_sheets(paths: list[Path], out: Path, codes: set[str], force: bool = False,
+def left_out(merged: set[str], selection: str, paths: list[Path]) -> list[str]:
+    """Warnings for the annotators of the inputs' sheets folders (their ``sheets.json``) of
+    the merged ``selection`` whose sheet is not among the inputs (``merged``: the
+    annotators merged): a batch of fewer annotators than the sheets were written for."""
+    warnings, seen = [], set()
+    for folder in dict.fromkeys(Path(p).absolute().parent for p in paths):
+        record_file = SheetPaths(folder.parent).record
+        try:
+            record = json.loads(record_file.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if not isinstance(record, dict) or record.get("selection") != selection:
+            continue
+        for entry in record.get("annotators") or []:
+            who = entry.get("annotator") if isinstance(entry, dict) else None
+            if not isinstance(who, str) or who in merged or who in seen:
+                continue
+            seen.add(who)
+            files = ", ".join(str(folder / s.get("file", "")) for s in entry.get("sheets", [])
+                              if isinstance(s, dict))
+            warnings.append(f"warning: the sheet of {who} ({files}) of this selection is not "
+                            f"among the inputs: the batch has {len(merged)} annotator(s), not "
+                            f"{len(merged) + len(seen)} -> give it too, unless {who} labels "
+                            "no report of this batch")
+    return warnings
+
+
+def merge_inputs(paths: list[Path], out: Path, codes: set[str], force: bool = False,
                  names: list[str] | None = None, decisions: Decisions | None = None,
                  selection: pd.DataFrame | None = None,
                  selection_name: str | None = None) -> MergeResult:
     """Read, check, combine and write: the whole merge. Raises :class:`SheetProblems`
-    (every problem) and writes nothing when any sheet, the sheets against their
+    (every problem) and writes nothing when any input, the inputs against their
     ``selection`` (the candidates select wrote; None: not checked) or a decision has one,
-    or when the sheets hold no row."""
+    or when the inputs hold no row."""
     if not paths:
         raise SheetProblems([InputError("no sheets given",
                                         fix="give every annotator's filled sheet")])
@@ -405,27 +488,71 @@ def merge_sheets(paths: list[Path], out: Path, codes: set[str], force: bool = Fa
         check_out(Path(out), force)
     except InputError as exc:
         raise SheetProblems([exc]) from exc
-    sheets, problems = read_sheets(paths, names)
+    reads, problems = read_inputs(paths, names, codes)
     if not problems:
-        problems = check_sheets(sheets, codes, [Path(p) for p in paths])
-    if not problems and selection is not None:
-        problems = selection_problems(sheets, selection, selection_name or "candidates.csv")
-    rows = any(len(s.rows) for s in sheets)
-    # checked sheets give the adjudication list, which the decisions are checked against
-    result = combine(sheets, decisions) if not problems and rows else None
+        problems = table_problems(reads, [Path(p) for p in paths], selection, selection_name)
+    annotators = [a for r in reads for a in r.source.annotators]
+    table = pd.concat([r.table for r in reads], ignore_index=True) if reads else None
+    rows = table is not None and len(table) > 0
+    titles = (dict(zip(selection["url"].astype(str).str.strip(),
+                       selection["title"].astype(str), strict=True))
+              if selection is not None and "title" in selection else None)
+    # checked inputs give the adjudication list, which the decisions are checked against
+    result = combine(table, annotators, decisions,
+                     pd.concat([r.extras for r in reads], ignore_index=True), titles) \
+        if not problems and rows else None
     if decisions is not None:  # every problem of the decisions file at once
         problems += decisions.problems
         if result is not None:
-            problems += unused_problems(decisions, set(labels_frame(sheets[0]).index),
+            problems += unused_problems(decisions, set(table["url"]),
                                         set(result.adjudication["url"]))
     if problems:
         raise SheetProblems(problems)
     if result is None:
         raise SheetProblems([InputError("the sheets hold no rows: nothing to merge, nothing "
-                                        "written", file=sheets[0].name,
+                                        "written", file=reads[0].source.name,
                                         fix="give the sheets labels sheets wrote, filled")])
-    checked = {"checked": selection is not None,
+    checked = {"id": reads[0].source.selection, "checked": selection is not None,
                "candidates": Path(selection_name).name if selection_name else None}
-    result.record = merge_record(sheets, result, decisions, checked)
+    result.record = merge_record(table, result, decisions, checked)
+    result.sources = sources_record(reads)
     write_dump(dump_files(result), out, force=force)
     return result
+
+
+def folder_inputs(folder: Path) -> tuple[list[Path], Path | None, Path | None]:
+    """A batch's folder of records: its inputs (the filled sheets of ``sheets/``, in the
+    order of their record's annotators, else of their names, and any Label Studio export,
+    ``studio/export.json``), its candidates
+    (``selection/candidates.csv`` or ``candidates.csv``) and its decisions
+    (``decisions.csv`` or ``.xlsx``), each None when absent."""
+    folder = Path(folder)
+    sheets = SheetPaths(folder)
+    try:
+        team = [a.get("annotator") for a in json.loads(sheets.record.read_text(
+            encoding="utf-8")).get("annotators", [])]
+    except (OSError, ValueError, AttributeError):
+        team = []
+    stems = [f"annotator_{str(a).removeprefix('#')}" for a in team]
+    inputs = sorted((p for p in sheets.folder.glob("annotator_*")
+                     if p.suffix in (".csv", ".xlsx")),
+                    key=lambda p: (stems.index(p.stem) if p.stem in stems else len(stems),
+                                   p.name))
+    export = StudioPaths(folder).export
+    inputs += [export] if export.is_file() else []
+    candidates = next((p for p in (folder / "selection" / "candidates.csv",
+                                   folder / "candidates.csv") if p.is_file()), None)
+    decisions = next((p for p in (folder / "decisions.csv", folder / "decisions.xlsx")
+                      if p.is_file()), None)
+    return inputs, candidates, decisions
+
+
+def merge_folder(folder: Path, out: Path, codes: set[str], force: bool = False
+                 ) -> MergeResult:
+    """Merge a batch's folder of records (:func:`folder_inputs`) in one call, as
+    ``labels merge`` merges the files it is given."""
+    inputs, candidates, decisions_file = folder_inputs(Path(folder))
+    decisions = read_decisions(decisions_file, codes) if decisions_file else None
+    selection = read_candidates(candidates) if candidates else None
+    return merge_inputs(inputs, out, codes, force, None, decisions, selection,
+                        str(candidates) if candidates else None)

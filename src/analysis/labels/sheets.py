@@ -1,181 +1,189 @@
-"""Labelling sheets: one blank sheet per annotator, and the reading of filled ones.
+"""Labelling sheets: one blank sheet per annotator, written for a spreadsheet program.
 
-A sheet (``<out>/sheets/annotator_<k>.csv``, or ``.xlsx`` with ``--format xlsx``) has one
-row a candidate and the columns
+A sheet (``<out>/sheets/annotator_<name>.csv``, or ``.xlsx`` with ``--format xlsx``; for
+annotators given by number, ``annotator_<k>``) has one row a candidate and the columns
 
     project     the project folder the candidate belongs to (do not edit)
-    url         the issue's URL, the key that joins the sheets (do not edit)
+    url         the issue's URL, the key that joins the sheets (a link in a workbook)
     created_at  when the issue was opened, as the export gave it (do not edit)
-    title       the issue's title, to read (not used by the merge)
-    label       the annotator's theme code: A.1 ... C.10 of data/taxonomy.yaml, listed
-                with their names in ``sheets/codes.csv``
-    excluded    mark ``x`` (or yes/true/1) when the report is a false positive (Section
-                III.A: not LLM-specific); a label is then optional
-    comment     free text for the annotator (not used by the merge)
+    title       the issue's title, as last seen by select
+    body        the start of its description (:data:`SHEET_BODY_CHARS`, on one line)
+    labels      its GitHub (or Gitee) labels
+    keywords    the study's keywords it matched (its project's filter)
+    label       the annotator's answer: a theme code (A.1 ... C.10 of data/taxonomy.yaml,
+                defined in the codebook), ``excluded`` or ``unsure``
+    excluded    ``x`` (or yes/true/1) for a false positive (Section III.A); a label is
+                then optional (writing ``excluded`` as the label is the same)
+    confidence  optional: low, medium or high
+    minutes     optional: the time spent on the report
+    comment     free text
+    annotator   the annotator's name (``#k`` for annotators given by number; do not edit)
     selection   the selection's identifier, the same on every row (do not edit): the
                 merge refuses sheets of different selections
 
-Written for spreadsheet programs: a CSV is UTF-8 with a byte-order mark (so Excel reads
-the titles right), CRLF line endings, fields quoted where needed; an ``.xlsx`` holds every
-cell as text (its second worksheet lists the codes). In both, every cell that a
-spreadsheet would run as a formula (``=``, ``+``, ``-``, ``@``...: titles are untrusted
-text) is prefixed with an apostrophe, the rule of :mod:`analysis.report.downloads`. The
-same candidates give the same bytes (the workbook's times and zip dates are fixed).
+Each annotator gets the candidates in an order of their own, shuffled with a seed
+(``--seed``; ``--seed none`` keeps the selection's order), so that no report is always
+labelled first or tired; the record (``sheets/sheets.json``) keeps the seed, and the
+digest of each sheet's order. The merge joins rows on the URL, never on their order.
 
-Read back as any spreadsheet program saves them: UTF-8 with or without a byte-order mark,
-UTF-16 (Excel's "Unicode Text", with or without a byte-order mark), or a legacy 8-bit code
-page (then read as Latin-1: only the ASCII columns url, label, excluded, selection and
-project are used, so the result is right; the merge record says so); comma, semicolon
-(spreadsheets in locales with a decimal comma) or tab delimited; any line endings (LF,
-CRLF, and CR alone: "CSV (Macintosh)"); rows sorted or filtered in the spreadsheet (the
-merge joins on the URL, never on the row order). A label written in lower case (``c.3``)
-is read as its code and counted (a note); columns an annotator added are kept (the merge
-writes their cells to ``labels/comments.csv``, beside the comments) and named in a note;
-fully blank rows are skipped and counted.
+Written for spreadsheet programs: a CSV is UTF-8 with a byte-order mark, CRLF line endings
+and every cell a spreadsheet would run as a formula neutralised
+(:func:`analysis.labels.tables.spreadsheet_csv`); the codebook goes beside it
+(``sheets/codebook.csv``: :mod:`analysis.labels.codebook`). A workbook (``.xlsx``) holds
+every cell as text, the URL as a link, drop-downs of the allowed values in ``label``,
+``excluded`` and ``confidence`` (a number of at least 0 in ``minutes``), a frozen header
+row with a filter, column widths, the columns not to be edited locked (the sheet is
+protected without a password, the answer columns unlocked) and a Codebook tab. The same
+candidates give the same bytes (the workbook's times and zip dates are fixed).
 
-An Excel workbook (``.xlsx``) is read too, whatever its file is named: it is recognised by
-its content (a zip holding ``xl/workbook.xml``), and its first worksheet's cells come back
-as the text the CSV sheet held (:func:`cell_text`), so the merge gives the same dump from
-either. An untrusted workbook is read defensively: formulas are never run (their cached
-values are read), and one that unpacks to more than :data:`MAX_WORKBOOK_BYTES` or holds
-more than :data:`MAX_WORKBOOK_CELLS` cells is refused (it is opened by
-:func:`analysis.core.workbooks.open_workbook`, as the interviews' background sheet is). A
-legacy ``.xls``, an OpenDocument ``.ods`` or any other zip is refused in one line saying
-to save the sheet as ``.xlsx`` or CSV; a password-protected workbook in one line saying
-to save it without a password.
+Sheets are added to a folder that holds sheets of the same selection: a team labels in
+CSV and ``.xlsx`` side by side (``sheets --annotators chen --format xlsx`` beside
+``alice`` and ``bob``'s CSV sheets); a sheet already written is replaced only with
+``--force``, which replaces the folder whole.
 """
 
 from __future__ import annotations
 
-import codecs
-import csv
-import datetime as dt
 import hashlib
 import io
+import json
+import random
 import re
 import zipfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
-from analysis.core.artifacts import atomic_folder
-from analysis.core.dump import csv_records
-from analysis.core.dumpfiles import read_plain_file
-from analysis.core.encoding import sniff_encoding
+from analysis.core.artifacts import atomic_folder, to_json_text
 from analysis.core.errors import InputError
-from analysis.core.paths import PATHS, SheetPaths
-from analysis.core.taxonomy import Taxonomy, load_taxonomy
+from analysis.core.paths import SheetPaths
 from analysis.core.textsafe import neutralise_cell
-from analysis.core.workbooks import (
-    ENCRYPTED,
-    LEGACY_XLS,
-    MAX_WORKBOOK_BYTES,
-    MAX_WORKBOOK_CELLS,
-    OLE2_MAGIC,
-    SAVE_WITHOUT_PASSWORD,
-    ZIP_MAGIC,
-    Limits,
-    is_encrypted_ooxml,
-    open_workbook,
-)
+from analysis.labels.codebook import CONFIDENCE, EXCLUDED, UNSURE, Codebook
+from analysis.labels.tables import csv_bytes
+from analysis.select.engine import selection_id
 
-SHEET_COLUMNS = ["project", "url", "created_at", "title", "label", "excluded", "comment",
+SHEET_COLUMNS = ["project", "url", "created_at", "title", "body", "labels", "keywords",
+                 "label", "excluded", "confidence", "minutes", "comment", "annotator",
                  "selection"]
+ANSWER_COLUMNS = ["label", "excluded", "confidence", "minutes", "comment"]
 REQUIRED_COLUMNS = ["project", "url", "created_at", "label", "excluded", "selection"]
 CANDIDATE_COLUMNS = ["project", "url", "created_at", "title"]
-DELIMITERS = (",", ";", "\t")
-TRUE_WORDS = frozenset({"x", "yes", "y", "true", "1", "excluded"})
-FALSE_WORDS = frozenset({"", "no", "n", "false", "0"})
-LATIN1_NOTE = "not UTF-8 or UTF-16: read as Latin-1 (only the ASCII columns are used)"
-LINE_BREAK_RE = re.compile(r"\r\n|\r|\n")
-XLSX_PART = "xl/workbook.xml"
-ODS_MIMETYPE = b"application/vnd.oasis.opendocument.spreadsheet"
-WORKBOOK_ENCODING = "xlsx workbook"
-WORKBOOK_DELIMITER = "none (workbook)"
-SAVE_AS = "save the sheet as an Excel workbook (.xlsx) or as CSV UTF-8"
+OPTIONAL_CANDIDATE_COLUMNS = ["body", "labels", "keywords_title", "keywords_body"]
 FORMATS = ("csv", "xlsx")
-LOWER_CODE_RE = re.compile(r"[a-z]\.\d+")
+# The start of an issue's body a sheet shows, on one line: what a spreadsheet cell shows
+# of it without a row growing to a page (the candidates keep 4,000 characters; the link
+# opens the whole issue).
+SHEET_BODY_CHARS = 300
+DEFAULT_SEED = 1
+NAME_RE = re.compile(r"[^\W_][\w.-]{0,39}")
+ANONYMOUS_RE = re.compile(r"#[1-9][0-9]*")
 # A workbook's zip entries and document times, fixed so that the same sheet is the same
 # bytes (openpyxl stamps the time of saving).
 FIXED_TIME = (1980, 1, 1, 0, 0, 0)
 CORE_TIME_RE = re.compile(rb"(<dcterms:(?:created|modified)[^>]*>)[^<]*(</dcterms:)")
+WIDTHS = {"project": 12, "url": 44, "created_at": 21, "title": 48, "body": 60, "labels": 16,
+          "keywords": 14, "label": 10, "excluded": 9, "confidence": 11, "minutes": 9,
+          "comment": 36, "annotator": 12, "selection": 17}
+CODEBOOK_WIDTHS = {"code": 9, "level": 9, "type": 12, "name": 40, "definition": 60,
+                   "details": 80, "examples": 40}
 
 
-def selection_id(candidates: pd.DataFrame) -> str:
-    """The identifier of a selection: a digest of its (project, url) pairs, sorted.
+def parse_team(text: str) -> list[str]:
+    """The annotators of ``--annotators``: a number (``3``: annotators ``#1`` ... ``#3``,
+    people not named) or names separated by commas (``alice,bob,chen``: letters, digits,
+    ``.``, ``_`` and ``-``, each once). A name is the annotator's identity across
+    batches: ``labels extend`` gives the same person the same label column."""
+    text = text.strip()
+    if text.isdigit():
+        n = int(text)
+        if n < 1:
+            raise InputError("the number of annotators must be at least 1",
+                             column="--annotators", fix="give one sheet per annotator")
+        return [f"#{k}" for k in range(1, n + 1)]
+    names = [n.strip() for n in text.split(",")]
+    bad = [n for n in names if not NAME_RE.fullmatch(n)]
+    if bad:
+        raise InputError(f"{bad[0]!r} is not an annotator's name", column="--annotators",
+                         fix="give a number, or names of letters, digits, '.', '_' and '-' "
+                             "separated by commas (alice,bob,chen)")
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise InputError(f"{twice[0]!r} is named twice", column="--annotators",
+                         fix="name each annotator once")
+    return names
 
-    Why: every row of every sheet carries it, so a sheet of another selection (another
-    run of select, another window) is recognised even when its rows look alike.
-    """
-    pairs = sorted(zip(candidates["project"].astype(str), candidates["url"].astype(str),
-                       strict=True))
-    digest = hashlib.sha256("".join(f"{p}\t{u}\n" for p, u in pairs).encode("utf-8"))
-    return "sel-" + digest.hexdigest()[:12]
+
+def file_stem(annotator: str) -> str:
+    """The part of a sheet's file name that names its annotator (``#2`` -> ``2``)."""
+    return annotator.removeprefix("#")
 
 
 def check_candidates(candidates: pd.DataFrame) -> pd.DataFrame:
-    """The candidates as text, refusing a frame without the columns a sheet needs or with
-    a (project, url) pair twice (the merge joins on it)."""
+    """The candidates as text (the optional columns empty when absent), refusing a frame
+    without the columns a sheet needs or with a (project, url) pair twice (the merge
+    joins on it)."""
     missing = [c for c in CANDIDATE_COLUMNS if c not in candidates.columns]
     if missing:
         raise InputError(f"candidates lack the column(s) {', '.join(missing)}",
                          fix="give project, url, created_at and title for every candidate")
-    frame = candidates[CANDIDATE_COLUMNS].astype(object).where(
-        candidates[CANDIDATE_COLUMNS].notna(), "").astype(str)
+    columns = CANDIDATE_COLUMNS + [c for c in OPTIONAL_CANDIDATE_COLUMNS
+                                   if c in candidates.columns]
+    frame = candidates[columns].astype(object).where(candidates[columns].notna(), "")
+    frame = frame.astype(str).reset_index(drop=True)
+    for column in OPTIONAL_CANDIDATE_COLUMNS:
+        if column not in frame:
+            frame[column] = ""
     dup = frame.duplicated(["project", "url"], keep="first")
     if dup.any():
         first = frame[dup].iloc[0]
         raise InputError(f"candidate {first['url']} of {first['project']} is listed twice",
                          row=int(frame.index[dup][0]) + 1,
                          fix="list each candidate once per project")
-    return frame.reset_index(drop=True)
+    return frame
 
 
-def read_candidates(path: Path, reader: str = "labels merge") -> pd.DataFrame:
-    """A candidates CSV (what select writes; opened and saved by a spreadsheet program,
-    still), as text; one clear message when it cannot be read. It lies in a selection's
-    folder, so it is read as a dump's files are (``plain``: a link or a special file is
-    refused; ``reader`` names the command in that message)."""
-    table = read_table(path, str(path), keys=("project", "url"), what="candidates file",
-                       fix="give the candidates.csv select wrote (selection/candidates.csv)",
-                       plain=reader)
-    columns = table.columns
-    rows = [fields + [""] * max(0, len(columns) - len(fields)) for _, fields in table.body]
-    return pd.DataFrame([row[:len(columns)] for row in rows], columns=columns, dtype=object)
+def one_line(text: str, limit: int = SHEET_BODY_CHARS) -> str:
+    """``text`` on one line (runs of white space as one space), cut to ``limit``
+    characters with an ellipsis."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[:limit - 1].rstrip() + "…"
 
 
-def sheet_cells(candidates: pd.DataFrame, sel: str) -> list[list[str]]:
-    """The rows of a blank sheet (header first), every cell neutralised."""
+def keywords_cell(row: pd.Series) -> str:
+    """The keywords a candidate matched in its title or body, each once."""
+    found = [k for cell in (row["keywords_title"], row["keywords_body"])
+             for k in cell.split(";") if k]
+    return ";".join(dict.fromkeys(found))
+
+
+def row_order(n: int, seed: int | None, annotator: str) -> list[int]:
+    """The order annotator ``annotator`` gets ``n`` candidates in: shuffled by a generator
+    seeded with the seed and the annotator (the same for the same both, on any machine),
+    or the selection's order without a seed."""
+    order = list(range(n))
+    if seed is not None:
+        random.Random(f"{seed}/{annotator}").shuffle(order)
+    return order
+
+
+def sheet_cells(candidates: pd.DataFrame, sel: str, annotator: str,
+                order: list[int]) -> list[list[str]]:
+    """The rows of one annotator's blank sheet (header first), every cell neutralised."""
     rows = [SHEET_COLUMNS]
-    for rec in candidates.itertuples(index=False):
-        cells = [rec.project, rec.url, rec.created_at, rec.title, "", "", "", sel]
+    for i in order:
+        rec = candidates.iloc[i]
+        cells = [rec["project"], rec["url"], rec["created_at"], rec["title"],
+                 one_line(rec["body"]), rec["labels"], keywords_cell(rec), "", "", "", "",
+                 "", annotator, sel]
         rows.append([neutralise_cell(c) for c in cells])
     return rows
 
 
-def csv_bytes(rows: list[list[str]]) -> bytes:
-    """Rows as a CSV for a spreadsheet program: BOM, CRLF, quoted where needed."""
-    out = io.StringIO()
-    csv.writer(out, lineterminator="\r\n").writerows(rows)
-    return codecs.BOM_UTF8 + out.getvalue().encode("utf-8")
-
-
-def sheet_bytes(candidates: pd.DataFrame, sel: str) -> bytes:
-    """A blank CSV sheet for ``candidates`` (checked): BOM, CRLF, neutralised cells."""
-    return csv_bytes(sheet_cells(candidates, sel))
-
-
-def codes_rows(taxonomy: Taxonomy) -> list[list[str]]:
-    """The theme codes an annotator chooses from (code, type, theme), header first."""
-    return [["code", "type", "theme"]] + [
-        [rec.code, rec.type, rec.name]
-        for rec in taxonomy.themes.sort_values("order", kind="mergesort").itertuples()]
-
-
-def codes_bytes(taxonomy: Taxonomy) -> bytes:
-    """The theme codes, for the sheets' folder, in the same form as the CSV sheets."""
-    return csv_bytes(codes_rows(taxonomy))
+def order_digest(candidates: pd.DataFrame, order: list[int]) -> str:
+    """The SHA-256 of a sheet's row order (its URLs, one a line)."""
+    lines = "".join(f"{candidates['url'].iloc[i]}\n" for i in order)
+    return hashlib.sha256(lines.encode("utf-8")).hexdigest()
 
 
 def fixed_zip(raw: bytes) -> bytes:
@@ -195,10 +203,92 @@ def fixed_zip(raw: bytes) -> bytes:
     return out.getvalue()
 
 
-def workbook_bytes(rows: list[list[str]], codes: list[list[str]] | None = None,
-                   title: str = "labels") -> bytes:
-    """Rows as an Excel workbook: every cell text (a spreadsheet program converts nothing
-    on opening it), the header bold and frozen, the codes on a second worksheet."""
+def column_letter(columns: list[str], name: str) -> str:
+    from openpyxl.utils import get_column_letter
+
+    return get_column_letter(columns.index(name) + 1)
+
+
+def list_validation(values: list[str], title: str, prompt: str):
+    """A drop-down of ``values`` for a column (an error on anything else, a blank
+    allowed)."""
+    from openpyxl.worksheet.datavalidation import DataValidation
+
+    return DataValidation(type="list", formula1='"' + ",".join(values) + '"',
+                          allow_blank=True, showErrorMessage=True, showInputMessage=True,
+                          errorTitle=title, error=f"Choose one of: {', '.join(values)}",
+                          promptTitle=title, prompt=prompt[:255])
+
+
+def answer_validations(codes: list[str], codebook: Codebook | None) -> dict:
+    """Column -> the validation of an answer column of a workbook sheet."""
+    from openpyxl.worksheet.datavalidation import DataValidation
+
+    guide = {e.code: e.definition for e in codebook.entries} if codebook else {}
+    minutes = DataValidation(type="decimal", operator="greaterThanOrEqual", formula1="0",
+                             allow_blank=True, showErrorMessage=True, errorTitle="minutes",
+                             error="A number of minutes (0 or more)")
+    return {
+        "label": list_validation([*codes, EXCLUDED, UNSURE], "label",
+                                 "A theme code (see the Codebook tab), excluded or unsure. "
+                                 + guide.get(UNSURE, "")),
+        "excluded": list_validation(["x"], "excluded", guide.get(EXCLUDED, "")),
+        "confidence": list_validation(list(CONFIDENCE), "confidence", "low, medium or high"),
+        "minutes": minutes,
+    }
+
+
+LINE_POINTS = 15  # the height of a line of text in a row, in points
+MOST_LINES = 14   # a wrapped row shows at most this many lines (the cell holds the rest)
+
+
+def wrapped_lines(text: str, width: int) -> int:
+    """About how many lines ``text`` takes in a cell ``width`` characters wide, wrapped."""
+    return sum(max(1, -(-len(part) // max(width - 2, 1))) for part in text.split("\n"))
+
+
+def style_sheet(sheet, rows: list[list[str]], widths: dict[str, int], unlocked: list[str],
+                wrap: tuple[str, ...] = ()) -> None:
+    """Header bold and frozen with a filter, column widths, every cell text, the
+    ``unlocked`` columns editable in a sheet protected without a password."""
+    from openpyxl.styles import Alignment, Font, PatternFill, Protection
+
+    columns = rows[0]
+    for cell in sheet[1]:
+        cell.font = Font(bold=True)
+        cell.fill = PatternFill("solid", fgColor="DDEBF7")
+    sheet.freeze_panes = "A2"
+    last = column_letter(columns, columns[-1])
+    sheet.auto_filter.ref = f"A1:{last}{len(rows)}"
+    for name in columns:
+        sheet.column_dimensions[column_letter(columns, name)].width = widths.get(name, 12)
+    for row in sheet.iter_rows(min_row=1, max_row=len(rows)):
+        for cell in row:
+            cell.number_format = "@"
+            name = columns[cell.column - 1]
+            if cell.row > 1 and name in unlocked:
+                cell.protection = Protection(locked=False)
+            if cell.row > 1 and wrap:  # rows of wrapped text read from their top
+                cell.alignment = Alignment(wrap_text=name in wrap, vertical="top")
+    if wrap:  # a spreadsheet program keeps the stored heights: the wrapped text's own
+        for number, row in enumerate(rows[1:], 2):
+            lines = max(wrapped_lines(str(row[columns.index(name)]), widths.get(name, 12))
+                        for name in wrap)
+            sheet.row_dimensions[number].height = LINE_POINTS * min(lines, MOST_LINES)
+    sheet.page_setup.orientation = "landscape"  # printed or shown as pages: one page wide
+    sheet.page_setup.fitToWidth, sheet.page_setup.fitToHeight = 1, 0
+    sheet.sheet_properties.pageSetUpPr.fitToPage = True
+    sheet.print_title_rows = "1:1"
+    protection = sheet.protection
+    protection.sheet = True
+    protection.formatColumns = protection.formatRows = False  # widths and heights
+    protection.autoFilter = protection.sort = False
+
+
+def workbook_bytes(rows: list[list[str]], codes: list[str],
+                   codebook: Codebook | None = None, title: str = "labels") -> bytes:
+    """A sheet as an Excel workbook (see the module docstring), the codebook on a second
+    worksheet."""
     import openpyxl
     from openpyxl.styles import Font
 
@@ -207,35 +297,107 @@ def workbook_bytes(rows: list[list[str]], codes: list[list[str]] | None = None,
     sheet.title = title
     for row in rows:
         sheet.append(row)
-    for cell in sheet[1]:
-        cell.font = Font(bold=True)
-    sheet.freeze_panes = "A2"
-    for column in sheet.iter_cols():
-        for cell in column:
-            cell.number_format = "@"
-    if codes:
-        extra = book.create_sheet("codes")
-        for row in codes:
-            extra.append(row)
+    style_sheet(sheet, rows, WIDTHS, ANSWER_COLUMNS)
+    url = column_letter(rows[0], "url")
+    for cell in sheet[url][1:]:
+        if re.match(r"https?://", str(cell.value or "")):
+            cell.hyperlink = cell.value
+            cell.font = Font(color="0563C1", underline="single")
+    for name, validation in answer_validations(codes, codebook).items():
+        if name in rows[0] and len(rows) > 1:
+            letter = column_letter(rows[0], name)
+            validation.add(f"{letter}2:{letter}{len(rows)}")
+            sheet.add_data_validation(validation)
+    if codebook is not None:
+        tab = book.create_sheet("Codebook")
+        book_rows = [[neutralise_cell(c) for c in r] for r in codebook.rows()]
+        for row in book_rows:
+            tab.append(row)
+        style_sheet(tab, book_rows, CODEBOOK_WIDTHS, [], wrap=("definition", "details"))
     out = io.BytesIO()
     book.save(out)
     return fixed_zip(out.getvalue())
 
 
-def write_blank_sheets(out: Path, candidates: pd.DataFrame, annotators: int,
-                       taxonomy: Taxonomy | None = None, fmt: str = "csv") -> list[Path]:
-    """Write one blank sheet per annotator, ``<out>/sheets/annotator_<k>.csv`` (or
-    ``.xlsx``; k = 1..N), and ``<out>/sheets/codes.csv``; return the sheets' paths. The
-    folder is written whole, aside, and replaces an earlier one.
+@dataclass(frozen=True)
+class SheetPlan:
+    """One sheet to write: its annotator, file, format and row order."""
 
-    ``candidates`` has at least the columns project, url, created_at, title, in the order
-    the sheets list them. The sheets are identical (same rows, same selection id): each
-    annotator labels independently (Section III.B). No candidates is a user error: there
-    is nothing to label.
+    annotator: str
+    path: Path
+    fmt: str
+    order: list[int]
+
+
+def earlier_record(paths: SheetPaths, sel: str, force: bool) -> dict | None:
+    """The record of the sheets already in the folder, to add to (None: a new folder, or
+    ``force``); sheets of another selection, or a folder without a record, are refused
+    (their labels would be lost or mixed)."""
+    folder = paths.folder
+    if force or not folder.is_dir() or not any(folder.iterdir()):
+        return None
+    try:
+        record = json.loads(paths.record.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        record = None
+    if not isinstance(record, dict) or not isinstance(record.get("annotators"), list):
+        raise InputError("the folder already holds sheets (they may hold labels)",
+                         file=str(folder), fix="choose another --out, or pass --force")
+    if record.get("selection") != sel:
+        raise InputError(f"the folder holds sheets of another selection "
+                         f"({record.get('selection')}; these candidates are {sel})",
+                         file=str(folder), fix="choose another --out, or pass --force "
+                                               "to replace them (they may hold labels)")
+    return record
+
+
+def plan_sheets(paths: SheetPaths, team: list[str], fmt: str, n: int, seed: int | None,
+                earlier: dict | None) -> list[SheetPlan]:
+    """The sheets to write; one that exists already is refused (it may hold labels)."""
+    plans = [SheetPlan(a, paths.sheet(file_stem(a), fmt), fmt, row_order(n, seed, a))
+             for a in team]
+    there = [p.path for p in plans if p.path.exists()] if earlier is not None else []
+    if there:
+        raise InputError(f"{there[0].name} is already written (it may hold labels)",
+                         file=str(paths.folder), fix="pass --force to replace every sheet "
+                         "of the folder, or write the sheets of other annotators")
+    return plans
+
+
+def sheets_record(earlier: dict | None, plans: list[SheetPlan], frame: pd.DataFrame,
+                  sel: str, seed: int | None, data: dict[Path, bytes],
+                  codebook: Codebook | None) -> dict:
+    """The folder's record: the selection, the seed, each annotator's sheets (file,
+    format, SHA-256 of the blank sheet, digest of its row order)."""
+    annotators = {a["annotator"]: a for a in (earlier or {}).get("annotators", [])}
+    for plan in plans:
+        entry = annotators.setdefault(plan.annotator, {"annotator": plan.annotator,
+                                                       "sheets": []})
+        entry["sheets"].append({"file": plan.path.name, "format": plan.fmt,
+                                "sha256": hashlib.sha256(data[plan.path]).hexdigest(),
+                                "seed": seed,
+                                "order_sha256": order_digest(frame, plan.order)})
+    return {"selection": sel, "candidates": len(frame),
+            "order": ("each annotator's own, shuffled with the seed and the annotator's "
+                      "name (random.Random(f'{seed}/{annotator}'))" if seed is not None
+                      else "the selection's"),
+            "annotators": list(annotators.values()),
+            "codebook": codebook.record if codebook else None}
+
+
+def write_blank_sheets(out: Path, candidates: pd.DataFrame, team: list[str] | int,
+                       codebook: Codebook | None = None, fmt: str = "csv",
+                       seed: int | None = DEFAULT_SEED, force: bool = False) -> list[Path]:
+    """Write one blank sheet per annotator of ``team`` (names, or a number) into
+    ``<out>/sheets/``, the codebook and the record beside them; return the sheets'
+    paths. The folder is written whole, aside, and replaces the earlier one (whose sheets
+    it keeps, unless ``force``).
+
+    ``candidates`` has at least the columns project, url, created_at, title (and, as
+    select writes them, body, labels and the keywords matched). No candidates is a user
+    error: there is nothing to label.
     """
-    if annotators < 1:
-        raise InputError("the number of annotators must be at least 1",
-                         column="--annotators", fix="give one sheet per annotator")
+    team = parse_team(str(team)) if isinstance(team, int) else team
     if fmt not in FORMATS:
         raise InputError(f"--format {fmt!r} is not one of {', '.join(FORMATS)}",
                          column="--format", fix="write --format csv or --format xlsx")
@@ -244,317 +406,27 @@ def write_blank_sheets(out: Path, candidates: pd.DataFrame, annotators: int,
         raise InputError("no candidates: there is nothing to label",
                          fix="select again with another window or inputs (select says "
                              "what it read and skipped in selection/selection.json)")
-    codes = codes_rows(taxonomy or load_taxonomy(PATHS.taxonomy_file))
-    rows = sheet_cells(frame, selection_id(frame))
-    data = csv_bytes(rows) if fmt == "csv" else workbook_bytes(rows, codes)
+    sel = selection_id(frame)
     paths = SheetPaths(Path(out))
-    names = [paths.sheet(k).with_suffix(f".{fmt}").name for k in range(1, annotators + 1)]
+    earlier = earlier_record(paths, sel, force)
+    plans = plan_sheets(paths, team, fmt, len(frame), seed, earlier)
+    codes = codebook.theme_codes if codebook else []
+    data = {}
+    for plan in plans:
+        rows = sheet_cells(frame, sel, plan.annotator, plan.order)
+        data[plan.path] = csv_bytes(rows) if fmt == "csv" else workbook_bytes(rows, codes,
+                                                                              codebook)
+    record = sheets_record(earlier, plans, frame, sel, seed, data, codebook)
     with atomic_folder(paths.folder, public=False) as staged:
-        for name in names:
-            (staged / name).write_bytes(data)
-        (staged / paths.codes.name).write_bytes(csv_bytes(codes))
-    return [paths.folder / name for name in names]
-
-
-# --------------------------------------------------------------------------- reading
-
-
-@dataclass
-class Sheet:
-    """A filled sheet as read: its rows (with the line each starts on) and how it was
-    saved."""
-
-    name: str  # the file as named to the user
-    sha256: str
-    encoding: str
-    delimiter: str
-    rows: pd.DataFrame  # line + the SHEET_COLUMNS present, as text
-    blank_rows: int = 0
-    notes: list[str] = field(default_factory=list)
-    extras: pd.DataFrame = field(default_factory=pd.DataFrame)  # added columns, by row
-    lowercase_codes: int = 0
-
-
-def decode_sheet(raw: bytes) -> tuple[str, str]:
-    """The text of a sheet and the encoding it was read as (see the module docstring).
-
-    The encoding is sniffed (:func:`~analysis.core.encoding.sniff_encoding`: a byte-order
-    mark, or UTF-16's NUL bytes); a file that is neither UTF-8 nor UTF-16 is read as
-    Latin-1, which never fails and keeps every ASCII byte (the columns the merge reads
-    are ASCII).
-    """
-    encoding = sniff_encoding(raw[:4096])
-    readings = {"utf-8-sig": (raw[len(codecs.BOM_UTF8):], "utf-8", "utf-8 with BOM"),
-                "utf-16": (raw, "utf-16", "utf-16 with BOM")}
-    if encoding in readings:
-        data, codec, said = readings[encoding]
-        try:
-            return data.decode(codec), said
-        except UnicodeDecodeError:
-            return raw.decode("latin-1"), LATIN1_NOTE
-    if encoding != "utf-8" and len(raw) % 2 == 0:
-        try:
-            return raw.decode(encoding), "utf-16"
-        except UnicodeDecodeError:
-            pass
-    return _utf8_or_latin1(raw)
-
-
-def _utf8_or_latin1(raw: bytes) -> tuple[str, str]:
-    try:
-        return raw.decode("utf-8"), "utf-8"
-    except UnicodeDecodeError:
-        return raw.decode("latin-1"), LATIN1_NOTE
-
-
-def sniff_delimiter(first_line: str, keys: tuple[str, ...] = ("url", "label")) -> str | None:
-    """The delimiter whose split of the header names the ``keys`` columns."""
-    for delim in DELIMITERS:
-        names = {c.strip().casefold() for c in next(csv.reader([first_line], delimiter=delim))}
-        if set(keys) <= names:
-            return delim
-    return None
-
-
-def parse_excluded(value: str) -> bool | None:
-    """An ``excluded`` cell as a yes/no (case and spaces ignored); None if unreadable."""
-    word = value.strip().casefold()
-    if word in TRUE_WORDS:
-        return True
-    if word in FALSE_WORDS:
-        return False
-    return None
-
-
-def normalise_code(value: str) -> str:
-    """A label cell as a theme code: spaces trimmed, the type letter upper-case (``c.3``
-    is ``C.3``); anything else is kept as written for the checks to judge."""
-    code = value.strip()
-    return code[:1].upper() + code[1:] if re.fullmatch(r"[A-Za-z]\.\d+", code) else code
-
-
-def sheet_lines(text: str) -> list[str]:
-    """The lines of a sheet's text, split at any line ending (LF, CRLF, or CR alone as
-    "CSV (Macintosh)" writes them), without the line breaks; a quoted cell holding a line
-    break spans lines, and the CSV reader joins them."""
-    return LINE_BREAK_RE.split(text)
-
-
-def workbook_kind(raw: bytes) -> str | None:
-    """What kind of workbook ``raw`` is, by its content whatever the file is named:
-    ``xlsx`` (a zip holding ``xl/workbook.xml``), ``encrypted`` (a password-protected
-    .xlsx: an OLE2 compound file), ``xls`` (the legacy OLE2 format), ``ods``
-    (OpenDocument), ``zip`` (another zip: Numbers, .xlsb, a damaged file), or None for
-    text."""
-    if raw.startswith(OLE2_MAGIC):
-        return "encrypted" if is_encrypted_ooxml(raw) else "xls"
-    if not raw.startswith(ZIP_MAGIC):
-        return None
-    try:
-        with zipfile.ZipFile(io.BytesIO(raw)) as archive:
-            names = set(archive.namelist())
-            if XLSX_PART in names:
-                return "xlsx"
-            if "mimetype" in names and archive.getinfo("mimetype").file_size < 256 \
-                    and archive.read("mimetype").strip() == ODS_MIMETYPE:
-                return "ods"
-    except (zipfile.BadZipFile, OSError, RuntimeError, NotImplementedError):
-        pass
-    return "zip"
-
-
-REFUSED_WORKBOOKS = {
-    "encrypted": ENCRYPTED,
-    "xls": LEGACY_XLS,
-    "ods": "an OpenDocument spreadsheet (.ods), not a sheet this can read",
-    "zip": "a zip file that is not an Excel workbook (.xlsx)",
-}
-
-
-def cell_text(value: object, number_format: str = "General") -> str:
-    """A workbook cell as the text the CSV sheet held: what a spreadsheet program turned
-    into a number, a truth value or a date comes back as the sheet wrote it (``1`` not
-    ``1.0``, ``TRUE``, ``2024-01-02T10:00:00Z`` as GitHub writes a time, a date alone as
-    ``2024-01-02``); text stays as it is."""
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, bool):
-        return "TRUE" if value else "FALSE"
-    if isinstance(value, dt.datetime):
-        if value.time() == dt.time() and "h" not in number_format.lower():
-            return value.date().isoformat()
-        text = value.replace(tzinfo=None).isoformat(timespec="seconds" if not
-                                                    value.microsecond else "microseconds")
-        return text + "Z"
-    if isinstance(value, dt.date | dt.time):
-        return value.isoformat()
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
-
-
-def workbook_rows(raw: bytes, name: str) -> list[tuple[int, list[str]]]:
-    """The rows of a workbook's first worksheet as (row number, cells as text), trailing
-    empty cells dropped. Formulas are not run (data_only: their cached values); a workbook
-    that unpacks to more than :data:`MAX_WORKBOOK_BYTES` or holds more than
-    :data:`MAX_WORKBOOK_CELLS` cells is refused before it fills the memory
-    (:func:`~analysis.core.workbooks.open_workbook`)."""
-    limits = Limits(MAX_WORKBOOK_BYTES, MAX_WORKBOOK_CELLS, save_as=SAVE_AS,
-                    fix="give the annotator's own sheet, saved as .xlsx or CSV UTF-8")
-    rows: list[tuple[int, list[str]]] = []
-    with open_workbook(raw, name, limits) as book:
-        for number, row in book.rows(book.sheet(None, SAVE_AS)):
-            fields = [cell_text(c.value, getattr(c, "number_format", "General")) for c in row]
-            while fields and fields[-1] == "":
-                fields.pop()
-            rows.append((number, fields))
-    return rows
-
-
-@dataclass
-class Table:
-    """A file saved from a spreadsheet program (a sheet, a decisions file), read: its
-    header as written, its rows that are not blank (first line, cells) and how it was
-    saved."""
-
-    name: str
-    sha256: str
-    encoding: str
-    delimiter: str
-    kind: str  # csv or xlsx
-    header: list[str]
-    body: list[tuple[int, list[str]]]
-    blank_rows: int
-    width: int  # a CSV's header width; a workbook's widest row
-
-    @property
-    def columns(self) -> list[str]:
-        """The header's names as matched: stripped, case folded."""
-        return [h.strip().casefold() for h in self.header]
-
-
-def text_rows(raw: bytes, name: str, keys: tuple[str, ...] = ("url", "label"),
-              what: str = "sheet", fix: str | None = None
-              ) -> tuple[list[tuple[int, list[str]]], str, str]:
-    """The records of a CSV file as (first line, fields), with the encoding and the
-    delimiter it was saved with; a first line that does not name the ``keys`` columns
-    in any delimiter is refused."""
-    text, encoding = decode_sheet(raw)
-    lines = sheet_lines(text.lstrip("\ufeff"))
-    delim = sniff_delimiter(lines[0], keys)
-    if delim is None:
-        raise InputError(f"not a {what} header (no {' and '.join(keys)} columns)",
-                         file=name, line=1, fix=fix or SHEET_FIX)
-    records = [(start, fields) for start, _, fields in csv_records(
-        lines, name, delimiter=delim, strict=True,
-        fix=f"fix the quoting on that line, or save the {what} again")]
-    return records, encoding, {",": "comma", ";": "semicolon", "\t": "tab"}[delim]
-
-
-SHEET_FIX = ("give the sheet written by analysis.labels sheets, saved as CSV or .xlsx, its "
-             "columns kept")
-
-
-def read_table(path: Path, name: str | None = None, keys: tuple[str, ...] = ("url", "label"),
-               what: str = "sheet", fix: str | None = None, plain: str | None = None) -> Table:
-    """Read a CSV or an Excel workbook (recognised by its content) whose header names the
-    ``keys`` columns; a file that cannot be one at all raises one :class:`InputError`
-    (unreadable, another kind of workbook, no such header, broken quoting). Fully blank
-    rows are counted, not kept. ``plain``: the command reading, when the file must be a
-    single-named regular file, opened without following links
-    (:func:`~analysis.core.dumpfiles.read_plain_file`)."""
-    name = name or str(path)
-    try:
-        raw = read_plain_file(Path(path), plain) if plain else Path(path).read_bytes()
-    except OSError as exc:
-        raise InputError(f"cannot read the {what} ({exc.strerror})", file=name,
-                         fix="check the path and the file's permissions") from exc
-    kind = workbook_kind(raw)
-    if kind in REFUSED_WORKBOOKS:
-        raise InputError(REFUSED_WORKBOOKS[kind], file=name, fix=(
-            f"{SAVE_WITHOUT_PASSWORD}, as .xlsx or CSV UTF-8" if kind == "encrypted"
-            else SAVE_AS))
-    if kind == "xlsx":
-        records = workbook_rows(raw, name)
-        encoding, delimiter = WORKBOOK_ENCODING, WORKBOOK_DELIMITER
-        if not records or not set(keys) <= {c.strip().casefold() for c in records[0][1]}:
-            raise InputError(f"not a {what} header (no {' and '.join(keys)} columns in the "
-                             "first row of the first worksheet)", file=name, row=1,
-                             fix=fix or SHEET_FIX)
-    else:
-        records, encoding, delimiter = text_rows(raw, name, keys, what, fix)
-    header = [h.strip() for h in records[0][1]] if records else []
-    body = [(start, fields) for start, fields in records[1:] if any(f.strip() for f in fields)]
-    # A workbook has no delimiter to miscount: its width is its widest row, as a
-    # spreadsheet program's CSV of it would be.
-    width = max(len(f) for _, f in records) if kind == "xlsx" else len(header)
-    return Table(name, hashlib.sha256(raw).hexdigest(), encoding, delimiter,
-                 kind or "csv", header, body, len(records) - 1 - len(body), width)
-
-
-def extra_names(header: list[str], known: list[str]) -> dict[int, str]:
-    """Column index -> name of the header's columns that are not ``known`` (an annotator's
-    own), a blank name shown as ``column N``, a repeated one numbered."""
-    names: dict[int, str] = {}
-    for i, h in enumerate(header):
-        if h.casefold() in known:
-            continue
-        name = h or f"column {i + 1}"
-        n = 1
-        while name in names.values():
-            n += 1
-            name = f"{h or f'column {i + 1}'} ({n})"
-        names[i] = name
-    return names
-
-
-def lowercase_codes(labels: pd.Series) -> int:
-    """How many label cells hold a code written in lower case (``c.3``)."""
-    return int(labels.str.strip().str.fullmatch(LOWER_CODE_RE.pattern).sum())
-
-
-def read_sheet(path: Path, name: str | None = None) -> Sheet:
-    """Read a filled sheet, a CSV or an Excel workbook (:func:`read_table`); missing or
-    repeated columns are one :class:`InputError`. Row-level problems are left to
-    :mod:`analysis.labels.checks`."""
-    table = read_table(path, name)
-    name = table.name
-    header = table.columns
-    missing = [c for c in REQUIRED_COLUMNS if c not in header]
-    if missing:
-        raise InputError(f"the header lacks the column(s) {', '.join(missing)}", file=name,
-                         line=1, fix="keep the columns of the blank sheet (" +
-                         ", ".join(SHEET_COLUMNS) + ")")
-    dupes = sorted({h for h in header if h in SHEET_COLUMNS and header.count(h) > 1})
-    if dupes:
-        raise InputError(f"the header names {', '.join(dupes)} twice", file=name, line=1,
-                         fix="keep one column of each name")
-    index = {h: header.index(h) for h in SHEET_COLUMNS if h in header}
-    extras = extra_names(table.header, SHEET_COLUMNS)
-    rows, added = [], []
-    for start, fields in table.body:
-        row = {"line": start, "n_fields": len(fields) if table.kind != "xlsx" else table.width}
-        fields = fields + [""] * max(0, len(header) - len(fields))
-        row.update({col: fields[i] for col, i in index.items()})
-        rows.append(row)
-        added.append([fields[i] for i in extras])
-    frame = pd.DataFrame(rows, columns=["line", "n_fields", *index])
-    for col in SHEET_COLUMNS:
-        if col not in frame:
-            frame[col] = ""
-    frame.attrs["header_fields"] = table.width
-    notes = [f"read as {table.encoding}"] if table.encoding == LATIN1_NOTE else []
-    lower = lowercase_codes(frame["label"])
-    if lower:
-        notes.append(f"{lower:,} label(s) written in lower case (as c.3), read as the code")
-    if extras:
-        notes.append("column(s) not of the blank sheet ("
-                     + ", ".join(repr(n) for n in extras.values())
-                     + "): their cells are kept in labels/comments.csv")
-    return Sheet(name=name, sha256=table.sha256, encoding=table.encoding,
-                 delimiter=table.delimiter, rows=frame, blank_rows=table.blank_rows,
-                 notes=notes, extras=pd.DataFrame(added, columns=list(extras.values()),
-                                                  dtype=object),
-                 lowercase_codes=lower)
+        if earlier is not None:
+            for old in sorted(paths.folder.iterdir()):
+                if old.is_file() and old.name not in (paths.record.name,
+                                                      paths.codebook.name):
+                    (staged / old.name).write_bytes(old.read_bytes())
+        for path, blob in data.items():
+            (staged / path.name).write_bytes(blob)
+        if codebook is not None:
+            (staged / paths.codebook.name).write_bytes(csv_bytes(
+                [[neutralise_cell(c) for c in r] for r in codebook.rows()]))
+        (staged / paths.record.name).write_text(to_json_text(record), encoding="utf-8")
+    return [plan.path for plan in plans]

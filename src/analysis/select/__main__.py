@@ -89,7 +89,12 @@ def parser() -> argparse.ArgumentParser:
                         "than SIZE (default: "
                         f"{size_text(MAX_FILE).replace(' ', '')}; real hours are 0.1-2 GB)")
     p.add_argument("--force", action="store_true",
-                   help="replace an earlier selection in --out")
+                   help="replace an earlier selection in --out (not one that sheets or a "
+                        "Label Studio project were made from: see --set-aside)")
+    p.add_argument("--set-aside", action="store_true",
+                   help="with --force, replace a selection that sheets or a Label Studio "
+                        "project were made from, keeping it as <out>/selection-<id>/ for "
+                        "their merge")
     return p
 
 
@@ -132,13 +137,30 @@ def choose_engine(args: argparse.Namespace, inputs: list[str]) -> tuple[int | No
     return None, None
 
 
-def run(args: argparse.Namespace, progress_enabled: bool) -> tuple[dict, str]:
-    """Check the arguments, select, write; return the summary and the engine's name."""
+def gitee_note(spec: Spec, inputs: list[str], record: dict) -> str | None:
+    """One line when GH Archive hours were read and the spec's Gitee projects got no record
+    from any input: GH Archive holds GitHub's events only, so they need an export."""
+    if not any(path.endswith(gharchive.SUFFIX) for path in inputs):
+        return None
+    missing = [t.key for t in spec.targets
+               if t.platform == "gitee" and not record["projects"][t.key]["records"]]
+    if not missing:
+        return None
+    return (f"GH Archive holds GitHub's events only, so the Gitee project(s) "
+            f"{', '.join(missing)} got no candidates -> export their issues with Perceval's "
+            "Gitee backend (perceval gitee OWNER REPO --category issue --json-line -t TOKEN "
+            "> gitee.json) or as a CSV (url, title, body, created_at), and pass the file "
+            "beside the hours")
+
+
+def run(args: argparse.Namespace, progress_enabled: bool) -> tuple[dict, str, list[str]]:
+    """Check the arguments, select, write; return the summary, the engine's name and the
+    notes to print (an earlier selection set aside, Gitee projects without records)."""
     if isinstance(args.workers, int) and args.workers < 1:
         raise InputError("--workers must be at least 1", column="--workers",
                          fix="give the number of worker processes, or auto")
     out = Path(args.out)
-    engine.check_out(out, args.force)
+    labelled = engine.check_out(out, args.force, args.set_aside)
     spec = load_spec(args)
     inputs = gharchive.expand(args.inputs)
     for path in inputs:
@@ -170,8 +192,17 @@ def run(args: argparse.Namespace, progress_enabled: bool) -> tuple[dict, str]:
             if cluster is not None:
                 cluster.close()
     selection = engine.merge(spec, parts, known)
+    notes = []
+    if labelled is not None:
+        kept = engine.keep_aside(out, labelled)
+        notes.append(f"the earlier selection {labelled}, which the sheets in {out}/"
+                     f"{engine.SHEETS_DIR}/ were made from, is kept in {kept}/ (their merge "
+                     f"finds it there); write new sheets for this one: {python()} -m "
+                     f"analysis.labels sheets {out}/{engine.SELECTION_DIR}/"
+                     f"{engine.CANDIDATES_FILE} --annotators N --out {out} --force")
     record = engine.publish(out, lambda folder: engine.write_outputs(folder, selection))
-    return record, name
+    note = gitee_note(spec, inputs, record)
+    return record, name, notes + ([note] if note else [])
 
 
 def summary_line(record: dict, name: str, out: str) -> str:
@@ -182,6 +213,7 @@ def summary_line(record: dict, name: str, out: str) -> str:
         f"{key} {p['candidates']:,} of {p['records']:,}"
         + (f" ({', '.join(notes)})" if (notes := [
             f"{p[k]:,} {what}" for k, what in (("pull_requests", "pull requests skipped"),
+                                               ("updates", "later events read"),
                                                ("known", "already in the study left out"))
             if p[k]]) else "")
         for key, p in record["projects"].items() if p["records"])
@@ -194,11 +226,13 @@ def summary_line(record: dict, name: str, out: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
-        record, name = run(args, sys.stderr.isatty())
+        record, name, notes = run(args, sys.stderr.isatty())
     except (InputError, OSError) as exc:
         print(user_error_line("select", exc), file=sys.stderr)
         return 1
     print(summary_line(record, name, args.out))
+    for note in notes:
+        print(f"select: {note}", file=sys.stderr)
     candidates = Path(args.out) / engine.SELECTION_DIR / engine.CANDIDATES_FILE
     if not record["candidates"]:
         print(f"select: no candidates: nothing to label (see {args.out}/"
@@ -206,9 +240,11 @@ def main(argv: list[str] | None = None) -> int:
               "-> check --since/--until, --project, --known and the inputs", file=sys.stderr)
         return NO_CANDIDATES
     if (Path(args.out) / engine.SHEETS_DIR).exists():
-        print(f"select: the sheets in {args.out}/{engine.SHEETS_DIR}/ were made from an "
-              f"earlier selection -> write new ones: {python()} -m analysis.labels sheets "
-              f"{candidates} --annotators N --out {args.out} --force", file=sys.stderr)
+        if not any(note.startswith("the earlier selection") for note in notes):
+            print(f"select: the sheets in {args.out}/{engine.SHEETS_DIR}/ were made from "
+                  f"an earlier selection -> write new ones: {python()} -m analysis.labels "
+                  f"sheets {candidates} --annotators N --out {args.out} --force",
+                  file=sys.stderr)
     else:
         print(f"select: next: {python()} -m analysis.labels sheets {candidates} "
               f"--annotators {args.annotators or 'N'} --out {args.out}"

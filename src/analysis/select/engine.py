@@ -3,21 +3,27 @@
 Each input file is one partition. :func:`scan_input` reads it (an export or a GH Archive
 hour), assigns every record to its project by the repository in its URL, skips (and counts)
 pull requests, records of other repositories and records outside the window, and matches
-the rest against the project's keywords (a project without a filter takes them all). Both
+each issue's title and body, as that record has them, against the project's keywords (a
+project without a filter takes every issue): one :class:`Sighting` a record, and one for
+each later sighting of an issue (a GH Archive event after its opening: ``updates``). Both
 engines run exactly this function: the streaming engine file after file in this process,
 the Dask engine (``dask.distributed``) as one task a file on the workers of a cluster.
 :func:`merge` then combines the partitions' results in a way that does not depend on their
-order or on how they were distributed: candidates sorted by (project, URL, creation date,
-title, source), the first of each (project, URL) kept and the others counted as
-duplicates, then the issues the study dump already holds left out (``--known``:
-:mod:`analysis.select.known`) and counted, and the result sorted by (project order,
+order or on how they were distributed: the sightings of each (project, URL) are taken
+together; the first record of the issue (by creation date, title, source) gives its
+creation date and source, the others are counted as duplicates; its latest sighting (by
+the time it was seen: the event's time, an export's ``updated_at``) gives its title, body
+(cut to :data:`BODY_CHARS`), labels and matched keywords, and decides whether it matches;
+the issues the study dump already holds are left out (``--known``:
+:mod:`analysis.select.known`) and counted, and the result is sorted by (project order,
 creation date, URL). So the output is the same bytes for either engine and any number of
 workers.
 
 Every record is counted once: an input's records are its skipped records (by reason) plus
-the records of the spec's projects; a project's records are its pull requests, those out
-of the window, those matching no keyword, the duplicates, the known issues and the
-candidates (:func:`accounting_problems` checks both identities).
+the records of the spec's projects; a project's records are its pull requests, its later
+sightings of issues (``updates``), those out of the window, the duplicates, the issues
+matching no keyword, the known issues and the candidates (:func:`accounting_problems`
+checks both identities).
 """
 
 from __future__ import annotations
@@ -25,11 +31,13 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import shutil
 import sys
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import NamedTuple
 
 import pandas as pd
 
@@ -50,13 +58,40 @@ from analysis.select.matching import Matcher
 from analysis.select.spec import Spec
 
 BATCH = 20_000
-CANDIDATE_COLUMNS = ["project", "url", "created_at", "title", "keywords_title",
-                     "keywords_body", "source"]
-PROJECT_COUNTS = ("records", "pull_requests", "out_of_window", "not_matched",
-                  "duplicates", "known", "candidates")
+CANDIDATE_COLUMNS = ["project", "url", "created_at", "updated_at", "title", "labels",
+                     "keywords_title", "keywords_body", "body", "source"]
+PROJECT_COUNTS = ("records", "pull_requests", "updates", "out_of_window", "duplicates",
+                  "not_matched", "known", "candidates")
+# The most characters of an issue's body a candidate keeps (for its sheets and its Label
+# Studio task): the description an annotator reads, without the pasted logs and
+# environment dumps that make most of a long body (GitHub's issue templates put them
+# last), and a bound on what a selection holds in memory and on disk whatever the input
+# (an issue with a 50 MB body is kept at 4,000 characters). Keywords are matched on the
+# whole body before it is cut; the whole issue is at its URL.
+BODY_CHARS = 4_000
+CUT_NOTE = "\n\n[cut at {limit:,} characters of {total:,}: the whole issue is at its URL]"
 CANDIDATES_FILE = "candidates.csv"
 SUMMARY_FILE = "selection.json"
 SELECTION_DIR = "selection"
+
+
+class Sighting(NamedTuple):
+    """One state of an issue in an input: its record (``opening``: the opened event, the
+    export's record) or a later event of it; what the merge needs of it, the body only
+    when it matched (a candidate's body is cut to :data:`BODY_CHARS`)."""
+
+    target: int
+    url: str
+    created: str
+    seen: str            # when it was in this state (event time, updated_at), or empty
+    title: str
+    labels: str          # its labels, separated by ';'
+    keywords_title: str
+    keywords_body: str
+    body: str
+    matched: bool        # a keyword in its title or body (or a project without a filter)
+    source: str          # file:line
+    opening: bool
 
 
 @dataclass
@@ -69,8 +104,16 @@ class PartResult(Tally):
     size: int = 0
     sha256: str = ""
     projects: dict[int, Counter] = field(default_factory=dict)
-    # (target index, url, created_at, title, keywords in title, keywords in body, source)
-    candidates: list[tuple] = field(default_factory=list)
+    sightings: list[Sighting] = field(default_factory=list)
+
+
+def cut_body(body: str | None, limit: int = BODY_CHARS) -> str:
+    """An issue's body as a candidate keeps it: whole up to ``limit`` characters, else its
+    first ``limit`` characters and a line saying how long it was (:data:`BODY_CHARS`)."""
+    body = body or ""
+    if len(body) <= limit:
+        return body
+    return body[:limit] + CUT_NOTE.format(limit=limit, total=len(body))
 
 
 def _canonical(url: str, repo_in_url: str, repository: str) -> str:
@@ -93,17 +136,20 @@ def select_batch(records: list[Record], spec: Spec, matchers: dict[int, Matcher]
             continue
         counts = result.projects.setdefault(index, Counter())
         counts["records"] += 1
-        if rec.pull_request:
+        if rec.update:
+            counts["updates"] += 1
+        elif rec.pull_request:
             counts["pull_requests"] += 1
             continue
-        if not spec.in_window(rec.created):
+        elif not spec.in_window(rec.created):
             counts["out_of_window"] += 1
+            continue
+        if rec.update and (rec.pull_request or not spec.in_window(rec.created)):
             continue
         target = spec.targets[index]
         url = _canonical(rec.url, found[1], target.repository)
         by_target.setdefault(index, []).append(rec if url == rec.url else
-                                              Record(rec.where, url, rec.title, rec.body,
-                                                     rec.created, False))
+                                              replace(rec, url=url))
     for index, recs in by_target.items():
         matcher = matchers.get(index)
         if matcher is None:
@@ -113,15 +159,11 @@ def select_batch(records: list[Record], spec: Spec, matchers: dict[int, Matcher]
             t_ids = matcher.match([r.title for r in recs])
             b_ids = matcher.match([r.body for r in recs])
             keep = [bool(t or b) for t, b in zip(t_ids, b_ids, strict=True)]
-        counts = result.projects[index]
         for rec, t, b, k in zip(recs, t_ids, b_ids, keep, strict=True):
-            if not k:
-                counts["not_matched"] += 1
-                continue
-            result.candidates.append((index, rec.url, rec.created, rec.title or "",
-                                      matcher.names(t) if matcher else "",
-                                      matcher.names(b) if matcher else "",
-                                      f"{name}:{rec.where}"))
+            result.sightings.append(Sighting(
+                index, rec.url, rec.created, rec.seen, rec.title or "", ";".join(rec.labels),
+                matcher.names(t) if matcher else "", matcher.names(b) if matcher else "",
+                cut_body(rec.body) if k else "", k, f"{name}:{rec.where}", not rec.update))
 
 
 def matchers_for(spec: Spec) -> dict[int, Matcher]:
@@ -177,28 +219,42 @@ def renames_of(spec: Spec) -> dict[str, str]:
     return {old.lower(): t.repository for t in spec.targets for old in t.former_names}
 
 
+def latest(sightings: list[Sighting]) -> Sighting:
+    """The latest state of an issue among its sightings: the last seen (an export record
+    without a time counts as the earliest), ties settled by its text and source so that
+    the choice does not depend on the inputs' order."""
+    return max(sightings, key=lambda s: (s.seen, s.title, s.body, s.labels, s.source))
+
+
 def merge(spec: Spec, parts: list[PartResult], known: DumpIssues | None = None) -> Selection:
-    """Combine partitions deterministically (independent of their order): deduplicate by
-    (project, URL), keeping the first in (URL, creation date, title, source) order; leave
-    out the issues ``known`` holds (by :func:`~analysis.select.known.issue_key`); sort by
-    project order, creation date, URL."""
-    rows = sorted((c for p in parts for c in p.candidates), key=lambda c: (c[0], c[1], c[2],
-                                                                         c[3], c[6]))
-    kept, dups, held = [], Counter(), Counter()
-    for row in rows:
-        if kept and kept[-1][0] == row[0] and kept[-1][1] == row[1]:
-            dups[row[0]] += 1
+    """Combine partitions deterministically (independent of their order): the sightings
+    of each (project, URL) together, the issue's first record (in creation date, title,
+    source order) giving its creation date and source and the others counted as
+    duplicates, its latest sighting (:func:`latest`) its text and whether it matches;
+    sightings of an issue no input opened are not issues; leave out the issues ``known``
+    holds (by :func:`~analysis.select.known.issue_key`); sort by project order, creation
+    date, URL."""
+    groups: dict[tuple[int, str], list[Sighting]] = {}
+    for p in parts:
+        for sighting in p.sightings:
+            groups.setdefault((sighting.target, sighting.url), []).append(sighting)
+    kept, dups, unmatched, held = [], Counter(), Counter(), Counter()
+    renames = renames_of(spec)
+    for (target, url), group in sorted(groups.items()):
+        openings = sorted((s for s in group if s.opening),
+                          key=lambda s: (s.created, s.title, s.source))
+        if not openings:
             continue
-        kept.append(row)
-    if known is not None:
-        renames = renames_of(spec)
-        fresh = []
-        for row in kept:
-            if issue_key(row[1], renames) in known:
-                held[row[0]] += 1
-            else:
-                fresh.append(row)
-        kept = fresh
+        dups[target] += len(openings) - 1
+        now = latest(group)
+        if not now.matched:
+            unmatched[target] += 1
+        elif known is not None and issue_key(url, renames) in known:
+            held[target] += 1
+        else:
+            first = openings[0]
+            kept.append((target, url, first.created, now.seen, now.title, now.labels,
+                         now.keywords_title, now.keywords_body, now.body, first.source))
     kept.sort(key=lambda c: (c[0], c[2], c[1]))
     keys = [t.key for t in spec.targets]
     frame = pd.DataFrame([(keys[c[0]], *c[1:]) for c in kept], columns=CANDIDATE_COLUMNS,
@@ -209,6 +265,7 @@ def merge(spec: Spec, parts: list[PartResult], known: DumpIssues | None = None) 
         for p in parts:
             counts.update(p.projects.get(i, {}))
         counts["duplicates"] = dups[i]
+        counts["not_matched"] = unmatched[i]
         counts["known"] = held[i]
         mine = frame[frame["project"] == target.key]
         counts["candidates"] = len(mine)
@@ -265,6 +322,7 @@ def summary(sel: Selection) -> dict:
     spec = sel.spec
     known = sel.known
     return {
+        "id": selection_id(sel.candidates),
         "inputs": inputs_summary(sel.parts),
         "formats": {f"{k} ({FORMATS.get(k, k)})": n for k, n in sorted(formats.items())},
         "records": sum(p.records for p in sel.parts),
@@ -282,6 +340,8 @@ def summary(sel: Selection) -> dict:
                      + (", English plural endings s/es accepted" if spec.match == "plural"
                         else "") + " (see analysis.select.matching)"),
         "order": "project order, then created_at, then url",
+        "text": (f"title, body, labels and keywords of each issue's latest sighting (by "
+                 f"event or update time); bodies cut at {BODY_CHARS:,} characters"),
     }
 
 
@@ -452,25 +512,92 @@ def write_outputs(folder: Path, sel: Selection) -> dict:
 
 
 # What select writes into --out (all that --force replaces), and what it leaves there:
-# the sheets ``python -m analysis.labels sheets`` writes beside the selection.
+# the sheets ``python -m analysis.labels sheets`` writes beside the selection, a Label
+# Studio project's record, and earlier selections set aside for the sheets made from them.
 OUR_FOLDERS = (SELECTION_DIR,)
 SHEETS_DIR = "sheets"
+STUDIO_DIR = "studio"
+SET_ASIDE_PREFIX = f"{SELECTION_DIR}-"
 
 
-def check_out(out: Path, force: bool) -> None:
+def selection_id(candidates: pd.DataFrame) -> str:
+    """The identifier of a selection: a digest of its (project, url) pairs, sorted.
+
+    Why: every row of every sheet (and every Label Studio task) carries it, so labels of
+    another selection (another run of select, another window) are recognised even when
+    their rows look alike, and the selection a set of sheets was made from is found when
+    a later one has been set aside beside it (:func:`set_aside_folder`).
+    """
+    pairs = sorted(zip(candidates["project"].astype(str), candidates["url"].astype(str),
+                       strict=True))
+    digest = hashlib.sha256("".join(f"{p}\t{u}\n" for p, u in pairs).encode("utf-8"))
+    return "sel-" + digest.hexdigest()[:12]
+
+
+def set_aside_folder(out: Path, selection: str) -> Path:
+    """Where an earlier selection of ``out`` is kept once a new one replaced it
+    (``--set-aside``): ``<out>/selection-<id without sel->/``, found there by the merge of
+    the sheets made from it."""
+    return Path(out) / f"{SET_ASIDE_PREFIX}{selection.removeprefix('sel-')}"
+
+
+def labelled_from(out: Path) -> str | None:
+    """The selection in ``out`` when sheets or a Label Studio project were made from it
+    (its id), else None: the labels of people are tied to it."""
+    folder = Path(out) / SELECTION_DIR
+    candidates = folder / CANDIDATES_FILE
+    made = [Path(out) / d for d in (SHEETS_DIR, STUDIO_DIR)
+            if (Path(out) / d).is_dir() and any((Path(out) / d).iterdir())]
+    if not made or not candidates.is_file():
+        return None
+    try:
+        frame = pd.read_csv(candidates, dtype=str, keep_default_na=False,
+                            usecols=["project", "url"])
+    except (ValueError, OSError, pd.errors.ParserError):
+        return None
+    return selection_id(frame)
+
+
+def check_out(out: Path, force: bool, set_aside: bool = False) -> str | None:
     """``--out`` must be new or empty, hold only sheets, or (with ``--force``) an earlier
-    selection: a selection (and the sheets made from it) is never replaced by accident."""
+    selection: a selection is never replaced by accident. One that sheets (or a Label
+    Studio project) were made from is replaced only with ``set_aside`` too, and then kept
+    beside (:func:`set_aside_folder`); return its id then (None otherwise)."""
     if out.exists() and not out.is_dir():
         raise InputError("--out is a file", file=str(out), fix="name a folder")
     if not out.is_dir():
-        return
-    others = sorted(p.name for p in out.iterdir() if p.name not in (*OUR_FOLDERS, SHEETS_DIR))
+        return None
+    others = sorted(p.name for p in out.iterdir()
+                    if p.name not in (*OUR_FOLDERS, SHEETS_DIR, STUDIO_DIR)
+                    and not p.name.startswith(SET_ASIDE_PREFIX))
     if others:
         raise InputError(f"--out holds other files ({', '.join(others[:5])})",
                          file=str(out), fix="choose a new or empty folder")
-    if (out / SELECTION_DIR).exists() and not force:
+    if not (out / SELECTION_DIR).exists():
+        return None
+    if not force:
         raise InputError("--out already holds a selection (sheets may have been made from "
                          "it)", file=str(out), fix="choose another --out, or pass --force")
+    labelled = labelled_from(out)
+    if labelled is None:
+        return None
+    if not set_aside:
+        raise InputError(f"--out holds the selection {labelled}, which the sheets (or the "
+                         "Label Studio project) beside it were made from: replacing it "
+                         "would leave their merge without its candidates", file=str(out),
+                         fix="choose another --out, or add --set-aside to keep it as "
+                             f"{set_aside_folder(out, labelled).name}/ for their merge")
+    return labelled
+
+
+def keep_aside(out: Path, selection: str) -> Path:
+    """Move the selection of ``out`` to :func:`set_aside_folder` (one it replaces there is
+    the same selection, by its id)."""
+    target = set_aside_folder(out, selection)
+    if target.exists():
+        shutil.rmtree(target)
+    os.replace(Path(out) / SELECTION_DIR, target)
+    return target
 
 
 def publish(out: Path, build: Callable[[Path], dict]) -> dict:

@@ -54,6 +54,7 @@ FORMATS = {
     "gharchive": "GH Archive events",
 }
 CSV_COLUMNS = ("url", "title", "body", "created_at")
+CSV_OPTIONAL = ("labels", "updated_at")  # read when the CSV has them
 CSV_FIELD_LIMIT = 1 << 28
 DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}")
 PULL_URL_RE = re.compile(r"^https?://[^/]+/[^/]+/[^/]+/pulls?(?:/|$)")
@@ -118,7 +119,9 @@ def bounded_lines(handle, name: str, limits: Limits) -> Iterator[bytes]:
 
 @dataclass(frozen=True)
 class Record:
-    """One issue or pull request of an export, normalised."""
+    """One issue or pull request of an export, normalised; or (``update``) a later sighting
+    of an issue: a GH Archive event other than its opening, whose issue object holds the
+    title, body and labels as they were at that time."""
 
     where: int            # line (JSON lines, CSV: the record's first line) or item number
     url: str
@@ -126,6 +129,25 @@ class Record:
     body: str | None
     created: str
     pull_request: bool
+    labels: tuple[str, ...] = ()  # the issue's labels (GitHub's, Gitee's), as named there
+    seen: str = ""        # when this state of the issue was seen (event or update time)
+    update: bool = False  # a later sighting of an issue, not the issue itself
+
+
+def label_names(value: object) -> tuple[str, ...]:
+    """An issue's labels as their names: the API's list of label objects (``name``), a
+    list of names, or a CSV cell of names separated by ``;``; anything else is none."""
+    if isinstance(value, str):
+        return tuple(n.strip() for n in value.split(";") if n.strip())
+    if not isinstance(value, list):
+        return ()
+    names = (v.get("name") if isinstance(v, dict) else v for v in value)
+    return tuple(n.strip() for n in names if isinstance(n, str) and n.strip())
+
+
+def time_text(value: object) -> str:
+    """A time field as written (an ISO time), or empty when it is not one."""
+    return value if isinstance(value, str) and DATE_RE.match(value) else ""
 
 
 @dataclass
@@ -338,6 +360,7 @@ def _records_csv(path: Path, encoding: str, name: str,
     reader = csv.reader(lines, strict=True)
     header: list[str] | None = None
     idx: list[int] = []
+    optional: dict[str, int] = {}
     while True:
         start = lines.begin()
         try:
@@ -358,11 +381,15 @@ def _records_csv(path: Path, encoding: str, name: str,
                                  f"{', '.join(missing)} (header: {', '.join(header)[:200]})",
                                  file=name, line=start, fix=FIX_FORMATS)
             idx = [cols[c] for c in CSV_COLUMNS]
+            optional = {c: cols[c] for c in CSV_OPTIONAL if c in cols}
             continue
         if len(fields) < len(header):
             fields = fields + [""] * (len(header) - len(fields))
         yield start, {"url": fields[idx[0]], "title": fields[idx[1]],
-                      "body": fields[idx[2]], "createdAt": fields[idx[3]]}
+                      "body": fields[idx[2]], "createdAt": fields[idx[3]],
+                      "labels": fields[optional["labels"]] if "labels" in optional else "",
+                      "updatedAt": fields[optional["updated_at"]]
+                      if "updated_at" in optional else ""}
 
 
 def detect_format(record: object, where: str) -> str:
@@ -447,12 +474,13 @@ def read_records(path: str | Path, tally: Tally,
     if encoding != "utf-8":
         tally.container += f", {encoding.upper().removesuffix('-SIG')}"
     fmt = None
-    keys = ("url", "createdAt")
+    keys = ("url", "createdAt", "updatedAt")
     for where, rec in records:
         if fmt is None:
             fmt = "csv" if tally.container.startswith("CSV") else detect_format(rec, name)
             tally.fmt = fmt
-            keys = ("html_url", "created_at") if fmt in ("rest", "perceval") else keys
+            keys = (("html_url", "created_at", "updated_at") if fmt in ("rest", "perceval")
+                    else keys)
         tally.records += 1
         marked_pr = False
         if fmt == "perceval" and isinstance(rec, dict):
@@ -473,6 +501,7 @@ def read_records(path: str | Path, tally: Tally,
         title, body = rec.get("title"), rec.get("body")
         yield Record(where, url, title if isinstance(title, str) else None,
                      body if isinstance(body, str) else None, created,
-                     marked_pr or is_pull_request(rec, url))
+                     marked_pr or is_pull_request(rec, url), label_names(rec.get("labels")),
+                     time_text(rec.get(keys[2])))
     if fmt is None:
         raise InputError("the export holds no records", file=name, fix="export some issues")

@@ -5,10 +5,14 @@ a line, in hourly gzip files (``2024-01-01-15.json.gz``); since 2015 each line i
 of GitHub's Events API: ``{"id", "type", "actor", "repo": {"id", "name", "url"},
 "payload", "public", "created_at", ...}``. An ``IssuesEvent`` whose ``payload.action`` is
 ``opened`` carries the new issue in ``payload.issue`` (``html_url``, ``title``, ``body``,
-``created_at``); a ``PullRequestEvent`` ``opened`` is a new pull request (counted once,
-skipped), whatever its payload holds. Hours before 2015 are in GitHub's older Timeline
-schema (a ``repository`` object, ``payload.issue`` an id without title or body): they are
-refused in one line that names the schema (:func:`schema_problem`).
+``created_at``, ``labels``); every later ``IssuesEvent`` of it (``edited``, ``labeled``,
+``closed``...) carries the issue as it then was, so the title, body and labels a candidate
+gets are those of its latest event (an ``edited`` event in the hour after the opening
+gives the full title of a ``[Bug]: crash`` opened in haste); a ``PullRequestEvent``
+``opened`` is a new pull request (counted once, skipped), whatever its payload holds.
+Hours before 2015 are in GitHub's older Timeline schema (a ``repository`` object,
+``payload.issue`` an id without title or body): they are refused in one line that names
+the schema (:func:`schema_problem`).
 
 Almost every event is of another type or another repository, so a file is scanned as
 decompressed blocks of whole lines, and only the lines of an issue or pull-request event in
@@ -46,7 +50,9 @@ from analysis.select.formats import (
     Limits,
     Record,
     Tally,
+    label_names,
     line_too_long,
+    time_text,
 )
 
 try:  # ISA-L's inflate: the same interface as zlib's, two to three times faster
@@ -290,8 +296,11 @@ SKIPPED = Record(0, "", None, None, "", False)  # an event counted under a skip 
 
 
 def _event_record(raw: bytes, name: str, line: int, tally: Tally) -> Record | None:
-    """The issue (or pull request) an event line opens; :data:`SKIPPED` when it opens one
-    that cannot be used (counted in ``tally`` under the reason); None for any other event.
+    """The issue (or pull request) an event line opens, or a later sighting of an issue
+    (``update``: any other ``IssuesEvent``, ``edited`` among them, whose issue object holds
+    the title, body and labels as they were then); :data:`SKIPPED` when it opens one that
+    cannot be used (counted in ``tally`` under the reason); None for any other event (and
+    a sighting without a title to take).
 
     A pull request is counted as one whatever its payload holds: GitHub's Events API
     trims some payloads (a ``pull_request`` without ``html_url``), so its address is
@@ -305,24 +314,32 @@ def _event_record(raw: bytes, name: str, line: int, tally: Tally) -> Record | No
                          fix="download the hour again") from exc
     kind = event.get("type")
     payload = event.get("payload") or {}
-    if kind not in ("IssuesEvent", "PullRequestEvent") or payload.get("action") != OPENED:
+    if kind not in ("IssuesEvent", "PullRequestEvent"):
         return None
     pull = kind == "PullRequestEvent"
+    update = payload.get("action") != OPENED
+    if update and pull:
+        return None
     item = payload.get("pull_request" if pull else "issue")
     item = item if isinstance(item, dict) else {}
     url = item.get("html_url") or _address(event, item, payload, pull)
-    created = item.get("created_at") or event.get("created_at")
+    created = item.get("created_at") or (None if update else event.get("created_at"))
+    title, body = item.get("title"), item.get("body")
+    if update and not (isinstance(url, str) and isinstance(title, str)
+                       and isinstance(created, str) and DATE_RE.match(created)):
+        return None
     if not isinstance(url, str) or not url.startswith(("https://", "http://")):
         tally.skip("missing_url", line)
         return SKIPPED
     if not isinstance(created, str) or not DATE_RE.match(created):
         tally.skip("missing_created_at", line)
         return SKIPPED
-    title, body = item.get("title"), item.get("body")
     marker = item.get("pull_request")
     pull = pull or (isinstance(marker, dict) and bool(marker.get("html_url")))
+    seen = event.get("created_at") or item.get("updated_at")
     return Record(line, url, title if isinstance(title, str) else None,
-                  body if isinstance(body, str) else None, created, pull)
+                  body if isinstance(body, str) else None, created, pull,
+                  label_names(item.get("labels")), time_text(seen), update)
 
 
 def _address(event: dict, item: dict, payload: dict, pull: bool) -> str | None:

@@ -33,14 +33,14 @@ def test_every_wrong_decision_is_one_line(tmp_path, taxonomy):
     found = read_decisions(path, set(taxonomy.codes), name="decided.csv")
     assert [str(p) for p in found.problems] == [
         "decided.csv, line 2, column 'decision': 'C.13' is neither a theme code nor "
-        "excluded -> write a theme code of sheets/codes.csv (A.1 ... C.10), or excluded "
+        "excluded -> write a theme code of sheets/codebook.csv (A.1 ... C.10), or excluded "
         "for a false positive, or leave the cell empty while undecided",
         f"decided.csv, line 4, column 'decision': {U[1]} is decided B.2 on line 3 and B.3 "
         "here -> keep one decision per report",
         "decided.csv, line 5, column 'url': a decision without a url -> keep the url of the "
         "adjudication list",
         "decided.csv, line 6, column 'decision': 'maybe' is neither a theme code nor "
-        "excluded -> write a theme code of sheets/codes.csv (A.1 ... C.10), or excluded "
+        "excluded -> write a theme code of sheets/codebook.csv (A.1 ... C.10), or excluded "
         "for a false positive, or leave the cell empty while undecided"]
 
 

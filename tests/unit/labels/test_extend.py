@@ -231,3 +231,50 @@ def test_a_batch_whose_merge_record_has_another_shape_is_one_line(base, batch, t
     assert str(err.value) == (f"{merge_json}: {problem} -> give the folder labels merge "
                               "wrote, with its labels/merge.json untouched")
     assert not (tmp_path / "study").exists()
+
+
+def test_a_named_annotator_keeps_their_column_across_batches(base, tmp_path):
+    """A first batch by alice, bob and chen gets Label8..Label10; a second by bob, dan and
+    alice fills bob's and alice's columns again and gives dan Label11; a batch of
+    annotators given by number gets new columns (no one can tell who they are)."""
+    first = write_batch(tmp_path / "b1", {"pytorch": [
+        (f"{T}21", "2026-01-01T00:00:00Z", ["C.1", "C.1", "C.2"], "C.1")]},
+        names=["alice", "bob", "chen"])
+    second = write_batch(tmp_path / "b2", {"pytorch": [
+        (f"{T}22", "2026-02-01T00:00:00Z", ["A.1", "A.2", "A.1"], "A.1")]},
+        names=["bob", "dan", "alice"])
+    third = write_batch(tmp_path / "b3", {"pytorch": [
+        (f"{T}23", "2026-03-01T00:00:00Z", ["B.1", "B.1"], "B.1")]}, annotators=2)
+    extend_dump(base, first, tmp_path / "s1", renames=RENAMES)
+    extend_dump(tmp_path / "s1", second, tmp_path / "s2", renames=RENAMES)
+    extend_dump(tmp_path / "s2", third, tmp_path / "s3", renames=RENAMES)
+    rows = read_rows(DumpLayout(tmp_path / "s3").label_file("pytorch"))
+    header = rows[0]
+    assert header == ["Issue_URL", *[f"Label{n}" for n in range(1, 14)], "Final_Label",
+                      "Batch"]
+    by_url = {r[0]: dict(zip(header, r, strict=True)) for r in rows[1:]}
+    assert [by_url[f"{T}21"][f"Label{n}"] for n in (8, 9, 10, 11)] == ["C.1", "C.1", "C.2", ""]
+    assert [by_url[f"{T}22"][f"Label{n}"] for n in (8, 9, 10, 11)] == ["A.1", "A.1", "", "A.2"]
+    assert [by_url[f"{T}23"][f"Label{n}"] for n in (8, 12, 13)] == ["", "B.1", "B.1"]
+    record = json.loads(batches_file(tmp_path / "s3").read_text())
+    assert [(b["name"], b["annotator_columns"]) for b in record["batches"][1:]] == [
+        ("b1", ["Label8", "Label9", "Label10"]), ("b2", ["Label9", "Label11", "Label8"]),
+        ("b3", ["Label12", "Label13"])]
+    assert record["annotators"] == {"alice": "Label8", "bob": "Label9", "chen": "Label10",
+                                    "dan": "Label11"}
+    assert record["label_columns"] == 13
+
+
+def test_a_record_giving_one_column_to_two_people_is_one_line(base, tmp_path):
+    first = write_batch(tmp_path / "b1", {"pytorch": [
+        (f"{T}21", "2026-01-01T00:00:00Z", ["C.1", "C.1", "C.2"], "C.1")]},
+        names=["alice", "bob", "chen"])
+    extend_dump(base, first, tmp_path / "s1", renames=RENAMES)
+    path = batches_file(tmp_path / "s1")
+    record = json.loads(path.read_text())
+    record["batches"][1]["annotator_names"] = ["alice", "bob", "bob"]
+    path.write_text(json.dumps(record), encoding="utf-8")
+    second = write_batch(tmp_path / "b2", {"pytorch": [
+        (f"{T}22", "2026-02-01T00:00:00Z", ["A.1"], "A.1")]}, annotators=1, names=["bob"])
+    with pytest.raises(InputError, match="'annotator_names' names someone twice"):
+        extend_dump(tmp_path / "s1", second, tmp_path / "s2", renames=RENAMES)

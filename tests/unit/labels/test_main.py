@@ -4,6 +4,7 @@ or not), extend (what it says), and one line for each user error."""
 
 from __future__ import annotations
 
+import json
 import shlex
 
 import pytest
@@ -11,6 +12,7 @@ import pytest
 from analysis.core.paths import ROOT
 from analysis.labels.__main__ import find_selection, main
 from analysis.labels.__main__ import parser as labels_parser
+from analysis.select import engine
 from analysis.select.__main__ import parser as select_parser
 from tests.support.dumps import Project, write_dump
 from tests.support.sheets import blank_sheets, fill, issues_of, read_rows
@@ -31,15 +33,24 @@ def test_sheets_csv_or_xlsx_replaced_only_with_force(tmp_path, capsys):
     cand = tmp_path / "candidates.csv"
     CANDIDATES.to_csv(cand, index=False)
     out = tmp_path / "s"
-    assert main(["sheets", str(cand), "--annotators", "2", "--out", str(out)]) == 0
-    assert capsys.readouterr().out == f"sheets: wrote 2 sheet(s) (csv) into {out}/sheets\n"
+    assert main(["sheets", str(cand), "--annotators", "2", "--out", str(out), "--details",
+                 "none"]) == 0
+    assert capsys.readouterr().out == (
+        f"sheets: wrote 2 sheet(s) (csv) into {out}/sheets, each in an order of its own "
+        "(seed 1); the codebook beside them (no detail files found: themes, sub-themes and "
+        "definitions only)\n")
     assert len(read_rows(out / "sheets" / "annotator_2.csv")) == 4
     assert main(["sheets", str(cand), "--annotators", "2", "--out", str(out)]) == 1
-    assert "already holds sheets" in capsys.readouterr().err
+    assert "annotator_1.csv is already written (it may hold labels)" in \
+        capsys.readouterr().err
+    assert main(["sheets", str(cand), "--annotators", "alice", "--out", str(out), "--format",
+                 "xlsx"]) == 0  # beside the CSV sheets
+    capsys.readouterr()
     assert main(["sheets", str(cand), "--annotators", "3", "--out", str(out), "--format",
                  "xlsx", "--force"]) == 0
     assert sorted(p.name for p in (out / "sheets").iterdir()) == [
-        "annotator_1.xlsx", "annotator_2.xlsx", "annotator_3.xlsx", "codes.csv"]
+        "annotator_1.xlsx", "annotator_2.xlsx", "annotator_3.xlsx", "codebook.csv",
+        "sheets.json"]
     assert main(["sheets", str(tmp_path / "nope.csv"), "--annotators", "2", "--out",
                  str(tmp_path / "t")]) == 1
     assert "cannot read the candidates file" in capsys.readouterr().err
@@ -56,7 +67,7 @@ def test_merge_says_what_it_did_and_what_is_left_to_decide(filled, tmp_path, cap
     assert main(["merge", *map(str, filled), "--out", str(out)]) == 0
     said = capsys.readouterr()
     lines = said.out.splitlines()
-    assert lines[0] == (f"merge: 3 sheets, 3 candidates in 1 project(s): 1 labelled (1 by a "
+    assert lines[0] == (f"merge: 3 annotators, 3 candidates in 1 project(s): 1 labelled (1 by a "
                         f"majority, 0 by decision), 1 excluded (1 by all annotators, 0 by "
                         f"decision), 1 undecided (left out of the batch); 1 on "
                         f"labels/adjudication.csv; wrote {out}")
@@ -137,7 +148,7 @@ def readme_commands(module: str) -> list[list[str]]:
 def test_the_readme_commands_are_commands_of_this_version():
     shown = {"select": readme_commands("select"), "labels": readme_commands("labels")}
     assert len(shown["select"]) == 2 and [c[0] for c in shown["labels"]] == [
-        "sheets", "merge", "merge", "extend"]
+        "sheets", "studio", "studio", "merge", "merge", "merge", "extend"]
     for command in shown["select"]:
         select_parser().parse_args(command)
     for command in shown["labels"]:
@@ -155,3 +166,38 @@ def test_the_keywords_page_command_is_a_command_of_this_version():
              if line.startswith(prefix)]
     assert len(shown) == 1
     select_parser().parse_args(shown[0])
+
+
+def test_a_sheet_of_the_selection_left_out_of_a_merge_is_named(tmp_path, taxonomy, capsys):
+    """Merging two of three annotators' sheets makes a batch of two: said in one warning
+    naming the sheet left out (the batch is still written)."""
+    paths = blank_sheets(tmp_path / "sel", CANDIDATES, ["alice", "bob", "chen"], taxonomy)
+    for path in paths:
+        fill(path, {U[0]: ("C.3", ""), U[1]: ("B.1", ""), U[2]: ("", "x")})
+    assert main(["merge", str(paths[0]), str(paths[2]), "--out", str(tmp_path / "b")]) == 0
+    err = capsys.readouterr().err
+    assert err == (f"merge: warning: the sheet of bob ({paths[1]}) of this selection is not "
+                   "among the inputs: the batch has 2 annotator(s), not 3 -> give it too, "
+                   "unless bob labels no report of this batch\n")
+    assert main(["merge", *map(str, paths), "--out", str(tmp_path / "c")]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_the_merge_finds_the_selection_a_later_select_set_aside(filled, tmp_path, capsys):
+    """select --force --set-aside replaced the candidates the sheets were made from and
+    kept them as selection-<id>/: the merge of those sheets checks them against it (not
+    against the newer selection, nor with a warning that none was found)."""
+    sel = tmp_path / "sel"
+    old = engine.selection_id(CANDIDATES)
+    engine.keep_aside(sel, old)
+    _, newer = issues_of("vllm-project/vllm", 2)
+    (sel / "selection").mkdir()
+    newer.to_csv(sel / "selection" / "candidates.csv", index=False)
+    assert main(["merge", *map(str, filled), "--out", str(tmp_path / "b")]) == 0
+    said = capsys.readouterr()
+    assert said.err == ""
+    record = json.loads((tmp_path / "b" / "labels" / "merge.json").read_text())
+    assert record["selection"] == old and record["selection_check"] == {
+        "checked": True, "candidates": "candidates.csv"}
+    assert find_selection([str(filled[0])], None, old) == (
+        engine.set_aside_folder(sel, old) / "candidates.csv", None)

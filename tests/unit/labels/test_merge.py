@@ -62,7 +62,7 @@ def test_strict_majority_is_more_than_half_of_all_annotators(labels, n, expected
 
 def test_undecided_reports_are_listed_and_left_out_of_the_batch(filled, tmp_path, taxonomy):
     out = tmp_path / "batch"
-    result = merge.merge_sheets(filled, out, set(taxonomy.codes))
+    result = merge.merge_inputs(filled, out, set(taxonomy.codes))
     layout = DumpLayout(out)
     rows = read_rows(layout.label_file("pytorch"))
     assert rows == [["Issue_URL", "Label1", "Label2", "Label3", "Final_Label"],
@@ -92,22 +92,23 @@ def test_undecided_reports_are_listed_and_left_out_of_the_batch(filled, tmp_path
     assert record["projects"]["pytorch"] == {
         "candidates": 6, "labelled": 1, "with_majority": 1, "decided": 0, "excluded": 1,
         "excluded_by_all": 1, "excluded_by_decision": 0, "no_majority": 2,
-        "exclusion_splits": 2, "undecided": 4}
+        "exclusion_splits": 2, "unsure": 0, "undecided": 4}
     assert (record["candidates"], record["undecided"], record["decisions"]) == (7, 4, None)
     assert record["selection_check"] == {"checked": False, "candidates": None}
-    assert [s["encoding"] for s in record["sheets"]] == ["utf-8 with BOM", "utf-8",
-                                                         "utf-16 with BOM"]
+    assert record["annotator_names"] == [None, None, None]  # given by number
+    sources = json.loads((layout.labels / merge.SOURCES).read_text())["sources"]
+    assert [s["encoding"] for s in sources] == ["utf-8 with BOM", "utf-8", "utf-16 with BOM"]
     assert record == result.record
 
 
 def test_decisions_are_applied_and_every_rating_is_kept(filled, tmp_path, taxonomy):
     codes = set(taxonomy.codes)
-    first = merge.merge_sheets(filled, tmp_path / "listed", codes)
+    first = merge.merge_inputs(filled, tmp_path / "listed", codes)
     assert len(first.undecided) == 4
     decided = decisions_file(tmp_path / "decisions.csv",
                              DumpLayout(tmp_path / "listed").adjudication, DECIDED)
     out = tmp_path / "batch"
-    result = merge.merge_sheets(filled, out, codes, decisions=read_decisions(decided, codes))
+    result = merge.merge_inputs(filled, out, codes, decisions=read_decisions(decided, codes))
     layout = DumpLayout(out)
     rows = {r[0]: r[1:] for r in read_rows(layout.label_file("pytorch"))[1:]}
     assert rows == {U[0]: ["C.3", "C.3", "C.5", "C.3"],
@@ -134,18 +135,43 @@ def tree(folder) -> dict[str, bytes]:
 def test_a_rerun_with_the_decisions_gives_the_same_bytes(filled, tmp_path, taxonomy):
     codes = set(taxonomy.codes)
     out = tmp_path / "batch"
-    merge.merge_sheets(filled, out, codes)
+    merge.merge_inputs(filled, out, codes)
     decided = decisions_file(tmp_path / "decisions.csv", DumpLayout(out).adjudication,
                              DECIDED)
-    merge.merge_sheets(filled, out, codes, force=True, decisions=read_decisions(decided, codes))
+    merge.merge_inputs(filled, out, codes, force=True, decisions=read_decisions(decided, codes))
     once = tree(out)
-    merge.merge_sheets(filled, out, codes, force=True, decisions=read_decisions(decided, codes))
+    merge.merge_inputs(filled, out, codes, force=True, decisions=read_decisions(decided, codes))
     assert tree(out) == once
     # the filled list the merge wrote is itself a decisions file: the same batch
     again = DumpLayout(out).adjudication
-    merge.merge_sheets(filled, tmp_path / "b", codes, decisions=read_decisions(again, codes))
+    merge.merge_inputs(filled, tmp_path / "b", codes, decisions=read_decisions(again, codes))
     assert {k: v for k, v in tree(tmp_path / "b").items() if "merge.json" not in k} == {
         k: v for k, v in once.items() if "merge.json" not in k}
+
+
+def test_unsure_goes_to_the_adjudicators_and_is_never_a_rating(filled, tmp_path, taxonomy):
+    """An annotator unsure of a report (the label cell ``unsure``) gives no rating: the
+    report goes on the adjudication list even though the two others agree, its Label<k>
+    cell stays empty once decided, and annotations.csv says unsure."""
+    fill(filled[2], {U[0]: ("unsure", "")})  # the others gave C.3, C.3
+    codes = set(taxonomy.codes)
+    first = merge.merge_inputs(filled, tmp_path / "listed", codes)
+    listed = {r[0]: r for r in read_rows(DumpLayout(tmp_path / "listed").adjudication)[1:]}
+    assert listed[U[0]][10:14] == ["unsure", "", "", "unsure (1 of 3)"]
+    assert U[0] in first.undecided
+    decided = decisions_file(tmp_path / "decisions.csv",
+                             DumpLayout(tmp_path / "listed").adjudication,
+                             {**DECIDED, U[0]: "C.3"})
+    result = merge.merge_inputs(filled, tmp_path / "batch", codes,
+                                decisions=read_decisions(decided, codes))
+    rows = {r[0]: r[1:] for r in read_rows(DumpLayout(tmp_path / "batch").label_file(
+        "pytorch"))[1:]}
+    assert rows[U[0]] == ["C.3", "C.3", "", "C.3"]
+    notes = read_rows(DumpLayout(tmp_path / "batch").labels / merge.ANNOTATIONS)
+    assert notes[0] == merge.ANNOTATION_FILE_COLUMNS
+    assert [r[2:7] for r in notes[1:] if r[1] == U[0]] == [
+        ["1", "#1", "C.3", "", ""], ["2", "#2", "C.3", "", ""], ["3", "#3", "", "", "x"]]
+    assert result.record["per_annotator"][2]["unsure"] == 1
 
 
 def test_comments_and_added_columns_are_kept_in_the_batch_records(filled, tmp_path,
@@ -154,19 +180,19 @@ def test_comments_and_added_columns_are_kept_in_the_batch_records(filled, tmp_pa
     rows[0].append("second thoughts")
     for row in rows[1:]:
         row.append("")
-    rows[1][6] = "=not a formula, a comment"
+    rows[1][rows[0].index("comment")] = "=not a formula, a comment"
     rows[2][-1] = "maybe B.2"
     filled[0].write_text("\r\n".join(",".join(f'"{c}"' for c in r) for r in rows) + "\r\n",
                          encoding="utf-8")
     fill(filled[2], {})  # unchanged
-    result = merge.merge_sheets(filled, tmp_path / "batch", set(taxonomy.codes))
+    result = merge.merge_inputs(filled, tmp_path / "batch", set(taxonomy.codes))
     comments = read_rows(DumpLayout(tmp_path / "batch").labels / merge.COMMENTS)
     assert comments[0] == merge.COMMENT_COLUMNS
     by_url = {(r[1], r[3]): (r[2], r[4]) for r in comments[1:]}
     url1, url2 = rows[1][1], rows[2][1]
     assert by_url[(url1, "comment")] == ("1", "'=not a formula, a comment")  # neutralised
     assert by_url[(url2, "second thoughts")] == ("1", "maybe B.2")
-    assert result.record["sheets"][0]["extra_columns"] == ["second thoughts"]
+    assert result.sources[0]["extra_columns"] == ["second thoughts"]
     assert result.record["comments"] == 2
     # the label files keep the columns the pipeline reads
     assert read_rows(DumpLayout(tmp_path / "batch").label_file("pytorch"))[0][-1] == \
@@ -174,11 +200,11 @@ def test_comments_and_added_columns_are_kept_in_the_batch_records(filled, tmp_pa
 
 
 def test_the_same_sheets_give_the_same_bytes_in_any_row_order(filled, tmp_path, taxonomy):
-    merge.merge_sheets(filled, tmp_path / "a", set(taxonomy.codes))
+    merge.merge_inputs(filled, tmp_path / "a", set(taxonomy.codes))
     rows = read_rows(filled[0])
     text = "\r\n".join(",".join(f'"{c}"' for c in r) for r in [rows[0], *rows[:0:-1]])
     filled[0].write_text(text + "\r\n", encoding="utf-8")  # sorted the other way
-    merge.merge_sheets(filled, tmp_path / "b", set(taxonomy.codes))
+    merge.merge_inputs(filled, tmp_path / "b", set(taxonomy.codes))
     for rel in ("Issue Report/pytorch/pytorch.csv", "Issue Report/pytorch/pytorch_2024.txt",
                 "labels/adjudication.csv", "labels/comments.csv"):
         assert (tmp_path / "a" / rel).read_bytes() == (tmp_path / "b" / rel).read_bytes()
@@ -189,7 +215,7 @@ def test_sheets_without_rows_write_nothing_and_say_so(tmp_path, taxonomy):
     for path in paths:
         path.write_bytes(path.read_bytes().split(b"\r\n", 1)[0] + b"\r\n")  # the header
     with pytest.raises(merge.SheetProblems) as err:
-        merge.merge_sheets(paths, tmp_path / "batch", set(taxonomy.codes))
+        merge.merge_inputs(paths, tmp_path / "batch", set(taxonomy.codes))
     assert [p.problem for p in err.value.problems] == [
         "the sheets hold no rows: nothing to merge, nothing written"]
     assert not (tmp_path / "batch").exists()
@@ -202,7 +228,7 @@ def test_decisions_for_reports_off_the_list_or_unknown_are_one_line_each(filled,
     path.write_text(f"url,decision\n{U[0]},C.1\nhttps://github.com/x/y/issues/1,C.2\n"
                     f"{U[1]},B.2\n", encoding="utf-8")
     with pytest.raises(merge.SheetProblems) as err:
-        merge.merge_sheets(filled, tmp_path / "batch", codes,
+        merge.merge_inputs(filled, tmp_path / "batch", codes,
                            decisions=read_decisions(path, codes))
     found = [str(p) for p in err.value.problems]
     assert found == [
@@ -223,7 +249,7 @@ def test_every_problem_of_a_decisions_file_is_told_in_one_run(filled, tmp_path, 
     path.write_text(f"url,decision\n{U[1]},C.13\nhttps://github.com/x/y/issues/1,C.2\n"
                     f"{U[0]},C.1\n", encoding="utf-8")
     with pytest.raises(merge.SheetProblems) as err:
-        merge.merge_sheets(filled, tmp_path / "batch", codes,
+        merge.merge_inputs(filled, tmp_path / "batch", codes,
                            decisions=read_decisions(path, codes))
     assert [(p.line, p.problem) for p in err.value.problems] == [
         (2, "'C.13' is neither a theme code nor excluded"),

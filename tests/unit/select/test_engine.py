@@ -5,6 +5,7 @@ scheduler and the --out rules."""
 from __future__ import annotations
 
 import copy
+import json
 import random
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from analysis.select.formats import Tally
 from analysis.select.known import dump_issues
 from analysis.select.spec import build_spec
 from tests.support.dumps import Project, write_dump
-from tests.support.gharchive import OTHERS, event, opened_issues, write_events
+from tests.support.gharchive import OTHERS, edited_issue, event, opened_issues, write_events
 
 SPEC = """projects:
   pytorch: {name: PyTorch, order: 1, platform: github, repository: pytorch/pytorch,
@@ -77,11 +78,12 @@ def test_every_record_is_counted_once_in_exactly_one_place(tmp_path, known_url):
     record = engine.summary(engine.merge(spec, parts, known))
     assert engine.accounting_problems(record) == []
     assert record["records"] == 13
-    assert record["skipped"] == {"missing_created_at": 1, "missing_url": 1, "other_events": 3}
+    # the closed issue is a later sighting of issue 2 (an update), no longer another event
+    assert record["skipped"] == {"missing_created_at": 1, "missing_url": 1, "other_events": 2}
     assert {k: v for k, v in record["projects"]["pytorch"].items()
             if k in engine.PROJECT_COUNTS} == {
-        "records": 7, "pull_requests": 2, "out_of_window": 1, "not_matched": 1,
-        "duplicates": 1, "known": 1, "candidates": 1}
+        "records": 8, "pull_requests": 2, "updates": 1, "out_of_window": 1,
+        "not_matched": 1, "duplicates": 1, "known": 1, "candidates": 1}
     deepspeed = record["projects"]["DeepSpeed"]
     assert (deepspeed["records"], deepspeed["candidates"]) == (1, 1)
     assert record["known"]["left_out"] == 1 and record["known"]["dump"] == str(base)
@@ -94,7 +96,7 @@ def test_the_accounting_check_names_what_does_not_add_up():
     record["projects"]["p"]["records"] = 3
     assert engine.accounting_problems(record) == [
         "records 5 != skipped 1 + projects' records 3",
-        "p: records 3 != the sum of its counts 6"]
+        "p: records 3 != the sum of its counts 7"]
 
 
 def test_a_partition_is_a_tally_with_its_file_size_and_digest(tmp_path):
@@ -176,3 +178,60 @@ def test_publish_replaces_the_selection_only_when_it_is_complete(tmp_path):
     assert [p.name for p in (out / engine.SELECTION_DIR).iterdir()] == ["candidates.csv"]
     assert (out / engine.SELECTION_DIR / "candidates.csv").read_text() == "new\n"
     assert (out / "sheets" / "annotator_1.csv").read_text() == "sheet\n"
+
+
+def test_an_issue_has_the_title_body_and_labels_of_its_latest_event(tmp_path):
+    """GH Archive: an issue opened in haste ("[Bug]: crash") and edited in the next hour
+    gets the edited title, body (cut, the keyword beyond the cut still matched) and
+    labels; one whose edit removed its keyword matches no more; a sighting of an issue no
+    hour opened is no issue; the order of the hours does not matter."""
+    spec = spec_of(tmp_path)
+    opened = opened_issues(P, [(5, "2025-02-01T10:00:00Z", "[Bug]: crash", "short"),
+                               (6, "2025-02-01T10:05:00Z", "LLM is slow", "")])
+    long_body = "x " * 3_000 + "it loads a llama checkpoint"
+    later = [edited_issue(opened[0], "2025-02-01T10:30:00Z",
+                          "[Bug]: crash when loading a checkpoint", long_body,
+                          ["bug", "module: checkpoint"]),
+             edited_issue(opened[1], "2025-02-01T11:00:00Z", "conv is slow"),
+             edited_issue(opened_issues(P, [(7, "2025-02-01T09:00:00Z", "llm", "")])[0],
+                          "2025-02-01T11:00:00Z", "llm again")]
+    files = [write_events(tmp_path / "2025-02-01-10.json.gz", opened),
+             write_events(tmp_path / "2025-02-01-11.json.gz", later)]
+    for order in (files, files[::-1]):
+        selection = engine.merge(spec, [engine.scan_input(str(f), spec) for f in order])
+        record = engine.summary(selection)
+        assert engine.accounting_problems(record) == []
+        counts = record["projects"]["pytorch"]
+        assert (counts["records"], counts["updates"], counts["not_matched"],
+                counts["candidates"]) == (5, 3, 1, 1)
+        row = selection.candidates.iloc[0].to_dict()
+        assert row["title"] == "[Bug]: crash when loading a checkpoint"
+        assert row["created_at"] == "2025-02-01T10:00:00Z"  # the opening's
+        assert row["updated_at"] == "2025-02-01T10:30:00Z"
+        assert row["labels"] == "bug;module: checkpoint"
+        assert row["keywords_body"] == "llama" and row["keywords_title"] == ""
+        assert row["body"] == engine.cut_body(long_body)
+        assert len(row["body"]) < len(long_body) and row["body"].startswith("x x")
+        assert row["body"].endswith(f"[cut at 4,000 characters of {len(long_body):,}: "
+                                    "the whole issue is at its URL]")
+        assert row["source"] == "2025-02-01-10.json.gz:1"
+
+
+def test_exports_give_labels_and_the_time_of_their_state(tmp_path):
+    """A REST API page's labels and updated_at; of two records of one issue, the later
+    one's text (a CSV with labels and updated_at columns)."""
+    spec = spec_of(tmp_path)
+    rest = tmp_path / "issues.json"
+    rest.write_text(json.dumps([{
+        "html_url": f"https://github.com/{P}/issues/8", "title": "old llm title", "body": "",
+        "created_at": "2025-03-01T00:00:00Z", "updated_at": "2025-03-01T00:00:00Z",
+        "labels": [{"name": "triaged"}]}]), encoding="utf-8")
+    table = tmp_path / "issues.csv"
+    table.write_text("url,title,body,created_at,labels,updated_at\n"
+                     f"https://github.com/{P}/issues/8,new llm title,b,2025-03-01T00:00:00Z,"
+                     "triaged;oncall: llm,2025-03-04T00:00:00Z\n", encoding="utf-8")
+    selection = engine.merge(spec, [engine.scan_input(str(f), spec) for f in (rest, table)])
+    row = selection.candidates.iloc[0]
+    assert (row["title"], row["labels"], row["updated_at"]) == (
+        "new llm title", "triaged;oncall: llm", "2025-03-04T00:00:00Z")
+    assert engine.summary(selection)["projects"]["pytorch"]["duplicates"] == 1

@@ -227,7 +227,9 @@ def test_a_second_run_replaces_a_selection_only_with_force_and_never_the_sheets(
     code, err, _ = run(tmp_path, export)
     assert code == 1 and "already holds a selection" in err
     code, err, _ = run(tmp_path, export, "--force")
-    assert code == 0 and "were made from an earlier selection" in err
+    assert code == 1 and "add --set-aside" in err  # the sheets were made from it
+    code, err, _ = run(tmp_path, export, "--force", "--set-aside")
+    assert code == 0 and "the earlier selection sel-" in err and "is kept in" in err
     assert sheet.read_text(encoding="utf-8") == "labelled"
 
 

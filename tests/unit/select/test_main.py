@@ -4,9 +4,11 @@ scheduler in one line naming its address, and the next command."""
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from analysis.select import __main__ as cli
@@ -101,3 +103,53 @@ def test_an_unreachable_scheduler_is_one_line(inputs, tmp_path, capsys, monkeypa
     assert code == 1 and err.count("\n") == 1 and "Traceback" not in err
     assert err.startswith("select: cannot reach the Dask scheduler at tcp://127.0.0.1:9 (")
     assert not Path(tmp_path / "out").exists()
+
+
+def test_a_selection_that_sheets_were_made_from_is_replaced_only_set_aside(inputs, tmp_path,
+                                                                         capsys):
+    """--force alone refuses to replace the candidates the sheets beside were made from
+    (in one line, before reading anything); with --set-aside the old list is kept where
+    the merge of those sheets finds it, and said so, even when the new selection is
+    empty (status 3)."""
+    out = tmp_path / "out"
+    assert run(capsys, *inputs, "--known", "none")[0] == 0
+    old = (out / "selection/candidates.csv").read_bytes()
+    (out / "sheets").mkdir()
+    (out / "sheets" / "annotator_1.csv").write_text("a sheet\n", encoding="utf-8")
+    code, _, err = run(capsys, *inputs, "--known", "none", "--force", "--since", "2030-01-01")
+    assert code == 1 and err.count("\n") == 1
+    assert "which the sheets (or the Label Studio project) beside it were made from" in err
+    assert err.rstrip().endswith("for their merge")
+    assert (out / "selection/candidates.csv").read_bytes() == old
+    code, _, err = run(capsys, *inputs, "--known", "none", "--force", "--set-aside",
+                       "--since", "2030-01-01")
+    assert code == 3
+    old_id = engine.selection_id(pd.read_csv(io.BytesIO(old), dtype=str,
+                                             keep_default_na=False))
+    aside = [p for p in out.iterdir() if p.name.startswith("selection-")]
+    assert aside == [engine.set_aside_folder(out, old_id)]
+    assert (aside[0] / "candidates.csv").read_bytes() == old
+    assert f"is kept in {aside[0]}/" in err.splitlines()[0]
+    assert err.splitlines()[1].startswith("select: no candidates")
+
+
+def test_gh_archive_says_it_holds_no_gitee_projects(tmp_path, capsys):
+    spec = tmp_path / "projects.yaml"
+    spec.write_text(SPEC + "  MindSpeed: {name: MindSpeed, order: 2, platform: gitee,\n"
+                           "              repository: ascend/MindSpeed, filter: none}\n",
+                    encoding="utf-8")
+    hour = write_events(tmp_path / "gh" / "2025-02-01-0.json.gz",
+                        opened_issues("vllm-project/vllm", ISSUES))
+    code, _, err = run(capsys, str(hour), "--projects", str(spec), "--out",
+                       str(tmp_path / "out"), "--known", "none")
+    assert code == 0 and err.count("\n") == 1
+    assert err.startswith("select: GH Archive holds GitHub's events only, so the Gitee "
+                          "project(s) MindSpeed got no candidates -> export their issues "
+                          "with Perceval's Gitee backend (perceval gitee OWNER REPO")
+    gitee = tmp_path / "gitee.json"
+    gitee.write_text(json.dumps({"backend_name": "Gitee", "category": "issue", "data": {
+        "html_url": "https://gitee.com/ascend/MindSpeed/issues/I9ABCD", "title": "t",
+        "body": "", "created_at": "2025-02-02T00:00:00+08:00"}}) + "\n", encoding="utf-8")
+    code, out, err = run(capsys, str(hour), str(gitee), "--projects", str(spec), "--out",
+                         str(tmp_path / "out2"), "--known", "none")
+    assert code == 0 and err == "" and "MindSpeed 1 of 1" in out

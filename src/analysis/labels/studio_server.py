@@ -1,0 +1,174 @@
+"""A local Label Studio server, as teams run it: in an environment of its own, with a
+SQLite database.
+
+Label Studio's dependencies (Django and some hundred and fifty packages) are not the
+pipeline's pins, so it lives in its own virtual environment, made from
+``requirements-studio.txt`` (Label Studio pinned, with every dependency and the hashes of
+their files): ``.venv-studio`` for ``make studio``, a cache folder for the tests
+(:func:`cached_venv`). The server (:func:`start`) listens on 127.0.0.1 only, keeps its
+database and files in a data folder (``.studio/`` for ``make studio``), and has one
+administrator, whose e-mail, password and API token are made on the first start and kept
+in ``<data>/admin.json`` (readable by its owner only); legacy API tokens are enabled, so
+the token works as Label Studio's documented ``Authorization: Token ...``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import secrets
+import shutil
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+from analysis.core.errors import InputError
+from analysis.core.paths import PATHS
+
+VENV = ".venv-studio"
+DATA = ".studio"
+HOST = "127.0.0.1"
+PORT = 8080
+ADMIN_FILE = "admin.json"
+ADMIN_EMAIL = "admin@localhost"
+STARTUP = 600  # seconds a first start may take (database migrations on a busy machine)
+PIN_RE = re.compile(r"^label-studio==(\S+)", re.M)
+
+
+def pinned_version(requirements: Path = PATHS.requirements_studio) -> str:
+    """The Label Studio version ``requirements-studio.txt`` pins."""
+    found = PIN_RE.search(Path(requirements).read_text(encoding="utf-8"))
+    if not found:
+        raise InputError("no label-studio==VERSION pin", file=str(requirements),
+                         fix="pin Label Studio in the file (see its comments)")
+    return found.group(1)
+
+
+def cached_venv() -> Path:
+    """Where the tests keep Label Studio's environment, made once per pinned version:
+    ``<XDG cache>/llm-framework-challenges-repro/label-studio-<version>``."""
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return cache / "llm-framework-challenges-repro" / f"label-studio-{pinned_version()}"
+
+
+def stamp(requirements: Path) -> str:
+    return hashlib.sha256(Path(requirements).read_bytes()).hexdigest()
+
+
+def ready(venv: Path, requirements: Path = PATHS.requirements_studio) -> bool:
+    """Whether ``venv`` holds Label Studio installed from these very pins."""
+    marker = Path(venv) / ".installed"
+    return (Path(venv) / "bin" / "label-studio").is_file() and marker.is_file() and \
+        marker.read_text(encoding="utf-8").strip() == stamp(requirements)
+
+
+def installer() -> list[str]:
+    """uv (the pinned installer of the project's environment) when there is one, else
+    pip of the new environment."""
+    uv = shutil.which("uv", path=str(Path(sys.executable).parent)) or shutil.which("uv")
+    return [uv, "pip", "install", "--python"] if uv else []
+
+
+def install(venv: Path, requirements: Path = PATHS.requirements_studio,
+            python: str | None = None, quiet: bool = True) -> float:
+    """Make ``venv`` with Label Studio from the pins (every file checked against its
+    hash), unless it is ready; return the seconds it took (0 when it was ready). An
+    interrupted install leaves no environment that looks ready."""
+    venv = Path(venv)
+    if ready(venv, requirements):
+        return 0.0
+    started = time.monotonic()
+    shutil.rmtree(venv, ignore_errors=True)
+    venv.parent.mkdir(parents=True, exist_ok=True)
+    python = python or sys.executable
+    run = dict(check=True, stdout=subprocess.DEVNULL if quiet else None)
+    hush = ["--quiet"] if quiet else []
+    try:
+        subprocess.run([python, "-m", "venv", str(venv)], **run)
+        target = str(venv / "bin" / "python")
+        command = installer()
+        if command:
+            subprocess.run([*command, target, *hush, "--require-hashes", "-r",
+                            str(requirements)], **run)
+        else:
+            subprocess.run([target, "-m", "pip", "install", *hush,
+                            "--disable-pip-version-check", "--require-hashes", "-r",
+                            str(requirements)], **run)
+    except (subprocess.CalledProcessError, OSError) as exc:
+        raise InputError(f"Label Studio could not be installed into {venv} ({exc})",
+                         file=str(requirements),
+                         fix="check the network (PyPI) and the message above, then run "
+                             "make studio again") from exc
+    (venv / ".installed").write_text(stamp(requirements) + "\n", encoding="utf-8")
+    return time.monotonic() - started
+
+
+def admin(data: Path) -> dict:
+    """The administrator of the server of ``data``: made on the first call (a random
+    password and API token), kept in ``<data>/admin.json`` for its owner only."""
+    data = Path(data)
+    path = data / ADMIN_FILE
+    if path.is_file():
+        return json.loads(path.read_text(encoding="utf-8"))
+    data.mkdir(parents=True, exist_ok=True)
+    found = {"email": ADMIN_EMAIL, "password": secrets.token_urlsafe(18),
+             "token": secrets.token_hex(20)}
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        json.dump(found, handle, indent=1)
+    return found
+
+
+def server_env(data: Path, credentials: dict) -> dict[str, str]:
+    """The server's environment: its data folder, its administrator, no sign-up without
+    an invitation link."""
+    return {**os.environ, "LABEL_STUDIO_BASE_DATA_DIR": str(data),
+            "LABEL_STUDIO_USERNAME": credentials["email"],
+            "LABEL_STUDIO_PASSWORD": credentials["password"],
+            "LABEL_STUDIO_USER_TOKEN": credentials["token"],
+            "LABEL_STUDIO_DISABLE_SIGNUP_WITHOUT_LINK": "true",
+            "PYTHONUNBUFFERED": "1"}
+
+
+def command(venv: Path, data: Path, port: int = PORT, host: str = HOST) -> list[str]:
+    """The command that starts the server of ``data`` on ``host``:``port``."""
+    return [str(Path(venv) / "bin" / "label-studio"), "start", "--no-browser",
+            "--internal-host", host, "--port", str(port), "--host", f"http://{host}:{port}",
+            "--data-dir", str(data), "--database", str(Path(data) / "label_studio.sqlite3"),
+            "--enable-legacy-api-token"]
+
+
+def start(venv: Path, data: Path, port: int = PORT, host: str = HOST,
+          log: Path | None = None) -> tuple[subprocess.Popen, dict]:
+    """Start the server (in the background) and return it with its administrator."""
+    data = Path(data).absolute()
+    credentials = admin(data)
+    out = open(log, "ab") if log else subprocess.DEVNULL  # noqa: SIM115 (the server's)
+    process = subprocess.Popen(command(venv, data, port, host), env=server_env(
+        data, credentials), stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    return process, credentials
+
+
+def wait_until_up(url: str, process: subprocess.Popen | None = None,
+                  timeout: float = STARTUP) -> float:
+    """Wait until the server answers ``/health``; the seconds it took. A server that
+    ended, or is not up in ``timeout`` seconds, is one message."""
+    started = time.monotonic()
+    while time.monotonic() - started < timeout:
+        if process is not None and process.poll() is not None:
+            raise InputError(f"Label Studio ended (status {process.returncode}) before "
+                             f"answering at {url}", fix="see its log")
+        try:
+            with urllib.request.urlopen(f"{url}/health", timeout=5) as response:
+                if response.status == 200:
+                    return time.monotonic() - started
+        except (urllib.error.URLError, OSError):
+            pass
+        time.sleep(1)
+    raise InputError(f"Label Studio did not answer at {url} within {timeout:.0f} s",
+                     fix="see its log")

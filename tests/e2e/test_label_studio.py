@@ -1,0 +1,181 @@
+"""Label Studio as the annotators' tool, against a real server (tests/support/studio.py:
+the pinned Label Studio in its own environment, installed when missing, started on
+127.0.0.1 with a SQLite database): the reference page's commands, as it shows them, make
+the project of a selection and merge its export (docs/update-loop.md, "Label Studio");
+three people annotate through the API with their own tokens (two signed up with the
+invitation link, one given an account by ``studio create``), one skips a task before
+answering it, one is unsure; the batch is byte for byte the one the same answers in CSV
+sheets give (but ``labels/sources.json``, which names the files read), and so is the
+batch merged again with the adjudicators' decisions. The tutorial's commands
+(docs/update-tutorial.md, step 3) make a second project for the same people, found by
+their e-mail this time: the same answers there give the same batch again."""
+
+from __future__ import annotations
+
+import csv
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from analysis.core.paths import DumpLayout, SheetPaths, StudioPaths
+from analysis.labels.__main__ import main as labels
+from tests.e2e.test_update_loop import archive
+from tests.support.sheets import fill, read_rows
+from tests.support.studio import call, running, sign_up, token_of
+from tests.unit.test_doc_commands import BASE, make_project, run_block
+
+pytestmark = pytest.mark.slow
+
+TEAM = ("alice", "bob", "chen")
+V = "https://github.com/vllm-project/vllm/issues/"
+D = "https://github.com/deepspeedai/DeepSpeed/issues/"
+P = "https://github.com/pytorch/pytorch/issues/"
+# url -> each annotator's (answer, confidence, comment, minutes): a code, excluded, unsure
+ANSWERS = {
+    f"{V}1": [("C.3", "high", "", 1), ("C.3", "medium", "", 2), ("C.3", "", "", 0.5)],
+    f"{V}2": [("B.2", "", "", 1), ("B.2", "low", "", 1), ("B.4", "", "", 3)],
+    f"{V}3": [("A.1", "", "", 2), ("A.2", "", "", 2), ("A.3", "", "", 2)],
+    f"{V}4": [("excluded", "", "", 1), ("C.1", "", "", 1), ("C.1", "", "", 1)],
+    f"{V}5": [("excluded", "high", "", 1), ("excluded", "", "", 1), ("excluded", "", "", 1)],
+    f"{D}2": [("C.5", "", "", 1), ("C.5", "", "OOM – naïve retry, « réessai »", 1),
+              ("unsure", "low", "C.5 or C.2?", 4)],
+    f"{P}3": [("A.4", "", "", 1), ("A.4", "", "", 1), ("A.4", "", "", 1)],
+}
+DECIDED = {f"{V}3": "A.2", f"{V}4": "excluded", f"{D}2": "C.5"}
+
+
+def result(answer: str, confidence: str, comment: str) -> list[dict]:
+    """An annotation's result as Label Studio's editor submits it."""
+    items = [{"from_name": "theme", "to_name": "issue", "type": "choices",
+              "value": {"choices": [answer]}}]
+    if confidence:
+        items.append({"from_name": "confidence", "to_name": "issue", "type": "choices",
+                      "value": {"choices": [confidence]}})
+    if comment:
+        items.append({"from_name": "comment", "to_name": "issue", "type": "textarea",
+                      "value": {"text": [comment]}})
+    return items
+
+
+def annotate(server, project: int, tokens: dict[str, str]) -> None:
+    """Every annotator answers every task with their own token; bob skips one task
+    first (a cancelled annotation), then answers it."""
+    found = call(server.url, tokens["alice"], "GET",
+                 f"/api/tasks/?project={project}&page_size=1000")
+    tasks = {t["data"]["url"]: t["id"] for t in found["tasks"]}
+    assert sorted(tasks) == sorted(ANSWERS)
+    skipped = f"{V}2"
+    call(server.url, tokens["bob"], "POST", f"/api/tasks/{tasks[skipped]}/annotations/",
+         {"result": [], "was_cancelled": True, "lead_time": 4.0})
+    for url, answers in ANSWERS.items():
+        for name, (answer, confidence, comment, minutes) in zip(TEAM, answers, strict=True):
+            call(server.url, tokens[name], "POST", f"/api/tasks/{tasks[url]}/annotations/",
+                 {"result": result(answer, confidence, comment), "lead_time": minutes * 60})
+
+
+def fill_sheets(project: Path) -> list[Path]:
+    """The same answers, in CSV sheets."""
+    paths = [SheetPaths(project / "update").sheet(name) for name in TEAM]
+    for k, path in enumerate(paths):
+        marks, cells = {}, {}
+        for url, answers in ANSWERS.items():
+            answer, confidence, comment, minutes = answers[k]
+            marks[url] = ("", "x") if answer == "excluded" else (answer, "")
+            cells[url] = {"confidence": confidence, "comment": comment,
+                          "minutes": f"{minutes:g}"}
+        fill(path, marks, cells=cells)
+    return paths
+
+
+def batch_files(folder: Path) -> dict[str, bytes]:
+    """A batch's files but the record of the files read (sources.json)."""
+    return {p.relative_to(folder).as_posix(): p.read_bytes()
+            for p in sorted(folder.rglob("*")) if p.is_file() and p.name != "sources.json"}
+
+
+def decide(listed: Path, out: Path) -> Path:
+    rows = read_rows(listed)
+    for row in rows[1:]:
+        row[-1] = DECIDED[row[0]]
+    with out.open("w", encoding="utf-8-sig", newline="") as handle:
+        csv.writer(handle, lineterminator="\r\n").writerows(rows)
+    return out
+
+
+def test_a_label_studio_project_gives_the_batch_the_sheets_give(tmp_path, monkeypatch,
+                                                                capsys):
+    project = make_project(tmp_path / "project", BASE)
+    archive(project / "gharchive")
+    run_block("update-loop/select-gharchive", project)
+    began = time.monotonic()
+    with running(tmp_path) as server:
+        monkeypatch.setenv("LABEL_STUDIO_URL", server.url)
+        monkeypatch.setenv("LABEL_STUDIO_API_KEY", server.token)
+        tokens = {name: sign_up(server, f"{name}@localhost", f"{name}-passphrase-2026")
+                  for name in ("alice", "bob")}  # chen has no account yet
+        said = run_block("update-loop/studio-create", project)
+        assert "3 annotators (alice, bob, chen)" in said
+        assert "chen: account chen@localhost made without a password" in said
+        assert "alice: account" not in said
+        record = json.loads(StudioPaths(project / "update").record.read_text())
+        assert [u["created"] for u in record["annotators"]] == [False, False, True]
+        settings = call(server.url, server.token, "GET", f"/api/projects/{record['project']}")
+        assert (settings["maximum_annotations"], settings["overlap_cohort_percentage"],
+                settings["sampling"]) == (3, 100, "Uniform sampling")
+        assert '<Choice value="unsure" alias="unsure"' in settings["label_config"]
+        tokens["chen"] = token_of(server, "chen@localhost")
+        annotate(server, record["project"], tokens)
+        said = run_block("update-loop/studio-export", project)
+        tutorial = make_project(tmp_path / "tutorial", BASE)
+        archive(tutorial / "gharchive")
+        run_block("update-loop/select-gharchive", tutorial)
+        again = run_block("update-tutorial/studio-create", tutorial)
+        assert "made without a password" not in again  # the three are users now
+        annotate(server, json.loads(StudioPaths(tutorial / "update").record.read_text())[
+            "project"], tokens)
+        run_block("update-tutorial/studio-merge", tutorial)
+        timings = server.timings
+    assert "1 skipped (counted, not labels)" in said
+    assert "merge: export.json: 1 skipped (cancelled) annotation(s) counted, not taken as " \
+           "labels: bob 1" in said
+    assert "3 annotators (alice, bob, chen)" in said and "3 undecided" in said
+    export = json.loads(StudioPaths(project / "update").export.read_text())
+    assert all(isinstance(a["completed_by"], dict) for t in export for a in t["annotations"])
+
+    # the same answers in sheets: the same batch, byte for byte
+    run_block("update-loop/sheets", project)
+    sheets = fill_sheets(project)
+    assert labels(["merge", *map(str, sheets), "--out", str(project / "from-sheets")]) == 0
+    studio_batch = batch_files(project / "batch")
+    assert studio_batch == batch_files(project / "from-sheets")
+    assert studio_batch == batch_files(tutorial / "batch")  # another project, the same
+    layout = DumpLayout(project / "batch")
+    adjudication = read_rows(layout.adjudication)
+    assert {r[0]: r[-2] for r in adjudication[1:]} == {
+        f"{V}3": "no majority (A.1: 1; A.2: 1; A.3: 1)",
+        f"{V}4": "split on exclusion (1 of 3 excluded)",
+        f"{D}2": "unsure (1 of 3)"}
+    annotations = read_rows(layout.labels / "annotations.csv")
+    chen = [r for r in annotations[1:] if r[0] == "DeepSpeed" and r[3] == "chen"]
+    assert chen == [["DeepSpeed", f"{D}2", "3", "chen", "", "", "x", "low", "240"]]
+    sources = json.loads((layout.labels / "sources.json").read_text())["sources"]
+    assert sources[0]["kind"] == "label-studio" and sources[0]["cancelled"] == {
+        "alice": 0, "bob": 1, "chen": 0}
+
+    # the adjudicators decide once; both routes give the same decided batch
+    decisions = decide(layout.adjudication, project / "decisions.csv")
+    export_path = StudioPaths(project / "update").export
+    for inputs, out in (([export_path], "decided-studio"), (sheets, "decided-sheets")):
+        assert labels(["merge", *map(str, inputs), "--out", str(project / out),
+                       "--decisions", str(decisions)]) == 0
+    capsys.readouterr()
+    decided = batch_files(project / "decided-studio")
+    assert decided == batch_files(project / "decided-sheets")
+    rows = {r[0]: r[1:] for r in read_rows(
+        DumpLayout(project / "decided-studio").label_file("DeepSpeed"))[1:]}
+    assert rows[f"{D}2"] == ["C.5", "C.5", "", "C.5"]  # chen's unsure: no rating
+    print(f"Label Studio: install {timings['install']} s, template database "
+          f"{timings['template']} s, server start {timings['start']} s; the test's server "
+          f"time {time.monotonic() - began:.0f} s")
