@@ -149,7 +149,7 @@ def test_the_study_after_the_second_batch(team_study):
 
 def test_a_batch_leaves_only_its_records_params_lock_and_metrics_to_commit(team_study,
                                                                           said):
-    status = said["commit"].splitlines()
+    status = said["commit"].splitlines()  # git status --short, and nothing else said
     assert "?? labels/2026-01/" in status and " M params.yaml" in status
     assert {line[3:].split("/")[0] for line in status} == {
         "labels", "params.yaml", "dvc.lock", "metrics"}
@@ -165,6 +165,8 @@ def test_a_fresh_clone_rebuilds_the_same_study_and_site(team_study, tmp_path):
     clone = tmp_path / "clone"
     subprocess.run(["git", "clone", "-q", str(work), str(clone)], check=True)
     assert not (clone / "build").exists() and not (clone / "data/raw").exists()
+    assert (clone / "labels/2026-01/sheets/annotator_alice.csv").read_bytes() == (
+        work / "labels/2026-01/sheets/annotator_alice.csv").read_bytes()  # as saved: CRLF
     reproduce(clone)
     differences = [d for d in compare_outputs(work, clone) if not d.startswith("gharchive/")]
     assert not differences, "\n".join(differences[:20])
