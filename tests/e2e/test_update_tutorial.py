@@ -81,14 +81,14 @@ def test_select_leaves_out_what_the_study_holds(small_run, team_study, said):
 
 def test_the_merge_of_a_batch_alone_says_what_to_decide(team_study, said):
     assert "2 undecided (left out of the batch)" in said["merge"]
-    assert "copy build/batches/2026-01/labels/adjudication.csv to labels/2026-01/" \
+    assert "copy build/merged/2026-01/labels/adjudication.csv to labels/2026-01/" \
            "decisions.csv" in said["merge"]
     decisions = pd.read_csv(team_study / "project/labels/2026-01/decisions.csv", dtype=str)
     assert dict(zip(decisions["url"], decisions["decision"], strict=True)) == {
         UNDECIDED["2026-01"][0]: "A.2", SPLIT["2026-01"]: "excluded"}
     # the run merges it again with the decisions: the same batch as a merge by hand gives
     assert "0 undecided" in said["run"] and "0 undecided" in said["next-run"]
-    record = json.loads((team_study / "project/build/batches/2026-01/labels/merge.json")
+    record = json.loads((team_study / "project/build/merged/2026-01/labels/merge.json")
                         .read_text())
     assert record["annotator_names"] == ["alice", "bob", "chen"]
     assert record["decisions"]["applied"] == 2

@@ -8,9 +8,9 @@ in ``params.yaml`` (``study: batches: [...]``), in the order they extend it. Thr
 rebuild the study from them, before ``ingest``:
 
 - ``batches`` (:mod:`analysis.study.records`): the list checked against the records'
-  folders, and what each holds (``build/batches/batches.json``);
+  folders, and what each holds (``build/merged/batches.json``);
 - ``merge`` (:mod:`analysis.study.batch`), DVC's ``foreach`` over the list: each batch's
-  records merged (:func:`analysis.labels.merge.merge_folder`) into ``build/batches/<batch>/``;
+  records merged (:func:`analysis.labels.merge.merge_folder`) into ``build/merged/<batch>/``;
 - ``study`` (:mod:`analysis.study.build`): the release (ingest's source, verified against
   its manifest) extended with every batch in turn (:mod:`analysis.labels.extend`) into
   ``build/study/dump/``, which the ``ingest`` stage copies into ``data/raw/``. Without a
@@ -20,10 +20,10 @@ rebuild the study from them, before ``ingest``:
 from analysis.core.pipeline import P, Stage, rel
 from analysis.study.params import StudyParams
 
-RECORDS = "labels"  # one folder a batch: labels/<batch>/, in git
-BATCHES = "build/batches"  # one merged batch a folder, and their list
+RECORDS = rel(P.records)  # one folder a batch: labels/<batch>/, in git
+BATCHES = rel(P.merged)  # one merged batch a folder, and their list
 INDEX = f"{BATCHES}/batches.json"
-STUDY = "build/study"  # the study's dump/ and its record, which ingest copies
+STUDY = rel(P.study)  # the study's dump/ and its record, which ingest copies
 
 # What the stages read and write (dvc.yaml is generated from it: analysis.tools.pipeline).
 STAGES = (

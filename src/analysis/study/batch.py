@@ -1,7 +1,7 @@
 """The ``merge`` stage, one a batch (DVC's ``foreach`` over ``study.batches``): a batch's
 records merged into a batch in the upstream layout.
 
-    python -m analysis.study.batch labels/<batch> --out build/batches/<batch>
+    python -m analysis.study.batch labels/<batch> --out build/merged/<batch>
 
 The records' folder is merged as ``labels merge`` merges the files it is given
 (:func:`analysis.labels.merge.merge_folder`: the filled sheets or the Label Studio export,

@@ -1,7 +1,7 @@
 """The ``study`` stage: the release extended with every batch of the study, the dump the
 ``ingest`` stage then reads.
 
-    python -m analysis.study.build --batches build/batches --out build/study [--params FILE]
+    python -m analysis.study.build --batches build/merged --out build/study [--params FILE]
 
 The release is ingest's source (``ingest`` in params.yaml: a folder, an archive or a
 URL), materialised and verified against its manifest exactly as ingest does

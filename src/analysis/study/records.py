@@ -1,7 +1,7 @@
 """The ``batches`` stage: the study's batches, as ``params.yaml`` lists them, checked
 against the team's records (``labels/<batch>/``), and what each batch's records hold.
 
-    python -m analysis.study.records --out build/batches/batches.json [--params FILE]
+    python -m analysis.study.records --out build/merged/batches.json [--params FILE]
 
 Each listed batch must have its folder with the annotators' answers in it (filled sheets
 or a Label Studio export, :func:`analysis.labels.merge.folder_inputs`); anything else is

@@ -49,7 +49,7 @@ def discover() -> list[Stage]:
 
 def overlaps(a: str, b: str) -> bool:
     """Whether two project paths are one path, or one holds the other (a path of a
-    ``foreach`` stage, ``build/batches/${item}``, stands for every path below its folder)."""
+    ``foreach`` stage, ``build/merged/${item}``, stands for every path below its folder)."""
     first, second = (PurePath(p.split("${item}")[0]) for p in (a, b))
     return first.is_relative_to(second) or second.is_relative_to(first)
 

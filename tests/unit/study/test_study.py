@@ -79,7 +79,7 @@ def test_a_wrong_list_is_one_message_naming_the_setting(tmp_path, value, said):
 
 def test_the_list_is_checked_against_the_records(project, capsys):
     params_file(project, "[2026-01, 2026-02]")
-    out = "build/batches/batches.json"
+    out = "build/merged/batches.json"
     assert records.main(["--params", str(project / "params.yaml"), "--out", out]) == 0
     listed = json.loads((project / out).read_text())["batches"]
     assert [b["name"] for b in listed] == ["2026-01", "2026-02"]
@@ -109,7 +109,7 @@ def test_a_batch_without_its_records_is_one_line(project, capsys, listed, said):
 
 
 def test_a_batch_is_merged_from_its_records(project, taxonomy, capsys):
-    out = project / "build/batches/2026-01"
+    out = project / "build/merged/2026-01"
     assert batch.main([str(project / "labels/2026-01"), "--out", str(out)]) == 0
     assert "3 annotators (alice, bob, chen)" in capsys.readouterr().out
     by_hand = project / "by-hand"
@@ -121,7 +121,7 @@ def test_unreadable_records_are_one_line_each_and_nothing_is_written(project, ca
     sheet = project / "labels/2026-01/sheets/annotator_bob.csv"
     sheet.write_text(sheet.read_text(encoding="utf-8-sig").replace(",C.3,", ",Z.9,"),
                      encoding="utf-8")
-    out = project / "build/batches/2026-01"
+    out = project / "build/merged/2026-01"
     assert batch.main([str(project / "labels/2026-01"), "--out", str(out)]) == 1
     err = capsys.readouterr().err.splitlines()
     assert "annotator_bob.csv" in err[0] and "Z.9" in err[0] and "Traceback" not in err
@@ -133,10 +133,10 @@ def test_unreadable_records_are_one_line_each_and_nothing_is_written(project, ca
 
 def study_of(project: Path, names: list[str], taxonomy) -> dict:
     for name in names:
-        merge_folder(project / "labels" / name, project / "build/batches" / name,
+        merge_folder(project / "labels" / name, project / "build/merged" / name,
                      set(taxonomy.codes))
     return build.build_study(IngestParams.load(params_file(project, str(names))), names,
-                             project / "build/batches", project / "build/study", {})
+                             project / "build/merged", project / "build/study", {})
 
 
 def test_without_a_batch_the_study_is_the_release_byte_for_byte(project, taxonomy):
@@ -151,9 +151,9 @@ def test_without_a_batch_the_study_is_the_release_byte_for_byte(project, taxonom
 
 def test_the_study_is_the_release_extended_with_each_batch_in_turn(project, taxonomy):
     record = study_of(project, ["2026-01", "2026-02"], taxonomy)
-    one = extend_dump(project / "data/release", project / "build/batches/2026-01",
+    one = extend_dump(project / "data/release", project / "build/merged/2026-01",
                       project / "hand-1", "2026-01")
-    extend_dump(project / "hand-1", project / "build/batches/2026-02", project / "hand-2",
+    extend_dump(project / "hand-1", project / "build/merged/2026-02", project / "hand-2",
                 "2026-02")
     assert tree(project / "build/study/dump") == tree(project / "hand-2")
     assert [b["name"] for b in record["batches"]] == ["2026-01", "2026-02"]
@@ -172,7 +172,7 @@ def test_the_study_is_the_release_extended_with_each_batch_in_turn(project, taxo
 def test_a_batch_not_merged_is_one_message(project, taxonomy):
     with pytest.raises(InputError, match="batch '2026-01' has not been merged"):
         build.build_study(IngestParams.load(params_file(project, "[2026-01]")), ["2026-01"],
-                          project / "build/batches", project / "build/study", {})
+                          project / "build/merged", project / "build/study", {})
     assert not (project / "build/study").exists()
 
 

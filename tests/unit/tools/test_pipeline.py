@@ -81,9 +81,9 @@ def test_a_foreach_stage_is_dvcs_foreach_over_its_list():
     entry = pipeline.stage_entry(merge, ROOT, {"study": {"batches": []}})
     assert entry["foreach"] == "${study.batches}"
     assert entry["do"]["cmd"] == ("python -m analysis.study.batch labels/${item} --out "
-                                  "build/batches/${item}")
+                                  "build/merged/${item}")
     assert entry["do"]["deps"][0] == "labels/${item}"
-    assert entry["do"]["outs"] == ["build/batches/${item}"]
+    assert entry["do"]["outs"] == ["build/merged/${item}"]
     assert "params" not in entry["do"]  # a new batch in the list merges that batch only
 
 
@@ -94,14 +94,14 @@ def test_the_study_runs_after_every_batch_and_before_ingest():
     assert [s.name for s in pipeline.upstream(by_name["ingest"], pipeline.STAGES)] == [
         "study"]
     entry = pipeline.stage_entry(by_name["study"], ROOT, load_params(PATHS.params))
-    assert entry["deps"][:2] == ["${ingest.source}", "build/batches"]
+    assert entry["deps"][:2] == ["${ingest.source}", "build/merged"]
     assert entry["params"] == ["study", "ingest"]
 
 
 def test_a_foreach_path_overlaps_what_lies_below_its_folder():
-    assert pipeline.overlaps("build/batches", "build/batches/${item}")
-    assert pipeline.overlaps("build/batches/${item}", "build/batches/x/labels")
-    assert not pipeline.overlaps("build/study", "build/batches/${item}")
+    assert pipeline.overlaps("build/merged", "build/merged/${item}")
+    assert pipeline.overlaps("build/merged/${item}", "build/merged/x/labels")
+    assert not pipeline.overlaps("build/study", "build/merged/${item}")
 
 
 def test_a_stage_depends_on_the_declarations_of_the_stages_it_reads_only():
