@@ -117,7 +117,7 @@ def test_the_update_loop(project):
     assert "3 undecided (left out of the batch)" in said
     decisions = records / "decisions.csv"
     rows = read_rows(decisions)
-    assert rows == read_rows(DumpLayout(project / "build/merge/2026-01").adjudication)
+    assert rows == read_rows(DumpLayout(project / "build/by-hand/2026-01").adjudication)
     for row in rows[1:]:
         row[-1] = DECIDED[row[0]]
     with decisions.open("w", encoding="utf-8-sig", newline="") as handle:
@@ -126,6 +126,6 @@ def test_the_update_loop(project):
     said = run_block("update-loop/decide", project)
     assert "0 undecided" in said
     said = run_block("update-loop/extend", project)
-    assert "set ingest.source: build/extend/2026-01" in said
-    record = json.loads((project / "build/extend/2026-01/labels/batches.json").read_text())
+    assert "set ingest.source: build/by-hand/study" in said
+    record = json.loads((project / "build/by-hand/study/labels/batches.json").read_text())
     assert [b["name"] for b in record["batches"]] == ["release", "2026-01"]
