@@ -38,7 +38,7 @@ def dump(tmp_path):
 # --------------------------------------------------------------------------- order of the run
 
 # The session-wide pipeline runs of tests/e2e/conftest.py, built by the first test that asks.
-SHARED_RUNS = ("small_run", "site_project")
+SHARED_RUNS = ("small_run", "site_project", "team_study")
 
 
 def pytest_configure(config):

@@ -8,7 +8,10 @@ worker that asks while it is being built waits for it, and every later one reuse
   ``make report`` runs it (:mod:`analysis.tools.repro`, two stages at a time: the tests
   that need the run wait for it, and the worker that would wait idle meanwhile gets a
   core's worth of its work), on a small synthetic dump;
-- ``site_project``: every stage on the hostile dump of :mod:`tests.support.sites`.
+- ``site_project``: every stage on the hostile dump of :mod:`tests.support.sites`;
+- ``team_study``: the update tutorial followed by a team, batch after batch, in a copy of
+  ``small_run`` (:mod:`tests.support.tutorial`), which the tutorial's and the study views'
+  tests read.
 
 Tests only read them. A test that changes a run (reruns, kills, other params) works in its
 own copy: :func:`tests.support.workspace.copy_run` copies the run with its DVC cache and
@@ -95,3 +98,13 @@ def site_project(tmp_path_factory) -> Path:
 
     return shared_folder(tmp_path_factory, "site",
                          lambda folder: build_project(folder / "project")) / "project"
+
+
+@pytest.fixture(scope="session")
+def team_study(small_run, tmp_path_factory) -> Path:
+    """The update tutorial, two batches, on the small release (the folder of
+    :func:`tests.support.tutorial.build_team_study`)."""
+    from tests.support.tutorial import build_team_study
+
+    return shared_folder(tmp_path_factory, "team-study", lambda folder: build_team_study(
+        folder, small_run.project, small_run.dump))

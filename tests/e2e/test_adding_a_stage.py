@@ -145,6 +145,8 @@ def test_no_stage_reads_a_declaration_it_does_not_depend_on(small_run, tmp_path)
     stages = yaml.safe_load((work / "dvc.yaml").read_text(encoding="utf-8"))["stages"]
     src = work / "src"
     for name, stage in stages.items():  # in pipeline order, each on the outputs before it
+        if "foreach" in stage:  # one stage a batch of study.batches: none on the release
+            continue
         log = tmp_path / f"{name}.log"
         env = {**pipeline_env(work), "PYTHONPATH": f"{src}:{hook}",
                "DECLARATIONS_READ": str(log)}
@@ -158,5 +160,5 @@ def test_no_stage_reads_a_declaration_it_does_not_depend_on(small_run, tmp_path)
         if name == "report":
             assert read == {p.relative_to(work).as_posix()
                             for p in (src / "analysis").glob("*/schemas.yaml")}
-        elif name != "ingest":
+        elif any((work / "notebooks").glob(f"*_{name}.py")):  # an analysis stage
             assert f"src/analysis/{name}/schemas.yaml" in read  # the audit sees reads

@@ -58,7 +58,9 @@ def test_a_second_run_in_another_copy_gives_identical_outputs(shared_small_dump,
     set_params(second, "ingest", source=shared_small_dump, manifest=None, commit=None)
     sequential = dvc(second, "repro")
     stages = safe_load((second / "dvc.yaml").read_text(encoding="utf-8"))["stages"]
-    assert sequential.stdout.count("Running stage '") == len(stages)
+    # every stage ran (a foreach stage is none: the release has no batch)
+    assert sequential.stdout.count("Running stage '") == len(
+        [s for s in stages.values() if "foreach" not in s])
     first = request.getfixturevalue("small_run").project  # built meanwhile, maybe elsewhere
     problems = compare_outputs(first, second)
     assert not problems, "outputs differ between two runs:\n" + "\n".join(problems[:20])

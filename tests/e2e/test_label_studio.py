@@ -77,7 +77,7 @@ def annotate(server, project: int, tokens: dict[str, str]) -> None:
 
 def fill_sheets(project: Path) -> list[Path]:
     """The same answers, in CSV sheets."""
-    paths = [SheetPaths(project / "update").sheet(name) for name in TEAM]
+    paths = [SheetPaths(project / RECORDS).sheet(name) for name in TEAM]
     for k, path in enumerate(paths):
         marks, cells = {}, {}
         for url, answers in ANSWERS.items():
@@ -87,6 +87,15 @@ def fill_sheets(project: Path) -> list[Path]:
                           "minutes": f"{minutes:g}"}
         fill(path, marks, cells=cells)
     return paths
+
+
+RECORDS = "labels/2026-01"  # the batch's folder, where the pages' commands write
+
+
+def merge_export(project: Path, out: str) -> None:
+    """The batch's export merged by hand, as the pipeline's merge of the batch does."""
+    assert labels(["merge", str(StudioPaths(project / RECORDS).export), "--out",
+                   str(project / out)]) == 0
 
 
 def batch_files(folder: Path) -> dict[str, bytes]:
@@ -119,7 +128,7 @@ def test_a_label_studio_project_gives_the_batch_the_sheets_give(tmp_path, monkey
         assert "3 annotators (alice, bob, chen)" in said
         assert "chen: account chen@localhost made without a password" in said
         assert "alice: account" not in said
-        record = json.loads(StudioPaths(project / "update").record.read_text())
+        record = json.loads(StudioPaths(project / RECORDS).record.read_text())
         assert [u["created"] for u in record["annotators"]] == [False, False, True]
         settings = call(server.url, server.token, "GET", f"/api/projects/{record['project']}")
         assert (settings["maximum_annotations"], settings["overlap_cohort_percentage"],
@@ -128,20 +137,24 @@ def test_a_label_studio_project_gives_the_batch_the_sheets_give(tmp_path, monkey
         tokens["chen"] = token_of(server, "chen@localhost")
         annotate(server, record["project"], tokens)
         said = run_block("update-loop/studio-export", project)
+        capsys.readouterr()
+        merge_export(project, "batch")
+        said += capsys.readouterr().out
         tutorial = make_project(tmp_path / "tutorial", BASE)
         archive(tutorial / "gharchive")
         run_block("update-loop/select-gharchive", tutorial)
         again = run_block("update-tutorial/studio-create", tutorial)
         assert "made without a password" not in again  # the three are users now
-        annotate(server, json.loads(StudioPaths(tutorial / "update").record.read_text())[
+        annotate(server, json.loads(StudioPaths(tutorial / RECORDS).record.read_text())[
             "project"], tokens)
-        run_block("update-tutorial/studio-merge", tutorial)
+        run_block("update-tutorial/studio-export", tutorial)
+        merge_export(tutorial, "batch")
         timings = server.timings
     assert "1 skipped (counted, not labels)" in said
     assert "merge: export.json: 1 skipped (cancelled) annotation(s) counted, not taken as " \
            "labels: bob 1" in said
     assert "3 annotators (alice, bob, chen)" in said and "3 undecided" in said
-    export = json.loads(StudioPaths(project / "update").export.read_text())
+    export = json.loads(StudioPaths(project / RECORDS).export.read_text())
     assert all(isinstance(a["completed_by"], dict) for t in export for a in t["annotations"])
 
     # the same answers in sheets: the same batch, byte for byte
@@ -166,7 +179,7 @@ def test_a_label_studio_project_gives_the_batch_the_sheets_give(tmp_path, monkey
 
     # the adjudicators decide once; both routes give the same decided batch
     decisions = decide(layout.adjudication, project / "decisions.csv")
-    export_path = StudioPaths(project / "update").export
+    export_path = StudioPaths(project / RECORDS).export
     for inputs, out in (([export_path], "decided-studio"), (sheets, "decided-sheets")):
         assert labels(["merge", *map(str, inputs), "--out", str(project / out),
                        "--decisions", str(decisions)]) == 0

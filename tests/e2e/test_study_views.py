@@ -1,11 +1,11 @@
 """An extended study read two ways, never mixed: the paper, reproduced (on the release's
 rows) and the study now (the release beside each batch).
 
-The study is built as the update tutorial says, with the commands themselves (select ->
-sheets -> merge -> adjudicate -> extend, twice): the small synthetic release + batch
-2026-01 (reports of 2025, a year the release covers, and of 2026) + batch 2026-02 (2026
-only), three annotators each (tests/support/studies.py). The pipeline then runs on the
-study, beside the run on the release alone (``small_run``).
+The study is the update tutorial's, built as its page says, by the pipeline from the
+team's records (tests/support/tutorial.py, the run shared with the tutorial's tests): the
+small synthetic release + batch 2026-01 (reports of 2025, a year the release covers, and
+of 2026) + batch 2026-02 (2026 only), three annotators each, two of them the same people
+(tests/support/studies.py), beside the run of the same release alone.
 
 Checked: the scorecard, the headline kappas, Table I against the paper and every
 reproduced value are the same bytes as the release-only run's; the study's Table I has
@@ -16,48 +16,26 @@ and the data as "the release + 2 batches"."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pandas as pd
 import pytest
 
 from analysis.core.paths import Paths
-from tests.support.studies import BATCH_HOURS, two_batch_study
-from tests.support.workspace import copy_run, pipeline_env, reproduce, set_params
+from tests.support.studies import BATCH_HOURS
+from tests.support.tutorial import PAPER_VIEW
 
 pytestmark = pytest.mark.slow
 
-# The paper, reproduced: what a batch must never change
-PAPER_VIEW = ("report/tables/findings/scorecard.csv", "report/tables/agreement/headline.csv",
-              "report/tables/table1/counts.csv", "report/tables/table1/claims.csv",
-              "report/tables/table1/false_positives.csv",
-              "report/tables/taxonomy/themes.csv", "report/tables/taxonomy/subthemes.csv",
-              "data/reproduced/table1.json", "data/reproduced/taxonomy.json",
-              "data/reproduced/agreement.json", "data/reproduced/keywords.json",
-              "data/reproduced/interviews.json")
-
 
 @pytest.fixture(scope="module")
-def study_run(small_run, tmp_path_factory):
-    """The pipeline on the two-batch study of the small release, in a copy of its run."""
-    tmp = tmp_path_factory.mktemp("study-views")
-    work = copy_run(small_run.project, tmp / "project")
-
-    def run(*args: str) -> None:
-        proc = subprocess.run([sys.executable, "-m", *args], cwd=work,
-                              env=pipeline_env(work), capture_output=True, text=True)
-        assert proc.returncode == 0, f"{args}\n{proc.stdout}\n{proc.stderr}"
-
-    study = two_batch_study(small_run.dump, tmp / "loop", run)
-    set_params(work, "ingest", source=study, manifest=None, commit=None)
-    reproduce(work)
-    return work
+def study_run(team_study):
+    """The pipeline on the two-batch study of the small release."""
+    return team_study / "project"
 
 
-def test_the_papers_verdicts_are_the_release_alones_byte_for_byte(small_run, study_run):
+def test_the_papers_verdicts_are_the_release_alones_byte_for_byte(team_study, study_run):
     for rel in PAPER_VIEW:
-        assert (study_run / rel).read_bytes() == (small_run.project / rel).read_bytes(), rel
+        assert (study_run / rel).read_bytes() == (team_study / "release-only" / rel
+                                                  ).read_bytes(), rel
 
 
 def test_table1_now_has_the_release_each_batch_and_the_total(small_run, study_run):

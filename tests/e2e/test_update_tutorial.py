@@ -1,65 +1,52 @@
-"""The update tutorial (docs/update-tutorial.md), run as written: its ```bash blocks, taken
-from the page, in a copy of a run on a small synthetic release, on a synthetic GH Archive
-of 2026 (new toolkit and framework issues, issues the release already labels, a pull
-request, another repository). What the page asks people to do by hand is done here in its
-place: the download (the hours are written instead), the annotators' filling of the
-sheets (unanimous, 2:1, no-majority, split-exclusion and all-excluded rows, and a project
-whose only candidate all exclude) and the adjudicators' decisions. ``make report`` is run
-as ``python -m analysis.tools.repro``, which is what it runs on a study (fetch leaves a
-source other than data/release alone; the site is rendered by the report stage).
+"""The update tutorial (docs/update-tutorial.md), run as written, batch after batch, by a
+team whose project is a git repository (the run: :mod:`tests.support.tutorial`, shared
+with the study views' tests).
 
-Checked: the commands exist and succeed; no candidate is a report the release holds;
-Table I against the paper = the release's issues, and the study now = the release's + the
-batch's, with a 2026 column and the all-excluded project's row; nothing removed on What
-changed; the drift and per-batch agreement tables written and shown."""
+Checked: the commands exist and succeed; no candidate is a report the study holds (the
+second batch's select leaves out the first's); the merge of a batch alone lists what to
+decide, and the run with the decisions leaves nothing undecided; Table I against the paper
+= the release's issues, and the study now = the release's + each batch's, with a 2026
+column and the all-excluded project's row; nothing removed on What changed; the drift and
+per-batch agreement tables written and shown; annotators keep their columns from batch to
+batch; after a batch, git shows only its records, params.yaml, dvc.lock and metrics/; a
+fresh clone of the project rebuilds the same study and the same site, byte for byte."""
 
 from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
-import sys
 
 import pandas as pd
 import pytest
 
-from analysis.core.paths import ROOT, Paths, SheetPaths
+from analysis.core.paths import Paths
 from analysis.report.pages import INCLUDES
-from tests.support.docs import doc_block
-from tests.support.gharchive import opened_issues, write_events
 from tests.support.reads import undeclared_reads
-from tests.support.sheets import fill, read_rows
-from tests.support.studies import VLLM_CASES, VLLM_DECIDED, V, write_vllm_hour
+from tests.support.studies import BATCH_HOURS, EXCLUDED, SPLIT, UNDECIDED, P
 from tests.support.table_checks import table_problems, written_csvs
-from tests.support.workspace import copy_run, pipeline_env, set_params
+from tests.support.tutorial import PAGE, named
+from tests.support.workspace import compare_outputs, reproduce
 
 pytestmark = pytest.mark.slow
-
-PAGE = ROOT / "docs" / "update-tutorial.md"
-P = "https://github.com/pytorch/pytorch/issues/"
-T = "https://github.com/tensorflow/tensorflow/issues/"
-# (label, excluded) of annotators 1..3 for each new candidate
-FILLS = {
-    **VLLM_CASES,
-    f"{P}3": [("A.4", ""), ("A.4", ""), ("A.4", "")],
-    f"{T}7": [("", "x"), ("", "x"), ("", "x")],            # the project's only candidate
-}
-DECIDED = VLLM_DECIDED
-LABELLED = [f"{V}1", f"{V}2", f"{V}3", f"{P}3"]
-
 
 # The page's blocks by the names their markers give (docs tests check each is run here);
 # the first, the download, is marked not-run and stood in for by synthetic hours; the
 # Label Studio route's are run against a real server by tests/e2e/test_label_studio.py.
 BLOCK_NAMES = ("update-tutorial/select", "update-tutorial/sheets", "update-tutorial/merge",
-               "update-tutorial/decide", "update-tutorial/extend", "update-tutorial/run",
-               "update-tutorial/read")
-STUDIO_BLOCKS = ("update-tutorial/studio-create", "update-tutorial/studio-merge")
+               "update-tutorial/run", "update-tutorial/read", "update-tutorial/commit",
+               "update-tutorial/next-select", "update-tutorial/next-merge",
+               "update-tutorial/next-run")
+STUDIO_BLOCKS = ("update-tutorial/studio-create", "update-tutorial/studio-export")
+# batch 2026-01's label rows: its candidates less those excluded (by all, or decided)
+LABELLED_1 = 4 + 1 + 10 - len(EXCLUDED["2026-01"]) - 1
 
 
 def test_the_page_has_a_block_for_each_step():
     assert len(blocks()) == 1 + len(BLOCK_NAMES) + len(STUDIO_BLOCKS)
+    for name in BLOCK_NAMES:
+        assert named(name)
+    assert "data.gharchive.org" in blocks()[0]  # 1. the download, done by writing hours
 
 
 def blocks() -> list[str]:
@@ -67,121 +54,122 @@ def blocks() -> list[str]:
     return re.findall(r"^```bash\n(.*?)^```", PAGE.read_text(encoding="utf-8"), re.S | re.M)
 
 
-def named(name: str) -> str:
-    """The block of the page marked ``doc-test: name``."""
-    block = doc_block(name)
-    assert block.page == PAGE
-    return block.text
+@pytest.fixture(scope="module")
+def said(team_study) -> dict[str, str]:
+    return json.loads((team_study / "said.json").read_text(encoding="utf-8"))
 
 
-def archive(folder) -> None:
-    """Hours of January 2026: the GH Archive the tutorial's first block downloads."""
-    write_vllm_hour(folder / "2026-01-01-0.json.gz", 7)
-    write_events(folder / "2026-01-01-1.json.gz", [
-        *opened_issues("pytorch/pytorch", [(3, "2026-01-04T00:00:00Z", "LLM OOM", ""),
-                                           (4, "2026-01-05T00:00:00Z", "conv2d", "")]),
-        *opened_issues("tensorflow/tensorflow", [(7, "2026-01-06T00:00:00Z", "TPU", "")])])
+def candidates(team_study, batch: str) -> list[str]:
+    path = team_study / "project/labels" / batch / "selection/candidates.csv"
+    return list(pd.read_csv(path, dtype=str)["url"])
 
 
-def bash(work, script: str) -> str:
-    """One block of the page, run by bash in the copy (``.venv/bin/python`` is this
-    environment's interpreter; the copy's code comes first on PYTHONPATH)."""
-    script = script.replace(".venv/bin/python", sys.executable)
-    proc = subprocess.run(["bash", "-euo", "pipefail", "-c", script], cwd=work,
-                          env=pipeline_env(work), capture_output=True, text=True)
-    assert proc.returncode == 0, f"{script}\n{proc.stdout}\n{proc.stderr}"
-    return proc.stdout
-
-
-def test_the_tutorial_runs_as_written(small_run, tmp_path):
-    work = copy_run(small_run.project, tmp_path / "project")
-    shutil.copytree(small_run.dump, work / "data" / "release")  # the base, as make report
-    collect = blocks()[0]  # (make report fetches the release)
-    select, sheets, merge, decide, extend, run, read = map(named, BLOCK_NAMES)
-    # What changed compares with a snapshot of the release's run (the committed one is of
-    # the paper's dump): the synthetic release's own, as README "Comparing with another
-    # baseline" writes one
-    bash(work, ".venv/bin/python -m analysis.compare snapshot --out "
-               "data/baseline/release.json --label release")
-    set_params(work, "compare", baseline="release")
-
-    assert "data.gharchive.org" in collect  # 1. the download, done here by writing hours
-    archive(work / "gharchive")
-    # the release's keyword file has a list for every framework of data/projects.yaml;
-    # the synthetic one only two (replaced, not edited: DVC's cache may link the file)
-    for keywords in (work / "data/raw/filter_keywords", work / "data/release/filter_keywords"):
-        text = keywords.read_text(encoding="utf-8") + "mindspore_keywords = ['llm']\n"
-        keywords.unlink()
-        keywords.write_text(text, encoding="utf-8")
-    said = bash(work, select)  # 2.
+def test_select_leaves_out_what_the_study_holds(small_run, team_study, said):
     release = sum(len(rows) for rows in small_run.written.values())
-    assert f"known issues: {release:,} in" in said
-    record = json.loads((work / "update/selection/selection.json").read_text())
-    assert record["known"]["left_out"] == 1  # vllm 1001, which the release labels
-    candidates = pd.read_csv(work / "update/selection/candidates.csv", dtype=str,
-                             keep_default_na=False)
-    assert sorted(candidates["url"]) == sorted(FILLS)  # nothing the release holds
+    assert f"known issues: {release:,} in" in said["select"]
+    first = candidates(team_study, "2026-01")
+    assert sorted(first) == sorted(f"https://github.com/{repo}/issues/{n}"
+                                   for hour in BATCH_HOURS["2026-01"].values()
+                                   for repo, issues in hour.items() for n, _, t in issues
+                                   if repo != "pytorch/pytorch" or "LLM" in t)
+    # the second batch: the January hours are read again, and January's batch left out
+    assert f"known issues: {release + LABELLED_1 + len(EXCLUDED['2026-01']) + 1:,} in" in \
+        said["next-select"]
+    second = candidates(team_study, "2026-02")
+    assert not set(first) & set(second) and f"{P}9203" in second
 
-    bash(work, sheets)  # 3.
-    for k, name in enumerate(("alice", "bob", "chen")):
-        fill(SheetPaths(work / "update").sheet(name),
-             {url: marks[k] for url, marks in FILLS.items()})
-    said = bash(work, merge)  # 4.
-    assert "2 undecided" in said
-    rows = read_rows(work / "batch/labels/adjudication.csv")
-    decision = rows[0].index("decision")
-    for row in rows[1:]:
-        row[decision] = DECIDED[row[0]]
-    pd.DataFrame(rows[1:], columns=rows[0]).to_csv(work / "decisions.csv", index=False)
-    first = bash(work, decide)
-    assert "0 undecided" in first
-    batch = {p.relative_to(work).as_posix(): p.read_bytes()
-             for p in sorted((work / "batch").rglob("*")) if p.is_file()}
-    assert bash(work, decide) == first  # decisions are an input: the same batch again
-    assert batch == {p.relative_to(work).as_posix(): p.read_bytes()
-                     for p in sorted((work / "batch").rglob("*")) if p.is_file()}
 
-    bash(work, extend)  # 5.
-    assert "make report" in run  # 6. as make report runs it on a study: the driver
-    bash(work, run.replace("make report", "python -m analysis.tools.repro"))
+def test_the_merge_of_a_batch_alone_says_what_to_decide(team_study, said):
+    assert "2 undecided (left out of the batch)" in said["merge"]
+    assert "copy build/merged/2026-01/labels/adjudication.csv to labels/2026-01/" \
+           "decisions.csv" in said["merge"]
+    decisions = pd.read_csv(team_study / "project/labels/2026-01/decisions.csv", dtype=str)
+    assert dict(zip(decisions["url"], decisions["decision"], strict=True)) == {
+        UNDECIDED["2026-01"][0]: "A.2", SPLIT["2026-01"]: "excluded"}
+    # the run merges it again with the decisions: the same batch as a merge by hand gives
+    assert "0 undecided" in said["run"] and "0 undecided" in said["next-run"]
+    record = json.loads((team_study / "project/build/merged/2026-01/labels/merge.json")
+                        .read_text())
+    assert record["annotator_names"] == ["alice", "bob", "chen"]
+    assert record["decisions"]["applied"] == 2
 
-    paths = Paths(work)
-    # Table I against the paper is the release's; the study now counts both
-    table = pd.read_csv(paths.table1.table("counts.csv")).set_index("project")
+
+def test_the_study_after_the_first_batch(small_run, team_study, said):
+    first = team_study / "batch-1"
+    release = sum(len(rows) for rows in small_run.written.values())
+    table = pd.read_csv(first / "report/tables/table1/counts.csv").set_index("project")
     assert table.loc["Sum", "Total"] == release and "2026" not in table.columns
-    now = pd.read_csv(paths.table1.table("study.csv"), keep_default_na=False,
+    now = pd.read_csv(first / "report/tables/table1/study.csv", keep_default_na=False,
                       dtype={"column": str}).set_index(["project", "batch", "column"])
-    assert now.loc[("Sum", "", "Total"), "issues"] == release + len(LABELLED)
-    assert now.loc[("Sum", "2026-01", "2026"), "issues"] == len(LABELLED)
+    assert now.loc[("Sum", "", "Total"), "issues"] == release + LABELLED_1
+    assert now.loc[("Sum", "2026-01", "2025"), "issues"] == 3
     assert now.loc[("tensorflow", "", "Total"), "issues"] == 0  # its one candidate excluded
-    fp = pd.read_csv(paths.table1.table("false_positives_by_batch.csv")).set_index(
+    fp = pd.read_csv(first / "report/tables/table1/false_positives_by_batch.csv").set_index(
         ["batch", "project"])
     assert fp.loc[("2026-01", "tensorflow"), "false_positive_percent"] == pytest.approx(100.0)
-    # vllm: 3 labelled + 2 excluded of the batch's candidates; the release's rows not counted
+    # vllm: 10 candidates, 2 excluded (by all; by decision), the release's rows not counted
     assert (fp.loc[("2026-01", "vllm"), "excluded"],
-            fp.loc[("2026-01", "vllm"), "candidates"]) == (2, 5)
-    projects = pd.read_csv(paths.compare.table("projects.csv"))
-    assert "removed" not in set(projects["status"])
-    years = pd.read_csv(paths.compare.table("years.csv"))
-    assert "removed" not in set(years["status"])
-    additions = pd.read_csv(paths.compare.table("additions.csv"))
-    assert set(additions["batch"]) == {"2026-01"} and additions["issues"].sum() == 4
-    agreement = pd.read_csv(paths.agreement.table("batches.csv")).set_index("batch")
+            fp.loc[("2026-01", "vllm"), "candidates"]) == (2, 10)
+    for name in ("projects.csv", "years.csv"):
+        assert "removed" not in set(pd.read_csv(first / "report/tables/compare" / name)[
+            "status"])
+    additions = pd.read_csv(first / "report/tables/compare/additions.csv")
+    assert set(additions["batch"]) == {"2026-01"} and additions["issues"].sum() == LABELLED_1
+    agreement = pd.read_csv(first / "report/tables/agreement/batches.csv").set_index("batch")
     assert list(agreement.index) == ["release", "2026-01", "all batches"]
     assert agreement.loc["2026-01", "annotators"] == 3
     assert agreement.loc["release", "annotators"] == 7
     # the paper is judged on the release: a batch's rate is the study's, not the paper's
-    card = pd.read_csv(paths.findings.table("scorecard.csv")).set_index("claim_id")
+    card = pd.read_csv(first / "report/tables/findings/scorecard.csv").set_index("claim_id")
     assert card.loc["table1.vllm.false_positive", "status"] == "not_reproducible"
-
-    problems = [p for rel in written_csvs(work) for p in table_problems(work, rel)]
-    assert not problems, "\n".join(problems)  # the study's tables validate, its own too
-
-    said = bash(work, read)  # 7.
-    assert said.startswith("batch,reports,themes,test,statistic")
-    page = (work / "report/_site/changes.html").read_text(encoding="utf-8")
+    assert said["read"].startswith("batch,reports,themes,test,statistic")
+    page = (first / "report/_site/changes.html").read_text(encoding="utf-8")
     assert "Drift since the paper" in page and "Agreement per batch" in page
     assert "downloads/tables/compare/drift_tests.csv" in page  # the drift's own source line
+    assert json.loads((first / "report/vars/compare.json").read_text())[
+        "projects_removed_count"] == 0
+
+
+def test_the_study_after_the_second_batch(team_study):
+    work = team_study / "project"
+    paths = Paths(work)
+    record = json.loads((work / "data/raw/labels/batches.json").read_text())
+    assert [b["name"] for b in record["batches"]] == ["release", "2026-01", "2026-02"]
+    # alice and bob keep their columns; dana is new
+    assert record["annotators"] == {"alice": "Label8", "bob": "Label9", "chen": "Label10",
+                                    "dana": "Label11"}
+    provenance = json.loads(paths.provenance.read_text())
+    assert [b["name"] for b in provenance["study"]["batches"]] == ["2026-01", "2026-02"]
+    assert provenance["source"] == str(team_study / "release")
+    problems = [p for rel in written_csvs(work) for p in table_problems(work, rel)]
+    assert not problems, "\n".join(problems)  # the study's tables validate, its own too
     # every include of the site reads only what it declares, the study's tables included
     assert undeclared_reads(INCLUDES, work) == {}
-    assert json.loads(paths.compare.vars.read_text())["projects_removed_count"] == 0
+
+
+def test_a_batch_leaves_only_its_records_params_lock_and_metrics_to_commit(team_study,
+                                                                          said):
+    status = said["commit"].splitlines()  # git status --short, and nothing else said
+    assert "?? labels/2026-01/" in status and " M params.yaml" in status
+    assert {line[3:].split("/")[0] for line in status} == {
+        "labels", "params.yaml", "dvc.lock", "metrics"}
+    assert said["status"] == ""  # after the second batch's commit: nothing else left
+    log = subprocess.run(["git", "log", "--format=%s", "--name-only"],
+                         cwd=team_study / "project", capture_output=True, text=True,
+                         check=True).stdout
+    assert "Batch 2026-02" in log and "labels/2026-02/sheets/annotator_dana.csv" in log
+
+
+def test_a_fresh_clone_rebuilds_the_same_study_and_site(team_study, tmp_path):
+    work = team_study / "project"
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(work), str(clone)], check=True)
+    assert not (clone / "build").exists() and not (clone / "data/raw").exists()
+    assert (clone / "labels/2026-01/sheets/annotator_alice.csv").read_bytes() == (
+        work / "labels/2026-01/sheets/annotator_alice.csv").read_bytes()  # as saved: CRLF
+    reproduce(clone)
+    differences = [d for d in compare_outputs(work, clone) if not d.startswith("gharchive/")]
+    assert not differences, "\n".join(differences[:20])
+    for rel in ("build/study/dump/Issue Report/vllm/vllm.csv", "report/_site/index.html",
+                "data/provenance.json"):
+        assert (clone / rel).read_bytes() == (work / rel).read_bytes()

@@ -95,7 +95,8 @@ BATCH_HOURS = {
             "pytorch/pytorch": [(9004, "2026-01-15T10:00:00Z", "LLM compile error"),
                                 (9005, "2026-01-15T10:01:00Z", "LLM docs")],
             "vllm-project/vllm": [(n, f"2026-01-15T10:{n - 9100:02d}:00Z", f"vllm {n}")
-                                  for n in range(9102, 9110)]}},
+                                  for n in range(9102, 9111)],
+            "tensorflow/tensorflow": [(9401, "2026-01-15T10:30:00Z", "LLM on TPU")]}},
     "2026-02": {
         "2026-02-10-10.json.gz": {
             "pytorch/pytorch": [(9201, "2026-02-10T10:00:00Z", "LLM FSDP hang"),
@@ -110,10 +111,13 @@ THEMES_2026_01 = ["C.1", "C.3", "A.1", "B.2", "C.5", "B.4", "C.1", "C.3", "C.1",
                   "C.5", "C.1"]
 THEMES_2026_02 = ["C.3", "A.1", "C.1", "C.1", "B.2", "C.5", "C.3", "B.4", "C.1", "C.3",
                   "B.2"]
-# per batch: the candidates all three exclude, and one without a majority (decided)
-EXCLUDED = {"2026-01": [f"{P}9005", f"{V}9109"], "2026-02": [f"{P}9203"]}
+# per batch: the candidates all three exclude (2026-01: TensorFlow's only one too), and
+# one without a majority (decided); 2026-01 also has a split on exclusion, decided excluded
+T = "https://github.com/tensorflow/tensorflow/issues/"
+EXCLUDED = {"2026-01": [f"{P}9005", f"{V}9109", f"{T}9401"], "2026-02": [f"{P}9203"]}
 UNDECIDED = {"2026-01": (f"{V}9108", ["A.2", "A.3", "A.4"], "A.2"),
              "2026-02": (f"{V}9310", ["C.7", "C.8", "C.9"], "C.8")}
+SPLIT = {"2026-01": f"{V}9110"}
 
 
 def batch_marks(batch: str, candidates: list[str]) -> dict[str, list[tuple[str, str]]]:
@@ -126,6 +130,8 @@ def batch_marks(batch: str, candidates: list[str]) -> dict[str, list[tuple[str, 
     for url in candidates:
         if url in EXCLUDED[batch]:
             marks[url] = [("", "x")] * 3
+        elif url == SPLIT.get(batch):
+            marks[url] = [("C.1", "x"), ("C.1", ""), ("C.1", "")]
         elif url == undecided:
             marks[url] = [(label, "") for label in split]
         else:
@@ -133,56 +139,17 @@ def batch_marks(batch: str, candidates: list[str]) -> dict[str, list[tuple[str, 
     return marks
 
 
-def make_batch(work: Path, batch: str, known: Path, keywords: Path, run) -> Path:
-    """One batch through select, sheets, merge and the adjudicators' decision, in
-    ``work/<batch>/``; ``run(*args)`` runs ``python -m args`` in the project."""
-    import pandas as pd
+def decisions_of(batch: str) -> dict[str, str]:
+    """The adjudicators' decision on each report of the batch's adjudication list."""
+    return {UNDECIDED[batch][0]: UNDECIDED[batch][2],
+            **({SPLIT[batch]: "excluded"} if batch in SPLIT else {})}
 
-    from analysis.core.paths import SheetPaths
+
+def hours(folder: Path, batch: str) -> None:
+    """The batch's GH Archive hours (:data:`BATCH_HOURS`), written into ``folder``."""
     from tests.support.gharchive import opened_issues, write_events
-    from tests.support.sheets import fill, read_rows
 
-    folder = work / batch
     for hour, repos in BATCH_HOURS[batch].items():
-        write_events(folder / "gharchive" / hour, [
+        write_events(folder / hour, [
             e for repo, issues in repos.items()
             for e in opened_issues(repo, [(n, when, title, "") for n, when, title in issues])])
-    update = folder / "update"
-    run("analysis.select", str(folder / "gharchive"), "--out", str(update), "--known",
-        str(known), "--keywords", str(keywords))
-    candidates = list(pd.read_csv(update / "selection" / "candidates.csv", dtype=str)["url"])
-    run("analysis.labels", "sheets", str(update / "selection" / "candidates.csv"),
-        "--annotators", "3", "--out", str(update))
-    marks = batch_marks(batch, candidates)
-    sheets = [SheetPaths(update).sheet(k) for k in (1, 2, 3)]
-    for k, sheet in enumerate(sheets):
-        fill(sheet, {url: m[k] for url, m in marks.items()})
-    merged = folder / "batch"
-    run("analysis.labels", "merge", *map(str, sheets), "--out", str(merged))
-    rows = read_rows(merged / "labels" / "adjudication.csv")
-    decision = rows[0].index("decision")
-    for row in rows[1:]:
-        row[decision] = UNDECIDED[batch][2]
-    pd.DataFrame(rows[1:], columns=rows[0]).to_csv(folder / "decisions.csv", index=False)
-    run("analysis.labels", "merge", *map(str, sheets), "--out", str(merged), "--decisions",
-        str(folder / "decisions.csv"), "--force")
-    return merged
-
-
-def two_batch_study(release: Path, work: Path, run) -> Path:
-    """The release extended with batches 2026-01 and 2026-02 (:data:`BATCH_HOURS`), each
-    made as the update tutorial says, the second selected against the first's study;
-    the study's folder (``work/study-2``)."""
-    from tests.support.dumps import KEYWORDS
-
-    keywords = work / "filter_keywords"  # a list for every framework select looks for
-    keywords.parent.mkdir(parents=True, exist_ok=True)
-    keywords.write_text(KEYWORDS + "mindspore_keywords = ['llm']\n", encoding="utf-8")
-    base = release
-    for i, batch in enumerate(BATCH_HOURS, 1):
-        merged = make_batch(work, batch, base, keywords, run)
-        study = work / f"study-{i}"
-        run("analysis.labels", "extend", "--base", str(base), "--batch", str(merged),
-            "--out", str(study), "--name", batch)
-        base = study
-    return base

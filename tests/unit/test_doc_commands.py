@@ -94,7 +94,7 @@ def test_select_from_exports(project):
     gh_cli_export(exports / "pytorch.json", "pytorch/pytorch", [
         (9, "2025-07-01T00:00:00Z", "LLM training", ""), (10, "2025-07-02T00:00:00Z", "x", "")])
     run_block("update-loop/select-exports", project)
-    rows = read_rows(project / "update" / "selection" / "candidates.csv")
+    rows = read_rows(project / "labels" / "2026-01" / "selection" / "candidates.csv")
     assert sorted(r[1] for r in rows[1:]) == ["https://github.com/pytorch/pytorch/issues/9",
                                              "https://github.com/vllm-project/vllm/issues/7"]
 
@@ -106,17 +106,18 @@ def test_the_update_loop(project):
     said = run_block("update-loop/select-gharchive", project)
     assert "(the pipeline's current study dump)" in said
     run_block("update-loop/sheets", project)
-    sheets = [SheetPaths(project / "update").sheet(n) for n in ("alice", "bob", "chen")]
-    candidates = [r[1] for r in read_rows(project / "update/selection/candidates.csv")[1:]]
+    records = project / "labels" / "2026-01"
+    sheets = [SheetPaths(records).sheet(n) for n in ("alice", "bob", "chen")]
+    candidates = [r[1] for r in read_rows(records / "selection/candidates.csv")[1:]]
     assert sorted(candidates) == sorted(FILLS)
     for k, sheet in enumerate(sheets):
         fill(sheet, {url: marks[k] for url, marks in FILLS.items()})
 
     said = run_block("update-loop/merge", project)
     assert "3 undecided (left out of the batch)" in said
-    decisions = project / "decisions.csv"
+    decisions = records / "decisions.csv"
     rows = read_rows(decisions)
-    assert rows == read_rows(DumpLayout(project / "batch").adjudication)
+    assert rows == read_rows(DumpLayout(project / "build/by-hand/2026-01").adjudication)
     for row in rows[1:]:
         row[-1] = DECIDED[row[0]]
     with decisions.open("w", encoding="utf-8-sig", newline="") as handle:
@@ -125,6 +126,6 @@ def test_the_update_loop(project):
     said = run_block("update-loop/decide", project)
     assert "0 undecided" in said
     said = run_block("update-loop/extend", project)
-    assert "set ingest.source: study" in said
-    record = json.loads((project / "study" / "labels" / "batches.json").read_text())
-    assert [b["name"] for b in record["batches"]] == ["release", "batch"]
+    assert "set ingest.source: build/by-hand/study" in said
+    record = json.loads((project / "build/by-hand/study/labels/batches.json").read_text())
+    assert [b["name"] for b in record["batches"]] == ["release", "2026-01"]

@@ -13,7 +13,9 @@ from analysis.core.paths import ROOT, Paths
 from analysis.tools.pipeline import closure, imported_modules, module_file
 
 SRC = ROOT / "src" / "analysis"
-STAGES = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]
+# a foreach stage (``merge``) as each of its stages is: its ``do``
+STAGES = {name: stage.get("do", stage)
+          for name, stage in yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"].items()}
 
 
 def stage_entry_modules(stage: dict) -> tuple[set[str], Path | None]:

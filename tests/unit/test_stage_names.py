@@ -34,6 +34,8 @@ OTHER_MEANINGS = [
      "the paper's findings, a section of data/examples.yaml (analysis.core.examples)"),
     ("ingest", r"^ingest$", "a phase of a build's run time, analysis.core.runlog.PHASES "
                             "(the release verified and copied), beside setup and render"),
+    ("merge", r"^merge\.json$", "a batch's merge record, labels/merge.json (DumpLayout)"),
+    ("study", r"\ba study dump\b", "a dump of the release extended with batches"),
 ]
 # (module, name, why): modules that do name a stage, each for its reason.
 EXCEPTIONS = [
@@ -42,6 +44,9 @@ EXCEPTIONS = [
      "reading on a folder, outside the pipeline; adding a stage does not touch it"),
     ("core/schemas.py", "clean",
      "a column's description names the rules of its flags (the outputs carry it)"),
+    ("core/paths.py", "study",
+     "a stage's declaration marks the tables of a study alone `study: true` "
+     "(StagePaths.STUDY_TABLES)"),
 ]
 
 

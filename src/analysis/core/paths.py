@@ -338,6 +338,23 @@ class Paths:
     def provenance(self) -> Path:
         return self.root / "data" / "provenance.json"
 
+    # -- the study: the team's records of each batch (in git), merged, and the study -----------
+    @property
+    def records(self) -> Path:
+        """The team's records, one folder a batch: ``labels/<batch>/``."""
+        return self.root / "labels"
+
+    @property
+    def merged(self) -> Path:
+        """Each batch merged from its records, one folder a batch, and their list."""
+        return self.build / "merged"
+
+    @property
+    def study(self) -> Path:
+        """The release extended with the batches (``dump/``) and its record: what the ingest
+        stage copies into data/raw/."""
+        return self.build / "study"
+
     # -- the analysis stages ---------------------------------------------------------------
     def stage(self, name: str) -> StagePaths:
         """The paths of the analysis stage ``name``."""

@@ -51,7 +51,10 @@ class Stage:
     lists in ``writes`` (:class:`~analysis.core.paths.StagePaths` names them), its
     executed notebook and its metrics. The other stages give their ``cmd``, their
     ``outs`` and the ``module`` the command runs. ``params`` is the model of its section
-    of params.yaml, if it has one.
+    of params.yaml, if it has one; ``sections`` names the other sections it reads. A stage
+    with ``foreach`` (a list of params.yaml, ``${study.batches}``) is one stage per item of
+    the list, DVC's own ``foreach``, its paths naming the item as ``${item}``. A package
+    may declare several stages (``STAGES``); ``package`` then names it.
     """
 
     name: str
@@ -64,6 +67,9 @@ class Stage:
     outs: tuple[str, ...] = ()
     all_params: bool = False
     params: type | None = None  # its settings' model (analysis.core.params.StageParams)
+    sections: tuple[str, ...] = ()  # other sections of params.yaml it reads
+    foreach: str | None = None  # DVC's foreach: one stage per item (``${item}`` in paths)
+    package: str | None = None  # its package below analysis (default: its name)
 
     def __post_init__(self) -> None:
         if self.params is not None and self.params.section != self.name:
@@ -75,6 +81,11 @@ class Stage:
         if not self.notebook and not (self.cmd and self.module):
             raise ValueError(f"stage {self.name}: a stage without a notebook needs its "
                              "cmd and module")
+
+    @property
+    def package_name(self) -> str:
+        """The package below ``analysis`` that declares the stage."""
+        return self.package or self.name
 
     @property
     def command(self) -> str:

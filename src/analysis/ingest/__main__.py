@@ -21,7 +21,7 @@ from analysis.core.errors import InputError
 from analysis.core.paths import PATHS, ROOT, project_path
 from analysis.ingest import fetch
 from analysis.ingest import ingest as copying
-from analysis.ingest.ingest import ingest
+from analysis.ingest.ingest import ingest, ingest_study
 from analysis.ingest.params import IngestParams
 
 
@@ -43,6 +43,10 @@ def main(argv: Iterable[str] | None = None) -> int:
                         help="target folder (default: %(default)s)")
     parser.add_argument("--provenance", default=str(PATHS.provenance), metavar="FILE",
                         help="provenance record to write (default: %(default)s)")
+    parser.add_argument("--study", metavar="DIR",
+                        help="copy the study the study stage built there (its dump/ and "
+                             "study.json: the release, extended with the batches) instead "
+                             "of reading ingest.source")
     commands = parser.add_subparsers(dest="command", title="commands", metavar="{fetch}")
     fetch_parser = commands.add_parser(
         "fetch", prog=f"{prog} fetch", help=fetch.SUMMARY, description=fetch.DESCRIPTION,
@@ -60,15 +64,22 @@ def main(argv: Iterable[str] | None = None) -> int:
         return code
     try:
         params = IngestParams.load(args.params)
-        result = ingest(params.source, project_path(args.out), manifest=params.manifest or None,
-                        commit=params.commit or None, archive_sha256=params.archive_sha256,
-                        max_bytes=params.max_bytes, max_files=params.max_files)
+        if args.study:
+            result = ingest_study(project_path(args.study), project_path(args.out),
+                                  max_files=params.max_files)
+        else:
+            result = ingest(params.source, project_path(args.out),
+                            manifest=params.manifest or None, commit=params.commit or None,
+                            archive_sha256=params.archive_sha256, max_bytes=params.max_bytes,
+                            max_files=params.max_files)
         write_json(project_path(args.provenance), result.provenance)
     except InputError as exc:
         print(f"ingest: {exc}", file=sys.stderr)
         return 1
     prov = result.provenance
-    print(f"ingest: {prov['file_count']} files from {prov['source']} ({prov['source_kind']}), "
+    batches = ", ".join(b["name"] for b in prov.get("study", {}).get("batches", []))
+    print(f"ingest: {prov['file_count']} files from {prov['source']} ({prov['source_kind']})"
+          + (f" + batches {batches}" if batches else "") + ", "
           f"{'verified against ' + prov['manifest']['path'] if prov['verified'] else 'no manifest'}"
           f"; {len(prov['ignored'])} junk file(s) ignored; {len(prov['not_in_manifest'])} not in "
           "manifest")

@@ -19,6 +19,7 @@ failed run leaves ``data/raw/`` as it was and no temporary folder behind.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -171,3 +172,49 @@ def ingest(source: str, dest: Path, manifest: str | None = None, commit: str | N
     }
     record["total_bytes"] = sum(f["bytes"] for f in record["files"].values())
     return IngestResult(files=record["files"], ignored=copied.ignored, provenance=record)
+
+
+STUDY_DUMP = "dump"  # in the study stage's folder (analysis.study.build)
+STUDY_RECORD = "study.json"
+
+
+def study_provenance(release: dict, batches: list[dict], files: dict[str, dict]) -> dict:
+    """The provenance of a study: the release's (its source, commit and verification
+    against the manifest, as ingest records them), with, when batches extend it, the
+    study's own files and the batches (each one's inputs and counts). Without a batch it
+    is the release's record, unchanged."""
+    if not batches:
+        return release
+    return {**release, "files": files, "file_count": len(files),
+            "total_bytes": sum(f["bytes"] for f in files.values()),
+            "study": {"batches": batches}}
+
+
+def ingest_study(study: Path, dest: Path, max_files: int = DEFAULT_MAX_FILES) -> IngestResult:
+    """Copy the dump of the study stage's folder ``study`` (``dump/``, and its record
+    ``study.json``) as ``dest``, as :func:`ingest` copies a dump, with the provenance
+    :func:`study_provenance` gives. Without a batch the bytes copied must be the release's
+    (a study stage folder that says otherwise is refused)."""
+    study, dest = Path(study), Path(dest)
+    try:
+        record = json.loads((study / STUDY_RECORD).read_text(encoding="utf-8"))
+        release, batches = record["release"], record["batches"]
+        listed = {rel: entry["sha256"] for rel, entry in release["files"].items()}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise InputError(f"not the study stage's record ({exc})", file=str(study / STUDY_RECORD),
+                         fix="run the study stage again (dvc repro study)") from exc
+    with atomic_folder(dest, public=False) as staged:
+        copied = copy_dump(study / STUDY_DUMP, staged, dest, max_files=max_files)
+        sizes = {rel: (staged / rel).stat().st_size for rel in copied.hashes}
+        if not batches and copied.hashes != listed:
+            raise InputError("the study holds other files than the release it records",
+                             file=str(study / STUDY_DUMP),
+                             fix="run the study stage again (dvc repro study)")
+    manifest = set(listed) - set(release.get("not_in_manifest") or [])
+    verified = release.get("manifest") is not None
+    files = {rel: {"sha256": copied.hashes[rel], "bytes": sizes[rel],
+                   "in_manifest": (rel in manifest) if verified else None}
+             for rel in sorted(copied.hashes)}
+    provenance = study_provenance(release, batches, files)
+    return IngestResult(files=provenance["files"], ignored=copied.ignored,
+                        provenance=provenance)

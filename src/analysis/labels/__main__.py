@@ -190,8 +190,10 @@ def run_extend(args: argparse.Namespace) -> int:
           f"{sum(e['label_rows'] for e in earlier):,} label rows) + batch {entry['name']} "
           f"({entry['label_rows']:,} label rows, {entry['excluded']:,} excluded, annotators "
           f"in {shown}); {len(extension.copied):,} other files carried; wrote {args.out}")
-    print(f"extend: run the pipeline on it: set ingest.source: {args.out} (and manifest: "
-          "null, commit: null) in params.yaml, then make report")
+    print(f"extend: to run the pipeline on it, set ingest.source: {args.out} (and manifest: "
+          "null, commit: null) in params.yaml, then make report; a team's batches are "
+          "better listed in study.batches, which the pipeline merges and adds to the "
+          "release itself (docs/update-loop.md)")
     return 0
 
 

@@ -35,19 +35,22 @@ from analysis.core.pipeline import Stage, rel
 
 
 def discover() -> list[Stage]:
-    """The ``STAGE`` of every package of ``analysis`` that declares one, by package name."""
+    """The stages the packages of ``analysis`` declare (their ``STAGE``, or their
+    ``STAGES`` when they declare several), by package name."""
     found = []
     for module in pkgutil.iter_modules(analysis.__path__):
         if module.ispkg:
-            stage = getattr(importlib.import_module(f"analysis.{module.name}"), "STAGE", None)
-            if isinstance(stage, Stage):
-                found.append(stage)
+            package = importlib.import_module(f"analysis.{module.name}")
+            stage = getattr(package, "STAGE", None)
+            declared = getattr(package, "STAGES", None) or ((stage,) if stage else ())
+            found.extend(s for s in declared if isinstance(s, Stage))
     return found
 
 
 def overlaps(a: str, b: str) -> bool:
-    """Whether two project paths are one path, or one holds the other."""
-    first, second = PurePath(a), PurePath(b)
+    """Whether two project paths are one path, or one holds the other (a path of a
+    ``foreach`` stage, ``build/merged/${item}``, stands for every path below its folder)."""
+    first, second = (PurePath(p.split("${item}")[0]) for p in (a, b))
     return first.is_relative_to(second) or second.is_relative_to(first)
 
 
@@ -169,7 +172,7 @@ def code_deps(stage: Stage, root: Path, stages: tuple[Stage, ...] = STAGES) -> l
     every other file it runs by name, and the output declarations
     (``<stage>/schemas.yaml``) of the stages of ``stages`` whose outputs it reads; sorted."""
     src = package_root(root)
-    folders = [src / "core", src / stage.name]
+    folders = [src / "core", src / stage.package_name]
     deps = set()
     for path in closure(src, entry_modules(stage, root)):
         folder = next((f for f in folders if path.is_relative_to(f)), None)
@@ -181,17 +184,19 @@ def code_deps(stage: Stage, root: Path, stages: tuple[Stage, ...] = STAGES) -> l
 
 def stage_entry(stage: Stage, root: Path, params: dict,
                 stages: tuple[Stage, ...] = STAGES) -> dict:
-    """The dvc.yaml entry of one stage of ``stages``."""
+    """The dvc.yaml entry of one stage of ``stages`` (of a ``foreach`` stage: the list and
+    what each item does)."""
     entry: dict = {"cmd": stage.command,
                    "deps": stage.inputs() + code_deps(stage, root, stages)}
+    sections = [s for s in (stage.name, *stage.sections) if s in params]
     if stage.all_params:
         entry["params"] = [{rel(Paths(Path(".")).params): None}]
-    elif stage.name in params:
-        entry["params"] = [stage.name]
+    elif sections:
+        entry["params"] = sections
     entry["outs"] = stage.outputs()
     if stage.metrics():
         entry["metrics"] = [{m: {"cache": False}} for m in stage.metrics()]
-    return entry
+    return {"foreach": stage.foreach, "do": entry} if stage.foreach else entry
 
 
 def plots(stages: tuple[Stage, ...]) -> list:

@@ -48,8 +48,9 @@ def test_fields_are_named_as_in_params_yaml_and_the_committed_values_pass(model)
         assert got == expected, name
 
 
-@pytest.mark.parametrize("model", [m for m in STAGE_PARAMS if m is not IngestParams],
-                         ids=lambda m: m.section)  # ingest is no notebook
+@pytest.mark.parametrize("model", [s.params for s in STAGES
+                                   if s.params is not None and s.notebook],
+                         ids=lambda m: m.section)  # ingest and study are no notebooks
 def test_each_notebook_takes_its_section_and_builds_its_settings_once(model):
     """The parameters cell names exactly the section's settings (and the root), and the
     notebook builds the stage's model from them, each under its own name."""

@@ -126,8 +126,10 @@ def test_extend_says_what_it_wrote_and_how_to_run_it(filled, tmp_path, capsys):
     assert lines == [
         f"extend: {base} (release: 2 label rows) + batch new (1 label rows, 1 excluded, "
         f"annotators in Label8..Label10); 7 other files carried; wrote {out}",
-        f"extend: run the pipeline on it: set ingest.source: {out} (and manifest: null, "
-        "commit: null) in params.yaml, then make report"]
+        f"extend: to run the pipeline on it, set ingest.source: {out} (and manifest: null, "
+        "commit: null) in params.yaml, then make report; a team's batches are better "
+        "listed in study.batches, which the pipeline merges and adds to the release itself "
+        "(docs/update-loop.md)"]
     assert main(["extend", "--base", str(base), "--batch", str(tmp_path / "batch"), "--out",
                  str(out)]) == 1
     err = capsys.readouterr().err
@@ -148,14 +150,14 @@ def readme_commands(module: str) -> list[list[str]]:
 def test_the_readme_commands_are_commands_of_this_version():
     shown = {"select": readme_commands("select"), "labels": readme_commands("labels")}
     assert len(shown["select"]) == 2 and [c[0] for c in shown["labels"]] == [
-        "sheets", "studio", "studio", "merge", "merge", "merge", "extend"]
+        "sheets", "studio", "studio", "merge", "merge", "extend"]
     for command in shown["select"]:
         select_parser().parse_args(command)
     for command in shown["labels"]:
         labels_parser().parse_args(command)
-    # one folder name in all the examples: the selection's
-    assert {c[c.index("--out") + 1] for c in shown["select"]} == {"update"}
-    assert shown["labels"][0][-1] == "update"
+    # one folder in all the examples: the batch's records
+    assert {c[c.index("--out") + 1] for c in shown["select"]} == {"labels/2026-01"}
+    assert shown["labels"][0][-1] == "labels/2026-01"
 
 
 def test_the_keywords_page_command_is_a_command_of_this_version():

@@ -4,6 +4,7 @@ the notebooks write no parameter value of their own."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -28,9 +29,14 @@ def test_check_fails_on_a_hand_edit(monkeypatch, capsys):
     assert "not the generated one" in capsys.readouterr().err
 
 
+# The study's stages come first: the team's batches merged and the release extended with
+# them (analysis.study), the study that ingest copies.
+STUDY_STAGES = ["batches", "merge", "study"]
+
+
 def test_every_stage_is_declared_in_pipeline_order():
     names = [stage.name for stage in pipeline.STAGES]
-    assert names == ["ingest", *STAGES, "report"]
+    assert names == [*STUDY_STAGES, "ingest", *STAGES, "report"]
 
 
 def command_stage(name: str, reads: tuple[str, ...] = (), outs: tuple[str, ...] = ()) -> Stage:
@@ -52,7 +58,7 @@ def test_of_the_stages_ready_the_lower_notebook_number_runs_first():
     order = [s.name for s in pipeline.STAGES]
     numbered = [name for name in order if name in STAGES]
     assert numbered == list(STAGES)  # no stage reads a later one's outputs
-    assert order[0] == "ingest" and order[-1] == "report"
+    assert order[len(STUDY_STAGES)] == "ingest" and order[-1] == "report"
 
 
 def test_stages_that_read_each_other_are_refused():
@@ -63,10 +69,39 @@ def test_stages_that_read_each_other_are_refused():
 
 
 def test_every_package_with_a_stage_is_found():
-    found = {stage.name for stage in pipeline.discover()}
+    found = {stage.package_name for stage in pipeline.discover()}
     packages = {p.parent.name for p in (ROOT / "src/analysis").glob("*/__init__.py")
-                if "\nSTAGE = " in p.read_text(encoding="utf-8")}
-    assert found == packages == {stage.name for stage in pipeline.STAGES}
+                if re.search(r"\nSTAGES? = ", p.read_text(encoding="utf-8"))}
+    assert found == packages == {stage.package_name for stage in pipeline.STAGES}
+    assert {s.name for s in pipeline.STAGES if s.package_name == "study"} == set(STUDY_STAGES)
+
+
+def test_a_foreach_stage_is_dvcs_foreach_over_its_list():
+    merge = next(s for s in pipeline.STAGES if s.name == "merge")
+    entry = pipeline.stage_entry(merge, ROOT, {"study": {"batches": []}})
+    assert entry["foreach"] == "${study.batches}"
+    assert entry["do"]["cmd"] == ("python -m analysis.study.batch labels/${item} --out "
+                                  "build/merged/${item}")
+    assert entry["do"]["deps"][0] == "labels/${item}"
+    assert entry["do"]["outs"] == ["build/merged/${item}"]
+    assert "params" not in entry["do"]  # a new batch in the list merges that batch only
+
+
+def test_the_study_runs_after_every_batch_and_before_ingest():
+    by_name = {s.name: s for s in pipeline.STAGES}
+    assert {s.name for s in pipeline.upstream(by_name["study"], pipeline.STAGES)} == {
+        "batches", "merge"}
+    assert [s.name for s in pipeline.upstream(by_name["ingest"], pipeline.STAGES)] == [
+        "study"]
+    entry = pipeline.stage_entry(by_name["study"], ROOT, load_params(PATHS.params))
+    assert entry["deps"][:2] == ["${ingest.source}", "build/merged"]
+    assert entry["params"] == ["study", "ingest"]
+
+
+def test_a_foreach_path_overlaps_what_lies_below_its_folder():
+    assert pipeline.overlaps("build/merged", "build/merged/${item}")
+    assert pipeline.overlaps("build/merged/${item}", "build/merged/x/labels")
+    assert not pipeline.overlaps("build/study", "build/merged/${item}")
 
 
 def test_a_stage_depends_on_the_declarations_of_the_stages_it_reads_only():

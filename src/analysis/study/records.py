@@ -1,0 +1,87 @@
+"""The ``batches`` stage: the study's batches, as ``params.yaml`` lists them, checked
+against the team's records (``labels/<batch>/``), and what each batch's records hold.
+
+    python -m analysis.study.records --out build/merged/batches.json [--params FILE]
+
+Each listed batch must have its folder with the annotators' answers in it (filled sheets
+or a Label Studio export, :func:`analysis.labels.merge.folder_inputs`); anything else is
+one line naming the folder and what to do, and the stage fails. The record lists, per
+batch in the study's order, its folder and every file of it with its SHA-256, so the
+study's provenance says which records made it. A folder of ``labels/`` that the list does
+not name is said (it is not part of the study until listed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from analysis.core.artifacts import sha256_file, to_json_text, write_text
+from analysis.core.errors import InputError, user_error_line
+from analysis.core.paths import PATHS, ROOT
+from analysis.labels.merge import folder_inputs
+from analysis.study import INDEX, RECORDS
+from analysis.study.params import StudyParams
+
+PROG = "batches"
+LISTED = "study.batches in params.yaml"
+
+
+def batch_record(root: Path, name: str) -> dict:
+    """One batch's records: its folder (``labels/<name>``, relative to the project
+    ``root``), its inputs, candidates and decisions, and every file's SHA-256. A missing
+    folder, or one without answers, is an :class:`InputError`."""
+    folder = root / RECORDS / name
+    shown = f"{RECORDS}/{name}"
+    if not folder.is_dir():
+        raise InputError(f"batch {name!r} is listed in {LISTED} but has no records folder",
+                         file=shown, fix=f"put the batch's records in {shown}/ (select "
+                         f"--out {shown}, labels sheets --out {shown}), or remove {name} "
+                         "from the list")
+    inputs, candidates, decisions = folder_inputs(folder)
+    if not inputs:
+        raise InputError("no filled sheets (sheets/annotator_*.csv or .xlsx) nor Label "
+                         "Studio export (studio/export.json)", file=shown,
+                         fix="put the annotators' filled sheets or the export there, or "
+                             f"remove {name} from {LISTED}")
+    files = sorted(p for p in folder.rglob("*") if p.is_file())
+    return {"name": name, "folder": shown,
+            "inputs": [p.relative_to(folder).as_posix() for p in inputs],
+            "candidates": candidates.relative_to(folder).as_posix() if candidates else None,
+            "decisions": decisions.relative_to(folder).as_posix() if decisions else None,
+            "files": {p.relative_to(folder).as_posix(): sha256_file(p) for p in files}}
+
+
+def unlisted(root: Path, names: list[str]) -> list[str]:
+    """The folders of ``labels/`` that are not listed batches."""
+    folder = root / RECORDS
+    found = sorted(p.name for p in folder.iterdir() if p.is_dir()) if folder.is_dir() else []
+    return [n for n in found if n not in names]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m analysis.study.records",
+                                     description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", default=INDEX, help="the record (default: %(default)s)")
+    parser.add_argument("--params", default=str(PATHS.params), metavar="FILE",
+                        help="params file (study.batches) (default: %(default)s)")
+    args = parser.parse_args(argv)
+    root = Path(args.params).resolve().parent if args.params else ROOT
+    try:
+        names = StudyParams.load(args.params).batches
+        records = [batch_record(root, name) for name in names]
+    except InputError as exc:
+        print(user_error_line(PROG, exc), file=sys.stderr)
+        return 1
+    (root / args.out).parent.mkdir(parents=True, exist_ok=True)
+    write_text(root / args.out, to_json_text({"batches": records}))
+    others = unlisted(root, names)
+    print(f"{PROG}: {len(records)} batch(es) in the study"
+          + (f" ({', '.join(names)})" if names else ": the release alone")
+          + (f"; not in {LISTED}, so not in the study: {', '.join(others)}" if others else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
