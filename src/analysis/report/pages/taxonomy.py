@@ -85,7 +85,7 @@ def taxonomy_themes(i: Inputs) -> str:
     extra = t["subthemes_not_in_paper"].fillna("").astype(str)
     theme = [esc(n) + (f'<span class="note">with {esc(x)}, not in the paper\'s numbering'
                        "</span>" if x else "") for n, x in zip(t["name"], extra, strict=True)]
-    code = [explorer_link(f"<code>{esc(c)}</code>", theme=c) if int(n) else esc(c)
+    code = [explorer_link(f"<code>{esc(c)}</code>", int(n), theme=c) if int(n) else esc(c)
             for c, n in zip(t["code"], t["issues"], strict=True)]
     shown = pd.DataFrame({
         "code": code, "theme": theme, "type": t["type"],
@@ -203,7 +203,8 @@ def taxonomy_examples(i: Inputs) -> str:
             text += ('<span class="note">in the release as '
                      f"{issue_link(r.release_url, r.release_url)}</span>")
         if r.release_url:
-            text += f'<span class="note">{explorer_link("in the explorer", q=r.release_url)}</span>'
+            link = explorer_link("in the explorer", text=r.release_url)
+            text += f'<span class="note">{link}</span>'
 
         where.append(text)
     shown = pd.DataFrame({
