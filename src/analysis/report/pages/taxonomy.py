@@ -13,7 +13,15 @@ from analysis.core.examples import safe_issue_url
 from analysis.core.formatting import MISSING, count, dec, decimal, pct, plural, pval, signed
 from analysis.report.explorer import explorer_link
 from analysis.report.generated import callout, status_badge
-from analysis.report.htmlsafe import details_block, esc, html_table, raw_html_block, sanitize_html
+from analysis.report.htmlsafe import (
+    SECTION_BODY,
+    details_block,
+    esc,
+    headings_from,
+    html_table,
+    raw_html_block,
+    sanitize_html,
+)
 from analysis.report.pages.base import (
     SCORECARD,
     TX,
@@ -175,7 +183,7 @@ def taxonomy_details(i: Inputs) -> str:
     for code, block in sorted(example_items(i.csv(TX("examples.csv"))).items()):
         html = re.sub(rf"(<h4>{re.escape(code)} .*?</h4>)",
                       lambda m, b=block: m.group(1) + b, html, count=1, flags=re.S)
-    return raw_html_block(html)
+    return raw_html_block(headings_from(html, SECTION_BODY))
 
 
 EXAMPLE_STATUS = {"in_release": "yes", "repository_not_in_release": "no (repository not studied)",
