@@ -43,8 +43,9 @@ def explorer_href(**filters: object) -> str:
     return f"{PAGE}?{query}" if query else PAGE
 
 
-def explorer_link(text: str, shows: int | None = None, **filters: object) -> str:
-    """An escaped link to the explorer's view of ``filters``; ``text`` is HTML already.
+def explorer_link(text: str, shows: int | None = None, /, **filters: object) -> str:
+    """An escaped link to the explorer's view of ``filters`` (``text`` may be one of them,
+    the text search: the link's own ``text``, HTML already, is positional only).
     ``shows``: the number of issues the view holds, when the page prints it beside the link
     but not as its text (``data-count``, which the site tests check against the page)."""
     count = "" if shows is None else f' data-count="{int(shows)}"'

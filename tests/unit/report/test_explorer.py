@@ -38,3 +38,9 @@ def test_a_link_is_escaped_for_its_attribute():
 def test_a_link_names_the_count_it_shows_when_its_text_is_not_that_count():
     assert 'data-count="12"' in explorer_link("<code>C.5</code>", 12, theme="C.5")
     assert "data-count" not in explorer_link("12", theme="C.5")
+
+
+def test_a_link_can_filter_on_text():
+    link = explorer_link("in the explorer", text="https://github.com/o/r/issues/1")
+    assert 'href="issues.html?text=https%3A%2F%2Fgithub.com%2Fo%2Fr%2Fissues%2F1"' in link
+    assert link.endswith(">in the explorer</a>")
