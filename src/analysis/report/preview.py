@@ -224,7 +224,7 @@ PAGE = """<!DOCTYPE html>
 </head>
 <body class="preview{body_class}">
 {before_body}{navbar}
-<div class="page-paths">
+<div class="page-layout">
 {toc}
 <main id="quarto-document-content">
 <header class="title-block">
