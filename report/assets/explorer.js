@@ -1,14 +1,18 @@
 /* The issue explorer of issues.html (local, no library). The explorer stage writes every
    labelled issue with its columns dictionary-encoded (report/tables/explorer/explorer.json,
    served as _generated/explorer/issues.js); this script decodes it, filters by the URL's
-   query (project, year, type, theme, agreement, q), sorts, pages, and keeps the address
-   in step with the filters so a view can be shared. It computes nothing about the issues:
+   query (project, year, type, theme, agreement, text), sorts, pages, and keeps the address
+   in step with the filters so a view can be shared. The text filter's key is `text`:
+   Quarto's search owns `q` (on DOMContentLoaded it reads `q`, highlights it and deletes
+   it from the address), so an older link's `q` is read as `text` when this script is
+   evaluated, before Quarto's listener runs. It computes nothing about the issues:
    how many annotators agreed, whether a report is contested and which URL may be a link
    all come from the stage. The functions above `mount` are pure, and tested with node. */
 (function (root) {
   "use strict";
 
-  var FILTERS = ["project", "year", "type", "theme", "agreement", "q"];
+  var FILTERS = ["project", "year", "type", "theme", "agreement", "text"];
+  var OLD_KEYS = {text: "q"};  // a filter's earlier key, still read
   var SORTS = ["project", "year", "type", "theme", "agreed", "issue"];
   var PAGE_SIZE = 50;
   var FORMAT = 1;
@@ -63,11 +67,15 @@
     return r;
   }
 
-  /* The view a query string asks for: the filters (text, "" when unset), sort and page. */
+  /* The view a query string asks for: the filters (text, "" when unset; a filter's
+     earlier key when its own is absent), sort and page. */
   function parseQuery(search) {
     var params = new URLSearchParams(search || "");
     var view = {};
-    FILTERS.forEach(function (k) { view[k] = (params.get(k) || "").trim(); });
+    FILTERS.forEach(function (k) {
+      var value = params.has(k) || !OLD_KEYS[k] ? params.get(k) : params.get(OLD_KEYS[k]);
+      view[k] = (value || "").trim();
+    });
     var sort = params.get("sort") || "";
     var desc = sort.charAt(0) === "-";
     sort = desc ? sort.slice(1) : sort;
@@ -89,24 +97,47 @@
     return s ? "?" + s : "";
   }
 
-  /* A filter's value as the code its column holds: -1 for no filter, -2 for a value the
-     data do not have (nothing matches). */
+  /* A filter's value as the code its column holds, ignoring case (`?project=deepspeed`
+     is DeepSpeed's folder): -1 for no filter, -2 for a value the data do not have (nothing
+     matches). */
   function code(values, wanted) {
     if (!wanted) return -1;
-    var i = values.indexOf(wanted);
-    return i < 0 ? -2 : i;
+    wanted = String(wanted).toLowerCase();
+    for (var i = 0; i < values.length; i++) {
+      if (String(values[i]).toLowerCase() === wanted) return i;
+    }
+    return -2;
   }
 
-  /* The indices of the issues in the view: every filter set must hold (type, agreement
-     and q ignore case; q matches project, issue, theme and labels, or an address). */
+  /* The data's own spelling of a filter's value (`c.5` -> `C.5`), or the value as given
+     when the data do not have it. */
+  function spelled(values, wanted) {
+    var i = code(values, wanted);
+    return i >= 0 ? String(values[i]) : wanted;
+  }
+
+  /* The view with its project, theme and type written as the data write them, so that the
+     form shows the value chosen and a shared address reads the same. */
+  function canonical(data, view) {
+    var out = {};
+    Object.keys(view).forEach(function (k) { out[k] = view[k]; });
+    out.project = spelled(data.projects, view.project);
+    out.theme = spelled(data.themes, view.theme);
+    out.type = spelled(data.types, view.type).toLowerCase();
+    out.agreement = view.agreement.toLowerCase();
+    return out;
+  }
+
+  /* The indices of the issues in the view: every filter set must hold (all ignore case;
+     text matches project, issue, theme and labels, or an address). */
   function filterRows(table, view) {
     var data = table.data, c = table.cols;
     var project = code(data.projects, view.project);
     var year = code(data.years.map(String), view.year);
-    var type = code(table.types, view.type.toLowerCase());
+    var type = code(table.types, view.type);
     var theme = code(data.themes, view.theme);
     var agreement = view.agreement.toLowerCase();
-    var q = view.q.toLowerCase();
+    var q = view.text.toLowerCase();
     var out = [];
     if (project === -2 || year === -2 || type === -2 || theme === -2) return out;
     for (var i = 0; i < table.n; i++) {
@@ -123,8 +154,9 @@
     return out;
   }
 
-  /* q as an address (https://...) matches the issues under it whole path segments at a
-     time (".../issues/12" is not ".../issues/123"); any other q is a piece of text. */
+  /* A text filter that is an address (https://...) matches the issues under it whole
+     path segments at a time (".../issues/12" is not ".../issues/123"); any other text is
+     a piece of text. */
   function textMatches(r, q) {
     if (/^https?:\/\//.test(q)) {
       var url = (r.url || "").toLowerCase().replace(/^http:/, "https:");
@@ -188,7 +220,8 @@
   }
 
   var api = {FILTERS: FILTERS, SORTS: SORTS, PAGE_SIZE: PAGE_SIZE, decode: decode, row: row,
-             parseQuery: parseQuery, toQuery: toQuery, filterRows: filterRows,
+             parseQuery: parseQuery, toQuery: toQuery, canonical: canonical,
+             filterRows: filterRows,
              sortRows: sortRows, pageOf: pageOf, select: select, visible: visible};
   if (typeof module !== "undefined" && module.exports) { module.exports = api; }
   root.IssueExplorer = api;
@@ -217,9 +250,27 @@
     }
   }
 
-  function mount(box, data) {
+  /* Puts `url` on the clipboard; where the browser refuses, shows it selected in `field`
+     for the reader to copy. */
+  function copyLink(url, field, said) {
+    function fallback() {
+      field.hidden = false;
+      field.value = url;
+      field.select();
+      said.textContent = "Copy the address from the box.";
+    }
+    said.textContent = "";
+    if (root.navigator && root.navigator.clipboard && root.navigator.clipboard.writeText) {
+      root.navigator.clipboard.writeText(url).then(function () {
+        field.hidden = true;
+        said.textContent = "Link copied.";
+      }, fallback);
+    } else { fallback(); }
+  }
+
+  function mount(box, data, search) {
     var rows = decode(data);
-    var view = parseQuery(root.location.search);
+    var view = canonical(data, parseQuery(search));
     var form = box.querySelector("form");
     var controls = {};
     FILTERS.forEach(function (k) { controls[k] = form.elements.namedItem(k); });
@@ -228,19 +279,27 @@
     }), view.project);
     fillSelect(controls.year, data.years, null, view.year);
     fillSelect(controls.type, data.types.map(function (t) { return t.toLowerCase(); }),
-               data.types, view.type.toLowerCase());
+               data.types, view.type);
     fillSelect(controls.theme, data.themes, data.themes.map(function (c, i) {
       return c + " " + data.theme_names[i];
     }), view.theme);
     fillSelect(controls.agreement, ["unanimous", "contested"],
                ["unanimous (every annotator chose the final label)",
-                "contested (some annotator chose another)"], view.agreement.toLowerCase());
-    controls.q.value = view.q;
+                "contested (some annotator chose another)"], view.agreement);
+    controls.text.value = view.text;
 
     var count = box.querySelector("#issue-count");
     var body = box.querySelector("tbody");
-    var pager = box.querySelector(".explorer-pager");
+    var pagers = box.querySelectorAll(".explorer-pager");
     var headers = box.querySelectorAll("th[data-sort]");
+    var top = box.querySelector(".explorer-status");
+
+    function showPager(pager, result) {
+      pager.querySelector(".explorer-page").textContent =
+        "page " + result.page + " of " + result.pages;
+      pager.querySelector("[data-step='-1']").disabled = result.page <= 1;
+      pager.querySelector("[data-step='1']").disabled = result.page >= result.pages;
+    }
 
     function show(push) {
       var result = select(rows, view);
@@ -254,10 +313,7 @@
         var tr = el("tr"), td = el("td", {colspan: "7"}, "No issue matches these filters.");
         tr.appendChild(td); body.appendChild(tr);
       }
-      pager.querySelector(".explorer-page").textContent =
-        "page " + result.page + " of " + result.pages;
-      pager.querySelector("[data-step='-1']").disabled = result.page <= 1;
-      pager.querySelector("[data-step='1']").disabled = result.page >= result.pages;
+      Array.prototype.forEach.call(pagers, function (p) { showPager(p, result); });
       Array.prototype.forEach.call(headers, function (th) {
         var k = th.getAttribute("data-sort");
         th.setAttribute("aria-sort", view.sort === k ?
@@ -276,8 +332,8 @@
     }
     var typing = null;  // text search waits for a pause in typing
     FILTERS.forEach(function (k) {
-      controls[k].addEventListener(k === "q" ? "input" : "change", k !== "q" ? fromForm :
-        function () { clearTimeout(typing); typing = setTimeout(fromForm, 200); });
+      controls[k].addEventListener(k === "text" ? "input" : "change", k !== "text" ?
+        fromForm : function () { clearTimeout(typing); typing = setTimeout(fromForm, 200); });
     });
     form.addEventListener("submit", function (e) { e.preventDefault(); fromForm(); });
     form.addEventListener("reset", function () { setTimeout(fromForm, 0); });
@@ -290,12 +346,22 @@
         show(true);
       });
     });
-    Array.prototype.forEach.call(pager.querySelectorAll("button[data-step]"), function (b) {
-      b.addEventListener("click", function () {
-        view.page += Number(b.getAttribute("data-step"));
-        show(true);
+    // A page step from the bottom pager brings the start of the list into view.
+    Array.prototype.forEach.call(box.querySelectorAll(".explorer-pager button[data-step]"),
+      function (b) {
+        b.addEventListener("click", function () {
+          view.page += Number(b.getAttribute("data-step"));
+          show(true);
+          if (top.getBoundingClientRect().top < 0) top.scrollIntoView();
+        });
       });
-    });
+    var copy = box.querySelector(".explorer-copy");
+    if (copy) {
+      copy.addEventListener("click", function () {
+        copyLink(root.location.href, box.querySelector(".explorer-link-field"),
+                 box.querySelector(".explorer-copy-said"));
+      });
+    }
     box.classList.add("ready");
     show(false);
     if (root.performance && root.performance.mark) {  // read by benchmarks/bench_explorer.py
@@ -332,6 +398,7 @@
   }
 
   if (typeof document !== "undefined") {
+    var search = root.location.search;  // as the reader opened it, before Quarto's search
     var start = function () {
       var box = document.getElementById("issue-explorer");
       if (!box) return;
@@ -341,7 +408,7 @@
           " issues: the explorer's data was not found in this build.";
         return;
       }
-      mount(box, root.ISSUE_EXPLORER_DATA);
+      mount(box, root.ISSUE_EXPLORER_DATA, search);
     };
     if (document.readyState === "loading") {
       document.addEventListener("DOMContentLoaded", start);

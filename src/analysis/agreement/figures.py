@@ -59,9 +59,11 @@ def kappas_figure(statistics: pd.DataFrame, paper: dict[str, float],
 
 def pairwise_figure(pairwise: pd.DataFrame, versus_final: pd.DataFrame,
                     annotators: list[str]) -> plt.Figure:
-    """Heatmap of Cohen's kappa: annotator x annotator, plus a final-label column."""
+    """Heatmap of Cohen's kappa: annotator x annotator, plus a final-label column. The
+    annotators are numbered on axes titled "annotator" (a short "A1" reads like the
+    theme code "A.1")."""
     apply_style()
-    short = [visible(a).replace("annotator_", "A") for a in annotators]
+    short = [visible(a).replace("annotator_", "") for a in annotators]
     k = len(annotators)
     grid = np.full((k, k + 1), np.nan)
     pos = {a: i for i, a in enumerate(annotators)}
@@ -83,11 +85,13 @@ def pairwise_figure(pairwise: pd.DataFrame, versus_final: pd.DataFrame,
     ax.axvline(k - 0.5, color="white", linewidth=3)
     ax.set_xticks(range(k + 1), [*short, "final"])
     ax.set_yticks(range(k), short)
+    ax.set_xlabel("annotator")
+    ax.set_ylabel("annotator")
     ax.tick_params(length=0)
     for side in ("left", "bottom"):
         ax.spines[side].set_visible(False)
     fig.colorbar(im, ax=ax, fraction=0.04, pad=0.02, label="Cohen's κ")
-    ax.set_title(f"Cohen's kappa between annotators (A1–A{k}) and with the final label",
+    ax.set_title(f"Cohen's kappa between annotators 1–{k} and with the final label",
                  loc="left", fontsize=10)
     fig.tight_layout()
     return fig

@@ -20,6 +20,7 @@ Figure texts come from the stage's vars file: ``fig_<name>_caption`` and
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
@@ -34,11 +35,33 @@ def figure_id(stem: str) -> str:
     return "fig-" + re.sub(r"[^A-Za-z0-9]+", "-", stem).strip("-").lower()
 
 
+MIN_TEXT_PX = 9  # the smallest text a figure may show a reader, in CSS pixels
+PHONE_COLUMN_PX = 358  # the text column of a 390 px wide screen
+GLYPH_SCALE_RE = re.compile(r"scale\(([0-9.]+) -\1\)")
+VIEWBOX_RE = re.compile(r'<svg\b[^>]*\bviewBox="[-0-9.]+ [-0-9.]+ ([0-9.]+) [0-9.]+"')
+GLYPH_UNITS = 100  # matplotlib draws text as glyph paths of size 100, scaled to the font
+
+
+def readable_width(svg: str) -> int | None:
+    """The width in CSS pixels at which the smallest text of a matplotlib SVG (text drawn
+    as glyph paths, ``svg.fonttype: path``) is :data:`MIN_TEXT_PX` high: the viewBox
+    width times MIN_TEXT_PX over the smallest font size in viewBox units (a glyph group's
+    ``scale(s -s)`` is that size over :data:`GLYPH_UNITS`). None for an SVG without text or
+    viewBox."""
+    box = VIEWBOX_RE.search(svg)
+    sizes = [float(m) * GLYPH_UNITS for m in GLYPH_SCALE_RE.findall(svg)]
+    if not box or not sizes or min(sizes) <= 0:
+        return None
+    return math.ceil(float(box.group(1)) * MIN_TEXT_PX / min(sizes))
+
+
 def figure_block(fig_id: str, svg: str, caption: str, alt: str,
-                 source: tuple[str, str] | None) -> str:
+                 source: tuple[str, str] | None, readable: int | None = None) -> str:
     """The Markdown of one numbered figure (see the module docstring): ``svg`` is the
     figure's path in the site (a PNG of the same name sits next to it), ``source`` the
-    (label, href) of the notebook that drew it, or None."""
+    (label, href) of the notebook that drew it, or None; ``readable`` the width in CSS
+    pixels at which its smallest text is readable (:func:`readable_width`): on a phone the
+    figure is shown that wide and scrolls sideways, under a line that says so."""
     caption = md_escape(check_template_text(caption, f"caption of {svg}")).strip()
     img = (f'<a class="figure-full" href="{esc(svg)}" title="Open the full-size figure">'
            f'<img src="{esc(svg)}" alt="{esc(alt)}" class="figure-img"></a>')
@@ -46,8 +69,13 @@ def figure_block(fig_id: str, svg: str, caption: str, alt: str,
              f'<a href="{esc(svg[:-4])}.png">PNG</a>']
     if source:
         links.insert(0, f'<a href="{esc(source[1])}">Source: {esc(source[0])}</a>')
+    style, cue = "", ""
+    if readable and readable > PHONE_COLUMN_PX:
+        style = f' style="--readable-width: {int(readable)}px"'
+        cue = ('<p class="scroll-cue">Shown at a readable size: scroll sideways in the '
+               "figure, or tap it for the full-size figure.</p>")
     return (f"::: {{#{fig_id}}}\n"
-            + raw_html_block(f'<div class="figure-scroll">{img}</div>')
+            + raw_html_block(f'{cue}<div class="figure-scroll"{style}>{img}</div>')
             + f"\n{caption or 'Figure.'}\n:::\n\n"
             + raw_html_block(f'<p class="figure-source">{" · ".join(links)}</p>'))
 
@@ -67,7 +95,8 @@ def figure_includes(paths: Paths, texts: dict[str, dict[str, str]]) -> dict[str,
             out[f"figures/{stage.name}/{svg.stem}.md"] = figure_block(
                 figure_id(f"{stage.name}_{svg.stem}"),
                 svg.relative_to(paths.site_src).as_posix(), stage_texts[caption_key],
-                stage_texts[alt_key], (f"notebooks/{notebook}", f"notebooks/{notebook}.html"))
+                stage_texts[alt_key], (f"notebooks/{notebook}", f"notebooks/{notebook}.html"),
+                readable_width(svg.read_text(encoding="utf-8")))
     return out
 
 

@@ -30,7 +30,7 @@ PAGE = "issues.html"
 
 def explorer_href(**filters: object) -> str:
     """The explorer's address showing the issues that match ``filters`` (project, year,
-    type, theme, agreement, q; empty ones left out), relative to a top-level page, and
+    type, theme, agreement, text; empty ones left out), relative to a top-level page, and
     percent-encoded: data text (a project's folder name) never breaks out of it. Escape it
     (:func:`~analysis.report.htmlsafe.esc`) to put it in an attribute.
 
@@ -43,6 +43,11 @@ def explorer_href(**filters: object) -> str:
     return f"{PAGE}?{query}" if query else PAGE
 
 
-def explorer_link(text: str, **filters: object) -> str:
-    """An escaped link to the explorer's view of ``filters``; ``text`` is HTML already."""
-    return f'<a class="explorer-link" href="{esc(explorer_href(**filters))}">{text}</a>'
+def explorer_link(text: str, shows: int | None = None, /, **filters: object) -> str:
+    """An escaped link to the explorer's view of ``filters`` (``text`` may be one of them,
+    the text search: the link's own ``text``, HTML already, is positional only).
+    ``shows``: the number of issues the view holds, when the page prints it beside the link
+    but not as its text (``data-count``, which the site tests check against the page)."""
+    count = "" if shows is None else f' data-count="{int(shows)}"'
+    return (f'<a class="explorer-link" href="{esc(explorer_href(**filters))}"{count}>'
+            f"{text}</a>")

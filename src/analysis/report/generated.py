@@ -148,7 +148,7 @@ def notebooks_index(entries: list[dict]) -> str:
     out = []
     for e in entries:
         outs = ", ".join(f"<code>{esc(o)}</code>" for o in e["outs"]) or "none"
-        out.append(f"### [{md_escape(check_template_text(e['stem'], 'notebook'))}]"
+        out.append(f"## [{md_escape(check_template_text(e['stem'], 'notebook'))}]"
                    f"({e['href']})\n\n"
                    + raw_html_block(f"<p>{esc(e['title'])}. Stage <code>"
                                     f"{esc(e['stage'] or '?')}</code>; writes {outs}.</p>"))

@@ -256,3 +256,21 @@ def sanitize_html(fragment: str, *, fragment_tags: bool = False) -> str:
     parser.feed(fragment)
     parser.close()
     return "".join(parser.out)
+
+
+HEADING_TAG_RE = re.compile(r"(</?h)([1-6])\b")
+SECTION_BODY = 3  # the highest heading of a fragment shown under a page's section (h2)
+
+
+def headings_from(fragment: str, level: int) -> str:
+    """``fragment`` with its headings moved so that the highest becomes ``h<level>`` and the
+    others keep their distance below it (at most ``h6``): a fragment a stage wrote sits
+    under the page's section heading without skipping a level, which screen readers'
+    heading lists rely on."""
+    found = [int(m.group(2)) for m in HEADING_TAG_RE.finditer(fragment)
+             if m.group(1) == "<h"]
+    if not found:
+        return fragment
+    shift = level - min(found)
+    return HEADING_TAG_RE.sub(
+        lambda m: m.group(1) + str(min(6, max(1, int(m.group(2)) + shift))), fragment)

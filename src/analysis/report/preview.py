@@ -14,7 +14,7 @@ of the project: ``_quarto.yml``, the ``.qmd`` pages including the notebook pages
   ``.html`` are done by ``preview.lua``;
 - every page gets the navbar of ``_quarto.yml`` (current page marked), a table of
   contents, the page footer, the site stylesheet (a local file: no fonts or scripts are
-  fetched from anywhere) and the ``include-after-body`` file;
+  fetched from anywhere) and the ``include-before-body`` and ``include-after-body`` files;
 - ``project.resources`` and every local image a page shows are copied next to it.
 
 The site is assembled in a temporary folder and moved into place when complete.
@@ -223,10 +223,10 @@ PAGE = """<!DOCTYPE html>
 {favicon}{css}
 </head>
 <body class="preview{body_class}">
-{navbar}
-<div class="page-paths">
+{before_body}{navbar}
+<div class="page-layout">
 {toc}
-<main id="content">
+<main id="quarto-document-content">
 <header class="title-block">
 <h1 class="title">{title}</h1>
 {subtitle}
@@ -242,7 +242,7 @@ PAGE = """<!DOCTYPE html>
 
 
 def page_html(page: Page, *, site_title: str, navbar: str, footer: str, css: list[str],
-              after_body: str, prefix: str, favicon: str = "") -> str:
+              after_body: str, prefix: str, favicon: str = "", before_body: str = "") -> str:
     css_links = "\n".join(f'<link rel="stylesheet" href="{esc(prefix + c)}">' for c in css)
     toc = (f'<nav class="toc" aria-label="on this page"><h2>On this page</h2>{page.toc}</nav>'
            if page.toc else "")
@@ -253,7 +253,7 @@ def page_html(page: Page, *, site_title: str, navbar: str, footer: str, css: lis
         css=css_links, body_class=" notebook" if page.source.startswith("notebooks/") else "",
         navbar=navbar, toc=toc, title=esc(page.title),
         subtitle=f'<p class="subtitle">{esc(page.subtitle)}</p>' if page.subtitle else "",
-        body=page.body, footer=footer, after_body=after_body)
+        body=page.body, footer=footer, after_body=after_body, before_body=before_body)
 
 
 def _footer_html(config: dict, project: Path, variables: dict) -> str:
@@ -325,8 +325,9 @@ def render_site(project: Path, out: Path, variables: dict, only: set[str] | None
     right = _nav_entries(navbar.get("right"), titles)
     footer = _footer_html(config, project, variables)
     css = _as_list(html_format.get("css"))
-    after_body = "\n".join((project / a).read_text(encoding="utf-8")
-                           for a in _as_list(html_format.get("include-after-body")))
+    after_body, before_body = ("\n".join(
+        (project / a).read_text(encoding="utf-8") for a in _as_list(html_format.get(key)))
+        for key in ("include-after-body", "include-before-body"))
 
     with atomic_folder(out) as tmp:
         copied: set[str] = set()
@@ -343,7 +344,7 @@ def render_site(project: Path, out: Path, variables: dict, only: set[str] | None
                     navbar=navbar_html(str(website.get("title", "")), left, right,
                                        page.output, prefix),
                     footer=footer, css=css, after_body=after_body, prefix=prefix,
-                    favicon=str(website.get("favicon") or ""))
+                    favicon=str(website.get("favicon") or ""), before_body=before_body)
                 target.write_text(html, encoding="utf-8", newline="\n")
             base = Path(page.source).parent
             for ref in LOCAL_SRC_RE.findall(html):

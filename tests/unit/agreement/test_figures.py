@@ -71,6 +71,22 @@ def test_agreement_figures_draw_hostile_names_plainly(make, tmp_path):
     assert_plain_visible(make(), tmp_path)
 
 
+def test_pairwise_annotators_are_numbered_not_named_like_theme_codes():
+    """"A1" beside the taxonomy's "A.1" reads like a theme: the heatmap numbers the
+    annotators on axes titled "annotator"."""
+    names = ["annotator_1", "annotator_2", "annotator_3"]
+    fig = af.pairwise_figure(
+        pd.DataFrame({"annotator_a": ["annotator_1"], "annotator_b": ["annotator_2"],
+                      "kappa": [0.8]}),
+        pd.DataFrame({"annotator": names, "kappa": [0.9, 0.85, 0.7]}), names)
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["1", "2", "3", "final"]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["1", "2", "3"]
+    assert ax.get_xlabel() == ax.get_ylabel() == "annotator"
+    assert "A1" not in ax.get_title(loc="left")
+    plt.close(fig)
+
+
 # -- theme names in full ----------------------------------------------------------------
 
 def test_categories_figure_shows_full_theme_names():

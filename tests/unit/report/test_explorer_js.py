@@ -79,7 +79,9 @@ def test_a_query_string_round_trips(tmp_path):
         X.visible("\\u202egnp.exe a\\u200bb\\nc"), X.visible("C.5 ü 或")]""")
     assert got[0] == "?project=vllm&theme=C.5&sort=-year&page=3"
     assert got[1] == ""
-    assert got[2] == "?q=%3Cscript%3E"  # unknown sort and page 0 fall back to defaults
+    # unknown sort and page 0 fall back to defaults; the text filter's older key `q` is
+    # read and written as `text` (Quarto's search takes `q` out of the address)
+    assert got[2] == "?text=%3Cscript%3E"
     assert got[3]["type"] == "Bug" and got[3]["agreement"] == "contested"
     assert got[3]["page"] == 1 and got[3]["sort"] == ""
     assert got[4] == "⟨U+202E⟩gnp.exe a⟨U+200B⟩b⟨U+000A⟩c" and got[5] == "C.5 ü 或"
@@ -118,6 +120,36 @@ def test_text_search_type_case_sort_and_pages(synthetic, tmp_path):
     first = got["first"]
     assert first["url"].startswith("https://") and first["issue"] in first["url"]
     assert first["agreed"] <= first["ratings"] and len(first["labels"]) == 7
+
+
+def test_filters_ignore_case_and_the_text_filter_has_two_keys(synthetic, tmp_path):
+    """``?project=VLLM``, ``?theme=c.1`` and ``?type=BUG`` select what the data's own
+    spelling selects; ``text`` and the older ``q`` are the same filter, ``text`` first;
+    the canonical view writes values as the data write them."""
+    _, data = synthetic
+    got = run_js(tmp_path, """(() => {
+        const n = q => X.select(rows, X.parseQuery(q)).count;
+        return {
+          project: [n("?project=vllm"), n("?project=VLLM"), n("?project=VlLm")],
+          gitee: [n("?project=MindSpeed"), n("?project=mindspeed")],
+          theme: [n("?theme=C.1"), n("?theme=c.1")],
+          type: [n("?type=bug"), n("?type=Bug"), n("?type=BUG")],
+          agreement: [n("?agreement=contested"), n("?agreement=Contested")],
+          text: [n("?text=ascend/MindSpeed"), n("?q=ascend/MindSpeed"),
+                 n("?text=ascend/MindSpeed&q=nothing-matches")],
+          canonical: X.canonical(data, X.parseQuery("?project=mindspeed&theme=c.1&type=BUG"
+                                                    + "&agreement=Contested&q=x")),
+          unknown: X.canonical(data, X.parseQuery("?project=NoSuch")).project};
+    })()""", data)
+    assert got["project"] == [got["project"][0]] * 3 and got["project"][0] > 0
+    assert got["gitee"] == [8, 8] and got["theme"][0] == got["theme"][1] > 0
+    assert got["type"] == [got["type"][0]] * 3 and got["type"][0] > 0
+    assert got["agreement"][0] == got["agreement"][1] > 0
+    assert got["text"] == [8, 8, 8]
+    view = got["canonical"]
+    assert (view["project"], view["theme"], view["type"], view["agreement"], view["text"]) \
+        == ("MindSpeed", "C.1", "bug", "contested", "x")
+    assert got["unknown"] == "NoSuch"
 
 
 def test_an_unknown_format_is_refused(tmp_path):

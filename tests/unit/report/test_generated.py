@@ -47,6 +47,22 @@ def test_dag_and_notebooks_index():
     index = gen.notebooks_index([{"stem": "01_clean", "href": "notebooks/01_clean.qmd",
                                   "title": f"Clean {SCRIPT}", "stage": "clean",
                                   "outs": ["data/processed/clean"]}])
-    assert index.startswith("### [01_clean](notebooks/01_clean.qmd)")
+    assert index.startswith("## [01_clean](notebooks/01_clean.qmd)")
     assert "Clean &lt;script&gt;" in index and "<code>data/processed/clean</code>" in index
     assert gen.notebooks_index([]) == "No executed notebook yet: run `dvc repro`.\n"
+
+
+def test_a_figure_is_shown_on_a_phone_at_the_width_its_smallest_text_needs():
+    """8 pt glyphs (``scale(0.08 -0.08)``) in a 500-unit viewBox are 9 px high when the
+    figure is 563 px wide: the block asks for that width on a phone and says it scrolls."""
+    from analysis.report.blocks import figure_block, readable_width
+
+    svg = ('<svg width="500pt" height="300pt" viewBox="0 0 500 300"><g transform='
+           '"translate(1 2) scale(0.1 -0.1)"></g><g transform="translate(3 4) rotate(-90) '
+           'scale(0.08 -0.08)"></g><g transform="scale(0.015625)"></g></svg>')
+    assert readable_width(svg) == 563
+    assert readable_width('<svg viewBox="0 0 500 300"></svg>') is None
+    block = figure_block("fig-x", "figures/x.svg", "Caption.", "Alt.", None, 563)
+    assert 'style="--readable-width: 563px"' in block and 'class="scroll-cue"' in block
+    narrow = figure_block("fig-x", "figures/x.svg", "Caption.", "Alt.", None, 300)
+    assert "--readable-width" not in narrow and "scroll-cue" not in narrow

@@ -71,3 +71,12 @@ def test_a_table_of_rows_is_the_table_of_the_same_frame():
     assert rows_table(columns, rows, classes="table compact") == html_table(
         pd.DataFrame(rows, columns=columns), numeric=[], classes="table compact")
     assert "&lt;b&gt;" in rows_table(columns, rows)
+
+
+def test_headings_move_under_the_section_keeping_their_distances():
+    from analysis.report.htmlsafe import headings_from
+
+    fragment = '<h4 id="x">a</h4><p>t</p><h5>b</h5><h4>c</h4>'
+    assert headings_from(fragment, 3) == '<h3 id="x">a</h3><p>t</p><h4>b</h4><h3>c</h3>'
+    assert headings_from("<h1>a</h1><h6>b</h6>", 3) == "<h3>a</h3><h6>b</h6>"  # h8 -> h6
+    assert headings_from("<p>no heading</p><hr>", 3) == "<p>no heading</p><hr>"

@@ -321,3 +321,18 @@ def test_preview_keeps_a_number_at_line_start_in_its_paragraph(tmp_path):
     assert "<ol" not in html and "<ul" not in html
     assert "69. Then" in html and "+0 more" in html
 
+
+
+def test_every_class_of_the_page_template_is_styled():
+    """The preview's page frame (navbar, contents beside the page, footer) is laid out by
+    the site stylesheet: a class of the template that no rule names leaves the page
+    unstyled (the contents above the text instead of beside it)."""
+    import re
+
+    from analysis.core.paths import ROOT
+    from analysis.report.preview import PAGE
+
+    css = (ROOT / "report" / "assets" / "site.css").read_text(encoding="utf-8")
+    classes = {c for attr in re.findall(r'class="([^"{]+)', PAGE) for c in attr.split()}
+    assert "page-layout" in classes
+    assert [c for c in sorted(classes) if not re.search(rf"\.{c}\b", css)] == []

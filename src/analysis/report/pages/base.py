@@ -161,10 +161,12 @@ CLAIMS_INPUTS = (SCORECARD, CLAIM_GROUPS, STATUS_BY_GROUP)
 
 
 def claim_rows(r: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
-    """Scorecard rows as shown: what the paper says (with the claim id and where), the
-    paper's value with its comparator, ours, the verdict and the note; and the row
-    classes that highlight the rows that are not exact."""
-    what = [f'{esc(d)}<span class="claim-id">{esc(c)} · {esc(w)}</span>'
+    """Scorecard rows as shown: what the paper says (with where it says it; the claim's
+    id, a key for the downloads, folded under it), the paper's value with its comparator,
+    ours, the verdict and the note; and the row classes that highlight the rows that are
+    not exact."""
+    what = [f'{esc(d)}<span class="claim-where">{esc(w)}</span>'
+            f'<details class="claim-id"><summary>id</summary><code>{esc(c)}</code></details>'
             for d, c, w in zip(r["description"], r["claim_id"], r["source"], strict=True)]
     shown = pd.DataFrame({
         "what the paper says": what, "paper": [

@@ -9,7 +9,13 @@ import re
 import pandas as pd
 
 from analysis.core.formatting import count, dec, is_missing, pct, yes_no
-from analysis.report.htmlsafe import esc, raw_html_block, sanitize_html
+from analysis.report.htmlsafe import (
+    SECTION_BODY,
+    esc,
+    headings_from,
+    raw_html_block,
+    sanitize_html,
+)
 from analysis.report.markdown import pandoc_markdown_to_html
 from analysis.report.pages.base import (
     IV,
@@ -86,7 +92,7 @@ def interviews_theme_counts(i: Inputs) -> str:
 
 def interviews_quotes(i: Inputs) -> str:
     """The quotes by theme (the stage's quotes.html, sanitised)."""
-    html = i.text(IV("quotes.html"))
+    html = headings_from(i.text(IV("quotes.html")), SECTION_BODY)
     return raw_html_block('<div class="interview-quotes">'
                           + sanitize_html(html, fragment_tags=True) + "</div>")
 
@@ -95,7 +101,7 @@ def interviews_guideline(i: Inputs) -> str:
     """The guideline (Markdown written by the interviews stage) as sanitised HTML, its
     headings moved below the page's own, its "generated from" comment left out."""
     text = re.sub(r"<!--.*?-->", "", i.text(IV("guideline.md")), flags=re.S)
-    body = pandoc_markdown_to_html(text, shift_headings=2)
+    body = headings_from(pandoc_markdown_to_html(text), SECTION_BODY)
     return raw_html_block('<div class="guideline">'
                           + sanitize_html(body, fragment_tags=True) + "</div>")
 

@@ -54,7 +54,7 @@ def cited_refs(cited: pd.DataFrame) -> str:
     out = []
     for r in cited.itertuples(index=False):
         ref = f"[{count(r.ref)}]"
-        out.append(explorer_link(ref, q=r.release_url) if r.status == "in_release"
+        out.append(explorer_link(ref, text=r.release_url) if r.status == "in_release"
                    and r.release_url else f"{ref} <small>not in the release</small>")
     return ", ".join(out) or "none"
 

@@ -63,7 +63,9 @@ def table1_compare(table: pd.DataFrame, card: pd.DataFrame, projects: Projects,
         cells.append(_false_positive_cell(own, paper_fp, total))
         cls = ' class="sum"' if total else ""
         rows.append(f"<tr{cls}>{''.join(cells)}</tr>")
-    html = (f'<div class="table-wrap"><table class="table compare"><thead><tr>'
+    html = ('<p class="scroll-cue">The table is wider than the screen: scroll sideways in '
+            "it for the years, types, total and false positives.</p>"
+            f'<div class="table-wrap"><table class="table compare"><thead><tr>'
             f'{"".join(head)}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>')
     legend = ('<p class="legend">' + " ".join(status_badge(s) for s in STATUS_LABELS)
               + ' <span class="status-badge st-none">no printed value</span></p>')

@@ -13,7 +13,15 @@ from analysis.core.examples import safe_issue_url
 from analysis.core.formatting import MISSING, count, dec, decimal, pct, plural, pval, signed
 from analysis.report.explorer import explorer_link
 from analysis.report.generated import callout, status_badge
-from analysis.report.htmlsafe import details_block, esc, html_table, raw_html_block, sanitize_html
+from analysis.report.htmlsafe import (
+    SECTION_BODY,
+    details_block,
+    esc,
+    headings_from,
+    html_table,
+    raw_html_block,
+    sanitize_html,
+)
 from analysis.report.pages.base import (
     SCORECARD,
     TX,
@@ -85,7 +93,7 @@ def taxonomy_themes(i: Inputs) -> str:
     extra = t["subthemes_not_in_paper"].fillna("").astype(str)
     theme = [esc(n) + (f'<span class="note">with {esc(x)}, not in the paper\'s numbering'
                        "</span>" if x else "") for n, x in zip(t["name"], extra, strict=True)]
-    code = [explorer_link(f"<code>{esc(c)}</code>", theme=c) if int(n) else esc(c)
+    code = [explorer_link(f"<code>{esc(c)}</code>", int(n), theme=c) if int(n) else esc(c)
             for c, n in zip(t["code"], t["issues"], strict=True)]
     shown = pd.DataFrame({
         "code": code, "theme": theme, "type": t["type"],
@@ -175,7 +183,7 @@ def taxonomy_details(i: Inputs) -> str:
     for code, block in sorted(example_items(i.csv(TX("examples.csv"))).items()):
         html = re.sub(rf"(<h4>{re.escape(code)} .*?</h4>)",
                       lambda m, b=block: m.group(1) + b, html, count=1, flags=re.S)
-    return raw_html_block(html)
+    return raw_html_block(headings_from(html, SECTION_BODY))
 
 
 EXAMPLE_STATUS = {"in_release": "yes", "repository_not_in_release": "no (repository not studied)",
@@ -203,7 +211,8 @@ def taxonomy_examples(i: Inputs) -> str:
             text += ('<span class="note">in the release as '
                      f"{issue_link(r.release_url, r.release_url)}</span>")
         if r.release_url:
-            text += f'<span class="note">{explorer_link("in the explorer", q=r.release_url)}</span>'
+            link = explorer_link("in the explorer", text=r.release_url)
+            text += f'<span class="note">{link}</span>'
 
         where.append(text)
     shown = pd.DataFrame({
