@@ -80,30 +80,44 @@ def status_counts(card: pd.DataFrame) -> dict[str, int]:
 def totals(card: pd.DataFrame) -> dict[str, object]:
     """The verdicts the pages quote: claims, claims per status, the claims the release can
     answer (``checkable``: all but the not reproducible), those reproduced (exact or within
-    rounding) and their share of the checkable ones; then the same for the numbers the
-    paper prints (``printed_*``), and for the example reports it cites
-    (``examples_cited``, ``examples_in_release``: the release holds them,
-    ``examples_cited_theme``: their final label has the cited theme), two kinds of claim
-    the headline keeps apart."""
+    rounding) and their share of the checkable ones; then the two scoreboards the headline
+    keeps apart (:func:`scoreboards`): the numbers the paper prints (``printed_*``) and the
+    example reports it cites (``examples_*``), each with its claims per status; and for
+    the cited examples, how many the release holds (``examples_in_release``) and how many
+    carry the cited theme as their final label (``examples_cited_theme``)."""
     n = status_counts(card)
     checkable = len(card) - n["not_reproducible"]
     reproduced = n["exact"] + n["rounding"]
-    examples = is_example(card)
-    printed, cited = card[~examples], card[examples]
-    p = status_counts(printed)
-    p_checkable = len(printed) - p["not_reproducible"]
+    boards = scoreboards(card)
+    p, e = boards["printed"], boards["examples"]
+    p_checkable = p["claims"] - p["not_reproducible"]
     p_reproduced = p["exact"] + p["rounding"]
     return {"claims": len(card), "exact": n["exact"], "rounding": n["rounding"],
             "differs": n["differs"], "not_reproducible": n["not_reproducible"],
             "checkable": checkable, "reproduced": reproduced,
             "reproduced_pct": _pct(reproduced, checkable),
-            "printed": len(printed), "printed_checkable": p_checkable,
+            "printed": p["claims"], "printed_checkable": p_checkable,
             "printed_reproduced": p_reproduced,
             "printed_reproduced_pct": _pct(p_reproduced, p_checkable),
-            "printed_differs": p["differs"], "printed_not_reproducible": p["not_reproducible"],
-            "examples_cited": len(cited),
-            "examples_in_release": int((cited["status"] != "not_reproducible").sum()),
-            "examples_cited_theme": int((cited["status"] == "exact").sum())}
+            **{f"printed_{s}": p[s] for s in STATUSES},
+            "examples_cited": e["claims"],
+            "examples_in_release": e["claims"] - e["not_reproducible"],
+            "examples_cited_theme": e["exact"],
+            **{f"examples_{s}": e[s] for s in STATUSES}}
+
+
+# The two kinds of claim, each with its own scoreboard: the numbers the paper prints, and
+# the example reports it cites for a theme (whose verdict is the release's final label).
+SCOREBOARDS = {"printed": "numbers the paper prints",
+               "examples": "example reports the paper cites"}
+
+
+def scoreboards(card: pd.DataFrame) -> dict[str, dict[str, int]]:
+    """Per kind of claim (:data:`SCOREBOARDS`): its claims and how many have each status
+    (zeros included); the two add up to the whole card."""
+    examples = is_example(card).to_numpy()
+    return {"printed": {"claims": int((~examples).sum()), **status_counts(card[~examples])},
+            "examples": {"claims": int(examples.sum()), **status_counts(card[examples])}}
 
 
 def _pct(part: int, whole: int) -> str | None:

@@ -13,9 +13,9 @@ from analysis.findings.compute import (
     Findings,
     claim_groups,
     differences_by_cause,
+    scoreboards,
     status_by_group,
     status_by_source,
-    status_counts,
     totals,
 )
 
@@ -37,9 +37,10 @@ def website_vars(result: Findings) -> dict[str, object]:
     return {**totals(result.card), "dominant_share": float(result.dominant_share)}
 
 
-def metrics(result: Findings) -> dict[str, int]:
-    """The number of claims, and of claims per status (zeros included)."""
-    return {"claims": len(result.card), **status_counts(result.card)}
+def metrics(result: Findings) -> dict[str, object]:
+    """The number of claims, and the two scoreboards apart: the paper's printed numbers and
+    its cited examples, each with its claims per status (zeros included)."""
+    return {"claims": len(result.card), **scoreboards(result.card)}
 
 
 def build(result: Findings) -> StageOutputs:
