@@ -1,4 +1,4 @@
-"""The archive of ``make release`` (:mod:`analysis.tools.release`), on a small project:
+"""The archive of ``make release`` (:mod:`analysis.report.release`), on a small project:
 its files, its Zenodo metadata, its data package and its RO-Crate, which the published
 validator accepts."""
 
@@ -14,9 +14,9 @@ import pytest
 
 from analysis.core.errors import InputError
 from analysis.core.paths import ROOT, Paths
+from analysis.report import release
 from analysis.report.datapackage import datapackage, resource
-from analysis.tools import release
-from analysis.tools.release import Commit, entity_id, stage_runs, zenodo_metadata
+from analysis.report.release import Commit, entity_id, stage_runs, zenodo_metadata
 
 pytest.importorskip("rocrate")
 

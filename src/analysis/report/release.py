@@ -1,6 +1,6 @@
 """The artifact, as one archive for a repository such as Zenodo (``make release``).
 
-``python -m analysis.tools.release`` packs, from a checkout whose site is built
+``python -m analysis.report.release`` packs, from a checkout whose site is built
 (``make report``) and whose tracked files are committed:
 
 - ``source/``: the source at the commit (``git archive``);
@@ -309,7 +309,7 @@ def release(paths: Paths = PATHS, out: Path | None = None) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m analysis.tools.release",
+    parser = argparse.ArgumentParser(prog="python -m analysis.report.release",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, help="the folder to write into (build/release)")
     args = parser.parse_args(argv)
