@@ -99,11 +99,14 @@ def totals(card: pd.DataFrame) -> dict[str, object]:
             "printed": p["claims"], "printed_checkable": p_checkable,
             "printed_reproduced": p_reproduced,
             "printed_reproduced_pct": _pct(p_reproduced, p_checkable),
-            **{f"printed_{s}": p[s] for s in STATUSES},
+            "printed_exact": p["exact"], "printed_rounding": p["rounding"],
+            "printed_differs": p["differs"], "printed_not_reproducible": p["not_reproducible"],
             "examples_cited": e["claims"],
             "examples_in_release": e["claims"] - e["not_reproducible"],
             "examples_cited_theme": e["exact"],
-            **{f"examples_{s}": e[s] for s in STATUSES}}
+            "examples_exact": e["exact"], "examples_rounding": e["rounding"],
+            "examples_differs": e["differs"],
+            "examples_not_reproducible": e["not_reproducible"]}
 
 
 # The two kinds of claim, each with its own scoreboard: the numbers the paper prints, and
@@ -139,6 +142,31 @@ def differences_by_cause(card: pd.DataFrame) -> pd.DataFrame:
             rows.append({"cause": cause, "meaning": meaning, "claims": len(ids),
                          "claim_ids": " ".join(ids.astype(str))})
     return pd.DataFrame(rows, columns=["cause", "meaning", "claims", "claim_ids"])
+
+
+def reason_of(note: str, coarse: bool = False) -> str:
+    """The reason a claim cannot be reproduced: its note up to the first ``;`` (a stage's
+    own detail, where there is one, follows it); ``coarse``, up to the first ``:`` too (a
+    cited example's note names its report after it)."""
+    reason = str(note).split(";")[0]
+    return (reason.split(":")[0] if coarse else reason).strip() or "no reason recorded"
+
+
+def not_reproducible_by_reason(card: pd.DataFrame) -> pd.DataFrame:
+    """The ``not_reproducible`` claims per kind (:data:`SCOREBOARDS`) and reason
+    (:func:`reason_of`), most claims first (ties in the scorecard's order): what an
+    evaluator reads as the list of what is not reproduced, and why."""
+    rows = []
+    examples = is_example(card)
+    for kind in SCOREBOARDS:
+        mine = card[(card["status"] == "not_reproducible")
+                    & (examples if kind == "examples" else ~examples)]
+        reasons = mine["note"].fillna("").map(lambda n, c=kind == "examples": reason_of(n, c))
+        groups = [(r, mine.loc[reasons == r, "claim_id"].astype(str).tolist())
+                  for r in dict.fromkeys(reasons)]
+        rows += [{"kind": kind, "reason": r, "claims": len(ids), "claim_ids": " ".join(ids)}
+                 for r, ids in sorted(groups, key=lambda g: -len(g[1]))]
+    return pd.DataFrame(rows, columns=["kind", "reason", "claims", "claim_ids"])
 
 
 # Claims shown folded under their group's table when exact: the sub-theme count of each

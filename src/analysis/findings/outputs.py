@@ -13,6 +13,7 @@ from analysis.findings.compute import (
     Findings,
     claim_groups,
     differences_by_cause,
+    not_reproducible_by_reason,
     scoreboards,
     status_by_group,
     status_by_source,
@@ -27,6 +28,7 @@ def tables(result: Findings) -> dict[str, pd.DataFrame]:
             "status_by_group.csv": status_by_group(result.card, groups),
             "claim_groups.csv": groups,
             "differences_by_cause.csv": differences_by_cause(result.card),
+            "not_reproducible_by_reason.csv": not_reproducible_by_reason(result.card),
             "challenges.csv": result.coverage,
             "dominant.csv": result.dominant}
 
