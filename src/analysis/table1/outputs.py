@@ -164,9 +164,8 @@ def projects_by_kind(kinds: pd.Series) -> str:
 # What the average false-positive rate is a mean of, by where the per-project rates come
 # from ({n}: how many rates)
 AVERAGE_NOTES = {
-    REPORTED: "the paper's own {n} per-project rates average {mean:.2f}%: an arithmetic "
-              "check of the paper, not a reproduction, since the rates themselves cannot "
-              "be recomputed from the release",
+    REPORTED: "the paper's own {n} per-project rates do average {mean:.2f}% (an "
+              "arithmetic check of the paper, not a reproduction)",
     COMPUTED: "mean of {n} per-project rates computed from the dump's excluded candidates "
               "(excluded / candidates)",
 }
