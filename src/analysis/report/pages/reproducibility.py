@@ -25,6 +25,11 @@ PARAMS = rel(P.params)
 # counts among the stage's vars and its heading.
 BOARDS = (("printed", "printed", "The numbers the paper prints"),
           ("examples", "examples_cited", "The example reports the paper cites"))
+# What each verdict means for a cited example (its final label against the cited theme).
+EXAMPLE_HELP = {"exact": "the release's final label of the report is the cited theme",
+                "rounding": "does not apply to a label",
+                "differs": "the release labels the report with another theme",
+                "not_reproducible": "the report is not in the release"}
 
 
 def status_bar(n: dict[str, int], kind: str) -> str:
@@ -42,10 +47,11 @@ def scoreboard(totals: dict, kind: str, claims_key: str, heading: str, page: str
     """One scoreboard: its claims, a bar and a legend of its verdicts (``data-status``
     and ``data-claims`` carry the counts, so a check can add the boards up)."""
     n = {s: int(totals[f"{kind}_{s}"]) for s in STATUS_LABELS}
+    meaning = EXAMPLE_HELP if kind == "examples" else STATUS_HELP
     legend = "".join(
         f'<li data-status="{s}"><span class="swatch st-{s}" aria-hidden="true"></span>'
         f'<a href="{page}#scorecard-{s.replace("_", "-")}"><strong>{count(n[s])} '
-        f"{esc(STATUS_LABELS[s])}</strong></a>: {esc(STATUS_HELP[s])}</li>"
+        f"{esc(STATUS_LABELS[s])}</strong></a>: {esc(meaning[s])}</li>"
         for s in STATUS_LABELS)
     return (f'<div class="scoreboard" data-kind="{kind}" '
             f'data-claims="{int(totals[claims_key])}"><p class="scoreboard-title"><strong>'

@@ -27,6 +27,7 @@ def test_summary_two_boards_bars_legends_and_places():
             '1 differs, 0 not reproducible"') in out
     assert 'style="width:66.667%"' in out and "st-rounding\" style" not in out
     assert 'href="reproducibility.html#scorecard-not-reproducible"><strong>1 not ' in out
+    assert "1 differs</strong></a>: the release labels the report with another theme" in out
     assert out.index("The numbers the paper prints: 3<") < out.index(
         "The example reports the paper cites: 1<")
     assert ">where in the paper<" in out and ">place<" not in out
