@@ -80,6 +80,12 @@ report: $(STAMP)
 
 pipeline: report
 
+## the artifact as one archive for a repository such as Zenodo (docs/release.md), from the
+## committed checkout whose site make report built: build/release/<name>-<version>.zip
+.PHONY: release
+release: $(STAMP)
+	$(RUN) python -m analysis.report.release
+
 ## read the site through a local web server (Quarto's pages load their scripts as modules,
 ## which browsers refuse from file://): http://127.0.0.1:8000/
 serve:

@@ -244,6 +244,11 @@ class Paths:
         return self.root / "LICENSE"
 
     @property
+    def fresh_clone(self) -> Path:
+        """The measured end-to-end run of a fresh clone (``analysis.tools.fresh_clone``)."""
+        return self.root / "data" / "fresh_clone.json"
+
+    @property
     def taxonomy_file(self) -> Path:
         return self.root / "data" / "taxonomy.yaml"
 

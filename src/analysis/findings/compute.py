@@ -80,30 +80,47 @@ def status_counts(card: pd.DataFrame) -> dict[str, int]:
 def totals(card: pd.DataFrame) -> dict[str, object]:
     """The verdicts the pages quote: claims, claims per status, the claims the release can
     answer (``checkable``: all but the not reproducible), those reproduced (exact or within
-    rounding) and their share of the checkable ones; then the same for the numbers the
-    paper prints (``printed_*``), and for the example reports it cites
-    (``examples_cited``, ``examples_in_release``: the release holds them,
-    ``examples_cited_theme``: their final label has the cited theme), two kinds of claim
-    the headline keeps apart."""
+    rounding) and their share of the checkable ones; then the two scoreboards the headline
+    keeps apart (:func:`scoreboards`): the numbers the paper prints (``printed_*``) and the
+    example reports it cites (``examples_*``), each with its claims per status; and for
+    the cited examples, how many the release holds (``examples_in_release``) and how many
+    carry the cited theme as their final label (``examples_cited_theme``)."""
     n = status_counts(card)
     checkable = len(card) - n["not_reproducible"]
     reproduced = n["exact"] + n["rounding"]
-    examples = is_example(card)
-    printed, cited = card[~examples], card[examples]
-    p = status_counts(printed)
-    p_checkable = len(printed) - p["not_reproducible"]
+    boards = scoreboards(card)
+    p, e = boards["printed"], boards["examples"]
+    p_checkable = p["claims"] - p["not_reproducible"]
     p_reproduced = p["exact"] + p["rounding"]
     return {"claims": len(card), "exact": n["exact"], "rounding": n["rounding"],
             "differs": n["differs"], "not_reproducible": n["not_reproducible"],
             "checkable": checkable, "reproduced": reproduced,
             "reproduced_pct": _pct(reproduced, checkable),
-            "printed": len(printed), "printed_checkable": p_checkable,
+            "printed": p["claims"], "printed_checkable": p_checkable,
             "printed_reproduced": p_reproduced,
             "printed_reproduced_pct": _pct(p_reproduced, p_checkable),
+            "printed_exact": p["exact"], "printed_rounding": p["rounding"],
             "printed_differs": p["differs"], "printed_not_reproducible": p["not_reproducible"],
-            "examples_cited": len(cited),
-            "examples_in_release": int((cited["status"] != "not_reproducible").sum()),
-            "examples_cited_theme": int((cited["status"] == "exact").sum())}
+            "examples_cited": e["claims"],
+            "examples_in_release": e["claims"] - e["not_reproducible"],
+            "examples_cited_theme": e["exact"],
+            "examples_exact": e["exact"], "examples_rounding": e["rounding"],
+            "examples_differs": e["differs"],
+            "examples_not_reproducible": e["not_reproducible"]}
+
+
+# The two kinds of claim, each with its own scoreboard: the numbers the paper prints, and
+# the example reports it cites for a theme (whose verdict is the release's final label).
+SCOREBOARDS = {"printed": "numbers the paper prints",
+               "examples": "example reports the paper cites"}
+
+
+def scoreboards(card: pd.DataFrame) -> dict[str, dict[str, int]]:
+    """Per kind of claim (:data:`SCOREBOARDS`): its claims and how many have each status
+    (zeros included); the two add up to the whole card."""
+    examples = is_example(card).to_numpy()
+    return {"printed": {"claims": int((~examples).sum()), **status_counts(card[~examples])},
+            "examples": {"claims": int(examples.sum()), **status_counts(card[examples])}}
 
 
 def _pct(part: int, whole: int) -> str | None:
@@ -125,6 +142,31 @@ def differences_by_cause(card: pd.DataFrame) -> pd.DataFrame:
             rows.append({"cause": cause, "meaning": meaning, "claims": len(ids),
                          "claim_ids": " ".join(ids.astype(str))})
     return pd.DataFrame(rows, columns=["cause", "meaning", "claims", "claim_ids"])
+
+
+def reason_of(note: str, coarse: bool = False) -> str:
+    """The reason a claim cannot be reproduced: its note up to the first ``;`` (a stage's
+    own detail, where there is one, follows it); ``coarse``, up to the first ``:`` too (a
+    cited example's note names its report after it)."""
+    reason = str(note).split(";")[0]
+    return (reason.split(":")[0] if coarse else reason).strip() or "no reason recorded"
+
+
+def not_reproducible_by_reason(card: pd.DataFrame) -> pd.DataFrame:
+    """The ``not_reproducible`` claims per kind (:data:`SCOREBOARDS`) and reason
+    (:func:`reason_of`), most claims first (ties in the scorecard's order): what an
+    evaluator reads as the list of what is not reproduced, and why."""
+    rows = []
+    examples = is_example(card)
+    for kind in SCOREBOARDS:
+        mine = card[(card["status"] == "not_reproducible")
+                    & (examples if kind == "examples" else ~examples)]
+        reasons = mine["note"].fillna("").map(lambda n, c=kind == "examples": reason_of(n, c))
+        groups = [(r, mine.loc[reasons == r, "claim_id"].astype(str).tolist())
+                  for r in dict.fromkeys(reasons)]
+        rows += [{"kind": kind, "reason": r, "claims": len(ids), "claim_ids": " ".join(ids)}
+                 for r, ids in sorted(groups, key=lambda g: -len(g[1]))]
+    return pd.DataFrame(rows, columns=["kind", "reason", "claims", "claim_ids"])
 
 
 # Claims shown folded under their group's table when exact: the sub-theme count of each

@@ -13,9 +13,10 @@ from analysis.findings.compute import (
     Findings,
     claim_groups,
     differences_by_cause,
+    not_reproducible_by_reason,
+    scoreboards,
     status_by_group,
     status_by_source,
-    status_counts,
     totals,
 )
 
@@ -27,6 +28,7 @@ def tables(result: Findings) -> dict[str, pd.DataFrame]:
             "status_by_group.csv": status_by_group(result.card, groups),
             "claim_groups.csv": groups,
             "differences_by_cause.csv": differences_by_cause(result.card),
+            "not_reproducible_by_reason.csv": not_reproducible_by_reason(result.card),
             "challenges.csv": result.coverage,
             "dominant.csv": result.dominant}
 
@@ -37,9 +39,10 @@ def website_vars(result: Findings) -> dict[str, object]:
     return {**totals(result.card), "dominant_share": float(result.dominant_share)}
 
 
-def metrics(result: Findings) -> dict[str, int]:
-    """The number of claims, and of claims per status (zeros included)."""
-    return {"claims": len(result.card), **status_counts(result.card)}
+def metrics(result: Findings) -> dict[str, object]:
+    """The number of claims, and the two scoreboards apart: the paper's printed numbers and
+    its cited examples, each with its claims per status (zeros included)."""
+    return {"claims": len(result.card), **scoreboards(result.card)}
 
 
 def build(result: Findings) -> StageOutputs:

@@ -23,7 +23,7 @@ from analysis.interviews.params import RoleCategory
 
 ROLE_COLUMNS = ["type", "role_raw", "role_title", "participants", "category", "matching"]
 MAPPING_COLUMNS = ["mapping", "description", "category", "participants"]
-ROLE_CLAIM_COLUMNS = ["claim_id", "paper", "ours", "possible", "readings"]
+ROLE_CLAIM_COLUMNS = ["claim_id", "paper", "ours", "possible", "readings", "by_reading"]
 # The claims of Section IV.A that count participants of role categories (the keys of
 # interviews.role_categories in params.yaml), and the categories each counts.
 ROLE_CLAIMS = {
@@ -105,15 +105,38 @@ def role_mappings(roles: pd.DataFrame, keys: list[str],
     return pd.DataFrame(rows, columns=MAPPING_COLUMNS)
 
 
+def reading_counts(mappings: pd.DataFrame, keys: tuple[str, ...]) -> pd.Series:
+    """mapping -> the participants of the categories ``keys`` under that reading of the
+    roles (``mappings``: :func:`role_mappings`)."""
+    mine = mappings[mappings["category"].isin(keys)]
+    return (mine.groupby("mapping")["participants"].sum()
+            .reindex(mappings["mapping"].drop_duplicates(), fill_value=0).astype(int))
+
+
+def readings_note(mappings: pd.DataFrame, keys: tuple[str, ...]) -> str:
+    """What a count of the categories ``keys`` is under each reading of the roles, and
+    which reading the verdict uses (reading 1: each role in its first matching category);
+    empty when every reading gives the same count."""
+    counts = reading_counts(mappings, keys)
+    if counts.nunique() <= 1:
+        return ""
+    desc = (mappings.drop_duplicates("mapping").set_index("mapping")["description"]
+            .fillna("").astype(str))
+    parts = [f"reading {m + 1}, " + ("the verdict's (each role in its first matching "
+                                      "category)" if m == 0 else desc.get(m, ""))
+             + f": {int(n)}" for m, n in counts.items()]
+    return (f"the count depends on how the sheet's roles are read ({len(counts)} "
+            "readings; the verdict uses reading 1): " + "; ".join(parts))
+
+
 def role_claims(mappings: pd.DataFrame, claims: pd.DataFrame) -> pd.DataFrame:
     """For every role claim of :data:`ROLE_CLAIMS` that ``claims`` holds
     (:data:`ROLE_CLAIM_COLUMNS`): the paper's count with its comparator, ours (mapping 0),
-    the counts the readings of the roles give (``mappings``: :func:`role_mappings`), and the
+    the counts the readings of the roles give (``mappings``: :func:`role_mappings`), the
     readings that give the paper's count: those for which the claim's own verdict
-    (:func:`~analysis.core.claims.judge`) would be exact."""
+    (:func:`~analysis.core.claims.judge`) would be exact, and the count under each reading
+    in the mappings' order (``by_reading``)."""
     by_id = claims.set_index("claim_id")
-    totals = mappings.pivot_table(index="mapping", columns="category", values="participants",
-                                  aggfunc="sum", fill_value=0)
     desc = mappings.drop_duplicates("mapping").set_index("mapping")["description"].fillna("")
     rows = []
     for cid, keys in ROLE_CLAIMS.items():
@@ -121,7 +144,7 @@ def role_claims(mappings: pd.DataFrame, claims: pd.DataFrame) -> pd.DataFrame:
             continue
         printed = str(by_id.loc[cid, "paper_value"])
         relation = str(by_id.loc[cid, "relation"] or "=")
-        got = totals.reindex(columns=list(keys), fill_value=0).sum(axis=1)
+        got = reading_counts(mappings, keys)
         hits = [m for m in got.index
                 if judge(printed, float(got[m]), relation, "count") == "exact"]
         rows.append({
@@ -129,7 +152,8 @@ def role_claims(mappings: pd.DataFrame, claims: pd.DataFrame) -> pd.DataFrame:
             "ours": int(got.get(0, 0)),
             "possible": ", ".join(str(v) for v in sorted(set(int(x) for x in got))),
             "readings": ("the one used" if 0 in hits else "; ".join(
-                desc[m] for m in hits) if hits else "none")})
+                desc[m] for m in hits) if hits else "none"),
+            "by_reading": "; ".join(str(int(n)) for n in got)})
     return pd.DataFrame(rows, columns=ROLE_CLAIM_COLUMNS)
 
 

@@ -28,5 +28,6 @@ STAGE = Stage(
            *(rel(page.relative_to(ROOT)) for page in PATHS.pages()),
            rel(P.tables), rel(P.figures), rel(P.vars_dir), rel(P.notebooks), rel(P.processed),
            rel(P.provenance), rel(P.metrics), rel(P.projects_file), rel(P.citation),
-           rel(P.licence), rel(P.requirements), rel(P.requirements_no_deps)),
+           rel(P.licence), rel(P.requirements), rel(P.requirements_no_deps),
+           rel(P.fresh_clone)),
     outs=(rel(P.variables_yml), rel(P.generated), rel(P.downloads)))

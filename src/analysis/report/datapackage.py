@@ -113,8 +113,66 @@ def resource(name: str, path: Path, description: str,
     return out
 
 
-def datapackage(resources: list[dict[str, object]], title: str,
-                description: str) -> dict[str, object]:
-    """The package descriptor (Frictionless v2 data package) of ``resources``."""
-    return {"$frictionless": "package/v2", "name": PACKAGE_NAME, "title": title,
-            "description": description, "resources": resources}
+def sources(cff: dict, provenance: dict) -> list[dict[str, str]]:
+    """Where the package's data comes from, from ``CITATION.cff`` and the provenance
+    record: the paper, its arXiv identifier, and the authors' release at the commit the
+    ingest verified."""
+    paper = cff.get("preferred-citation") or {}
+    arxiv = next((str(i["value"]) for i in paper.get("identifiers") or []
+                  if str(i.get("value", "")).startswith("arXiv:")), "")
+    release = next((r for r in cff.get("references") or [] if r.get("type") == "data"), {})
+    commit = str(provenance.get("commit") or release.get("commit") or "")
+    out = []
+    if paper.get("title"):
+        out.append({"title": f"The paper: {paper['title']} ({paper.get('year', '')})",
+                    "path": str(paper.get("url", ""))})
+    if arxiv:
+        out.append({"title": arxiv,
+                    "path": f"https://doi.org/10.48550/arXiv.{arxiv.split(':', 1)[1]}"})
+    if release.get("repository-code"):
+        out.append({"title": f"The authors' release: {release.get('title', '')}",
+                    "path": f"{release['repository-code']}/tree/{commit}"
+                    if commit else str(release["repository-code"]),
+                    "version": commit})
+    return [{k: v for k, v in s.items() if v} for s in out]
+
+
+def licences(cff: dict, provenance: dict) -> list[dict[str, str]]:
+    """The licences: this package's (``CITATION.cff``) for what it computed, and the
+    release's terms for the labels (its repository states no licence)."""
+    own = str(cff.get("license") or "")
+    release = sources(cff, provenance)[-1:] if cff.get("references") else []
+    out = []
+    if own:
+        out.append({"name": own, "path": f"https://spdx.org/licenses/{own}.html",
+                    "title": f"{own}: this package's code and the tables it computed"})
+    for r in release:
+        out.append({"path": r["path"], "title": "the labels are the study authors'; their "
+                    "release states no licence: offered for checking this reproduction"})
+    return out
+
+
+def datapackage(resources: list[dict[str, object]], title: str, description: str,
+                cff: dict | None = None, provenance: dict | None = None
+                ) -> dict[str, object]:
+    """The package descriptor (Frictionless v2 data package) of ``resources``: with
+    ``CITATION.cff`` (``cff``) and the ingest's provenance record, also its version, its
+    sources (:func:`sources`) and licences (:func:`licences`). Its creation date is the
+    commit's, added when the artifact is packaged (:func:`dated`): the pipeline's outputs
+    do not depend on the commit."""
+    cff, provenance = cff or {}, provenance or {}
+    out: dict[str, object] = {"$frictionless": "package/v2", "name": PACKAGE_NAME,
+                              "title": title, "description": description}
+    if cff.get("version"):
+        out["version"] = str(cff["version"])
+    if cff:
+        out.update(sources=sources(cff, provenance), licenses=licences(cff, provenance))
+    out["resources"] = resources
+    return out
+
+
+def dated(package: dict[str, object], created: str) -> dict[str, object]:
+    """``package`` with its creation date (``created``: an ISO 8601 date and time, the
+    commit's), placed before its resources."""
+    head = {k: v for k, v in package.items() if k != "resources"}
+    return {**head, "created": created, "resources": package.get("resources", [])}

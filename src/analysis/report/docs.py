@@ -119,6 +119,26 @@ def doc_stubs(folder: Path) -> dict[str, str]:
     return files
 
 
+# Where the docs pages stand in the navbar: in the menu of the Reproducibility and Notebooks
+# pages, after them, their index first.
+NAVBAR_ORDER, NAVBAR_MENU = 130, "Reproduce"
+
+
+def navbar_entries(folder: Path) -> list[tuple[float, str, str | None, str]]:
+    """The navbar entries of the pages of ``folder`` (as :func:`.navbar.page_entry` gives
+    them): in :data:`NAVBAR_MENU`, the index first as "Documentation: all pages", then each
+    page by its title."""
+    out = []
+    for page in doc_pages(folder):
+        title, _ = split_title(COMMENT_RE.sub("", page.read_text(encoding="utf-8")), page.stem)
+        first = page.stem == "index"
+        out.append((NAVBAR_ORDER if first else NAVBAR_ORDER + 1,
+                    "Documentation: all pages" if first else title.replace("`", ""),
+                    NAVBAR_MENU,
+                    f"{FOLDER}/{page.stem}.qmd"))
+    return out
+
+
 def doc_includes(folder: Path, stems: Collection[str] | None = None) -> dict[str, str]:
     """The pages of ``folder`` converted (:func:`doc_include`), those of ``stems`` only
     (all when None): :func:`include_name` -> text. A page converts in a pandoc run of its

@@ -25,6 +25,7 @@ import pandera.pandas as pa
 
 from analysis.core.artifacts import atomic_folder, sha256_file, write_json
 from analysis.core.paths import Paths
+from analysis.core.safeyaml import safe_load
 from analysis.core.table_schemas import data_dictionary, schema_for
 from analysis.core.textsafe import FORMULA_START, neutralise_cell
 from analysis.report.datapackage import datapackage, resource
@@ -161,10 +162,16 @@ def write_downloads(paths: Paths, dest: Path) -> str:
                 shutil.copyfile(paths.root / source, target)
             resources.append(resource(name, target, what, schema))
             rows.append(row(name, target, what))
-        package = write_json(tmp / "datapackage.json",
-                             datapackage(resources, PACKAGE_TITLE, PACKAGE_DESCRIPTION))
+        package = write_json(tmp / "datapackage.json", datapackage(
+            resources, PACKAGE_TITLE, PACKAGE_DESCRIPTION, read_yaml_or_empty(paths.citation),
+            read_yaml_or_empty(paths.provenance)))
         rows.append(row("datapackage.json", package, PACKAGE_WHAT))
     return downloads_include(rows, dictionaries, neutralised)
+
+
+def read_yaml_or_empty(path: Path) -> dict:
+    """A YAML (or JSON) mapping, empty when the file is missing (a dump's test project)."""
+    return (safe_load(path.read_text(encoding="utf-8")) or {}) if path.is_file() else {}
 
 
 def download_groups(rows: list[dict]) -> list[tuple[str | None, list[dict]]]:

@@ -97,8 +97,10 @@ BUILD_INFO_JS = """// This build's run record, written by `python -m analysis.re
                  render: "rendering the site"};
     var phases = (info.phases || []).map(function (p) {
       return names[p.phase] + " " + p.seconds.toFixed(1) + " s"; });
-    box.appendChild(text("p", "End to end, this build took " + info.total_seconds +
-      " s (each step as it last ran): " + phases.join(", ") + ". Machine: " +
+    box.appendChild(text("p", "This checkout's steps, each as it last ran, took " +
+      info.total_seconds + " s together (warm caches: a step that found its work done, " +
+      "such as a fetch of a release already here, takes almost nothing; a fresh clone's " +
+      "measured time is on the evaluators' page): " + phases.join(", ") + ". Machine: " +
       (m.cpu || "an unknown CPU") + " (" + m.cores + " cores, " + m.memory_gib +
       " GiB memory), " + m.os + ", Python " + m.python + "; rendered by " +
       info.renderer + ". A step without a record here did not run in this checkout " +

@@ -39,6 +39,7 @@ from analysis.report import generated as gen
 from analysis.report import sources
 from analysis.report.docs import FOLDER as DOCS
 from analysis.report.docs import doc_includes, doc_stubs, include_digests
+from analysis.report.docs import navbar_entries as docs_navbar_entries
 from analysis.report.htmlsafe import check_template_text, raw_html_block, rows_table
 from analysis.report.navbar import navbar_entries, page_entries, with_navbar
 from analysis.report.notebooks import notebook_stub
@@ -190,7 +191,8 @@ def stage_navbar(paths: Paths, staging: Path) -> None:
     """Write the navbar entries the pages declare (:mod:`.navbar`) into the staged
     ``_quarto.yml`` (left as it is when no page declares one)."""
     pages = [page.relative_to(paths.site_src).as_posix() for page in paths.pages()]
-    items = navbar_entries(page_entries(paths.site_src, pages))
+    items = navbar_entries([*page_entries(paths.site_src, pages),
+                            *docs_navbar_entries(paths.docs)])
     if items:
         config = with_navbar(load_yaml(staging / "_quarto.yml") or {}, items)
         write_text(staging / "_quarto.yml", yaml.safe_dump(

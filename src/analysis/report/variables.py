@@ -10,6 +10,8 @@ text (docs/guarantees.md): every value is checked with
   shows those as escaped HTML, see :func:`stage_texts`); e.g. ``clean`` (the quality
   report in numbers) and ``findings`` (the scorecard's verdicts);
 - ``source``: the upstream commit and file counts of the provenance record;
+- ``freshclone``: the measured run of a fresh clone (``data/fresh_clone.json``, written by
+  :mod:`analysis.tools.fresh_clone`): its steps' times, peak memory, disk, the machine;
 - ``build`` (added when the site is rendered, not here): commit, renderer.
 
 Values are strings, formatted by :func:`analysis.core.formatting.value` (integers with
@@ -35,7 +37,7 @@ from analysis.core.formatting import value as fmt
 from analysis.core.paths import Paths
 from analysis.report.htmlsafe import check_template_text, md_escape
 
-RESERVED = {"build", "source", "metrics", "params"}
+RESERVED = {"build", "source", "metrics", "params", "freshclone"}
 # Keys of a stage's vars file that are not variables: data text and alt texts (shown only
 # as escaped HTML) and figure captions (written into the figure blocks).
 TEXT_SUFFIXES = ("_text", "_alt", "_caption")
@@ -150,6 +152,46 @@ def git_info(root: Path) -> dict[str, Any]:
             "dirty_files": changed, "branch": branch}
 
 
+def minutes(seconds: float) -> str:
+    """A duration as a reader says it: ``6 min 38 s``, ``45 s``."""
+    whole = round(float(seconds))
+    return f"{whole // 60} min {whole % 60} s" if whole >= 60 else f"{whole} s"
+
+
+def fresh_clone_vars(record: dict) -> dict:
+    """The ``freshclone`` section: the measured fresh clone's steps (each in seconds, and
+    the total also in minutes), peak memory (MiB), disk (MiB), package caches, the
+    machine, when, at which commit and with which renderer."""
+    steps = record.get("steps") or {}
+    machine = record.get("machine") or {}
+    disk = record.get("disk_mib") or {}
+    commit = str(record.get("commit") or "")
+    out: dict[str, Any] = {
+        "total_seconds": f"{float(record.get('total_seconds', 0)):.1f}",
+        "total": minutes(record.get("total_seconds", 0)),
+        "pipeline": minutes((steps.get("pipeline") or {}).get("seconds", 0)),
+        "setup": minutes((steps.get("setup") or {}).get("seconds", 0)),
+        "peak_memory_mib": int(record.get("peak_memory_mib", 0)),
+        "peak_memory_gib": float(record.get("peak_memory_mib", 0)) / 1024,
+        "disk_clone_mib": round(float(disk.get("clone", 0))),
+        "disk_environment_mib": round(float(disk.get("environment", 0))),
+        "disk_data_mib": round(float(disk.get("data", 0))),
+        "disk_release_mib": round(float(disk.get("release", 0))),
+        "disk_dvc_cache_mib": round(float(disk.get("dvc_cache", 0))),
+        "disk_site_mib": round(float(disk.get("site", 0))),
+        "disk_clone_gib": float(disk.get("clone", 0)) / 1024,
+        "downloaded_mib": round(float(record.get("downloaded_mib", 0))),
+        "fetch_from": "the offline mirror" if record.get("fetched_from_mirror")
+        else "the download",
+        "measured_on": str(record.get("measured_at", ""))[:10] or MISSING,
+        "commit_short": commit[:7] if COMMIT_RE.fullmatch(commit) else "unknown",
+        "renderer": str(record.get("renderer") or "unknown"),
+        "cpu": str(machine.get("cpu") or "unknown"), "cores": machine.get("cores", 0),
+        "memory_gib": machine.get("memory_gib", 0), "os": str(machine.get("os", "")),
+        "python": str(machine.get("python", ""))}
+    return _section(out, "freshclone")
+
+
 def build_vars(paths: Paths) -> dict:
     """The variables of the pipeline's outputs (see the module docstring); nothing here
     depends on the machine, the renderer or the commit, so the file is the same on every
@@ -157,6 +199,9 @@ def build_vars(paths: Paths) -> dict:
     data: dict[str, Any] = {}
     data.update(stage_vars(paths.vars_dir))
     data["source"] = provenance_vars(json.loads(paths.provenance.read_text(encoding="utf-8")))
+    if paths.fresh_clone.is_file():
+        data["freshclone"] = fresh_clone_vars(
+            json.loads(paths.fresh_clone.read_text(encoding="utf-8")))
     return data
 
 

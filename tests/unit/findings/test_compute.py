@@ -15,6 +15,7 @@ from analysis.findings.compute import (
     differences_by_cause,
     merge_reproduced,
     paper_order,
+    scoreboards,
     scorecard,
     status_by_group,
     status_by_source,
@@ -77,16 +78,24 @@ def test_compute_merges_the_stages_files_and_outputs_the_card_and_counts(claims)
     built = outputs.build(result)
     assert set(built.tables) == set(Paths(ROOT).findings.TABLES)
     assert built.tables["scorecard.csv"] is result.card
-    assert built.metrics == {"claims": 5, "exact": 1, "rounding": 1, "differs": 0,
-                             "not_reproducible": 3}
-    assert list(built.metrics)[1:] == list(STATUSES)
+    # the metrics keep the paper's printed numbers and its cited examples apart
+    assert built.metrics == {
+        "claims": 5,
+        "printed": {"claims": 5, "exact": 1, "rounding": 1, "differs": 0,
+                    "not_reproducible": 3},
+        "examples": {"claims": 0, "exact": 0, "rounding": 0, "differs": 0,
+                     "not_reproducible": 0}}
+    assert list(built.metrics["printed"])[1:] == list(STATUSES)
     assert built.website_vars == {"claims": 5, "exact": 1, "rounding": 1, "differs": 0,
                                   "not_reproducible": 3, "checkable": 2, "reproduced": 2,
                                   "reproduced_pct": "100%", "printed": 5,
                                   "printed_checkable": 2, "printed_reproduced": 2,
-                                  "printed_reproduced_pct": "100%", "printed_differs": 0,
+                                  "printed_reproduced_pct": "100%", "printed_exact": 1,
+                                  "printed_rounding": 1, "printed_differs": 0,
                                   "printed_not_reproducible": 3, "examples_cited": 0,
                                   "examples_in_release": 0, "examples_cited_theme": 0,
+                                  "examples_exact": 0, "examples_rounding": 0,
+                                  "examples_differs": 0, "examples_not_reproducible": 0,
                                   "dominant_share": 50.0}
     assert built.tables["differences_by_cause.csv"].empty
     assert built.claim_values is None
@@ -107,9 +116,12 @@ def test_totals_say_how_many_the_release_answers():
                             "not_reproducible": 1, "checkable": 3, "reproduced": 2,
                             "reproduced_pct": "67%", "printed": 4, "printed_checkable": 3,
                             "printed_reproduced": 2, "printed_reproduced_pct": "67%",
+                            "printed_exact": 1, "printed_rounding": 1,
                             "printed_differs": 1, "printed_not_reproducible": 1,
                             "examples_cited": 0, "examples_in_release": 0,
-                            "examples_cited_theme": 0}
+                            "examples_cited_theme": 0, "examples_exact": 0,
+                            "examples_rounding": 0, "examples_differs": 0,
+                            "examples_not_reproducible": 0}
     assert totals(card.iloc[3:])["reproduced_pct"] is None  # nothing the release answers
 
 
@@ -123,6 +135,15 @@ def test_printed_numbers_and_cited_examples_are_counted_apart():
     assert (t["examples_cited"], t["examples_in_release"],
             t["examples_cited_theme"]) == (3, 2, 1)
     assert t["claims"] == 5 and t["differs"] == 2  # the whole card as before
+    # each kind its own scoreboard, and the two add up to the card
+    assert {k: t[f"examples_{k}"] for k in STATUSES} == {
+        "exact": 1, "rounding": 0, "differs": 1, "not_reproducible": 1}
+    assert {k: t[f"printed_{k}"] for k in STATUSES} == {
+        "exact": 1, "rounding": 0, "differs": 1, "not_reproducible": 0}
+    boards = scoreboards(card)
+    assert sum(b["claims"] for b in boards.values()) == len(card)
+    for s in STATUSES:
+        assert sum(b[s] for b in boards.values()) == (card["status"] == s).sum()
 
 
 def test_differences_are_grouped_by_their_root_cause():

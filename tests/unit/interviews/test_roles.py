@@ -11,6 +11,7 @@ from analysis.interviews.roles import (
     ROLE_CLAIMS,
     compositions,
     matching_categories,
+    readings_note,
     role_claims,
     role_mappings,
     role_table,
@@ -51,6 +52,21 @@ def test_role_mappings_list_every_reading_and_its_counts():
     assert role_mappings(roles, ["training"], limit=2)["mapping"].nunique() == 2
 
 
+def test_a_count_that_depends_on_the_reading_says_each_and_the_one_used():
+    m = role_mappings(role_table(pd.DataFrame({
+        "type": ["Developer"] * 3,
+        "role_raw": ["D-Inference and Deployment Engineer"] * 2 + ["D-Training"],
+        "role_title": ["Inference and Deployment Engineer"] * 2 + ["Training"],
+        "role_category": ["inference", "inference", "training"]}), CATEGORIES),
+        ["training", "inference", "deployment"])
+    assert readings_note(m, ("deployment",)) == (
+        "the count depends on how the sheet's roles are read (3 readings; the verdict uses "
+        "reading 1): reading 1, the verdict's (each role in its first matching category): "
+        "0; reading 2, Inference and Deployment Engineer: 1 inference, 1 deployment: 1; "
+        "reading 3, Inference and Deployment Engineer: 2 deployment: 2")
+    assert readings_note(m, ("training",)) == ""  # the same under every reading
+
+
 def test_session_minutes_from_the_guideline():
     text = "# Guide\n\nSemi-structured, 30–40 minutes per session.\n"
     assert session_minutes(text) == (30, 40, 3)
@@ -74,9 +90,11 @@ def test_role_claims_say_which_readings_give_the_paper_count():
                              "interviews.developers.deployment.count"]  # ROLE_CLAIMS order
     # "over one" inference developer: the reading used gives 2, the other 1
     assert r.loc["interviews.developers.inference.count"].to_dict() == {
-        "paper": ">1", "ours": 2, "possible": "1, 2", "readings": "the one used"}
+        "paper": ">1", "ours": 2, "possible": "1, 2", "readings": "the one used",
+        "by_reading": "2; 1"}
     assert r.loc["interviews.developers.deployment.count"].to_dict() == {
-        "paper": "1", "ours": 0, "possible": "0, 1", "readings": "X: 1 deployment"}
+        "paper": "1", "ours": 0, "possible": "0, 1", "readings": "X: 1 deployment",
+        "by_reading": "0; 1"}
     none = role_claims(m, claims_of(("interviews.developers.training.count", "5", "=")))
     assert none["readings"].tolist() == ["none"] and none["ours"].tolist() == [0]
 

@@ -15,7 +15,14 @@ import pytest
 
 from analysis.core import columns as ts
 from analysis.core.paths import ROOT
-from analysis.report.datapackage import constraints, datapackage, field, resource, table_schema
+from analysis.report.datapackage import (
+    constraints,
+    datapackage,
+    dated,
+    field,
+    resource,
+    table_schema,
+)
 
 pytest.importorskip("frictionless")
 
@@ -52,12 +59,22 @@ def test_fields_follow_the_pandera_columns():
         table_schema(s, ["name", "other"])
 
 
-def write_package(folder: Path, rows: list[dict]) -> Path:
+CFF = {"version": "1.2.0", "license": "MIT",
+       "preferred-citation": {"title": "A study", "year": 2025,
+                              "url": "https://arxiv.org/abs/2506.13114",
+                              "identifiers": [{"type": "other", "value": "arXiv:2506.13114"}]},
+       "references": [{"type": "data", "title": "Labels",
+                       "repository-code": "https://github.com/o/r", "commit": "ab" * 20}]}
+PROVENANCE = {"commit": "cd" * 20}
+
+
+def write_package(folder: Path, rows: list[dict], created: str = "") -> Path:
     pd.DataFrame(rows).to_csv(folder / "demo.csv", index=False, lineterminator="\n")
     (folder / "notes.json").write_text('{"a": 1}\n', encoding="utf-8")
     resources = [resource("demo.csv", folder / "demo.csv", "the demo", schema()),
                  resource("notes.json", folder / "notes.json", "notes")]
-    package = datapackage(resources, "Demo", "A demo package.")
+    package = datapackage(resources, "Demo", "A demo package.", CFF, PROVENANCE)
+    package = dated(package, created) if created else package
     path = folder / "datapackage.json"
     path.write_text(json.dumps(package, indent=2), encoding="utf-8")
     return path
@@ -71,6 +88,24 @@ def validate(path: Path) -> subprocess.CompletedProcess:
 
 ROW = {"name": "a", "n": 3, "share": 12.5, "flag": True, "relation": "'=",
        "url": "https://x.org/1", "year_2023": 4}
+
+
+def test_the_package_names_its_sources_licences_version_and_date(tmp_path):
+    """The package stands alone: the paper, its arXiv id, the release at the commit the
+    ingest verified (the provenance record's), the licences, the version; the creation
+    date the packaging adds is valid to frictionless too."""
+    path = write_package(tmp_path, [ROW], created="2026-11-27T10:00:00+00:00")
+    package = json.loads(path.read_text(encoding="utf-8"))
+    assert package["version"] == "1.2.0" and package["created"] == "2026-11-27T10:00:00+00:00"
+    assert [s["path"] for s in package["sources"]] == [
+        "https://arxiv.org/abs/2506.13114", "https://doi.org/10.48550/arXiv.2506.13114",
+        "https://github.com/o/r/tree/" + "cd" * 20]
+    assert package["sources"][2]["version"] == "cd" * 20
+    assert package["licenses"][0]["name"] == "MIT"
+    assert "no licence" in package["licenses"][1]["title"]
+    assert list(package)[-1] == "resources"
+    run = validate(path)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
 
 
 def test_frictionless_validates_the_package(tmp_path):

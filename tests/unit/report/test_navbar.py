@@ -85,3 +85,21 @@ def test_without_entries_the_staged_quarto_yml_is_the_source(tmp_path):
     shutil.copyfile(paths.quarto_yml, staging / "_quarto.yml")
     site.stage_navbar(paths, staging)
     assert (staging / "_quarto.yml").read_bytes() == paths.quarto_yml.read_bytes()
+
+
+def test_the_docs_pages_are_in_a_menu_of_the_navbar_their_index_first(tmp_path):
+    paths = Paths(tmp_path)
+    write(paths.quarto_yml, "website:\n  navbar: {}\n")
+    write(paths.site_src / "a.qmd", "---\ntitle: Home\nnavbar-entry: {order: 1}\n---\nA\n")
+    write(paths.docs / "index.md", "# Documentation\n\nAll.\n")
+    write(paths.docs / "data.md", "# The `data`\n\nIt.\n")
+    staging = tmp_path / "staging"
+    staging.mkdir()
+    shutil.copyfile(paths.quarto_yml, staging / "_quarto.yml")
+    site.stage_navbar(paths, staging)
+    staged = yaml.safe_load((staging / "_quarto.yml").read_text(encoding="utf-8"))
+    assert staged["website"]["navbar"]["left"] == [
+        {"href": "a.qmd", "text": "Home"},
+        {"text": "Reproduce", "menu": [
+            {"href": "docs/index.qmd", "text": "Documentation: all pages"},
+            {"href": "docs/data.qmd", "text": "The data"}]}]

@@ -121,7 +121,8 @@ def test_artifact_check_can_fail():
 
 
 def test_there_are_the_result_pages_in_navbar_order():
-    assert navbar_hrefs() == ["index.qmd", "data.qmd", "issues.qmd", "table1.qmd",
+    assert navbar_hrefs() == ["index.qmd", "evaluate.qmd", "data.qmd", "issues.qmd",
+                              "table1.qmd",
                               "taxonomy.qmd", "agreement.qmd", "interviews.qmd",
                               "keywords.qmd", "changes.qmd", "findings.qmd",
                               "reproducibility.qmd", "notebooks.qmd"]
@@ -283,7 +284,8 @@ TEXT_INCLUDE_RE = re.compile(r"_generated/text/(\w+)/(\w+)\.md")
 # Sections of the variables that the report writes itself (from the provenance record,
 # and when rendering), by the module that writes them.
 OWN_SECTIONS = {"source": SRC / "report" / "variables.py",
-                "build": SRC / "report" / "variables.py"}
+                "build": SRC / "report" / "variables.py",
+                "freshclone": SRC / "report" / "variables.py"}
 
 
 def unwritten_keys(keys: set[tuple[str, str]]) -> list[str]:

@@ -119,16 +119,34 @@ def interviews_roles(i: Inputs) -> str:
     m = pd.read_csv(i.path(IV("role_claims.csv")), dtype=str, keep_default_na=False)
     if not m.empty:
         n = int(i.json(VARS)["interviews_role_readings"])
+        readings = role_readings(i.csv(IV("role_mappings.csv")))
+        by_reading = m["by_reading"].str.split("; ")
         shown = pd.DataFrame({
             "claim": m["claim_id"], "paper": m["paper"].map(count), "ours": m["ours"].map(count),
-            f"counts the {n} readings give": m["possible"],
+            **{f"reading {r}": by_reading.str[r - 1].fillna("") for r in readings["reading"]},
             "readings that give the paper's count": m["readings"]})
         out.append(raw_html_block(
             f"<p>A reading assigns each participant one of the categories whose pattern "
-            f"their role matches; the roles allow {n:,} readings (the one used takes each "
-            "role's first match).</p>"))
-        out.append(table(shown, numeric=["paper", "ours"], classes="table compact"))
+            f"their role matches; the roles allow {n:,} readings. Every verdict uses "
+            "reading 1 (each role in its first matching category); the scorecard's note of "
+            "a count that another reading changes says so.</p>"))
+        out.append(table(readings, numeric=["reading"], classes="table compact"))
+        out.append(table(shown, numeric=["paper", "ours", *(f"reading {r}" for r in
+                                                            readings["reading"])],
+                         classes="table compact"))
     return "\n".join(out)
+
+
+def role_readings(mappings: pd.DataFrame) -> pd.DataFrame:
+    """The readings of the roles (the interviews stage's ``role_mappings``), numbered from
+    1, each with what it assigns otherwise than reading 1, the verdicts' reading."""
+    first = mappings.drop_duplicates("mapping")
+    return pd.DataFrame({
+        "reading": [int(x) + 1 for x in first["mapping"]],
+        "how the roles are read": [
+            "each role in its first matching category (the one every verdict uses)"
+            if int(x) == 0 else str(d) for x, d in
+            zip(first["mapping"], first["description"].fillna(""), strict=True)]})
 
 
 INCLUDES: tuple[Include, ...] = (
@@ -140,7 +158,8 @@ INCLUDES: tuple[Include, ...] = (
             interviews_theme_counts),
     Include("interviews/quotes.md", (IV("quotes.html"),), interviews_quotes),
     Include("interviews/guideline.md", (IV("guideline.md"),), interviews_guideline),
-    Include("interviews/roles.md", (IV("roles.csv"), IV("role_claims.csv"), VARS),
+    Include("interviews/roles.md", (IV("roles.csv"), IV("role_claims.csv"),
+                                     IV("role_mappings.csv"), VARS),
             interviews_roles),
     anomalies_include("interviews/anomalies.md", P.interviews.quality),
 )

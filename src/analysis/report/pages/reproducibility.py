@@ -21,28 +21,53 @@ BY_SOURCE = FD("status_by_source.csv")
 PARAMS = rel(P.params)
 
 
+# The two scoreboards (the findings stage's ``SCOREBOARDS``), each with the prefix of its
+# counts among the stage's vars and its heading.
+BOARDS = (("printed", "printed", "The numbers the paper prints"),
+          ("examples", "examples_cited", "The example reports the paper cites"))
+# What each verdict means for a cited example (its final label against the cited theme).
+EXAMPLE_HELP = {"exact": "the release's final label of the report is the cited theme",
+                "rounding": "does not apply to a label",
+                "differs": "the release labels the report with another theme",
+                "not_reproducible": "the report is not in the release"}
+
+
+def status_bar(n: dict[str, int], kind: str) -> str:
+    """A bar of the claims per verdict, each part as wide as its share."""
+    total = max(sum(n.values()), 1)
+    bar = [f'<div class="statusbar" role="img" aria-label="{esc(kind)}: '
+           + esc(", ".join(f"{n[s]} {STATUS_LABELS[s]}" for s in STATUS_LABELS)) + '">']
+    bar.extend(f'<span class="st-{s}" style="width:{100 * n[s] / total:.3f}%" '
+               f'title="{n[s]} {esc(STATUS_LABELS[s])}"></span>'
+               for s in STATUS_LABELS if n[s])
+    return "".join(bar) + "</div>"
+
+
+def scoreboard(totals: dict, kind: str, claims_key: str, heading: str, page: str) -> str:
+    """One scoreboard: its claims, a bar and a legend of its verdicts (``data-status``
+    and ``data-claims`` carry the counts, so a check can add the boards up)."""
+    n = {s: int(totals[f"{kind}_{s}"]) for s in STATUS_LABELS}
+    meaning = EXAMPLE_HELP if kind == "examples" else STATUS_HELP
+    legend = "".join(
+        f'<li data-status="{s}"><span class="swatch st-{s}" aria-hidden="true"></span>'
+        f'<a href="{page}#scorecard-{s.replace("_", "-")}"><strong>{count(n[s])} '
+        f"{esc(STATUS_LABELS[s])}</strong></a>: {esc(meaning[s])}</li>"
+        for s in STATUS_LABELS)
+    return (f'<div class="scoreboard" data-kind="{kind}" '
+            f'data-claims="{int(totals[claims_key])}"><p class="scoreboard-title"><strong>'
+            f"{esc(heading)}: {count(int(totals[claims_key]))}</strong></p>"
+            f'{status_bar(n, heading)}<ul class="status-legend">{legend}</ul></div>')
+
+
 def scorecard_summary(totals: dict, by_source: pd.DataFrame,
                       target: str = "reproducibility.qmd") -> str:
-    """The claims per verdict as a bar and a legend linking the full scorecard, and the
-    claims per place in the paper, folded (the findings stage's vars and
-    ``status_by_source``)."""
-    total = max(int(totals["claims"]), 1)
-    n = {s: int(totals[s]) for s in STATUS_LABELS}
-    bar = ['<div class="statusbar" role="img" aria-label="'
-           + esc(", ".join(f"{n[s]} {STATUS_LABELS[s]}" for s in STATUS_LABELS)) + '">']
-    for s in STATUS_LABELS:
-        if n[s]:
-            bar.append(f'<span class="st-{s}" style="width:{100 * n[s] / total:.3f}%" '
-                       f'title="{n[s]} {esc(STATUS_LABELS[s])}"></span>')
-    bar.append("</div>")
-    lines = [raw_html_block("".join(bar))]
+    """The two scoreboards apart (the paper's printed numbers, the example reports it
+    cites: the findings stage's vars), each a bar and a legend linking the full
+    scorecard, then the claims per place in the paper, folded (``status_by_source``)."""
     page = target.replace(".qmd", ".html")
-    legend = "".join(
-        f'<li><span class="swatch st-{s}" aria-hidden="true"></span>'
-        f'<a href="{page}#scorecard-{s.replace("_", "-")}"><strong>{count(n[s])} '
-        f"{esc(STATUS_LABELS[s])}</strong></a>: {esc(STATUS_HELP[s])}</li>"
-        for s in STATUS_LABELS)
-    lines.append(raw_html_block(f'<ul class="status-legend">{legend}</ul>'))
+    boards = "".join(scoreboard(totals, kind, key, heading, page)
+                     for kind, key, heading in BOARDS)
+    lines = [raw_html_block(f'<div class="scoreboards">{boards}</div>')]
     shown = by_source[["source", "claims", *STATUS_LABELS]].rename(
         columns={"source": "where in the paper", **STATUS_LABELS})
     lines.append(details_block(f"The verdicts per place in the paper ({len(shown):,} places)",

@@ -15,15 +15,23 @@ def test_roles_and_the_readings_the_stage_found(project):
         "category": ["inference"], "matching": ["inference, deployment"]}))
     project.write(IV("role_claims.csv"), pd.DataFrame({
         "claim_id": ["interviews.developers.inference.count"], "paper": [">1"], "ours": [2],
-        "possible": ["0, 1, 2"], "readings": ["the one used"]}))
+        "possible": ["0, 1, 2"], "readings": ["the one used"], "by_reading": ["2; 1; 0"]}))
+    project.write(IV("role_mappings.csv"), pd.DataFrame({
+        "mapping": [0, 0, 1, 1, 2, 2], "description": ["", "", "X: 1 deployment"] * 2,
+        "category": ["inference", "deployment"] * 3, "participants": [2, 0, 1, 1, 0, 2]}))
     project.write(interviews.VARS, {"interviews_role_readings": 3})
     out = interviews.interviews_roles(project.inputs())
     assert "LLM Inference or &lt;b&gt;" in out and ">inference, deployment<" in out
     assert "或" not in out  # the role as translated (interviews.translations)
-    assert ">counts the 3 readings give<" in out and "the roles allow 3 readings" in out
-    assert ">&gt;1<" in out and ">0, 1, 2<" in out and ">the one used<" in out
-    project.write(IV("role_claims.csv"), pd.DataFrame(columns=["claim_id", "paper", "ours",
-                                                               "possible", "readings"]))
+    assert "the roles allow 3 readings. Every verdict uses reading 1" in out
+    # each reading, what it changes, the one the verdicts use; each count under each
+    assert ">each role in its first matching category (the one every verdict uses)<" in out
+    assert ">X: 1 deployment<" in out and ">reading 3<" in out
+    assert ">&gt;1<" in out and ">the one used<" in out
+    for reading, n in ((1, 2), (2, 1), (3, 0)):
+        assert f'data-label="reading {reading}">{n}</td>' in out
+    project.write(IV("role_claims.csv"), pd.DataFrame(columns=[
+        "claim_id", "paper", "ours", "possible", "readings", "by_reading"]))
     assert "readings" not in interviews.interviews_roles(project.inputs())
 
 

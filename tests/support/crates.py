@@ -1,0 +1,73 @@
+"""Validating an RO-Crate with the published validator (roc-validator), offline.
+
+The validator fetches the crate's JSON-LD context (``https://w3id.org/ro/crate/1.1/
+context``) over the network, which these machines do not reach. Offline, its HTTP
+requests are answered here: the context is the RO-Crate context the ``rocrate`` library
+ships (1.3) with the four terms 1.3 maps elsewhere put back where 1.1 maps them
+(``ComputationalWorkflow``, ``FormalParameter``, ``input``, ``output``: Bioschemas); any
+other URL is refused (so a check that needs the network fails instead of passing).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.resources
+import json
+from pathlib import Path
+from unittest import mock
+
+# The terms the RO-Crate 1.3 context maps elsewhere than 1.1 (its changelog).
+BIOSCHEMAS_1_1 = {"ComputationalWorkflow": "https://bioschemas.org/ComputationalWorkflow",
+                  "FormalParameter": "https://bioschemas.org/FormalParameter",
+                  "input": "https://bioschemas.org/properties/input",
+                  "output": "https://bioschemas.org/properties/output"}
+CONTEXT_1_1 = "https://w3id.org/ro/crate/1.1/context"
+
+
+def context_1_1() -> dict:
+    """The RO-Crate 1.1 context as the validator needs it (see the module docstring)."""
+    shipped = json.loads(importlib.resources.files("rocrate").joinpath(
+        "data/ro-crate.jsonld").read_text("utf8"))
+    return {"@context": {**shipped["@context"], **BIOSCHEMAS_1_1}}
+
+
+@contextlib.contextmanager
+def offline_http(documents: dict[str, dict]):
+    """The validator's HTTP requests answered from ``documents`` (URL -> JSON); the URLs
+    it asked for and did not get are collected in the yielded list."""
+    import requests
+    from rocrate_validator.utils import http
+
+    refused: list[str] = []
+
+    def get(self, url, *args, **kwargs):
+        response = requests.Response()
+        response.url = url
+        if url in documents:
+            response.status_code = 200
+            response._content = json.dumps(documents[url]).encode()
+            response.headers["Content-Type"] = "application/ld+json"
+        else:
+            refused.append(url)
+            response.status_code = 504
+            response._content = b""
+        return response
+
+    # the requester hands .get to its session (__getattr__): answer it on the class
+    with mock.patch.object(http.HttpRequester, "get", get, create=True):
+        yield refused
+
+
+def validate_crate(folder: Path, profile: str = "workflow-run-crate-0.5",
+                   severity: str = "REQUIRED") -> tuple[bool, list[str], list[str]]:
+    """(passed, the issues as text, the URLs refused) of the crate in ``folder`` against
+    ``profile`` (and the profiles it extends) at ``severity``."""
+    from rocrate_validator import services
+
+    with offline_http({CONTEXT_1_1: context_1_1()}) as refused:
+        result = services.validate({"rocrate_uri": str(folder),
+                                    "profile_identifier": profile,
+                                    "requirement_severity": severity})
+    issues = [f"{i.severity.name} {i.check.identifier} {i.check.name}: {i.message}"
+              for i in result.get_issues()]
+    return result.passed(), issues, refused
