@@ -50,7 +50,10 @@ DVC = {"@id": "https://dvc.org/", "@type": "ComputerLanguage", "name": "DVC",
 # Paths of a stage's dependencies that are its code (the rest are its inputs).
 CODE_PREFIXES = ("src/", "notebooks/")
 # Outputs of the pipeline that the archive holds, and where.
-SHIPPED = {"report/downloads": "downloads/"}
+IN_PROJECT = Paths(Path("."))
+SHIPPED = {IN_PROJECT.downloads.as_posix(): "downloads/"}
+CITATION, WORKFLOW, PARAMS = (IN_PROJECT.citation.name, IN_PROJECT.dvc_yaml.name,
+                              IN_PROJECT.params.name)
 SPDX = "https://spdx.org/licenses/"
 
 
@@ -185,18 +188,18 @@ def build_crate(stage: Path, cff: dict, commit: Commit, lock: dict, tracked: set
     folder("source/", f"the source at commit {commit.sha} (git archive)")
     folder("site/", "the rendered website: open site/index.html through a local web server")
     folder("downloads/", "the downloads; datapackage.json describes them (Frictionless)")
-    crate.add_file(stage / "CITATION.cff", "CITATION.cff", properties={
-        "name": "CITATION.cff", "encodingFormat": media_type("CITATION.cff"),
+    crate.add_file(stage / CITATION, CITATION, properties={
+        "name": CITATION, "encodingFormat": media_type(CITATION),
         "description": "how to cite this package and the study"})
     crate.add_file(stage / ".zenodo.json", ".zenodo.json", properties={
         "name": ".zenodo.json", "encodingFormat": "application/json",
         "description": "Zenodo's metadata, derived from CITATION.cff"})
     dvc = crate.add(ComputerLanguage(crate, DVC["@id"], properties={
         k: v for k, v in DVC.items() if k not in ("@id", "@type")}))
-    workflow = crate.add_workflow(stage / "source" / "dvc.yaml", "source/dvc.yaml", main=True,
+    workflow = crate.add_workflow(stage / "source" / WORKFLOW, f"source/{WORKFLOW}", main=True,
                                   lang=dvc, gen_cwl=False, properties={
                                       "name": "The pipeline (dvc.yaml)",
-                                      "encodingFormat": media_type("dvc.yaml"),
+                                      "encodingFormat": media_type(WORKFLOW),
                                       "description": "every stage, its command, "
                                       "dependencies, parameters and outputs"})
     known: dict[str, object] = {}
@@ -235,9 +238,8 @@ def build_crate(stage: Path, cff: dict, commit: Commit, lock: dict, tracked: set
             "@type": "SoftwareApplication", "name": f"stage {run['stage']}",
             "description": f"runs `{run['cmd']}`",
             "hasPart": [entity(c) for c in run["code"]]}))
-        params = [crate.get("source/params.yaml") or crate.add(DataEntity(
-            crate, "source/params.yaml", properties={"@type": "File",
-                                                     "name": "params.yaml"}))] \
+        params = [crate.get(f"source/{PARAMS}") or crate.add(DataEntity(
+            crate, f"source/{PARAMS}", properties={"@type": "File", "name": PARAMS}))] \
             if run["params"] else []
         actions.append(crate.add(ContextEntity(crate, f"#run-{run['stage']}", properties={
             "@type": "CreateAction", "name": f"Run of the pipeline's stage {run['stage']}",
@@ -248,7 +250,7 @@ def build_crate(stage: Path, cff: dict, commit: Commit, lock: dict, tracked: set
     whole = crate.add(ContextEntity(crate, "#run-pipeline", properties={
         "@type": "CreateAction", "name": "Run of the pipeline (dvc repro) at this commit",
         "instrument": workflow, "endTime": commit.date,
-        "object": [crate.get("source/params.yaml")] if crate.get("source/params.yaml") else [],
+        "object": [p for p in [crate.get(f"source/{PARAMS}")] if p is not None],
         "result": [crate.get("downloads/"), crate.get("site/")]}))
     root["mentions"] = [whole, *actions]
     return crate
@@ -256,7 +258,7 @@ def build_crate(stage: Path, cff: dict, commit: Commit, lock: dict, tracked: set
 
 def stage_archive(root: Path, stage: Path, commit: Commit, paths: Paths) -> dict:
     """Fill the folder ``stage`` with the archive's files; return CITATION.cff."""
-    site, downloads = paths.root / "report" / "_site", paths.downloads
+    site, downloads = paths.site, paths.downloads
     for needed in (site / "index.html", downloads / "datapackage.json", paths.dvc_lock):
         if not needed.is_file():
             raise InputError("missing", file=str(needed), fix="run make report first")
@@ -270,7 +272,7 @@ def stage_archive(root: Path, stage: Path, commit: Commit, paths: Paths) -> dict
                     stage / "site" / "downloads" / "datapackage.json"):
         if package.is_file():
             write_json(package, dated(json.loads(package.read_text("utf-8")), commit.date))
-    shutil.copyfile(paths.citation, stage / "CITATION.cff")
+    shutil.copyfile(paths.citation, stage / CITATION)
     cff = safe_load(paths.citation.read_text(encoding="utf-8")) or {}
     write_json(stage / ".zenodo.json", zenodo_metadata(cff, commit))
     return cff

@@ -35,7 +35,7 @@ import psutil
 
 from analysis.core import runlog
 from analysis.core.artifacts import write_json
-from analysis.core.paths import PATHS, ROOT
+from analysis.core.paths import PATHS, ROOT, Paths
 
 # The steps of `make report` after the clone (the Makefile's RUN environment).
 STEPS = (("setup", ["make", "venv"]),
@@ -44,8 +44,9 @@ STEPS = (("setup", ["make", "venv"]),
          ("pipeline", [".venv/bin/python", "-m", "analysis.tools.repro"]),
          ("render", [".venv/bin/python", "-m", "analysis.report", "render", "--if-needed"]))
 # Parts of the clone whose size the record gives (paths relative to the clone).
-PARTS = {"environment": ".venv", "release": "data/release", "data": "data",
-         "dvc_cache": ".dvc/cache", "site": "report/_site"}
+_IN_CLONE = Paths(Path("."))
+PARTS = {"environment": ".venv", "release": _IN_CLONE.release.as_posix(), "data": "data",
+         "dvc_cache": ".dvc/cache", "site": _IN_CLONE.site.as_posix()}
 CACHES = ("UV_CACHE_DIR", "PIP_CACHE_DIR", "XDG_CACHE_HOME")
 MIB = 1 << 20
 
@@ -91,7 +92,7 @@ def size_mib(path: Path) -> float:
 def renderer_of(clone: Path) -> str:
     """The renderer the clone's site names (``report/_site/build.json``)."""
     try:
-        build = json.loads((clone / "report" / "_site" / "build.json").read_text("utf-8"))
+        build = json.loads((Paths(clone).site / "build.json").read_text("utf-8"))
     except (OSError, ValueError):
         return "unknown"
     return str(build.get("renderer") or "unknown")
@@ -119,7 +120,7 @@ def measure(commit: str, clone: Path, caches: Path, log: Path) -> dict:
             "disk_mib": {"clone": size_mib(clone),
                          **{k: size_mib(clone / v) for k, v in PARTS.items()}},
             "downloaded_mib": round(sum(size_mib(caches / n) for n in CACHES), 1),
-            "fetched_from_mirror": (clone / "data" / "release").is_dir()
+            "fetched_from_mirror": Paths(clone).release.is_dir()
             and not (clone / "data" / "download").exists(),
             "renderer": renderer_of(clone),
             "ok": all(s["exit_status"] == 0 for s in steps.values())
