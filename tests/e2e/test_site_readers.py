@@ -38,7 +38,7 @@ EXPLORER_LINKS = """[...document.querySelectorAll('a.explorer-link')].map(a => (
     shows: a.getAttribute('data-count')}))"""
 SHOWN = """(() => ({
     count: Number(document.getElementById('issue-count').textContent.replace(/,/g, '')),
-    box: document.querySelector('#issue-explorer input[name=text]').value,
+    box: document.querySelector('#issue-explorer input[type=search]').value,
     pages: [...document.querySelectorAll('#issue-explorer .explorer-page')]
       .map(e => e.textContent),
     urls: [...document.querySelectorAll('#issue-explorer tbody td.issue a')]
