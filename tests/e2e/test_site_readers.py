@@ -180,7 +180,7 @@ def test_headings_never_skip_a_level_and_a_skip_link_leads_to_the_content(site):
             skips = [(a, b) for a, b in zip(levels, levels[1:], strict=False)
                      if b[0] > a[0] + 1]
             assert skips == [], (rel, skips[:3])
-            first = browser.evaluate("""(() => {
+            first = browser.evaluate(r"""(() => {
                 const first = document.querySelector('a[href], button, input, select');
                 // Quarto's script writes every link out in full, .../index.html as .../
                 const page = u => u.origin + u.pathname.replace(/\/index\.html$/, '/');
