@@ -38,7 +38,7 @@ EXPLORER_LINKS = """[...document.querySelectorAll('a.explorer-link')].map(a => (
     shows: a.getAttribute('data-count')}))"""
 SHOWN = """(() => ({
     count: Number(document.getElementById('issue-count').textContent.replace(/,/g, '')),
-    box: document.querySelector('#issue-explorer input[name=text]').value,
+    box: document.querySelector('#issue-explorer input[type=search]').value,
     pages: [...document.querySelectorAll('#issue-explorer .explorer-page')]
       .map(e => e.textContent),
     urls: [...document.querySelectorAll('#issue-explorer tbody td.issue a')]
@@ -180,7 +180,7 @@ def test_headings_never_skip_a_level_and_a_skip_link_leads_to_the_content(site):
             skips = [(a, b) for a, b in zip(levels, levels[1:], strict=False)
                      if b[0] > a[0] + 1]
             assert skips == [], (rel, skips[:3])
-            first = browser.evaluate("""(() => {
+            first = browser.evaluate(r"""(() => {
                 const first = document.querySelector('a[href], button, input, select');
                 // Quarto's script writes every link out in full, .../index.html as .../
                 const page = u => u.origin + u.pathname.replace(/\/index\.html$/, '/');

@@ -56,7 +56,9 @@ def test_claims_include_reads_the_findings_tables(project):
     assert inc.name == "page/claims.md" and set(inc.inputs) == set(base.CLAIMS_INPUTS)
     text = inc.make(project.inputs())
     assert text.startswith("1 numbers of the paper are checked here: 1 exact.")
-    assert ">g.a · Section I<" in text
+    # where the paper says it under the claim; the id, a key for the downloads, folded
+    assert '<span class="claim-where">Section I</span>' in text
+    assert '<details class="claim-id"><summary>id</summary><code>g.a</code></details>' in text
 
 
 def test_a_missing_input_gives_a_note_and_the_others_their_text(project):

@@ -77,7 +77,7 @@ def test_release_examples_sit_beside_the_cited_ones(project):
     assert 'href="https://github.com/o/r/issues/1"' in html and "(2023; 7 of 7 agreed)" in html
     assert 'href="issues.html?theme=C.5"' in html
     assert 'href="issues.html?theme=A.1&amp;agreement=contested"' in html
-    assert 'href="issues.html?q=https%3A%2F%2Fgithub.com%2Fo%2Fr%2Fissues%2F9">[44]</a>' \
+    assert 'href="issues.html?text=https%3A%2F%2Fgithub.com%2Fo%2Fr%2Fissues%2F9">[44]</a>' \
         in html
     assert "[45] <small>not in the release</small>" in html
     a1 = html.split("<tr")[2]

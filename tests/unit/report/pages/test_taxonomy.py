@@ -89,7 +89,8 @@ def test_details_get_their_examples(project):
                                       "<script>bad()</script>")
     project.write(TX("examples.csv"), EXAMPLES)
     out = taxonomy.taxonomy_details(project.inputs())
-    assert "<h4>C.1.i Crash</h4><p class=\"cited-examples\">" in out
+    # the sub-theme heading sits under the page's h2 section: h3, no level skipped
+    assert "<h3>C.1.i Crash</h3><p class=\"cited-examples\">" in out
     assert "<script" not in out
 
 
