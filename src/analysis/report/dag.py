@@ -67,7 +67,7 @@ def resolved(stages: dict, params: dict) -> dict:
 def graph_from_dvc_yaml(path: Path) -> tuple[list[str], list[tuple[str, str]]]:
     """Stages and edges from ``dvc.yaml`` (with the lists of ``params.yaml`` beside it) by
     matching each stage's deps to others' outs."""
-    params_file = path.with_name("params.yaml")
+    params_file = Paths(path.parent).params
     params = safe_load(params_file.read_text(encoding="utf-8")) if params_file.is_file() else {}
     stages = resolved((safe_load(path.read_text(encoding="utf-8")) or {}).get("stages", {}),
                       params or {})
