@@ -160,16 +160,21 @@ def test_a_batch_leaves_only_its_records_params_lock_and_metrics_to_commit(team_
     assert "Batch 2026-02" in log and "labels/2026-02/sheets/annotator_dana.csv" in log
 
 
-# The commit a site was built from, in every page's footer: the team's site of the second
-# batch was built before the batch was committed, the clone's from that commit
-BUILT_FROM = re.compile(rb"Built from commit [0-9a-f]+")
+# The commit a site was built from, in every page's footer and on the Reproducibility
+# page: the team's site of the second batch was built before the batch was committed, the
+# clone's from that commit; the site's list of its sources hashes those pages as rendered
+COMMIT = re.compile(rb"\b[0-9a-f]{40}\b|(?<=commit )[0-9a-f]{7,}\b")
+BUILD_RECORD = ("report/_site/sources.json",)
 
 
 def same_but_the_build_commit(first, second, rel: str) -> bool:
-    """Whether the page ``rel`` of two runs differs only in the commit it was built from."""
+    """Whether the site's file ``rel`` of two runs differs only in the commit it was built
+    from."""
     a, b = first / rel, second / rel
-    return rel.endswith(".html") and a.is_file() and b.is_file() and (
-        BUILT_FROM.sub(b"", a.read_bytes()) == BUILT_FROM.sub(b"", b.read_bytes()))
+    if not (rel.startswith("report/_site/") and a.is_file() and b.is_file()):
+        return False
+    return rel in BUILD_RECORD or COMMIT.sub(b"", a.read_bytes()) == COMMIT.sub(
+        b"", b.read_bytes())
 
 
 def test_a_fresh_clone_rebuilds_the_same_study_and_site(team_study, tmp_path):
