@@ -161,11 +161,12 @@ def test_a_batch_leaves_only_its_records_params_lock_and_metrics_to_commit(team_
 
 
 # The commit a site was built from, in every page's footer and on the Reproducibility
-# page (with whether tracked files were modified then): the team's site of the second
-# batch was built before the batch was committed, the clone's from that commit; the site's
-# list of its sources hashes those pages as rendered
-COMMIT = re.compile(rb'<ul class="build">.*?</ul>|\b[0-9a-f]{40}\b|(?<=commit )[0-9a-f]{7,}\b',
-                    re.S)
+# page (with the tracked files modified then): the team's site of the second batch was
+# built before the batch was committed, the clone's from that commit; the site's list of
+# its sources hashes those pages as rendered
+COMMIT = re.compile(rb'<ul class="build">.*?</ul>|<details class="callout callout-note">'
+                    rb'<summary class="callout-title">Modified files</summary>.*?</details>\n?'
+                    rb'|\b[0-9a-f]{40}\b|(?<=commit )[0-9a-f]{7,}\b', re.S)
 BUILD_RECORD = ("report/_site/sources.json",)
 
 
