@@ -44,9 +44,33 @@ def declared_paths(stage: dict, keys: tuple[str, ...] = ("outs", "metrics", "plo
             for path in (item if isinstance(item, dict) else [item])]
 
 
+def resolved(stages: dict, params: dict) -> dict:
+    """``dvc.yaml``'s stages as DVC resolves them: a ``foreach`` stage is one stage a item
+    of its list in ``params`` (``${study.batches}``), named ``<stage>@<item>``, the item in
+    its paths (none when the list is empty or missing)."""
+    found = {}
+    for name, stage in stages.items():
+        if "foreach" not in stage:
+            found[name] = stage
+            continue
+        items: object = params
+        for key in str(stage["foreach"]).removeprefix("${").removesuffix("}").split("."):
+            items = items.get(key) if isinstance(items, dict) else None
+        for item in items if isinstance(items, list) else []:
+            found[f"{name}@{item}"] = {
+                key: [p.replace("${item}", str(item)) if isinstance(p, str) else p
+                      for p in value] if isinstance(value, list) else value
+                for key, value in stage["do"].items()}
+    return found
+
+
 def graph_from_dvc_yaml(path: Path) -> tuple[list[str], list[tuple[str, str]]]:
-    """Stages and edges from ``dvc.yaml`` by matching each stage's deps to others' outs."""
-    stages = (safe_load(path.read_text(encoding="utf-8")) or {}).get("stages", {})
+    """Stages and edges from ``dvc.yaml`` (with the lists of ``params.yaml`` beside it) by
+    matching each stage's deps to others' outs."""
+    params_file = Paths(path.parent).params
+    params = safe_load(params_file.read_text(encoding="utf-8")) if params_file.is_file() else {}
+    stages = resolved((safe_load(path.read_text(encoding="utf-8")) or {}).get("stages", {}),
+                      params or {})
     outs = {name: [p.rstrip("/") for p in declared_paths(s)] for name, s in stages.items()}
     edges = set()
     for name, stage in stages.items():

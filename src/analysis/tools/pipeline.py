@@ -174,10 +174,14 @@ def code_deps(stage: Stage, root: Path, stages: tuple[Stage, ...] = STAGES) -> l
     src = package_root(root)
     folders = [src / "core", src / stage.package_name]
     deps = set()
-    for path in closure(src, entry_modules(stage, root)):
+    runs = closure(src, entry_modules(stage, root))
+    for path in runs:
         folder = next((f for f in folders if path.is_relative_to(f)), None)
         deps.add(folder or path)
-    declared = (src / other.name / DECLARATION for other in upstream(stage, stages))
+    declared = [src / other.name / DECLARATION for other in upstream(stage, stages)]
+    # a stage package it imports reads its own declaration (its STAGE names its files)
+    declared += [p.parent / DECLARATION for p in runs if p.name == "__init__.py"
+                 and not p.parent.is_relative_to(folders[1])]
     deps |= {d for d in declared if d.is_file()}
     return sorted(rel(p.relative_to(root)) for p in deps)
 

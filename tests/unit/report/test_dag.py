@@ -20,6 +20,18 @@ def test_outside_a_dvc_repository_the_graph_is_derived_from_dvc_yaml(tmp_path):
     assert text == to_mermaid(*graph_from_dvc_yaml(ROOT / "dvc.yaml"))
 
 
+def test_a_foreach_stage_is_one_stage_an_item_of_its_list(tmp_path):
+    (tmp_path / "dvc.yaml").write_text(
+        "stages:\n  merge:\n    foreach: ${study.batches}\n    do:\n      cmd: m ${item}\n"
+        "      deps:\n        - labels/${item}\n      outs:\n        - build/${item}\n"
+        "  study:\n    cmd: s\n    deps: [build]\n    outs: [out]\n", encoding="utf-8")
+    (tmp_path / "params.yaml").write_text("study:\n  batches: [a, b]\n", encoding="utf-8")
+    assert graph_from_dvc_yaml(tmp_path / "dvc.yaml") == (
+        ["merge@a", "merge@b", "study"], [("merge@a", "study"), ("merge@b", "study")])
+    (tmp_path / "params.yaml").write_text("study:\n  batches: []\n", encoding="utf-8")
+    assert graph_from_dvc_yaml(tmp_path / "dvc.yaml") == (["study"], [])
+
+
 def test_to_mermaid_numbers_the_stages_in_order():
     assert to_mermaid(["b", "a"], [("a", "b")]) == (
         'flowchart TD\n\tnode1["a"]\n\tnode2["b"]\n\tnode1-->node2\n')
