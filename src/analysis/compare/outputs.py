@@ -56,6 +56,16 @@ def _change(value: float) -> str:
     return signed(value if is_missing(value) else round(float(value), 3) + 0.0)
 
 
+def projects_sentence(new: list[str], removed: list[str], changed: list[str]) -> str:
+    """The projects that came, went or changed their counts, in one sentence; when none
+    did, a sentence that says so, not three lists of "none"."""
+    if not (new or removed or changed):
+        return "No project was added or removed, and every project has the baseline's counts."
+    return (f"New projects: {', '.join(new) or 'none'}; removed projects: "
+            f"{', '.join(removed) or 'none'}; projects whose counts changed: "
+            f"{', '.join(changed) or 'none'}.")
+
+
 def website_vars(result: Comparison) -> dict[str, object]:
     """Numbers and sentences for the website.
 
@@ -75,9 +85,7 @@ def website_vars(result: Comparison) -> dict[str, object]:
                f"The current dump has {cur['issues']:,} issues ({change:+,} against the "
                f"baseline's {base['issues']:,}), {len(new_p)} new and {len(gone_p)} removed "
                f"projects, {len(new_y)} new and {len(gone_y)} removed years.")
-    names = (f"New projects: {', '.join(new_p) or 'none'}; removed projects: "
-             f"{', '.join(gone_p) or 'none'}; projects whose counts changed: "
-             f"{', '.join(changed_p) or 'none'}.")
+    names = projects_sentence(new_p, gone_p, changed_p)
     kappa = {r.type.lower(): r for r in result.kappa.itertuples()}
 
     def k(kind: str, what: str) -> str:

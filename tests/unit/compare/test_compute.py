@@ -182,3 +182,11 @@ def test_figures_draw_a_type_missing_from_one_run_and_vars_mark_it_missing():
         fig = draw()
         assert fig.axes, name
         plt.close(fig)
+
+
+def test_a_comparison_without_project_changes_says_so_in_one_sentence():
+    assert outputs.projects_sentence([], [], []) == (
+        "No project was added or removed, and every project has the baseline's counts.")
+    assert outputs.projects_sentence(["sglang"], [], ["PyTorch"]) == (
+        "New projects: sglang; removed projects: none; projects whose counts changed: "
+        "PyTorch.")
