@@ -63,9 +63,12 @@ def test_findings_notebook_scores_every_claim_from_every_stage_file(tmp_path):
     assert status["table1.pytorch.2023"] == "not_reproducible"  # no stage wrote it
     metrics = artifacts.read_json(stage.metrics)
     assert metrics["claims"] == len(card)
-    assert {s: metrics[s] for s in STATUSES} == card["status"].value_counts().reindex(
-        list(STATUSES), fill_value=0).to_dict()
-    assert metrics["exact"] == 3 and metrics["differs"] == 2
+    examples = card["claim_id"].str.startswith("examples.")
+    for board, rows in (("printed", card[~examples]), ("examples", card[examples])):
+        assert metrics[board] == {"claims": len(rows), **rows["status"].value_counts().reindex(
+            list(STATUSES), fill_value=0).to_dict()}
+    assert [metrics["printed"][s] + metrics["examples"][s] for s in ("exact", "differs")] == [
+        3, 2]
     # the challenges: Challenge 4 (B.2, C.2, C.3) rests on 45 reports, 30 of them B.2's
     coverage = pd.read_csv(stage.table("challenges.csv")).set_index("challenge")
     assert coverage.loc[4, "issues"] == 45 and coverage.loc[4, "highest_project"] == "PyTorch"

@@ -125,7 +125,8 @@ def stage_parameters(root: Path) -> dict[str, dict]:
 # The curated inputs a project copy needs (everything else the stages write).
 CURATED = ("dvc.yaml", "params.yaml", "requirements.txt", "requirements-no-deps.txt",
            "CITATION.cff", "LICENSE", "data/projects.yaml", "data/challenges.yaml",
-           "data/taxonomy.yaml", "data/claims.yaml", "data/baseline", "docs")
+           "data/taxonomy.yaml", "data/claims.yaml", "data/baseline", "data/fresh_clone.json",
+           "docs")
 
 
 def copy_curated(root: Path) -> None:
