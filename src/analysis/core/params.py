@@ -18,14 +18,14 @@ on its way too.
 from __future__ import annotations
 
 import os
-from pathlib import Path
+from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Annotated, Any, ClassVar, Self, get_args, get_origin
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError, ValidationInfo
 
 from analysis.core.config import load_params
 from analysis.core.errors import InputError
-from analysis.core.paths import PATHS, Paths, outside_the_dump
+from analysis.core.paths import PATHS, Paths
 
 PARAMS_FILE = PATHS.params.name
 WHOLE = "a whole number of at least 0"
@@ -125,7 +125,7 @@ class OutsideTheDump(ValueError):
 def in_the_dump(value: str, info: ValidationInfo) -> str:
     """A file of the dump, relative to ``data/raw/``: not absolute, no ``..``, not the
     folder itself, and (given the project's root in the validation context) no symbolic
-    link leading out on its way (:func:`~analysis.core.paths.outside_the_dump`)."""
+    link leading out on its way (:func:`~analysis.core.params.outside_the_dump`)."""
     why = outside_the_dump((info.context or {}).get("raw"), value)
     if why:
         raise OutsideTheDump(why)
@@ -145,3 +145,39 @@ def plain_name(value: str) -> str:
 
 
 PlainName = Annotated[str, AfterValidator(plain_name)]
+
+
+def outside_the_dump(raw: Path | None, value: object) -> str | None:
+    """Why ``value``, a setting that should name a file of the dump at ``raw``
+    (``data/raw/``) relative to it, does not; None when it does. Absolute paths and ``..``
+    are refused by their form; given ``raw``, so is a symbolic link on the way that leads
+    out. A file outside the dump is no DVC dependency, and its text and path would reach
+    the outputs and the site."""
+    shown = PATHS.raw.relative_to(PATHS.root).as_posix()
+    if not isinstance(value, str) or not value.strip() or "\0" in value:
+        return "it must name a file of the dump"
+    if PurePosixPath(value).is_absolute() or PureWindowsPath(value).is_absolute():
+        return "an absolute path, outside the dump"
+    if ".." in PurePosixPath(value).parts:
+        return f"'..' leads out of {shown}/"
+    if raw is None:
+        return None
+    inside, target = Path(raw).resolve(), (Path(raw) / value).resolve()
+    if target == inside:
+        return f"it names {shown}/ itself, not a file of it"
+    if not target.is_relative_to(inside):
+        return f"a symbolic link leads it out of {shown}/"
+    return None
+
+
+def dump_file(raw: Path, value: object, setting: str) -> Path:
+    """The file of the dump at ``raw`` that the params.yaml ``setting`` names, relative to
+    it; one message naming the setting when it leads outside (:func:`outside_the_dump`)."""
+    why = outside_the_dump(raw, value)
+    if why:
+        shown = PATHS.raw.relative_to(PATHS.root).as_posix()
+        raise InputError(f"{setting} is {value!r}: {why}", file=PATHS.params.name,
+                         column=setting,
+                         fix=f"set {setting} in {PATHS.params.name} to a file of the dump, "
+                             f"relative to {shown}/")
+    return Path(raw) / value

@@ -49,9 +49,10 @@ from analysis.labels.sheets import (
     write_blank_sheets,
 )
 from analysis.labels.tables import read_candidates
-from analysis.select.engine import SELECTION_DIR, selection_id, set_aside_folder
+from analysis.select.engine import SELECTION_DIR, selection_id
 from analysis.select.hints import python
 from analysis.select.known import NONE, current_dump
+from analysis.select.outputs import set_aside_folder
 
 SHOWN_UNDECIDED = 10
 
@@ -406,9 +407,7 @@ def main(argv: list[str] | None = None) -> int:
         print(user_error_line(prog, exc), file=sys.stderr)
         return 1
     except SheetProblems as exc:
-        for problem in exc.problems:
-            print(f"merge: {problem}", file=sys.stderr)
-        print(f"merge: {len(exc.problems)} problem(s); nothing written", file=sys.stderr)
+        print("\n".join(exc.lines("merge")), file=sys.stderr)
         return 1
 
 

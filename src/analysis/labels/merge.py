@@ -107,6 +107,13 @@ class SheetProblems(Exception):
         self.problems = problems
         super().__init__(f"{len(problems)} problem(s) in the sheets")
 
+    def lines(self, prog: str, where: str = "") -> list[str]:
+        """The messages a command prints: one line a problem, then how many and that
+        nothing was written (``where``: the folder they are in, when one was named)."""
+        place = f" in {where}" if where else ""
+        return [*(f"{prog}: {problem}" for problem in self.problems),
+                f"{prog}: {len(self.problems)} problem(s){place}; nothing written"]
+
 
 @dataclass
 class MergeResult:

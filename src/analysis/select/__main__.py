@@ -11,7 +11,7 @@ from analysis.core.paths import PATHS
 from analysis.core.projects import Projects
 from analysis.core.sizes import parse_size, size_text
 from analysis.keywords.compute import read_keyword_file
-from analysis.select import engine, gharchive
+from analysis.select import engine, gharchive, outputs
 from analysis.select.formats import FILE_OPTION, LINE_OPTION, MAX_FILE, MAX_LINE, Limits
 from analysis.select.hints import python, shown
 from analysis.select.known import NONE, DumpIssues, current_dump, dump_issues
@@ -160,7 +160,7 @@ def run(args: argparse.Namespace, progress_enabled: bool) -> tuple[dict, str, li
         raise InputError("--workers must be at least 1", column="--workers",
                          fix="give the number of worker processes, or auto")
     out = Path(args.out)
-    labelled = engine.check_out(out, args.force, args.set_aside)
+    labelled = outputs.check_out(out, args.force, args.set_aside)
     spec = load_spec(args)
     inputs = gharchive.expand(args.inputs)
     for path in inputs:
@@ -194,13 +194,13 @@ def run(args: argparse.Namespace, progress_enabled: bool) -> tuple[dict, str, li
     selection = engine.merge(spec, parts, known)
     notes = []
     if labelled is not None:
-        kept = engine.keep_aside(out, labelled)
+        kept = outputs.keep_aside(out, labelled)
         notes.append(f"the earlier selection {labelled}, which the sheets in {out}/"
-                     f"{engine.SHEETS_DIR}/ were made from, is kept in {kept}/ (their merge "
+                     f"{outputs.SHEETS_DIR}/ were made from, is kept in {kept}/ (their merge "
                      f"finds it there); write new sheets for this one: {python()} -m "
                      f"analysis.labels sheets {out}/{engine.SELECTION_DIR}/"
                      f"{engine.CANDIDATES_FILE} --annotators N --out {out} --force")
-    record = engine.publish(out, lambda folder: engine.write_outputs(folder, selection))
+    record = outputs.publish(out, lambda folder: outputs.write_outputs(folder, selection))
     note = gitee_note(spec, inputs, record)
     return record, name, notes + ([note] if note else [])
 
@@ -239,9 +239,9 @@ def main(argv: list[str] | None = None) -> int:
               f"{engine.SELECTION_DIR}/{engine.SUMMARY_FILE} for what was read and skipped) "
               "-> check --since/--until, --project, --known and the inputs", file=sys.stderr)
         return NO_CANDIDATES
-    if (Path(args.out) / engine.SHEETS_DIR).exists():
+    if (Path(args.out) / outputs.SHEETS_DIR).exists():
         if not any(note.startswith("the earlier selection") for note in notes):
-            print(f"select: the sheets in {args.out}/{engine.SHEETS_DIR}/ were made from "
+            print(f"select: the sheets in {args.out}/{outputs.SHEETS_DIR}/ were made from "
                   f"an earlier selection -> write new ones: {python()} -m analysis.labels "
                   f"sheets {candidates} --annotators N --out {args.out} --force",
                   file=sys.stderr)

@@ -51,10 +51,7 @@ def main(argv: list[str] | None = None) -> int:
         print(user_error_line(PROG, exc), file=sys.stderr)
         return 1
     except SheetProblems as exc:
-        for problem in exc.problems:
-            print(f"{PROG}: {problem}", file=sys.stderr)
-        print(f"{PROG}: {len(exc.problems)} problem(s) in {records}; nothing written",
-              file=sys.stderr)
+        print("\n".join(exc.lines(PROG, str(records))), file=sys.stderr)
         return 1
     print(summary_line(result.record, str(out)))
     for line in undecided_advice(result, records, out):

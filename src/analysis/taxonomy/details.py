@@ -26,7 +26,8 @@ import pandas as pd
 
 from analysis.core.dump import decode
 from analysis.core.errors import InputError
-from analysis.core.paths import PATHS, dump_file
+from analysis.core.params import dump_file
+from analysis.core.paths import PATHS
 from analysis.core.quality import (
     Anomaly,
     Rule,
@@ -385,7 +386,7 @@ def parse_detail_files(raw_dir: Path, files: dict[str, str], taxonomy: Taxonomy,
                        ) -> DetailsResult:
     """Parse every detail file (``files``: issue type name -> path under ``raw_dir``; a
     path that leads outside ``raw_dir`` is refused, see
-    :func:`~analysis.core.paths.dump_file`)."""
+    :func:`~analysis.core.params.dump_file`)."""
     unknown = sorted(set(files) - set(taxonomy.type_names))
     if unknown:
         raise InputError(f"detail files given for unknown issue types {unknown}",

@@ -10,7 +10,8 @@ import pytest
 import yaml
 
 from analysis.core.errors import InputError
-from analysis.core.paths import PATHS, ROOT, STAGES, Paths, dump_file, notebook_stages
+from analysis.core.params import dump_file
+from analysis.core.paths import PATHS, ROOT, STAGES, Paths, notebook_stages
 
 SRC = ROOT / "src" / "analysis"
 # Paths of the project that only core/paths.py may spell (messages and docstrings, which

@@ -12,7 +12,7 @@ import pytest
 from analysis.core.paths import ROOT
 from analysis.labels.__main__ import find_selection, main
 from analysis.labels.__main__ import parser as labels_parser
-from analysis.select import engine
+from analysis.select import engine, outputs
 from analysis.select.__main__ import parser as select_parser
 from tests.support.dumps import Project, write_dump
 from tests.support.sheets import blank_sheets, fill, issues_of, read_rows
@@ -191,7 +191,7 @@ def test_the_merge_finds_the_selection_a_later_select_set_aside(filled, tmp_path
     against the newer selection, nor with a warning that none was found)."""
     sel = tmp_path / "sel"
     old = engine.selection_id(CANDIDATES)
-    engine.keep_aside(sel, old)
+    outputs.keep_aside(sel, old)
     _, newer = issues_of("vllm-project/vllm", 2)
     (sel / "selection").mkdir()
     newer.to_csv(sel / "selection" / "candidates.csv", index=False)
@@ -202,4 +202,4 @@ def test_the_merge_finds_the_selection_a_later_select_set_aside(filled, tmp_path
     assert record["selection"] == old and record["selection_check"] == {
         "checked": True, "candidates": "candidates.csv"}
     assert find_selection([str(filled[0])], None, old) == (
-        engine.set_aside_folder(sel, old) / "candidates.csv", None)
+        outputs.set_aside_folder(sel, old) / "candidates.csv", None)

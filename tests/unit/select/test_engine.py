@@ -14,7 +14,7 @@ import pytest
 from analysis.core.errors import InputError
 from analysis.core.projects import Projects
 from analysis.keywords.compute import read_keyword_file
-from analysis.select import engine
+from analysis.select import engine, outputs
 from analysis.select.formats import Tally
 from analysis.select.known import dump_issues
 from analysis.select.spec import build_spec
@@ -140,18 +140,18 @@ def test_an_unreachable_scheduler_is_one_line_naming_its_address():
 
 def test_out_may_hold_sheets_and_an_earlier_selection_only_with_force(tmp_path):
     out = tmp_path / "out"
-    engine.check_out(out, False)  # new
+    outputs.check_out(out, False)  # new
     (out / "sheets").mkdir(parents=True)
-    engine.check_out(out, False)  # sheets alone: labels sheets wrote them first
+    outputs.check_out(out, False)  # sheets alone: labels sheets wrote them first
     (out / "selection").mkdir()
     with pytest.raises(InputError, match="already holds a selection"):
-        engine.check_out(out, False)
-    engine.check_out(out, True)
+        outputs.check_out(out, False)
+    outputs.check_out(out, True)
     (out / "notes.txt").write_text("x")
     with pytest.raises(InputError, match=r"holds other files \(notes.txt\)"):
-        engine.check_out(out, True)
+        outputs.check_out(out, True)
     with pytest.raises(InputError, match="is a file"):
-        engine.check_out(out / "notes.txt", True)
+        outputs.check_out(out / "notes.txt", True)
 
 
 def test_publish_replaces_the_selection_only_when_it_is_complete(tmp_path):
@@ -166,7 +166,7 @@ def test_publish_replaces_the_selection_only_when_it_is_complete(tmp_path):
         raise RuntimeError("stop")
 
     with pytest.raises(RuntimeError):
-        engine.publish(out, failing)
+        outputs.publish(out, failing)
     assert (out / engine.SELECTION_DIR / "candidates.csv").read_text() == "earlier\n"
     assert sorted(p.name for p in out.iterdir()) == [engine.SELECTION_DIR, "sheets"]
 
@@ -174,7 +174,7 @@ def test_publish_replaces_the_selection_only_when_it_is_complete(tmp_path):
         (folder / "candidates.csv").write_text("new\n")
         return {"records": 1}
 
-    assert engine.publish(out, complete) == {"records": 1}
+    assert outputs.publish(out, complete) == {"records": 1}
     assert [p.name for p in (out / engine.SELECTION_DIR).iterdir()] == ["candidates.csv"]
     assert (out / engine.SELECTION_DIR / "candidates.csv").read_text() == "new\n"
     assert (out / "sheets" / "annotator_1.csv").read_text() == "sheet\n"

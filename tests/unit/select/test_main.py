@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from analysis.select import __main__ as cli
-from analysis.select import engine
+from analysis.select import engine, outputs
 from tests.support.dumps import Project, write_dump
 from tests.support.gharchive import opened_issues, write_events
 
@@ -127,7 +127,7 @@ def test_a_selection_that_sheets_were_made_from_is_replaced_only_set_aside(input
     old_id = engine.selection_id(pd.read_csv(io.BytesIO(old), dtype=str,
                                              keep_default_na=False))
     aside = [p for p in out.iterdir() if p.name.startswith("selection-")]
-    assert aside == [engine.set_aside_folder(out, old_id)]
+    assert aside == [outputs.set_aside_folder(out, old_id)]
     assert (aside[0] / "candidates.csv").read_bytes() == old
     assert f"is kept in {aside[0]}/" in err.splitlines()[0]
     assert err.splitlines()[1].startswith("select: no candidates")
