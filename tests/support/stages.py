@@ -19,9 +19,11 @@ from analysis.agreement.compute import (
     paper_kappas,
 )
 from analysis.agreement.params import AgreementParams
-from analysis.core.batches import release_rows
+from analysis.core.batches import RELEASE, is_study, release_rows
 from analysis.core.projects import Projects
 from analysis.core.taxonomy import Taxonomy
+from analysis.table1 import compute as t1
+from analysis.table1.compute import Table1
 
 
 def agreement_result(issues: pd.DataFrame, taxonomy: Taxonomy, projects: Projects,
@@ -36,3 +38,18 @@ def agreement_result(issues: pd.DataFrame, taxonomy: Taxonomy, projects: Project
                      batches=batch_agreement(issues, taxonomy, make_scale,
                                              params.confidence_level,
                                              analysed.facts["ac1_categories"]))
+
+
+def table1_result(issues: pd.DataFrame, projects: Projects, types: list[str],
+                  claims: pd.DataFrame, exclusions: pd.DataFrame | None = None) -> Table1:
+    """The table1 stage's result, as ``notebooks/02_table1.py`` computes it (without
+    ``exclusions`` every false-positive rate is the paper's)."""
+    release = release_rows(issues)
+    own = t1.exclusions_of(exclusions, RELEASE)
+    rows = t1.project_rows(release, projects, t1.excluded_only(release, own))
+    table = t1.with_totals(t1.counts_by_year(release, rows),
+                           t1.counts_by_type(release, rows, types), projects)
+    return Table1(table, t1.type_shares(release, types),
+                  t1.false_positive_table(table, own, t1.reported_false_positives(claims)),
+                  projects, t1.study_now(issues, projects, types, exclusions)
+                  if is_study(issues) else None)
