@@ -24,6 +24,11 @@ from analysis.core.projects import Projects
 from analysis.core.taxonomy import Taxonomy
 from analysis.table1 import compute as t1
 from analysis.table1.compute import Table1
+from analysis.taxonomy import compute as tx
+from analysis.taxonomy.compute import TaxonomyResult
+from analysis.taxonomy.details import DetailsResult
+from analysis.taxonomy.distribution import mix_tests
+from analysis.taxonomy.examples import empty_themes, match_examples
 
 
 def agreement_result(issues: pd.DataFrame, taxonomy: Taxonomy, projects: Projects,
@@ -53,3 +58,31 @@ def table1_result(issues: pd.DataFrame, projects: Projects, types: list[str],
                   t1.false_positive_table(table, own, t1.reported_false_positives(claims)),
                   projects, t1.study_now(issues, projects, types, exclusions)
                   if is_study(issues) else None)
+
+
+def taxonomy_result(parsed: DetailsResult, issues: pd.DataFrame, taxonomy: Taxonomy,
+                    projects: Projects, item_split: str = "comma",
+                    cited: tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame] | None = None
+                    ) -> TaxonomyResult:
+    """The taxonomy stage's result, as ``notebooks/03_taxonomy.py`` computes it from the
+    parsed detail files; ``cited`` is the paper's examples, findings and rankings
+    (:mod:`analysis.core.examples`), None for none."""
+    issues = release_rows(issues)
+    examples, findings, rankings = cited if cited is not None else (
+        pd.DataFrame(columns=["ref", "url", "subthemes", "theme", "source", "host",
+                              "repository", "kind", "number"]),
+        pd.DataFrame(columns=["id", "finding", "source", "themes", "text"]),
+        pd.DataFrame(columns=["id", "who", "source", "of", "theme", "rank"]))
+    subthemes = tx.subtheme_table(taxonomy, parsed.rows)
+    themes = tx.theme_table(taxonomy, parsed.rows, subthemes, issues)
+    order = projects.order(issues["project"].unique())
+    return TaxonomyResult(
+        taxonomy=taxonomy, parsed=parsed, subthemes=subthemes, themes=themes,
+        types=tx.type_table(taxonomy, themes),
+        details=tx.detail_table(taxonomy, parsed.items, subthemes),
+        spellings=tx.spelling_table(taxonomy, parsed.rows),
+        mix=mix_tests(issues, taxonomy.type_names, taxonomy.codes, order),
+        project_names=projects.names(order), item_split=item_split,
+        examples=match_examples(examples, issues, projects),
+        empty_themes=empty_themes(themes, issues, examples, findings, rankings),
+        years=tuple(sorted(int(y) for y in issues["year"].unique())))
