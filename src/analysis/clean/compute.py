@@ -43,8 +43,10 @@ class CleanResult:
 
 def clean_dump(raw_dir: Path, taxonomy: Taxonomy, projects: Projects,
                duplicates: str = "keep") -> CleanResult:
-    """Clean a whole dump: one tidy row per labelled issue, rejected rows, quality report.
-    ``duplicates`` is params.yaml's ``clean.duplicates`` (``keep`` or ``first``, checked by
+    """The clean stage's tables from the dump's folder (``raw_dir``), the taxonomy and the
+    projects' descriptions; returns one :class:`CleanResult`: one row per labelled issue,
+    the rejected rows and the quality report. ``duplicates`` is params.yaml's
+    ``clean.duplicates`` (``keep`` or ``first``, checked by
     :class:`~analysis.clean.params.CleanParams`)."""
     anomalies: list[Anomaly] = []
     scan = scan_dump(raw_dir, projects, taxonomy, duplicates, anomalies)

@@ -188,9 +188,13 @@ class Comparison:
 def compute(issues: pd.DataFrame, projects: Projects, baseline: dict,
             agreement_metrics: dict, agreement_file: str, resamples: int = 10_000,
             seed: int = 0) -> Comparison:
-    """The current run (processed issues, the agreement stage's metrics, read from
-    ``agreement_file``) against the ``baseline`` snapshot; on a study, the drift of each
-    batch (its Monte-Carlo test, where one runs, draws ``resamples`` from ``seed``)."""
+    """The current run against the ``baseline`` snapshot.
+
+    Takes the processed issues, the projects' descriptions, the baseline snapshot, the
+    agreement stage's metrics (read from ``agreement_file``, named in messages) and the
+    Monte-Carlo settings; returns one :class:`Comparison`: the counts, projects and kappas
+    of both runs side by side and, on a study, the drift of each batch (its Monte-Carlo
+    test, where one runs, draws ``resamples`` from ``seed``)."""
     cur = count_summary(issues)
     source = f"the agreement stage ({agreement_file})"
     kappas = kappas_from_agreement(agreement_metrics, agreement_file)

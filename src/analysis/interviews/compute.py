@@ -49,10 +49,11 @@ class Interviews:
 
 def compute(files: InterviewFiles, taxonomy: Taxonomy, params: InterviewsParams,
             claims: pd.DataFrame | None = None) -> Interviews:
-    """Clean the interview files (``params``: the params.yaml section ``interviews``) and
-    build every view of them; with the paper's ``claims``
-    (:func:`~analysis.core.claims.load_claims`), the readings of the roles that give each
-    role count it prints."""
+    """The interviews stage's tables from the interview files as read, the taxonomy and
+    the stage's settings (``params``: the params.yaml section ``interviews``); returns one
+    :class:`Interviews`: the cleaned sheets and every table of them, and, with the paper's
+    ``claims`` (:func:`~analysis.core.claims.load_claims`), the readings of the roles
+    that give each role count it prints."""
     data = clean_interviews(files, taxonomy, params)
     roles = role_table(data.background, params.role_categories)
     mappings = role_mappings(roles, [c.key for c in params.role_categories])

@@ -326,5 +326,7 @@ class Keywords:
 
 def compute(lists: list[KeywordList],
             ordinary: dict[str, tuple[str, str]] | None = None) -> Keywords:
-    """Count and audit the parsed keyword lists (``ordinary``: the ordinary-words list)."""
+    """The keywords stage's tables from the parsed keyword lists and the ordinary-words
+    list (``ordinary``: word -> its reason and source; None for none); returns one
+    :class:`Keywords`: the lists, their counts, one row per keyword and the audit."""
     return Keywords(lists, counts_table(lists), keyword_table(lists), audit(lists, ordinary))
