@@ -22,6 +22,8 @@ from analysis.agreement.params import AgreementParams
 from analysis.core.batches import RELEASE, is_study, release_rows
 from analysis.core.projects import Projects
 from analysis.core.taxonomy import Taxonomy
+from analysis.keywords import compute as kw
+from analysis.keywords.compute import KeywordList, Keywords
 from analysis.table1 import compute as t1
 from analysis.table1.compute import Table1
 from analysis.taxonomy import compute as tx
@@ -86,3 +88,11 @@ def taxonomy_result(parsed: DetailsResult, issues: pd.DataFrame, taxonomy: Taxon
         examples=match_examples(examples, issues, projects),
         empty_themes=empty_themes(themes, issues, examples, findings, rankings),
         years=tuple(sorted(int(y) for y in issues["year"].unique())))
+
+
+def keywords_result(lists: list[KeywordList],
+                    ordinary: dict[str, tuple[str, str]] | None = None) -> Keywords:
+    """The keywords stage's result, as ``notebooks/07_keywords.py`` computes it from the
+    parsed keyword lists (``ordinary``: the ordinary-words list, None for none)."""
+    return Keywords(lists, kw.counts_table(lists), kw.keyword_table(lists),
+                    kw.audit(lists, ordinary))

@@ -322,11 +322,3 @@ class Keywords:
     counts: pd.DataFrame     # per list: raw, distinct (the paper's count), distinct_casefold
     entries: pd.DataFrame    # every entry of every list (:func:`keyword_table`)
     findings: pd.DataFrame   # the audit (:func:`audit`)
-
-
-def compute(lists: list[KeywordList],
-            ordinary: dict[str, tuple[str, str]] | None = None) -> Keywords:
-    """The keywords stage's tables from the parsed keyword lists and the ordinary-words
-    list (``ordinary``: word -> its reason and source; None for none); returns one
-    :class:`Keywords`: the lists, their counts, one row per keyword and the audit."""
-    return Keywords(lists, counts_table(lists), keyword_table(lists), audit(lists, ordinary))
