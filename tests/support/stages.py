@@ -22,6 +22,12 @@ from analysis.agreement.params import AgreementParams
 from analysis.core.batches import RELEASE, is_study, release_rows
 from analysis.core.projects import Projects
 from analysis.core.taxonomy import Taxonomy
+from analysis.interviews import compute as iv
+from analysis.interviews import roles
+from analysis.interviews.clean import clean_interviews
+from analysis.interviews.compute import Interviews
+from analysis.interviews.params import InterviewsParams
+from analysis.interviews.read import InterviewFiles
 from analysis.keywords import compute as kw
 from analysis.keywords.compute import KeywordList, Keywords
 from analysis.table1 import compute as t1
@@ -96,3 +102,24 @@ def keywords_result(lists: list[KeywordList],
     parsed keyword lists (``ordinary``: the ordinary-words list, None for none)."""
     return Keywords(lists, kw.counts_table(lists), kw.keyword_table(lists),
                     kw.audit(lists, ordinary))
+
+
+def interviews_result(files: InterviewFiles, taxonomy: Taxonomy, params: InterviewsParams,
+                      claims: pd.DataFrame | None = None) -> Interviews:
+    """The interviews stage's result, as ``notebooks/05_interviews.py`` computes it from
+    the files as read (without ``claims``, no role claims)."""
+    data = clean_interviews(files, taxonomy, params)
+    table = roles.role_table(data.background, params.role_categories)
+    mappings = roles.role_mappings(table, [c.key for c in params.role_categories])
+    guideline = files.guideline.text if files.guideline else ""
+    return Interviews(
+        data=data, taxonomy=taxonomy,
+        participants=iv.participants_table(data.background),
+        groups=iv.group_summary(data.background),
+        matrix=iv.node_matrix(data.codebook, data.nodes, taxonomy),
+        theme_counts=iv.theme_counts(data.codebook, data.nodes, taxonomy),
+        quotes=iv.quotes_by_theme(data.codebook, data.nodes, taxonomy),
+        questions=iv.guideline_questions(guideline),
+        roles=table, role_mappings=mappings, session=roles.session_minutes(guideline),
+        role_claims=(roles.role_claims(mappings, claims) if claims is not None
+                     else pd.DataFrame(columns=roles.ROLE_CLAIM_COLUMNS)))
