@@ -19,6 +19,9 @@ from analysis.agreement.compute import (
     paper_kappas,
 )
 from analysis.agreement.params import AgreementParams
+from analysis.compare import batches as compare_batches
+from analysis.compare import compute as cmp
+from analysis.compare.compute import Comparison
 from analysis.core.batches import RELEASE, is_study, release_rows
 from analysis.core.projects import Projects
 from analysis.core.taxonomy import Taxonomy
@@ -123,3 +126,25 @@ def interviews_result(files: InterviewFiles, taxonomy: Taxonomy, params: Intervi
         roles=table, role_mappings=mappings, session=roles.session_minutes(guideline),
         role_claims=(roles.role_claims(mappings, claims) if claims is not None
                      else pd.DataFrame(columns=roles.ROLE_CLAIM_COLUMNS)))
+
+
+def compare_result(issues: pd.DataFrame, projects: Projects, baseline: dict,
+                   agreement_metrics: dict, agreement_file: str, resamples: int = 10_000,
+                   seed: int = 0) -> Comparison:
+    """The compare stage's result, as ``notebooks/06_compare.py`` computes it: this run
+    (the processed issues, the agreement stage's metrics read from ``agreement_file``)
+    against the ``baseline`` snapshot."""
+    current = cmp.count_summary(issues)
+    source = f"the agreement stage ({agreement_file})"
+    kappas = cmp.kappas_from_agreement(agreement_metrics, agreement_file)
+    drift = compare_batches.drift(issues, resamples, seed)
+    return Comparison(
+        base=baseline, current=current,
+        projects=cmp.compare_projects(baseline, current, projects),
+        years=cmp.compare_years(baseline, current),
+        types=cmp.compare_types(baseline, current),
+        cells=cmp.compare_cells(baseline, current),
+        kappa=cmp.compare_kappas(baseline["kappa"], kappas, source),
+        kappa_source=source, additions=compare_batches.additions(issues, projects),
+        drift=None if drift is None else drift[0],
+        drift_tests=None if drift is None else drift[1])
