@@ -84,6 +84,16 @@ def repro_command(stage: str, force: bool) -> list[str]:
             *(["-f"] if force else []), stage]
 
 
+def stage_env(environ: Mapping[str, str], executable: str) -> dict[str, str]:
+    """``environ`` with the folder of ``executable`` (this Python, e.g. ``.venv/bin``) first
+    on ``PATH``: the stages' commands say ``python``, and DVC runs them through the shell,
+    so run as ``.venv/bin/python -m analysis.tools.repro`` from a shell where nothing is
+    activated they must still find this environment's Python, not the system's."""
+    folder = os.path.dirname(executable)
+    rest = [p for p in environ.get("PATH", "").split(os.pathsep) if p and p != folder]
+    return {**environ, "PATH": os.pathsep.join([folder, *rest])}
+
+
 def in_pipeline_order(stages: Mapping[str, object], order: list[str]) -> list[str] | None:
     """The keys of ``dvc.lock``'s ``stages`` in ``dvc.yaml``'s ``order`` (the order a
     sequential ``dvc repro`` writes them in), or None when they already are. DVC adds a
@@ -183,6 +193,7 @@ class StageRunner:
         say(f"repro: stage '{stage}' started")
         begun = time.perf_counter()
         with subprocess.Popen(repro_command(stage, self.force), cwd=self.root, text=True,
+                              env=stage_env(os.environ, sys.executable),
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                               start_new_session=True) as proc:
             self.running.add(proc)
