@@ -217,6 +217,15 @@ class StageRunner:
                 time.sleep(0.05)
 
 
+def study_preflight(root: Path) -> tuple[list[str], list[str]]:
+    """The study's list of batches checked before DVC starts
+    (:func:`analysis.study.records.preflight`): a misspelt batch is one line, said first,
+    and no stage runs, so no other batch's entry of ``dvc.lock`` is touched."""
+    from analysis.study.records import preflight
+
+    return preflight(root)
+
+
 def positive(text: str) -> int:
     """An argparse type: a whole number of at least 1."""
     if not text.isdigit() or int(text) < 1:
@@ -251,6 +260,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     root = Path.cwd()  # as for dvc: the project is the one the command runs in
     started = time.perf_counter()
+    problems, notes = study_preflight(root)
+    for line in [*problems, *notes]:
+        print(line, file=sys.stderr)
+    if problems:
+        print("repro: no stage ran (correct what the line above says)", file=sys.stderr)
+        return 1
     from dvc.exceptions import DvcException
 
     try:
