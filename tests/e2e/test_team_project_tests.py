@@ -44,7 +44,7 @@ def test_the_unit_tests_pass_in_a_project_with_two_committed_batches(tmp_path, t
     write_records(work, "2026-02", 2026, taxonomy)
     set_params(work, "study", batches="[2026-01, 2026-02]")
     dvc(work, "repro", "--single-item", "merge@2026-01", "merge@2026-02")
-    git(work, "add", "labels", "params.yaml", "dvc.lock")
+    git(work, "add", "labels", "merges", "params.yaml", "dvc.lock")
     git(work, "commit", "-q", "-m", "Batches 2026-01 and 2026-02")
     proc = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider",
                            "-m", "not slow", *READERS], cwd=work, env=pipeline_env(work),

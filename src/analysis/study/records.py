@@ -20,7 +20,7 @@ from pathlib import Path
 
 from analysis.core.artifacts import sha256_file, to_json_text, write_text
 from analysis.core.errors import InputError, user_error_line
-from analysis.core.paths import PATHS, ROOT
+from analysis.core.paths import PATHS, ROOT, Paths
 from analysis.core.safeyaml import safe_load
 from analysis.labels.merge import folder_inputs
 from analysis.study import INDEX, RECORDS
@@ -82,7 +82,7 @@ def preflight(root: Path) -> tuple[list[str], list[str]]:
     was likely meant to name), and notes (the folders of ``labels/`` not listed). Said
     first, before DVC finds a listed batch's folder missing; nothing when the project's
     params.yaml has no study."""
-    params = root / "params.yaml"
+    params = Paths(root).params
     try:
         if "study" not in (safe_load(params.read_text(encoding="utf-8")) or {}):
             return [], []

@@ -30,6 +30,7 @@ from pathlib import Path
 
 from analysis.core.paths import Paths
 from analysis.core.safeyaml import safe_load
+from analysis.study.records import preflight
 
 Graph = Mapping[str, frozenset[str]]  # stage -> the stages it depends on
 
@@ -221,8 +222,6 @@ def study_preflight(root: Path) -> tuple[list[str], list[str]]:
     """The study's list of batches checked before DVC starts
     (:func:`analysis.study.records.preflight`): a misspelt batch is one line, said first,
     and no stage runs, so no other batch's entry of ``dvc.lock`` is touched."""
-    from analysis.study.records import preflight
-
     return preflight(root)
 
 
