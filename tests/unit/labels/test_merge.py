@@ -316,3 +316,15 @@ def test_a_blank_workbook_beside_the_csv_its_annotator_saved_is_said_first(tmp_p
     assert len(problems) == 1, problems
     assert "annotator_chen.xlsx" in problems[0] and "blank" in problems[0]
     assert "beside annotator_chen.csv" in problems[0]
+
+
+def test_the_adjudication_list_names_the_annotators_as_the_study_does(tmp_path, taxonomy):
+    paths = blank_sheets(tmp_path / "sel", CANDIDATES, ["alice", "bob", "chen"], taxonomy)
+    for path, answers in zip(paths, FILLS, strict=True):
+        fill(path, answers)
+    out = tmp_path / "batch"
+    merge.merge_inputs(paths, out, set(taxonomy.codes))
+    header = read_rows(DumpLayout(out).adjudication)[0]
+    assert header[4:13] == ["alice label", "alice excluded", "alice comment", "bob label",
+                            "bob excluded", "bob comment", "chen label", "chen excluded",
+                            "chen comment"]
