@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib
 import os
 import signal
 import subprocess
@@ -30,7 +31,7 @@ from pathlib import Path
 
 from analysis.core.paths import Paths
 from analysis.core.safeyaml import safe_load
-from analysis.study.records import preflight
+from analysis.tools.pipeline import STAGES
 
 Graph = Mapping[str, frozenset[str]]  # stage -> the stages it depends on
 
@@ -219,10 +220,18 @@ class StageRunner:
 
 
 def study_preflight(root: Path) -> tuple[list[str], list[str]]:
-    """The study's list of batches checked before DVC starts
-    (:func:`analysis.study.records.preflight`): a misspelt batch is one line, said first,
-    and no stage runs, so no other batch's entry of ``dvc.lock`` is touched."""
-    return preflight(root)
+    """The checks the stages' modules offer before anything runs (a module's
+    ``preflight(root)``: its problems, one line each, and notes), e.g. the list of batches
+    against their records' folders: a misspelt batch is one line, said first, and no
+    stage runs, so no other batch's entry of ``dvc.lock`` is touched."""
+    problems, notes = [], []
+    for name in dict.fromkeys(stage.module for stage in STAGES if stage.module):
+        check = getattr(importlib.import_module(name), "preflight", None)
+        if callable(check):
+            found, said = check(root)
+            problems += found
+            notes += said
+    return problems, notes
 
 
 def positive(text: str) -> int:
