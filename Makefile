@@ -150,10 +150,11 @@ bench: $(STAMP)
 ## Label Studio for the annotators (docs/update-loop.md, "Label Studio"): its own
 ## environment (.venv-studio, from requirements-studio.txt, made the first time), a server
 ## on http://127.0.0.1:8080 with a SQLite database in .studio/ (its administrator's
-## password and API token in .studio/admin.json), until Ctrl-C
+## password and API token in .studio/admin.json, its output in .studio/label-studio.log),
+## until Ctrl-C; another port: make studio PORT=8081
 .PHONY: studio
 studio: $(STAMP)
-	$(RUN) python -m analysis.labels studio serve
+	$(RUN) python -m analysis.labels studio serve $(if $(PORT),--port $(PORT))
 
 lint: $(STAMP)
 	$(RUN) ruff check src tests notebooks benchmarks

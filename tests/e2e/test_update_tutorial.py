@@ -8,7 +8,8 @@ decide, and the run with the decisions leaves nothing undecided; Table I against
 = the release's issues, and the study now = the release's + each batch's, with a 2026
 column and the all-excluded project's row; nothing removed on What changed; the drift and
 per-batch agreement tables written and shown; annotators keep their columns from batch to
-batch; after a batch, git shows only its records, params.yaml, dvc.lock and metrics/; a
+batch; after a batch, git shows only its records, its merge's record, params.yaml,
+dvc.lock and metrics/; a
 fresh clone of the project rebuilds the same study and the same site, byte for byte."""
 
 from __future__ import annotations
@@ -152,7 +153,7 @@ def test_a_batch_leaves_only_its_records_params_lock_and_metrics_to_commit(team_
     status = said["commit"].splitlines()  # git status --short, and nothing else said
     assert "?? labels/2026-01/" in status and " M params.yaml" in status
     assert {line[3:].split("/")[0] for line in status} == {
-        "labels", "params.yaml", "dvc.lock", "metrics"}
+        "labels", "merges", "params.yaml", "dvc.lock", "metrics"}
     assert said["status"] == ""  # after the second batch's commit: nothing else left
     log = subprocess.run(["git", "log", "--format=%s", "--name-only"],
                          cwd=team_study / "project", capture_output=True, text=True,

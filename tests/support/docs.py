@@ -12,7 +12,9 @@ markers, an HTML comment on the line(s) right before it:
 
 from __future__ import annotations
 
+import os
 import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -111,3 +113,15 @@ def example_files() -> dict[str, tuple[str, bool]]:
     """path -> (text, appended) of every file the page shows for its example stage."""
     return {m[1]: (m[4], bool(m[2]))
             for m in EXAMPLE_FILE_RE.finditer(EXAMPLE_PAGE.read_text("utf-8"))}
+
+
+def bare_shell_env(**extra: str) -> dict[str, str]:
+    """The environment of a shell where nothing is activated, for running the pages'
+    commands exactly as a person types them: no ``VIRTUAL_ENV``, no ``PYTHONPATH``, and
+    neither this Python's folder (``.venv/bin``) nor any other virtual environment's on
+    ``PATH``; ``extra`` on top (a test's own ``PYTHONPATH``, a git identity)."""
+    ours = os.path.dirname(sys.executable)
+    path = [p for p in os.environ.get("PATH", "").split(os.pathsep)
+            if p and p != ours and not os.path.isfile(os.path.join(p, "..", "pyvenv.cfg"))]
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    return {**env, "PATH": os.pathsep.join(path), **extra}

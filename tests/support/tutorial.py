@@ -26,7 +26,7 @@ from pathlib import Path
 import pandas as pd
 
 from analysis.core.paths import ROOT, SheetPaths
-from tests.support.docs import doc_block
+from tests.support.docs import bare_shell_env, doc_block
 from tests.support.sheets import fill, read_rows
 from tests.support.studies import batch_marks, decisions_of, hours
 from tests.support.workspace import copy_run, pipeline_env, reproduce, run_in, set_params
@@ -60,13 +60,16 @@ def named(name: str) -> str:
 
 
 def bash(work: Path, script: str) -> str:
-    """One block of the page, run by bash in the copy (``.venv/bin/python`` is this
-    environment's interpreter, ``make report`` the driver it runs; the copy's code comes
-    first on PYTHONPATH); what it printed."""
+    """One block of the page, run by bash in the copy from a shell where nothing is
+    activated (:func:`bare_shell_env`: this environment's folder not on PATH), as a person
+    types it (``.venv/bin/python`` is this environment's interpreter, ``make report`` the
+    driver it runs; the copy's code comes first on PYTHONPATH); what it printed."""
     script = script.replace(".venv/bin/python", sys.executable).replace(
         "make report", f"{sys.executable} -m analysis.tools.repro")
     proc = subprocess.run(["bash", "-euo", "pipefail", "-c", script], cwd=work,
-                          env={**pipeline_env(work), **GIT_PERSON}, capture_output=True,
+                          env=bare_shell_env(PYTHONPATH=pipeline_env(work)["PYTHONPATH"],
+                                             PYTHONHASHSEED="0", **GIT_PERSON),
+                          capture_output=True,
                           text=True)
     assert proc.returncode == 0, f"{script}\n{proc.stdout}\n{proc.stderr}"
     return proc.stdout + proc.stderr

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -21,7 +20,7 @@ import pytest
 
 from analysis.core.paths import ROOT, DumpLayout, SheetPaths
 from tests.e2e.test_update_loop import DECIDED, FILLS, archive
-from tests.support.docs import doc_block
+from tests.support.docs import bare_shell_env, doc_block
 from tests.support.dumps import Project, write_dump
 from tests.support.sheets import fill, gh_cli_export, read_rows
 
@@ -57,9 +56,8 @@ def make_project(root: Path, base: list[Project]) -> Path:
 def run_block(name: str, project: Path) -> str:
     """Run the block marked ``doc-test: name`` with bash in ``project``; its output."""
     block = doc_block(name)
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     proc = subprocess.run(["bash", "-e", "-u", "-o", "pipefail", "-c", block.text],
-                          cwd=project, env=env, capture_output=True, text=True)
+                          cwd=project, env=bare_shell_env(), capture_output=True, text=True)
     assert proc.returncode == 0, (f"{block.where()} ({name}) exited {proc.returncode}:\n"
                                   f"{proc.stdout}\n{proc.stderr}")
     return proc.stdout + proc.stderr

@@ -33,6 +33,7 @@ from statsmodels.stats.multitest import multipletests
 from analysis.core import proportions as pr
 from analysis.core.batches import RELEASE, new_batches
 from analysis.core.projects import Projects
+from analysis.core.taxonomy import theme_sort_key
 
 ALPHA = pr.ALPHA
 # A theme is judged only when the batch holds, or at the release's share would be
@@ -161,7 +162,8 @@ def drift(issues: pd.DataFrame, resamples: int = 10_000,
     if not names or not (batch == RELEASE).any():
         return None
     themes = (issues[["final_label", "theme", "type"]].astype(str).drop_duplicates("final_label")
-              .sort_values("final_label", kind="mergesort")
+              .sort_values("final_label", kind="mergesort", key=lambda codes: codes.map(
+                  theme_sort_key))
               .rename(columns={"final_label": "code"}).reset_index(drop=True))
     counts = issues["final_label"].astype(str)
 

@@ -349,6 +349,12 @@ class Paths:
         return self.root / "labels"
 
     @property
+    def merge_records(self) -> Path:
+        """The record of each batch's merges, one file a batch, in git:
+        ``merges/<batch>.json`` (what the merge read, so a later change is caught)."""
+        return self.root / "merges"
+
+    @property
     def merged(self) -> Path:
         """Each batch merged from its records, one folder a batch, and their list."""
         return self.build / "merged"

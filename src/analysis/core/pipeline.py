@@ -54,7 +54,9 @@ class Stage:
     of params.yaml, if it has one; ``sections`` names the other sections it reads. A stage
     with ``foreach`` (a list of params.yaml, ``${study.batches}``) is one stage per item of
     the list, DVC's own ``foreach``, its paths naming the item as ``${item}``. A package
-    may declare several stages (``STAGES``); ``package`` then names it.
+    may declare several stages (``STAGES``); ``package`` then names it. ``kept``: files
+    the stage keeps in git and reads again the next time it runs (a record of what it
+    read).
     """
 
     name: str
@@ -70,6 +72,9 @@ class Stage:
     sections: tuple[str, ...] = ()  # other sections of params.yaml it reads
     foreach: str | None = None  # DVC's foreach: one stage per item (``${item}`` in paths)
     package: str | None = None  # its package below analysis (default: its name)
+    # records it writes into git and reads again on its next run: DVC keeps them while it
+    # runs (persist) and leaves them to git (no cache)
+    kept: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.params is not None and self.params.section != self.name:

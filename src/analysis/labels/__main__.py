@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -251,7 +252,7 @@ def run_studio_create(args: argparse.Namespace) -> int:
         server = studio_of(args)
         users = studio_api.ensure_users(server, team)
         sel = selection_id(frame)
-        title = args.title or f"{sel} ({len(frame):,} candidates)"
+        title = args.title or f"{batch_title(Path(args.out))} ({len(frame):,} candidates)"
         project = studio_api.create_project(
             server, title, config, codebook.html(), len(team),
             f"Candidates of selection {sel}, labelled by {', '.join(n for n, _ in team)}")
@@ -269,11 +270,25 @@ def run_studio_create(args: argparse.Namespace) -> int:
     for user in users:
         if user["created"]:
             print(f"studio: {user['name']}: account {user['email']} made without a password "
-                  f"-> on the server: label-studio reset_password --username {user['email']}"
-                  " (in its environment: .venv-studio/bin/label-studio)", file=sys.stderr)
+                  "-> on the server's machine, in the project's folder: "
+                  + studio_server.password_command(Path(studio_server.VENV),
+                                                   Path(studio_server.DATA), user["email"]),
+                  file=sys.stderr)
     print(f"studio: when they are done: {python()} -m analysis.labels studio export --out "
           f"{args.out}")
     return 0
+
+
+def batch_title(out: Path) -> str:
+    """A project's title: the batch it labels (the name of its folder, ``2026-01``)."""
+    return f"Batch {Path(out).absolute().name}"
+
+
+def next_after_export(out: Path) -> str:
+    """What to do once the export is in the batch's folder: add the batch to the study."""
+    name = Path(out).absolute().name
+    return (f"studio: next: add {name} to study.batches in params.yaml, then merge it: "
+            f"{python()} -m analysis.tools.repro merge@{name}")
 
 
 def run_studio_export(args: argparse.Namespace) -> int:
@@ -292,26 +307,44 @@ def run_studio_export(args: argparse.Namespace) -> int:
     print(f"studio: exported project {record['project']}: {read.source.facts['tasks']:,} "
           f"tasks, annotations by {per}; {cancelled:,} skipped (counted, not labels); "
           f"wrote {paths.export}")
-    print(f"studio: next: {python()} -m analysis.labels merge {paths.export} --out BATCH")
+    print(next_after_export(Path(args.out)))
     return 0
+
+
+def interrupted(signum, frame):
+    raise KeyboardInterrupt
 
 
 def run_studio_serve(args: argparse.Namespace) -> int:
     venv, data = Path(args.venv), Path(args.data)
+    url = f"http://{studio_server.HOST}:{args.port}"
+    if studio_server.port_in_use(args.port):
+        raise InputError(f"port {args.port} of {studio_server.HOST} is in use by another "
+                         "program, so Label Studio cannot listen there", column="--port",
+                         fix=f"stop that program, or choose another port: make studio "
+                             f"PORT={args.port + 1}")
     if not studio_server.ready(venv):
         print(f"studio: installing Label Studio {studio_server.pinned_version()} into {venv} "
               "(once; a minute or a few)")
         studio_server.install(venv, quiet=False)
-    process, credentials = studio_server.start(venv, data, args.port)
-    url = f"http://{studio_server.HOST}:{args.port}"
-    print(f"studio: Label Studio at {url} (data in {data}/; administrator "
-          f"{credentials['email']}, password and API token in {data}/"
-          f"{studio_server.ADMIN_FILE}); Ctrl-C stops it")
+    log = data / studio_server.LOG_FILE
+    data.mkdir(parents=True, exist_ok=True)
+    previous = signal.signal(signal.SIGTERM, interrupted)  # SIGTERM stops it as Ctrl-C does
+    process, credentials = studio_server.start(venv, data, args.port, log=log)
     try:
+        print(f"studio: starting Label Studio (its output: {log})", flush=True)
+        studio_server.wait_until_up(url, process)
+        print(f"studio: Label Studio at {url} (data in {data}/; administrator "
+              f"{credentials['email']}, password and API token in {data}/"
+              f"{studio_server.ADMIN_FILE}); Ctrl-C stops it", flush=True)
         return process.wait()
     except KeyboardInterrupt:
-        process.terminate()
-        return process.wait()
+        return studio_server.stop(process)
+    except InputError:
+        studio_server.stop(process)
+        raise
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def add_studio(sub) -> None:

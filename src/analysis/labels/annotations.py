@@ -42,6 +42,7 @@ EXTRA_COLUMNS = ["project", "url", "annotator", "column", "text"]
 TRUE_WORDS = frozenset({"x", "yes", "y", "true", "1", EXCLUDED})
 FALSE_WORDS = frozenset({"", "no", "n", "false", "0"})
 CODE_RE = re.compile(r"[A-Za-z]\.\d+")
+CODE_NAME_RE = re.compile(r"([A-Za-z]\.\d+)\s+[^\d\s].*", re.S)  # a code and its name
 LOWER_CODE_RE = re.compile(r"[a-z]\.\d+")
 ISO_DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}")
 
@@ -88,11 +89,14 @@ def parse_excluded(value: str) -> bool | None:
 
 def normalise_code(value: str) -> str:
     """A label cell as a theme code: spaces trimmed, the type letter upper-case (``c.3``
-    is ``C.3``), ``Excluded``/``UNSURE`` as the words; anything else is kept as written
-    for the checks to judge."""
+    is ``C.3``), a code followed by its theme's name (a workbook's drop-down) the code,
+    ``Excluded``/``UNSURE`` as the words; anything else is kept as written for the
+    checks to judge."""
     code = value.strip()
     if code.casefold() in (EXCLUDED, UNSURE):
         return code.casefold()
+    named = CODE_NAME_RE.fullmatch(code)  # a workbook's drop-down: "A.1 Unclear ..."
+    code = named.group(1) if named else code
     return code[:1].upper() + code[1:] if CODE_RE.fullmatch(code) else code
 
 

@@ -150,6 +150,35 @@ def same_files(paths: list[Path], reads: list[Read]) -> list[InputError]:
     return problems
 
 
+def is_blank(read: Read) -> bool:
+    """Whether an input has rows but not one answer (a label, excluded or unsure): a
+    sheet as ``labels sheets`` wrote it, never filled."""
+    table = read.table
+    return len(table) > 0 and not (table["label"].astype(str).str.strip().ne("").any()
+                                   or table["excluded"].astype(bool).any()
+                                   or table["unsure"].astype(bool).any())
+
+
+def blank_problems(paths: list[Path], reads: list[Read]) -> list[InputError]:
+    """One line for each blank input (:func:`is_blank`), saying whether a filled sheet of
+    the same name lies beside it (``annotator_chen.xlsx`` next to the
+    ``annotator_chen.csv`` chen saved from it): said first, in place of a line for each of
+    its unanswered rows."""
+    problems = []
+    for path, read in zip(paths, reads, strict=True):
+        if not is_blank(read):
+            continue
+        twins = [Path(q).name for q, r in zip(paths, reads, strict=True)
+                 if Path(q) != Path(path) and Path(q).parent == Path(path).parent
+                 and Path(q).stem == Path(path).stem and not is_blank(r)]
+        fix = (f"it lies beside {twins[0]}, which holds the answers: delete the blank "
+               f"{Path(path).name}" if twins else
+               "fill it, or take it out of the batch's sheets")
+        problems.append(InputError(f"blank: none of its {len(read.table)} rows has a label, "
+                                   "excluded or unsure", file=read.source.name, fix=fix))
+    return problems
+
+
 def foreign_problems(reads: list[Read], selection: str, said: str) -> list[InputError]:
     """One line for each input of another selection than ``selection`` (``said``: where
     that selection comes from)."""
@@ -262,6 +291,11 @@ def table_problems(reads: list[Read], paths: list[Path] | None = None,
     of the inputs of the selection first. An input of another selection is one line:
     neither its rows nor its absence from the others are reported."""
     problems = same_files(paths, reads) if paths else []
+    blank = blank_problems(paths, reads) if paths else []
+    if blank:  # said first; the blank inputs' rows are not reported one by one
+        kept = [(p, r) for p, r in zip(paths, reads, strict=True) if not is_blank(r)]
+        return blank + (table_problems([r for _, r in kept], [p for p, _ in kept],
+                                                 candidates, candidates_name) if kept else [])
     selection, said = reference_selection(reads, candidates, candidates_name)
     theirs = most_common(pd.Series([r.source.selection for r in reads], dtype=object))
     if candidates is not None and reads and theirs != selection:

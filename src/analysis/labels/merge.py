@@ -163,9 +163,14 @@ def reasons(labels: list[str], marks: list[bool], final: str | None,
     return why
 
 
-def adjudication_columns(n: int) -> list[str]:
-    """The columns of the adjudication list for ``n`` annotators."""
-    per = [f"{kind}{k}" for k in range(1, n + 1) for kind in ("Label", "Excluded", "Comment")]
+def adjudication_columns(annotators: int | list[str]) -> list[str]:
+    """The columns of the adjudication list for ``annotators`` (their names, or how many):
+    each named annotator's answer under the name the study gives them (``alice label``,
+    ``alice excluded``, ``alice comment``), an unnamed one's by number (``Label1``...)."""
+    names = [f"#{k}" for k in range(1, annotators + 1)] if isinstance(annotators, int) \
+        else list(annotators)
+    per = [f"{kind}{k}" if name.startswith("#") else f"{name} {kind.lower()}"
+           for k, name in enumerate(names, 1) for kind in ("Label", "Excluded", "Comment")]
     return ["url", "project", "title", "created_at", *per, "reason", "decision"]
 
 
@@ -251,7 +256,7 @@ def combine(table: pd.DataFrame, annotators: list[str], decisions: Decisions | N
             per = [cell for x in answers for cell in
                    (UNSURE if x["unsure"] and not x["label"] else x["label"],
                     "x" if x["excluded"] else "", x["comment"])]
-            adjudication.append(dict(zip(adjudication_columns(n), [
+            adjudication.append(dict(zip(adjudication_columns(annotators), [
                 url, project, titles.get(url, ""), when, *per, "; ".join(why),
                 decision or ""], strict=True)))
             (undecided.append(url) if kind == "undecided" else applied.add(url))
@@ -266,8 +271,8 @@ def combine(table: pd.DataFrame, annotators: list[str], decisions: Decisions | N
     excluded_df = ordered(pd.DataFrame(excluded, columns=["project", "url", "created_at",
                                                           "by"]),
                           ["project", "url", "created_at", "by"])
-    adj_df = ordered(pd.DataFrame(adjudication, columns=adjudication_columns(n), dtype=object),
-                     adjudication_columns(n))
+    adj_df = ordered(pd.DataFrame(adjudication, columns=adjudication_columns(annotators),
+                                  dtype=object), adjudication_columns(annotators))
     extras = extras if extras is not None else pd.DataFrame(columns=COMMENT_COLUMNS)
     waiting = set(undecided)
     return MergeResult(annotators, labels_df, excluded_df, adj_df,

@@ -83,7 +83,7 @@ ANONYMOUS_RE = re.compile(r"#[1-9][0-9]*")
 FIXED_TIME = (1980, 1, 1, 0, 0, 0)
 CORE_TIME_RE = re.compile(rb"(<dcterms:(?:created|modified)[^>]*>)[^<]*(</dcterms:)")
 WIDTHS = {"project": 12, "url": 44, "created_at": 21, "title": 48, "body": 60, "labels": 16,
-          "keywords": 14, "label": 10, "excluded": 9, "confidence": 11, "minutes": 9,
+          "keywords": 14, "label": 30, "excluded": 9, "confidence": 11, "minutes": 9,
           "comment": 36, "annotator": 12, "selection": 17}
 CODEBOOK_WIDTHS = {"code": 9, "level": 9, "type": 12, "name": 40, "definition": 60,
                    "details": 80, "examples": 40}
@@ -220,6 +220,29 @@ def list_validation(values: list[str], title: str, prompt: str):
                           promptTitle=title, prompt=prompt[:255])
 
 
+CHOICES_TAB = "Choices"  # a hidden worksheet: the label column's drop-down
+
+
+def label_choices(codes: list[str], codebook: Codebook | None) -> list[str]:
+    """The label column's drop-down: each theme code with its name (``A.1 Unclear
+    Installation Guidance``: the merge reads the code, :func:`~analysis.labels.
+    annotations.normalise_code`), then ``excluded`` and ``unsure``."""
+    named = {e.code: e.name for e in codebook.entries} if codebook else {}
+    return [f"{code} {named[code]}" if named.get(code) else code for code in codes] + [
+        EXCLUDED, UNSURE]
+
+
+def range_validation(source: str, count: int, title: str, prompt: str):
+    """A drop-down of the ``count`` values of column A of the worksheet ``source`` (a list
+    longer than the 255 characters a list written in the rule may hold)."""
+    from openpyxl.worksheet.datavalidation import DataValidation
+
+    return DataValidation(type="list", formula1=f"'{source}'!$A$1:$A${count}",
+                          allow_blank=True, showErrorMessage=True, showInputMessage=True,
+                          errorTitle=title, error="Choose a theme of the list, excluded or "
+                          "unsure", promptTitle=title, prompt=prompt[:255])
+
+
 def answer_validations(codes: list[str], codebook: Codebook | None) -> dict:
     """Column -> the validation of an answer column of a workbook sheet."""
     from openpyxl.worksheet.datavalidation import DataValidation
@@ -229,9 +252,9 @@ def answer_validations(codes: list[str], codebook: Codebook | None) -> dict:
                              allow_blank=True, showErrorMessage=True, errorTitle="minutes",
                              error="A number of minutes (0 or more)")
     return {
-        "label": list_validation([*codes, EXCLUDED, UNSURE], "label",
-                                 "A theme code (see the Codebook tab), excluded or unsure. "
-                                 + guide.get(UNSURE, "")),
+        "label": range_validation(CHOICES_TAB, len(label_choices(codes, codebook)), "label",
+                                  "A theme (see the Codebook tab), excluded or unsure. "
+                                  + guide.get(UNSURE, "")),
         "excluded": list_validation(["x"], "excluded", guide.get(EXCLUDED, "")),
         "confidence": list_validation(list(CONFIDENCE), "confidence", "low, medium or high"),
         "minutes": minutes,
@@ -297,7 +320,7 @@ def workbook_bytes(rows: list[list[str]], codes: list[str],
     sheet.title = title
     for row in rows:
         sheet.append(row)
-    style_sheet(sheet, rows, WIDTHS, ANSWER_COLUMNS)
+    style_sheet(sheet, rows, WIDTHS, ANSWER_COLUMNS, wrap=("body",))
     url = column_letter(rows[0], "url")
     for cell in sheet[url][1:]:
         if re.match(r"https?://", str(cell.value or "")):
@@ -314,6 +337,10 @@ def workbook_bytes(rows: list[list[str]], codes: list[str],
         for row in book_rows:
             tab.append(row)
         style_sheet(tab, book_rows, CODEBOOK_WIDTHS, [], wrap=("definition", "details"))
+    choices = book.create_sheet(CHOICES_TAB)
+    for value in label_choices(codes, codebook):
+        choices.append([value])
+    choices.sheet_state = "hidden"
     out = io.BytesIO()
     book.save(out)
     return fixed_zip(out.getvalue())

@@ -94,12 +94,12 @@ def label_config(codebook: Codebook) -> str:
         f'  <HyperText name="{ISSUE}" value="$issue_html" clickableLinks="true"/>',
         '  <Header value="Theme: a code, excluded or unsure (hover a choice for its '
         'definition; the instructions hold the codebook)" size="5"/>',
-        f'  <Choices name="{THEME}" toName="{ISSUE}" choice="single" required="true" '
+        f'  <Choices name="{THEME}" toName="{ISSUE}" choice="single-radio" required="true" '
         'requiredMessage="Choose a theme, excluded or unsure" showInline="false">',
         *choices,
         "  </Choices>",
         '  <Header value="Confidence (optional)" size="5"/>',
-        f'  <Choices name="{CONFIDENCE_NAME}" toName="{ISSUE}" choice="single" '
+        f'  <Choices name="{CONFIDENCE_NAME}" toName="{ISSUE}" choice="single-radio" '
         'showInline="true">',
         confidence,
         "  </Choices>",

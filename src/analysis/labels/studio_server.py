@@ -29,6 +29,8 @@ import os
 import re
 import secrets
 import shutil
+import signal
+import socket
 import subprocess
 import sys
 import time
@@ -45,8 +47,9 @@ HOST = "127.0.0.1"
 PORT = 8080
 ADMIN_FILE = "admin.json"
 ADMIN_EMAIL = "admin@localhost"
-STARTUP = 600  # seconds a first start may take (database migrations on a busy machine)
+LOG_FILE = "label-studio.log"  # the server's output, in its data folder
 DATABASE = "label_studio.sqlite3"
+STARTUP = 600  # seconds a first start may take (database migrations on a busy machine)
 SETTINGS_FOLDER = "startup"  # on the server's PYTHONPATH, holding only SETTINGS
 # Run by the server's Python at its start (Python imports ``sitecustomize`` from its path):
 # Django's defaults for the modes of uploaded and exported files (0644) made the owner's
@@ -200,10 +203,42 @@ def command(venv: Path, data: Path, port: int = PORT, host: str = HOST) -> list[
             "--enable-legacy-api-token"]
 
 
+def port_in_use(port: int, host: str = HOST) -> bool:
+    """Whether another program already listens on ``host``:``port`` (Label Studio would
+    not say so: it tries another port, or fails in its log)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.settimeout(1)
+        return probe.connect_ex((host, int(port))) == 0
+
+
+def password_command(venv: Path, data: Path, email: str) -> str:
+    """The command that gives the account ``email`` of the server of ``data`` a password
+    (it asks for it): Label Studio's ``reset_password`` with the server's own data folder
+    and database, without which it looks in another (and makes it)."""
+    return (f"{Path(venv) / 'bin' / 'label-studio'} reset_password --data-dir {data} "
+            f"--database {Path(data) / DATABASE} --username {email}")
+
+
+def stop(process: subprocess.Popen, grace: float = 10.0) -> int:
+    """End the server and every process it started (its own process group, as
+    :func:`start` makes it): SIGTERM, then SIGKILL after ``grace`` seconds."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(process.pid, sig)
+        except ProcessLookupError:
+            break
+        try:
+            return process.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            continue
+    return process.wait()
+
+
 def start(venv: Path, data: Path, port: int = PORT, host: str = HOST,
           log: Path | None = None) -> tuple[subprocess.Popen, dict]:
-    """Start the server (in the background, under the umask 077, its data folder private:
-    see the module docstring) and return it with its administrator."""
+    """Start the server (in the background, in a process group of its own, under the
+    umask 077, its data folder private: see the module docstring) and return it with its
+    administrator; its output is appended to ``log``."""
     data = Path(data).absolute()
     credentials = admin(data)
     private_folder(data)

@@ -10,7 +10,9 @@ rebuild the study from them, before ``ingest``:
 - ``batches`` (:mod:`analysis.study.records`): the list checked against the records'
   folders, and what each holds (``build/merged/batches.json``);
 - ``merge`` (:mod:`analysis.study.batch`), DVC's ``foreach`` over the list: each batch's
-  records merged (:func:`analysis.labels.merge.merge_folder`) into ``build/merged/<batch>/``;
+  records merged (:func:`analysis.labels.merge.merge_folder`) into ``build/merged/<batch>/``,
+  with the record of what it read in ``merges/<batch>.json`` (in git: an answer changed
+  after the merge is refused, :mod:`analysis.study.ledger`);
 - ``study`` (:mod:`analysis.study.build`): the release (ingest's source, verified against
   its manifest) extended with every batch in turn (:mod:`analysis.labels.extend`) into
   ``build/study/dump/``, which the ``ingest`` stage copies into ``data/raw/``. Without a
@@ -21,6 +23,7 @@ from analysis.core.pipeline import P, Stage, rel
 from analysis.study.params import StudyParams
 
 RECORDS = rel(P.records)  # one folder a batch: labels/<batch>/, in git
+LEDGERS = rel(P.merge_records)  # the record of each batch's merges: merges/<batch>.json
 BATCHES = rel(P.merged)  # one merged batch a folder, and their list
 INDEX = f"{BATCHES}/batches.json"
 STUDY = rel(P.study)  # the study's dump/ and its record, which ingest copies
@@ -32,8 +35,9 @@ STAGES = (
           cmd=f"python -m analysis.study.records --out {INDEX}", outs=(INDEX,)),
     Stage("merge", reads=(f"{RECORDS}/${{item}}", rel(P.taxonomy_file)), notebook=False,
           package="study", foreach="${study.batches}", module="analysis.study.batch",
-          cmd=f"python -m analysis.study.batch {RECORDS}/${{item}} --out {BATCHES}/${{item}}",
-          outs=(f"{BATCHES}/${{item}}",)),
+          cmd=f"python -m analysis.study.batch {RECORDS}/${{item}} --out {BATCHES}/${{item}}"
+              f" --record {LEDGERS}/${{item}}.json",
+          outs=(f"{BATCHES}/${{item}}",), kept=(f"{LEDGERS}/${{item}}.json",)),
     Stage("study", reads=("${ingest.source}", BATCHES, rel(P.projects_file)), notebook=False,
           module="analysis.study.build", params=StudyParams, sections=("ingest",),
           cmd=f"python -m analysis.study.build --batches {BATCHES} --out {STUDY}",

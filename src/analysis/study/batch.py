@@ -14,14 +14,19 @@ and the stage says where to decide them.
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
+from dataclasses import asdict
 from pathlib import Path
+
+import pandas as pd
 
 from analysis.core.errors import InputError, user_error_line
 from analysis.core.paths import PATHS, DumpLayout
 from analysis.core.taxonomy import load_taxonomy
 from analysis.labels.__main__ import summary_line
-from analysis.labels.merge import SheetProblems, merge_folder
+from analysis.labels.merge import SheetProblems, folder_inputs, merge_folder, read_inputs
+from analysis.study import ledger
 
 PROG = "merge"
 
@@ -35,6 +40,40 @@ def undecided_advice(result, records: Path, out: Path) -> list[str]:
             "code or excluded in its decision column, and run the pipeline again"]
 
 
+def read_now(records: Path, codes: set[str]):
+    """The batch's inputs as they are now: each annotator's answers (None when an input
+    cannot be read: the merge says why), the file that holds each annotator's, and each
+    file's SHA-256 by its path in the records' folder."""
+    inputs, _, _ = folder_inputs(records)
+    reads, problems = read_inputs(inputs, None, codes)
+    if problems or not reads:
+        return None, {}, {}
+    file_of = {who: r.source.name for r in reads for who in r.source.annotators}
+    sheets = {Path(r.source.name).relative_to(records).as_posix(): r.source.sha256
+              for r in reads}
+    table = pd.concat([r.table for r in reads], ignore_index=True)
+    return ledger.ratings_of(table), file_of, sheets
+
+
+def checked_against_record(records: Path, out: Path, record: Path, codes: set[str],
+                           revise: str | None) -> tuple[list[str], dict | None]:
+    """The batch's answers now against the record of its last merge (``record``): the
+    lines on the answers that changed (none when ``revise`` accepts them), and the new
+    record (None when the inputs cannot be read: the merge then says why)."""
+    ratings, file_of, sheets = read_now(records, codes)
+    if ratings is None:
+        return [], None
+    previous = ledger.read_ledger(record)
+    changes = ledger.changes_since(previous, ratings, file_of) if previous else []
+    revisions = list(previous.get("revisions") or []) if previous else []
+    if changes and not revise:
+        rerun = (f"python -m analysis.study.batch {records} --out {out} --record {record}")
+        return ledger.change_lines(PROG, changes, str(record), rerun), None
+    if changes:
+        revisions.append({"reason": revise, "changes": [asdict(c) for c in changes]})
+    return [], {"ratings": ratings, "sheets": sheets, "revisions": revisions}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m analysis.study.batch",
                                      description=__doc__.split("\n\n")[0])
@@ -42,10 +81,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", required=True, help="the merged batch's folder")
     parser.add_argument("--taxonomy", default=str(PATHS.taxonomy_file),
                         help="the theme codes (default: %(default)s)")
+    parser.add_argument("--record", metavar="FILE",
+                        help="the record of the batch's merges, kept in git "
+                             "(merges/<batch>.json): an answer changed since is refused")
+    parser.add_argument("--revise", metavar="REASON",
+                        help="accept the answers changed since the last merge, on purpose; "
+                             "the record keeps REASON and the changes")
     args = parser.parse_args(argv)
     records, out = Path(args.records), Path(args.out)
     try:
         codes = set(load_taxonomy(args.taxonomy).codes)
+        lines, kept = checked_against_record(records, out, Path(args.record), codes,
+                                             args.revise) if args.record else ([], None)
+        if lines:
+            shutil.rmtree(out, ignore_errors=True)
+            print("\n".join(lines), file=sys.stderr)
+            return 1
         result = merge_folder(records, out, codes, force=True)
     except (InputError, OSError) as exc:
         print(user_error_line(PROG, exc), file=sys.stderr)
@@ -53,6 +104,10 @@ def main(argv: list[str] | None = None) -> int:
     except SheetProblems as exc:
         print("\n".join(exc.lines(PROG, str(records))), file=sys.stderr)
         return 1
+    if kept is not None:
+        ledger.write_ledger(Path(args.record), ledger.ledger(
+            records.name, kept["sheets"], kept["ratings"], sorted(result.applied),
+            kept["revisions"]))
     print(summary_line(result.record, str(out)))
     for line in undecided_advice(result, records, out):
         print(line, file=sys.stderr)

@@ -14,12 +14,14 @@ not name is said (it is not part of the study until listed).
 from __future__ import annotations
 
 import argparse
+import difflib
 import sys
 from pathlib import Path
 
 from analysis.core.artifacts import sha256_file, to_json_text, write_text
 from analysis.core.errors import InputError, user_error_line
-from analysis.core.paths import PATHS, ROOT
+from analysis.core.paths import PATHS, ROOT, Paths
+from analysis.core.safeyaml import safe_load
 from analysis.labels.merge import folder_inputs
 from analysis.study import INDEX, RECORDS
 from analysis.study.params import StudyParams
@@ -35,10 +37,13 @@ def batch_record(root: Path, name: str) -> dict:
     folder = root / RECORDS / name
     shown = f"{RECORDS}/{name}"
     if not folder.is_dir():
+        near = difflib.get_close_matches(name, folders(root), n=1)
+        hint = f"did you mean {RECORDS}/{near[0]}? Correct the name in the list, or " \
+            if near else ""
         raise InputError(f"batch {name!r} is listed in {LISTED} but has no records folder",
-                         file=shown, fix=f"put the batch's records in {shown}/ (select "
-                         f"--out {shown}, labels sheets --out {shown}), or remove {name} "
-                         "from the list")
+                         file=shown, fix=f"{hint}put the batch's records in {shown}/ "
+                         f"(select --out {shown}, labels sheets --out {shown}), or remove "
+                         f"{name} from the list")
     inputs, candidates, decisions = folder_inputs(folder)
     if not inputs:
         raise InputError("no filled sheets (sheets/annotator_*.csv or .xlsx) nor Label "
@@ -53,11 +58,47 @@ def batch_record(root: Path, name: str) -> dict:
             "files": {p.relative_to(folder).as_posix(): sha256_file(p) for p in files}}
 
 
+def folders(root: Path) -> list[str]:
+    """The names of the folders of ``labels/``, sorted."""
+    folder = root / RECORDS
+    return sorted(p.name for p in folder.iterdir() if p.is_dir()) if folder.is_dir() else []
+
+
 def unlisted(root: Path, names: list[str]) -> list[str]:
     """The folders of ``labels/`` that are not listed batches."""
-    folder = root / RECORDS
-    found = sorted(p.name for p in folder.iterdir() if p.is_dir()) if folder.is_dir() else []
-    return [n for n in found if n not in names]
+    return [n for n in folders(root) if n not in names]
+
+
+def unlisted_note(root: Path, names: list[str]) -> str:
+    """The sentence on the folders of ``labels/`` the list leaves out ("" when none)."""
+    others = unlisted(root, names)
+    return (f"not in {LISTED}, so not in the study: "
+            + ", ".join(f"{RECORDS}/{n}" for n in others) if others else "")
+
+
+def preflight(root: Path) -> tuple[list[str], list[str]]:
+    """Before any stage runs (the pipeline driver asks): the problems of the study's list
+    of batches, one line each (a batch without its folder or answers, with the folder it
+    was likely meant to name), and notes (the folders of ``labels/`` not listed). Said
+    first, before DVC finds a listed batch's folder missing; nothing when the project's
+    params.yaml has no study."""
+    params = Paths(root).params
+    try:
+        if "study" not in (safe_load(params.read_text(encoding="utf-8")) or {}):
+            return [], []
+        names = StudyParams.load(params).batches
+    except OSError:
+        return [], []
+    except InputError as exc:
+        return [user_error_line(PROG, exc)], []
+    problems = []
+    for name in names:
+        try:
+            batch_record(root, name)
+        except InputError as exc:
+            problems.append(user_error_line(PROG, exc))
+    note = unlisted_note(root, names)
+    return problems, [f"{PROG}: {note}"] if note else []
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -76,10 +117,10 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     (root / args.out).parent.mkdir(parents=True, exist_ok=True)
     write_text(root / args.out, to_json_text({"batches": records}))
-    others = unlisted(root, names)
+    note = unlisted_note(root, names)
     print(f"{PROG}: {len(records)} batch(es) in the study"
           + (f" ({', '.join(names)})" if names else ": the release alone")
-          + (f"; not in {LISTED}, so not in the study: {', '.join(others)}" if others else ""))
+          + (f"; {note}" if note else ""))
     return 0
 
 

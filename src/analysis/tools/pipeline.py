@@ -197,7 +197,8 @@ def stage_entry(stage: Stage, root: Path, params: dict,
         entry["params"] = [{rel(Paths(Path(".")).params): None}]
     elif sections:
         entry["params"] = sections
-    entry["outs"] = stage.outputs()
+    entry["outs"] = stage.outputs() + [{k: {"cache": False, "persist": True}}
+                                        for k in stage.kept]
     if stage.metrics():
         entry["metrics"] = [{m: {"cache": False}} for m in stage.metrics()]
     return {"foreach": stage.foreach, "do": entry} if stage.foreach else entry

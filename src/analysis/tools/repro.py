@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib
 import os
 import signal
 import subprocess
@@ -30,6 +31,7 @@ from pathlib import Path
 
 from analysis.core.paths import Paths
 from analysis.core.safeyaml import safe_load
+from analysis.tools.pipeline import STAGES
 
 Graph = Mapping[str, frozenset[str]]  # stage -> the stages it depends on
 
@@ -82,6 +84,16 @@ def repro_command(stage: str, force: bool) -> list[str]:
     repository lock while another stage's results are being recorded."""
     return [sys.executable, "-m", "dvc", "--wait-for-lock", "repro", "--single-item",
             *(["-f"] if force else []), stage]
+
+
+def stage_env(environ: Mapping[str, str], executable: str) -> dict[str, str]:
+    """``environ`` with the folder of ``executable`` (this Python, e.g. ``.venv/bin``) first
+    on ``PATH``: the stages' commands say ``python``, and DVC runs them through the shell,
+    so run as ``.venv/bin/python -m analysis.tools.repro`` from a shell where nothing is
+    activated they must still find this environment's Python, not the system's."""
+    folder = os.path.dirname(executable)
+    rest = [p for p in environ.get("PATH", "").split(os.pathsep) if p and p != folder]
+    return {**environ, "PATH": os.pathsep.join([folder, *rest])}
 
 
 def in_pipeline_order(stages: Mapping[str, object], order: list[str]) -> list[str] | None:
@@ -183,6 +195,7 @@ class StageRunner:
         say(f"repro: stage '{stage}' started")
         begun = time.perf_counter()
         with subprocess.Popen(repro_command(stage, self.force), cwd=self.root, text=True,
+                              env=stage_env(os.environ, sys.executable),
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                               start_new_session=True) as proc:
             self.running.add(proc)
@@ -204,6 +217,21 @@ class StageRunner:
             end = time.monotonic() + grace
             while any(proc.poll() is None for proc in running) and time.monotonic() < end:
                 time.sleep(0.05)
+
+
+def study_preflight(root: Path) -> tuple[list[str], list[str]]:
+    """The checks the stages' modules offer before anything runs (a module's
+    ``preflight(root)``: its problems, one line each, and notes), e.g. the list of batches
+    against their records' folders: a misspelt batch is one line, said first, and no
+    stage runs, so no other batch's entry of ``dvc.lock`` is touched."""
+    problems, notes = [], []
+    for name in dict.fromkeys(stage.module for stage in STAGES if stage.module):
+        check = getattr(importlib.import_module(name), "preflight", None)
+        if callable(check):
+            found, said = check(root)
+            problems += found
+            notes += said
+    return problems, notes
 
 
 def positive(text: str) -> int:
@@ -240,6 +268,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     root = Path.cwd()  # as for dvc: the project is the one the command runs in
     started = time.perf_counter()
+    problems, notes = study_preflight(root)
+    for line in [*problems, *notes]:
+        print(line, file=sys.stderr)
+    if problems:
+        print("repro: no stage ran (correct what the line above says)", file=sys.stderr)
+        return 1
     from dvc.exceptions import DvcException
 
     try:

@@ -118,3 +118,10 @@ def test_no_drift_without_a_release_and_no_test_of_one_theme():
     _, tests = batches.drift(one_theme)
     assert math.isnan(tests.iloc[0]["statistic"]) and tests.iloc[0]["themes"] == 1
     assert tests.iloc[0]["test"] == ""
+
+
+def test_the_themes_are_in_their_natural_order():
+    rows = ([("vllm", 2025, code, "release") for code in ("C.10", "C.2", "A.1", "C.1")]
+            + [("vllm", 2026, "C.10", "b"), ("vllm", 2026, "C.2", "b")])
+    table, _ = batches.drift(study(rows))
+    assert list(table["code"]) == ["A.1", "C.1", "C.2", "C.10"]

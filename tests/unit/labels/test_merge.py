@@ -295,3 +295,36 @@ def test_a_working_folder_removed_by_another_program_is_said_so(tmp_path):
                              "written -> run the command again, and keep other programs from "
                              "cleaning that folder while it runs")
         assert not out.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_a_blank_workbook_beside_the_csv_its_annotator_saved_is_said_first(tmp_path,
+                                                                          taxonomy):
+    from tests.support.sheets import fill_workbook
+
+    team = ["alice", "bob", "chen"]
+    folder = tmp_path / "2026-01"
+    books = blank_sheets(folder, CANDIDATES, team, taxonomy, fmt="xlsx")
+    fill_workbook(books[0], FILLS[0])
+    fill_workbook(books[1], FILLS[1])
+    # chen saved the workbook as CSV, which leaves the blank workbook beside it
+    saved = blank_sheets(tmp_path / "elsewhere", CANDIDATES, team, taxonomy)[2]
+    fill(saved, FILLS[2])
+    (folder / "sheets" / "annotator_chen.csv").write_bytes(saved.read_bytes())
+    with pytest.raises(merge.SheetProblems) as caught:
+        merge.merge_folder(folder, tmp_path / "out", set(taxonomy.codes))
+    problems = [str(p) for p in caught.value.problems]
+    assert len(problems) == 1, problems
+    assert "annotator_chen.xlsx" in problems[0] and "blank" in problems[0]
+    assert "beside annotator_chen.csv" in problems[0]
+
+
+def test_the_adjudication_list_names_the_annotators_as_the_study_does(tmp_path, taxonomy):
+    paths = blank_sheets(tmp_path / "sel", CANDIDATES, ["alice", "bob", "chen"], taxonomy)
+    for path, answers in zip(paths, FILLS, strict=True):
+        fill(path, answers)
+    out = tmp_path / "batch"
+    merge.merge_inputs(paths, out, set(taxonomy.codes))
+    header = read_rows(DumpLayout(out).adjudication)[0]
+    assert header[4:13] == ["alice label", "alice excluded", "alice comment", "bob label",
+                            "bob excluded", "bob comment", "chen label", "chen excluded",
+                            "chen comment"]

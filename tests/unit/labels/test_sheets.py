@@ -148,7 +148,8 @@ def test_xlsx_sheets_are_made_for_labelling(tmp_path, taxonomy):
     with zipfile.ZipFile(written[0]) as archive:
         assert {i.date_time for i in archive.infolist()} == {(1980, 1, 1, 0, 0, 0)}
     book = openpyxl.load_workbook(written[0])
-    assert book.sheetnames == ["labels", "Codebook"]
+    assert book.sheetnames == ["labels", "Codebook", "Choices"]
+    assert book["Choices"].sheet_state == "hidden"
     ws = book["labels"]
     header = [c.value for c in ws[1]]
     assert header == sheets.SHEET_COLUMNS
@@ -158,8 +159,15 @@ def test_xlsx_sheets_are_made_for_labelling(tmp_path, taxonomy):
     assert ws.freeze_panes == "A2" and ws.auto_filter.ref == f"A1:{col['selection']}4"
     assert ws.column_dimensions[col["title"]].width == sheets.WIDTHS["title"]
     lists = {str(dv.sqref): dv.formula1 for dv in ws.data_validations.dataValidation}
-    assert lists[f"{col['label']}2:{col['label']}4"] == '"' + ",".join(
-        [*taxonomy.codes, "excluded", "unsure"]) + '"'
+    # the drop-down shows each theme with its name, from the hidden Choices tab
+    choices = [c.value for c in book["Choices"]["A"]]
+    assert lists[f"{col['label']}2:{col['label']}4"] == f"'Choices'!$A$1:$A${len(choices)}"
+    assert len(choices) == len(taxonomy.codes) + 2 and choices[-2:] == ["excluded", "unsure"]
+    first = taxonomy.themes.iloc[0]
+    assert choices[0] == f"{first['code']} {first['name']}"  # e.g. A.1 Unclear Installation...
+    # printed: one page wide, the title row on every page, the body wrapped
+    assert ws.print_title_rows == "$1:$1" and ws.page_setup.fitToHeight == 0
+    assert ws[f"{col['body']}2"].alignment.wrap_text
     assert lists[f"{col['excluded']}2:{col['excluded']}4"] == '"x"'
     assert lists[f"{col['confidence']}2:{col['confidence']}4"] == '"low,medium,high"'
     assert ws.protection.sheet
@@ -260,3 +268,16 @@ def test_parse_excluded(value, expected):
     ("C.3.ii", "C.3.ii")])
 def test_normalise_code(value, expected):
     assert normalise_code(value) == expected
+
+
+def test_a_theme_chosen_from_the_drop_down_is_read_as_its_code(tmp_path, taxonomy):
+    import openpyxl
+
+    from tests.support.sheets import fill_workbook
+
+    written = write(tmp_path, ["alice"], taxonomy, "xlsx")
+    choices = [c.value for c in openpyxl.load_workbook(written[0])["Choices"]["A"]]
+    named = next(c for c in choices if c.startswith("A.1 "))
+    fill_workbook(written[0], {url: (named, "") for url in CANDIDATES["url"]})
+    read = read_sheet(written[0], codes=set(taxonomy.codes))
+    assert set(read.table["label"]) == {"A.1"} and not read.problems

@@ -14,7 +14,8 @@ def test_the_text_derived_from_dvc_yaml_is_the_one_dvc_gives():
 
 
 def test_outside_a_dvc_repository_the_graph_is_derived_from_dvc_yaml(tmp_path):
-    shutil.copyfile(ROOT / "dvc.yaml", tmp_path / "dvc.yaml")
+    for name in ("dvc.yaml", "params.yaml"):  # the foreach stages read params.yaml's lists
+        shutil.copyfile(ROOT / name, tmp_path / name)
     text, how = pipeline_graph(tmp_path)
     assert how == "derived from dvc.yaml"
     assert text == to_mermaid(*graph_from_dvc_yaml(ROOT / "dvc.yaml"))

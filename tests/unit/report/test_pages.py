@@ -322,3 +322,10 @@ def test_every_key_a_page_uses_is_written_literally():
 def test_key_check_can_fail():
     assert unwritten_keys({("agreement", "kappa_bug_stated"), ("agreement", "kappa_x_stated"),
                            ("source", "commit")}) == ["agreement.kappa_x_stated"]
+
+
+def test_table1_notes_name_the_studys_batches_as_where_a_study_comes_from():
+    text = (ROOT / "report" / "table1.qmd").read_text(encoding="utf-8")
+    notes = text.split("## Notes on reading Table I", 1)[1].split("\n## ", 1)[0]
+    assert "study.batches" in notes
+    assert "ingest.source" not in notes and "labels extend" not in notes

@@ -89,7 +89,36 @@ def test_the_list_is_checked_against_the_records(project, capsys):
     assert "selection/candidates.csv" in listed[0]["files"]
     params_file(project, "[2026-02]")
     assert records.main(["--params", str(project / "params.yaml"), "--out", out]) == 0
-    assert "not in the study: 2026-01" in capsys.readouterr().out
+    assert "not in the study: labels/2026-01" in capsys.readouterr().out
+
+
+def test_a_misspelt_batch_is_one_line_with_the_folder_it_likely_names(project, capsys):
+    params_file(project, "[2026-01, 2026-2]")
+    assert records.main(["--params", str(project / "params.yaml")]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "did you mean labels/2026-02?" in err
+
+
+def test_the_pipeline_driver_says_a_misspelt_batch_first_and_runs_nothing(project, capsys,
+                                                                           monkeypatch):
+    from analysis.tools import repro
+
+    params_file(project, "[2026-01, 2026-2]")
+    monkeypatch.chdir(project)  # no DVC project: DVC is never asked
+    assert repro.main([]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith("batches: labels/2026-2: batch '2026-2' is listed")
+    assert "did you mean labels/2026-02?" in err[0]
+    assert err[1:] == ["batches: not in study.batches in params.yaml, so not in the study: "
+                       "labels/2026-02",
+                       "repro: no stage ran (correct what the line above says)"]
+    # listed right, the folder left out is said as a note, and the run goes on to DVC
+    params_file(project, "[2026-01]")
+    assert records.preflight(project) == (
+        [], ["batches: not in study.batches in params.yaml, so not in the study: "
+             "labels/2026-02"])
+    (project / "params.yaml").write_text("ingest:\n  source: x\n", encoding="utf-8")
+    assert records.preflight(project) == ([], [])
 
 
 @pytest.mark.parametrize("listed, said", [

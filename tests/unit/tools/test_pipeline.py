@@ -81,9 +81,11 @@ def test_a_foreach_stage_is_dvcs_foreach_over_its_list():
     entry = pipeline.stage_entry(merge, ROOT, {"study": {"batches": []}})
     assert entry["foreach"] == "${study.batches}"
     assert entry["do"]["cmd"] == ("python -m analysis.study.batch labels/${item} --out "
-                                  "build/merged/${item}")
+                                  "build/merged/${item} --record merges/${item}.json")
     assert entry["do"]["deps"][0] == "labels/${item}"
-    assert entry["do"]["outs"] == ["build/merged/${item}"]
+    # the record of the merge is kept in git and read on the next run
+    assert entry["do"]["outs"] == ["build/merged/${item}", {
+        "merges/${item}.json": {"cache": False, "persist": True}}]
     assert "params" not in entry["do"]  # a new batch in the list merges that batch only
 
 

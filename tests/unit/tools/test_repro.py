@@ -263,3 +263,29 @@ def test_a_lock_out_of_order_is_rewritten_and_one_in_order_is_left_alone(tmp_pat
     repro.fix_lock_order(tmp_path, ["ingest", "clean"])  # in order now: not written again
     assert lock.stat().st_mtime_ns == 10**9 and lock.read_text(encoding="utf-8") == text
     repro.fix_lock_order(tmp_path / "nothing", ["ingest"])  # no dvc.lock: nothing to do
+
+
+def test_the_stages_find_this_python_first_on_path():
+    env = repro.stage_env({"PATH": "/usr/bin:/work/.venv/bin", "HOME": "/h"},
+                          "/work/.venv/bin/python")
+    assert env == {"PATH": "/work/.venv/bin:/usr/bin", "HOME": "/h"}
+    assert repro.stage_env({}, "/v/bin/python")["PATH"] == "/v/bin"
+
+
+@pytest.mark.slow
+def test_run_by_its_path_from_a_shell_where_nothing_is_activated(tiny_project):
+    """``.venv/bin/python -m analysis.tools.repro`` as the pages show it: the stages'
+    ``python`` is this environment's although its folder is not on PATH."""
+    import subprocess
+    import sys
+
+    from tests.support.docs import bare_shell_env
+
+    (tiny_project / "dvc.yaml").write_text(
+        TINY.replace("open('a.txt', 'w').write('a')",
+                     "import analysis; open('a.txt', 'w').write('a')"), encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-m", "analysis.tools.repro", "first"],
+                          cwd=tiny_project, env=bare_shell_env(), capture_output=True,
+                          text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (tiny_project / "a.txt").read_text() == "a"

@@ -3,6 +3,8 @@ against the baseline, as the compare stage wrote them."""
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 
 from analysis.core.formatting import (
@@ -142,6 +144,16 @@ def p_text(p: object) -> str:
     return "< 0.0001" if float(p) < 0.0001 else f"= {float(p):.4f}"
 
 
+def monte_carlo_p_text(p: object, resamples: object) -> str:
+    """A Monte-Carlo p as shown: at its floor, 1 / (1 + resamples) (no resample was as
+    extreme as the batch), an upper bound, ``≤ 0.0001`` for 10,000 resamples, since
+    more resamples could only lower it; else as :func:`p_text`."""
+    if is_missing(p) or is_missing(resamples) or int(resamples) < 1:
+        return p_text(p)
+    floor = math.ceil(1e4 / (1 + int(resamples))) / 1e4  # the floor, rounded up
+    return f"≤ {floor:.4f}" if float(p) <= floor else p_text(p)
+
+
 def points_interval(low: object, high: object) -> str:
     """An interval of a difference in points: ``[-3.1, +12.4]``."""
     if is_missing(low) or is_missing(high):
@@ -157,9 +169,12 @@ def share_with_interval(share: object, low: object, high: object) -> str:
 
 
 def detectable(low: object, high: object) -> str:
-    """The shares a batch could tell from the release's: ``< 2.1% or > 31.0%``."""
-    parts = [f"< {pct(low)}" if not is_missing(low) else "",
-             f"> {pct(high)}" if not is_missing(high) else ""]
+    """The shares a batch could tell from the release's: ``< 2.1% or > 31.0%``. A share
+    is within 0-100%: a bound at or beyond either end (no share lies past it, as shown to
+    a tenth) is left out, so the page never says ``< 0.0%`` or ``> 100.0%``."""
+    parts = [f"< {pct(low)}" if not is_missing(low) and round(float(low), 1) > 0 else "",
+             f"> {pct(high)}" if not is_missing(high) and round(float(high), 1) < 100
+             else ""]
     return " or ".join(p for p in parts if p) or MISSING
 
 
@@ -179,7 +194,7 @@ def overall_sentence(t) -> str:
         how = (f"a Monte-Carlo permutation test of the chi-square statistic, "
                f"{count(t.resamples)} resamples (Cochran's rule fails: {cells}, so the "
                f"chi-square distribution would misstate p): statistic "
-               f"{decimal(t.statistic, 2)}, p {p_text(t.p_value)}")
+               f"{decimal(t.statistic, 2)}, p {monte_carlo_p_text(t.p_value, t.resamples)}")
     else:
         how = "no test (fewer than two themes)"
     return (f"**Batch {esc(t.batch)}** ({count(t.reports)} reports, {int(t.themes)} themes): "

@@ -163,7 +163,8 @@ def study_links(cff: dict, prov: dict, parts: pd.DataFrame | None = None) -> str
                                     for r in parts.itertuples(index=False))
                         + "): the authors' release (the study's base) and "
                         f"{len(batches)} batch{'es' if len(batches) != 1 else ''} of new "
-                        "labels added with <code>python -m analysis.labels extend</code>"
+                        "labels added by the pipeline (<code>study.batches</code> in "
+                        "<code>params.yaml</code>)"
                         "</li>")
     return raw_html_block(f'<ul class="study-links">{"".join(items)}</ul>')
 

@@ -139,3 +139,18 @@ def test_a_study_adds_its_batches_drift_and_agreement_to_the_includes(project):
     assert undeclared_reads(changes.INCLUDES, project.root) == {}
     made = write_includes(changes.INCLUDES, project.root)
     assert made["compare/drift.md"] == changes.compare_drift(project.inputs())
+
+
+def test_the_shares_a_batch_could_detect_stay_within_0_and_100_percent():
+    assert changes.detectable(2.14, 31.0) == "< 2.1% or > 31.0%"
+    assert changes.detectable(0.0, 12.0) == "> 12.0%"  # no share lies below 0%
+    assert changes.detectable(0.04, 99.97) == changes.MISSING  # shown as 0.0% and 100.0%
+    assert changes.detectable(None, 100.0) == changes.MISSING
+
+
+def test_a_monte_carlo_p_at_its_floor_is_an_upper_bound():
+    floor = round(1 / 10_001, 6)  # as the drift tests' table stores it
+    assert changes.monte_carlo_p_text(floor, 10_000) == "≤ 0.0001"
+    assert changes.monte_carlo_p_text(1 / 501, 500) == "≤ 0.0020"
+    assert changes.monte_carlo_p_text(0.0315, 10_000) == "= 0.0315"
+    assert changes.monte_carlo_p_text(None, 10_000) == changes.MISSING

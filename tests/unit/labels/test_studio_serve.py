@@ -1,0 +1,80 @@
+"""The local Label Studio server and the studio commands' messages, without Label Studio:
+a port in use is one line with the way to choose another, the server's group of
+processes is stopped whole, the password command names the server's data, the project
+is titled by its batch, and the export leads to adding the batch to the study."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+from analysis.labels import __main__ as cli
+from analysis.labels import studio, studio_server
+
+
+def test_a_port_in_use_is_one_line_naming_it_and_how_to_choose_another(capsys, tmp_path):
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as held:
+        held.bind((studio_server.HOST, 0))
+        held.listen()
+        port = held.getsockname()[1]
+        assert studio_server.port_in_use(port)
+        code = cli.main(["studio", "serve", "--port", str(port), "--data",
+                         str(tmp_path / "data"), "--venv", str(tmp_path / "venv")])
+    err = capsys.readouterr().err
+    assert code != 0 and err.count("\n") == 1
+    assert f"port {port} of 127.0.0.1 is in use" in err
+    assert f"make studio PORT={port + 1}" in err
+    assert not (tmp_path / "venv").exists()  # nothing installed, nothing started
+
+
+def test_stop_ends_the_servers_whole_process_group():
+    process = subprocess.Popen(["sh", "-c", "sleep 60 & sleep 60 & wait"],
+                               start_new_session=True)
+    time.sleep(0.3)
+    studio_server.stop(process, grace=5)
+    time.sleep(0.2)
+    assert running_in_group(process.pid) == []  # the children (sleep) ended with it
+
+
+def running_in_group(group: int) -> list[int]:
+    """The processes of a process group that are running (not ended, nor ended and left
+    for their parent to collect)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == group and fields[0] != "Z":
+            found.append(int(stat.parent.name))
+    return found
+
+
+def test_the_password_command_names_the_servers_data_folder_and_database():
+    command = studio_server.password_command(Path(".venv-studio"), Path(".studio"),
+                                             "alice@localhost")
+    assert command == (".venv-studio/bin/label-studio reset_password --data-dir .studio "
+                       "--database .studio/label_studio.sqlite3 --username alice@localhost")
+
+
+def test_the_project_is_titled_by_its_batch_and_the_export_leads_to_the_study():
+    assert cli.batch_title(Path("labels/2026-01")) == "Batch 2026-01"
+    line = cli.next_after_export(Path("labels/2026-01"))
+    assert "add 2026-01 to study.batches in params.yaml" in line
+    assert "analysis.tools.repro merge@2026-01" in line
+
+
+def test_one_theme_is_chosen_with_radio_buttons(taxonomy):
+    from analysis.labels.codebook import Codebook
+
+    config = studio.label_config(Codebook.load(taxonomy) if hasattr(Codebook, "load")
+                                 else codebook_of(taxonomy))
+    assert config.count('choice="single-radio"') == 2 and 'choice="single"' not in config
+
+
+def codebook_of(taxonomy):
+    from tests.support.sheets import codebook_of as make
+
+    return make(taxonomy)
