@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from pathlib import Path
 
+from analysis.core.errors import InputError, user_error_line
 from analysis.core.paths import Paths
 from analysis.core.safeyaml import safe_load
 
@@ -164,6 +165,15 @@ def fix_lock_order(root: Path, order: list[str]) -> None:
         data["stages"] = {key: stages[key] for key in in_pipeline_order(stages, order)}
 
 
+def before_dvc(root: Path) -> list[str]:
+    """What must hold before DVC looks at the project ``root``, each a line to print:
+    what a killed DVC run left recovered (:func:`analysis.tools.dvclocks.recover`). A
+    problem is one :class:`InputError`."""
+    from analysis.tools.dvclocks import recover
+
+    return recover(root)
+
+
 STOP_GRACE_S = 5.0
 
 
@@ -240,6 +250,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     root = Path.cwd()  # as for dvc: the project is the one the command runs in
     started = time.perf_counter()
+    try:
+        for line in before_dvc(root):
+            print(f"repro: {line}")
+    except InputError as exc:
+        print(user_error_line("repro", exc), file=sys.stderr)
+        return 2
     from dvc.exceptions import DvcException
 
     try:
