@@ -40,17 +40,15 @@ from xml.sax.saxutils import quoteattr
 
 import pandas as pd
 
+from analysis.core.dumpfiles import open_dump_file, plain_file, read_at_most
 from analysis.core.errors import InputError
-from analysis.core.sizes import MiB, size_text
+from analysis.core.sizes import MAX_EXPORT_BYTES, size_text
 from analysis.labels.annotations import COLUMNS, Read, Source, answer
 from analysis.labels.checks import MAX_LISTED, capped, most_common
 from analysis.labels.codebook import CONFIDENCE, EXCLUDED, UNSURE, Codebook
 
 THEME, CONFIDENCE_NAME, COMMENT, ISSUE = "theme", "confidence", "comment", "issue"
 KIND = "label-studio"
-# An export read whole: far above a study's (10,000 tasks of 4,000-character bodies with
-# three annotations each are about 150 MB), below what a machine's memory takes.
-MAX_EXPORT_BYTES = 512 * MiB
 EXPORT_FIX = ("give the JSON export of the project `studio create` made (python -m "
               "analysis.labels studio export writes it)")
 
@@ -127,26 +125,47 @@ def config_digest(config: str) -> str:
     return hashlib.sha256(config.encode("utf-8")).hexdigest()
 
 
-def is_export(path: Path) -> bool:
-    """Whether a file is a JSON document (a Label Studio export; a sheet never is)."""
+def is_export(path: Path, raw: bytes | None = None) -> bool:
+    """Whether a file (or its bytes, ``raw``) is a JSON document (a Label Studio export;
+    a sheet never is)."""
     try:
-        with open(path, "rb") as handle:
-            head = handle.read(64)
+        head = raw[:64] if raw is not None else read_head(path)
     except OSError:
         return False
     return head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith((b"[", b"{"))
 
 
-def load_export(path: Path, name: str) -> list[dict]:
-    """The tasks of an export file, each an object with ``data`` and ``annotations``;
-    anything else is one message."""
-    if path.stat().st_size > MAX_EXPORT_BYTES:
+def read_head(path: Path) -> bytes:
+    """The first bytes of a regular file, opened without following links or waiting."""
+    item = plain_file(Path(path))
+    with open_dump_file(Path(path).name, item, "labels", str(path)) as handle:
+        return handle.read(64)
+
+
+def export_bytes(path: Path, name: str) -> bytes:
+    """The bytes of an export file named by a path, read as a batch's records are (a
+    regular file, not followed through a link), never past :data:`MAX_EXPORT_BYTES`."""
+    try:
+        item = plain_file(Path(path))
+        with open_dump_file(Path(path).name, item, "labels", name) as handle:
+            raw = read_at_most(handle, item.path, MAX_EXPORT_BYTES)
+    except OSError as exc:
+        raise InputError(f"cannot read the export ({exc.strerror})", file=name,
+                         fix="check the path and the file's permissions") from exc
+    if raw is None:
         raise InputError(f"an export is read whole, and this one is over the limit of "
                          f"{size_text(MAX_EXPORT_BYTES)}", file=name,
                          fix="export the project's tasks in parts (--ids), or merge them "
                              "as sheets")
+    return raw
+
+
+def load_export(path: Path, name: str, raw: bytes | None = None) -> list[dict]:
+    """The tasks of an export file (``raw``: its bytes, when read already), each an
+    object with ``data`` and ``annotations``; anything else is one message."""
+    raw = export_bytes(path, name) if raw is None else raw
     try:
-        data = json.loads(path.read_bytes().decode("utf-8-sig"))
+        data = json.loads(raw.decode("utf-8-sig"))
     except (ValueError, UnicodeDecodeError) as exc:
         raise InputError(f"not a JSON file ({exc})", file=name, fix=EXPORT_FIX) from exc
     if isinstance(data, dict) and isinstance(data.get("tasks"), list):
@@ -230,10 +249,13 @@ def annotation_row(task: dict, annotation: dict, annotator: str, codes: set[str]
             "selection": str(data.get("selection", "")), "where": f"task {task.get('id')}"}, None
 
 
-def read_export(path: Path, name: str | None = None, codes: set[str] | None = None) -> Read:
-    """A Label Studio export as annotations (see the module docstring)."""
+def read_export(path: Path, name: str | None = None, codes: set[str] | None = None,
+                raw: bytes | None = None) -> Read:
+    """A Label Studio export as annotations (see the module docstring; ``raw``: its
+    bytes, when read already: the file is read once)."""
     name = name or str(path)
-    tasks_ = load_export(Path(path), name)
+    raw = export_bytes(Path(path), name) if raw is None else raw
+    tasks_ = load_export(Path(path), name, raw)
     team = team_of(tasks_, name)
     names = [m["name"] for m in team]
     rows, kinds = [], defaultdict(list)
@@ -276,7 +298,6 @@ def read_export(path: Path, name: str | None = None, codes: set[str] | None = No
                                    file=name, fix="delete them in Label Studio (or make "
                                    "another project for them), then export again"))
     table = pd.DataFrame(rows, columns=COLUMNS, dtype=object)
-    raw = Path(path).read_bytes()
     notes = ([f"{sum(cancelled.values()):,} skipped (cancelled) annotation(s) counted, not "
               "taken as labels: " + ", ".join(f"{a} {n}" for a, n in sorted(cancelled.items()))]
              if cancelled else [])

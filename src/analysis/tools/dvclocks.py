@@ -27,10 +27,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from analysis.core.errors import InputError
+from analysis.core.paths import Paths
 from analysis.core.safeyaml import safe_load
 
 RWLOCK = Path(".dvc") / "tmp" / "rwlock"
-DVC_LOCK = "dvc.lock"
 PID_RE = re.compile(r'"pid"\s*:\s*(\d{1,10})')
 # A temporary name of dvc_objects: "<prefix>.<token_urlsafe(16)>.tmp", prefix empty or a path
 DVC_TEMP_RE = re.compile(r"\.[A-Za-z0-9_-]{22}\.tmp")
@@ -129,7 +129,7 @@ def shown(process: Process) -> str:
 def outputs(root: Path) -> list[Path]:
     """Every output ``dvc.lock`` lists (relative paths inside the project only)."""
     try:
-        lock = safe_load((root / DVC_LOCK).read_text(encoding="utf-8")) or {}
+        lock = safe_load(Paths(root).dvc_lock.read_text(encoding="utf-8")) or {}
     except (OSError, ValueError):
         return []
     stages = lock.get("stages") if isinstance(lock, dict) else None

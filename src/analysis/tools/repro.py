@@ -167,11 +167,17 @@ def fix_lock_order(root: Path, order: list[str]) -> None:
 
 def before_dvc(root: Path) -> list[str]:
     """What must hold before DVC looks at the project ``root``, each a line to print:
-    what a killed DVC run left recovered (:func:`analysis.tools.dvclocks.recover`). A
-    problem is one :class:`InputError`."""
+    what a killed DVC run left recovered (:func:`analysis.tools.dvclocks.recover`), and
+    the team's records (``labels/``, which DVC hashes) holding regular files only, within
+    their limits (:func:`analysis.core.batchfiles.check_labels`: DVC would block for ever
+    on a FIFO). A problem is one :class:`InputError`."""
+    from analysis.core.batchfiles import check_labels
     from analysis.tools.dvclocks import recover
 
-    return recover(root)
+    said = recover(root)
+    paths = Paths(root)
+    check_labels(root, paths.records.relative_to(root).as_posix())
+    return said
 
 
 STOP_GRACE_S = 5.0
