@@ -28,9 +28,11 @@ from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from pathlib import Path
 
+from analysis.core.batchfiles import check_labels
 from analysis.core.errors import InputError, user_error_line
 from analysis.core.paths import Paths
 from analysis.core.safeyaml import safe_load
+from analysis.tools.dvclocks import recover
 
 Graph = Mapping[str, frozenset[str]]  # stage -> the stages it depends on
 
@@ -171,9 +173,6 @@ def before_dvc(root: Path) -> list[str]:
     the team's records (``labels/``, which DVC hashes) holding regular files only, within
     their limits (:func:`analysis.core.batchfiles.check_labels`: DVC would block for ever
     on a FIFO). A problem is one :class:`InputError`."""
-    from analysis.core.batchfiles import check_labels
-    from analysis.tools.dvclocks import recover
-
     said = recover(root)
     paths = Paths(root)
     check_labels(root, paths.records.relative_to(root).as_posix())
