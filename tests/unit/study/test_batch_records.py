@@ -15,12 +15,20 @@ from analysis.labels import tables
 from analysis.labels.merge import merge_folder
 from analysis.study import batch, records
 from analysis.tools import repro
-from tests.unit.study.test_study import params_file, project  # noqa: F401 (a fixture)
+from tests.unit.study.test_study import params_file, write_records
 
 BATCH = "labels/2026-01"
 
 
-def run_stages(project: Path, capsys) -> tuple[str, str]:  # noqa: F811
+@pytest.fixture
+def project(tmp_path, taxonomy) -> Path:
+    """A project with the records of one batch, 2026-01."""
+    root = tmp_path / "project"
+    write_records(root, "2026-01", 2025, taxonomy)
+    return root
+
+
+def run_stages(project: Path, capsys) -> tuple[str, str]:
     """The batches and merge stages on 2026-01; their error output."""
     params_file(project, "[2026-01]")
     assert records.main(["--params", str(project / "params.yaml")]) == 1
@@ -38,7 +46,7 @@ def one_line(err: str, *words: str) -> None:
 
 @pytest.mark.parametrize("rel", ["sheets/annotator_zed.csv", "decisions.csv",
                                  "selection/notes.csv"])
-def test_a_fifo_in_a_batch_s_records_is_refused_without_opening_it(project, capsys,  # noqa: F811
+def test_a_fifo_in_a_batch_s_records_is_refused_without_opening_it(project, capsys,
                                                                     rel):
     os.mkfifo(project / BATCH / rel)  # opened, it would block the run for ever
     listed, merged = run_stages(project, capsys)
@@ -58,7 +66,7 @@ def link_outside(project: Path, rel: str, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("rel", ["sheets/annotator_bob.csv", "decisions.csv", "sheets"])
-def test_a_link_in_a_batch_s_records_is_refused(project, capsys, tmp_path, rel):  # noqa: F811
+def test_a_link_in_a_batch_s_records_is_refused(project, capsys, tmp_path, rel):
     link_outside(project, rel, tmp_path)
     listed, merged = run_stages(project, capsys)
     for err in (listed, merged):
@@ -67,7 +75,7 @@ def test_a_link_in_a_batch_s_records_is_refused(project, capsys, tmp_path, rel):
         repro.before_dvc(project)
 
 
-def test_a_batch_s_folder_linked_outside_is_refused(project, capsys, tmp_path):  # noqa: F811
+def test_a_batch_s_folder_linked_outside_is_refused(project, capsys, tmp_path):
     outside = tmp_path / "elsewhere"
     os.replace(project / BATCH, outside)
     (project / BATCH).symlink_to(outside)
@@ -76,7 +84,7 @@ def test_a_batch_s_folder_linked_outside_is_refused(project, capsys, tmp_path): 
         one_line(err, "2026-01", "folder is a symbolic link")
 
 
-def test_a_file_past_the_byte_limit_is_refused_before_it_is_read(project, capsys):  # noqa: F811
+def test_a_file_past_the_byte_limit_is_refused_before_it_is_read(project, capsys):
     big = project / BATCH / "decisions.csv"
     with big.open("wb") as fh:  # sparse: 2 GiB declared, nothing written
         fh.truncate(2 * sizes.GiB)
@@ -145,7 +153,7 @@ def test_the_limits_live_in_one_place_and_the_docs_state_them():
         assert stated in doc, stated
 
 
-def test_merge_folder_reads_the_records_it_walked(project, taxonomy):  # noqa: F811
+def test_merge_folder_reads_the_records_it_walked(project, taxonomy):
     out = project / "out"
     result = merge_folder(project / BATCH, out, set(taxonomy.codes))
     assert result.annotators == ["alice", "bob", "chen"] and out.is_dir()
