@@ -77,6 +77,7 @@ from analysis.core.batchfiles import read_record, walk_records
 from analysis.core.dumpfiles import DumpFiles
 from analysis.core.errors import InputError
 from analysis.core.paths import DumpLayout, SheetPaths, StudioPaths
+from analysis.core.people import NAME_FIX, name_problem, normal_name
 from analysis.labels.annotations import Read, created_at_by_url
 from analysis.labels.checks import table_problems
 from analysis.labels.codebook import UNSURE
@@ -452,10 +453,25 @@ def read_inputs(paths: list[Path], names: list[str] | None = None,
     for place, (path, name, raw) in enumerate(zip(
             paths, names or [str(p) for p in paths], raws, strict=True), 1):
         try:
-            reads.append(read_input(Path(path), name, codes, place, raw))
+            reads.append(same_people(read_input(Path(path), name, codes, place, raw)))
         except InputError as exc:
             problems.append(exc)
     return reads, problems
+
+
+def same_people(read: Read) -> Read:
+    """``read`` with its annotators' names in NFKC form, whichever reader gave them
+    (:mod:`analysis.core.people`: a fullwidth ``Ａｎｎ`` is ``Ann``); a name mixing
+    scripts is one :class:`InputError` naming the file."""
+    for who in read.source.annotators:
+        problem = name_problem(normal_name(who))
+        if problem:
+            raise InputError(problem, file=read.source.name, column="annotator", fix=NAME_FIX)
+    read.source.annotators = [normal_name(a) for a in read.source.annotators]
+    for frame in (read.table, read.extras):
+        if len(frame):
+            frame["annotator"] = frame["annotator"].map(normal_name)
+    return read
 
 
 def left_out(merged: set[str], selection: str, paths: list[Path]) -> list[str]:

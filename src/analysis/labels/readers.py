@@ -23,6 +23,7 @@ from pathlib import Path
 import pandas as pd
 
 from analysis.core.errors import InputError
+from analysis.core.people import normal_name
 from analysis.labels.annotations import (
     COLUMNS,
     EXTRA_COLUMNS,
@@ -134,6 +135,7 @@ def read_sheet(path: Path, name: str | None = None, codes: set[str] | None = Non
     among the inputs (the annotator of a sheet without an ``annotator`` column); ``raw``:
     its bytes, when read already."""
     rows, extras, added, table = sheet_rows(Path(path), name, raw)
+    rows["annotator"] = rows["annotator"].map(normal_name)  # one person, one name
     annotator = most_common(rows["annotator"].str.strip()) or f"#{place}"
     selection = most_common(rows["selection"].str.strip())
     problems = row_problems(rows, table.name, codes) if codes is not None else []
