@@ -19,7 +19,13 @@ import os
 import stat
 from pathlib import Path, PurePosixPath
 
-from analysis.core.dumpfiles import DumpFiles, read_at_most, walk_dump
+from analysis.core.dumpfiles import (
+    DumpFiles,
+    open_dump_file,
+    plain_file,
+    read_at_most,
+    walk_dump,
+)
 from analysis.core.errors import InputError
 from analysis.core.sizes import MAX_EXPORT_BYTES, MAX_RECORD_BYTES, over_limit
 from analysis.core.textsafe import visible
@@ -85,6 +91,19 @@ def read_record(walk: DumpFiles, path: Path | str) -> bytes:
     if data is None:
         raise over_limit(walk.shown(rel), "bytes", limit, SIZE_FIX)
     return data
+
+
+def read_record_file(path: Path, reader: str, limit: int = MAX_RECORD_BYTES,
+                     shown: str | None = None) -> bytes | None:
+    """The bytes of one file named by a path (a sheet, a decisions file or an export
+    given on the command line), read as a batch's records are: a single-named regular
+    file (:func:`~analysis.core.dumpfiles.plain_file`), opened once without following
+    links, never read past ``limit`` (None when it holds more). Messages name it as
+    ``shown`` and ``reader``; the ``OSError`` of a file that is not there, for the
+    caller."""
+    item = plain_file(Path(path))
+    with open_dump_file(Path(path).name, item, reader, shown or str(path)) as fh:
+        return read_at_most(fh, item.path, limit)
 
 
 def check_labels(root: Path, records: str = "labels") -> None:

@@ -73,7 +73,7 @@ from pathlib import Path
 import pandas as pd
 
 from analysis.core.artifacts import atomic_folder, recover_folder, to_json_text
-from analysis.core.batchfiles import read_record, walk_records
+from analysis.core.batchfiles import read_record, read_record_file, walk_records
 from analysis.core.dumpfiles import DumpFiles
 from analysis.core.errors import InputError
 from analysis.core.paths import DumpLayout, SheetPaths, StudioPaths
@@ -482,8 +482,8 @@ def left_out(merged: set[str], selection: str, paths: list[Path]) -> list[str]:
     for folder in dict.fromkeys(Path(p).absolute().parent for p in paths):
         record_file = SheetPaths(folder.parent).record
         try:
-            record = json.loads(record_file.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            record = json.loads(read_record_file(record_file, "labels merge") or b"")
+        except (OSError, ValueError, RecursionError, InputError):
             continue
         if not isinstance(record, dict) or record.get("selection") != selection:
             continue
@@ -564,7 +564,7 @@ def folder_inputs(folder: Path, walk: DumpFiles | None = None
         team = [a.get("annotator") for a in json.loads(read_record(
             walk, sheets.record).decode("utf-8")).get("annotators", [])] \
             if walk.is_file(sheets.record) else []
-    except (ValueError, AttributeError, TypeError):
+    except (ValueError, AttributeError, TypeError, RecursionError):
         team = []
     stems = [f"annotator_{str(a).removeprefix('#')}" for a in team]
     found = [sheets.folder / n for n in walk.listing(sheets.folder)[1]

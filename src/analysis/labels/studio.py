@@ -40,7 +40,8 @@ from xml.sax.saxutils import quoteattr
 
 import pandas as pd
 
-from analysis.core.dumpfiles import open_dump_file, plain_file, read_at_most
+from analysis.core.batchfiles import read_record_file
+from analysis.core.dumpfiles import open_dump_file, plain_file
 from analysis.core.errors import InputError
 from analysis.core.sizes import MAX_EXPORT_BYTES, size_text
 from analysis.labels.annotations import COLUMNS, Read, Source, answer
@@ -146,9 +147,7 @@ def export_bytes(path: Path, name: str) -> bytes:
     """The bytes of an export file named by a path, read as a batch's records are (a
     regular file, not followed through a link), never past :data:`MAX_EXPORT_BYTES`."""
     try:
-        item = plain_file(Path(path))
-        with open_dump_file(Path(path).name, item, "labels", name) as handle:
-            raw = read_at_most(handle, item.path, MAX_EXPORT_BYTES)
+        raw = read_record_file(Path(path), "labels", MAX_EXPORT_BYTES, name)
     except OSError as exc:
         raise InputError(f"cannot read the export ({exc.strerror})", file=name,
                          fix="check the path and the file's permissions") from exc

@@ -43,8 +43,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from analysis.core.batchfiles import read_record_file
 from analysis.core.dump import iter_csv_records
-from analysis.core.dumpfiles import open_dump_file, plain_file, read_at_most
 from analysis.core.encoding import sniff_encoding
 from analysis.core.errors import InputError
 from analysis.core.sizes import MAX_CELLS, MAX_COLUMNS, MAX_RECORD_BYTES, MAX_ROWS, over_limit
@@ -279,9 +279,7 @@ def read_bytes(path: Path, name: str, what: str, reader: str) -> bytes:
     :func:`~analysis.core.dumpfiles.plain_file`), at most
     :data:`~analysis.core.sizes.MAX_RECORD_BYTES`."""
     try:
-        item = plain_file(Path(path))
-        with open_dump_file(Path(path).name, item, reader, name) as fh:
-            raw = read_at_most(fh, item.path, MAX_RECORD_BYTES)
+        raw = read_record_file(Path(path), reader, MAX_RECORD_BYTES, name)
     except OSError as exc:
         raise InputError(f"cannot read the {what} ({exc.strerror})", file=name,
                          fix="check the path and the file's permissions") from exc

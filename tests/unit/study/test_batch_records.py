@@ -157,3 +157,9 @@ def test_merge_folder_reads_the_records_it_walked(project, taxonomy):
     out = project / "out"
     result = merge_folder(project / BATCH, out, set(taxonomy.codes))
     assert result.annotators == ["alice", "bob", "chen"] and out.is_dir()
+
+
+def test_a_deeply_nested_sheets_record_is_no_traceback(project, taxonomy):
+    (project / BATCH / "sheets" / "sheets.json").write_text("[" * 100_000, encoding="utf-8")
+    result = merge_folder(project / BATCH, project / "out", set(taxonomy.codes))
+    assert sorted(result.annotators) == ["alice", "bob", "chen"]
