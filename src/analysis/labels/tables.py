@@ -34,7 +34,6 @@ import csv
 import datetime as dt
 import hashlib
 import io
-import itertools
 import re
 import zipfile
 from collections.abc import Iterable, Iterator
@@ -44,7 +43,6 @@ from pathlib import Path
 import pandas as pd
 
 from analysis.core.batchfiles import read_record_file
-from analysis.core.dump import iter_csv_records
 from analysis.core.encoding import sniff_encoding
 from analysis.core.errors import InputError
 from analysis.core.sizes import MAX_CELLS, MAX_COLUMNS, MAX_RECORD_BYTES, MAX_ROWS, over_limit
@@ -222,17 +220,19 @@ class Table:
         """The header's names as matched: stripped, case folded."""
         return [h.strip().casefold() for h in self.header]
 
-def iter_lines(text: str) -> Iterator[str]:
-    """The lines of ``text`` as :func:`sheet_lines` gives them, one at a time: a file of
-    millions of short lines is never held as a list."""
-    start = 0
-    for match in LINE_BREAK_RE.finditer(text):
-        yield text[start:match.start()]
-        start = match.end()
-    yield text[start:]
+def numbered(reader, name: str, fix: str) -> Iterator[tuple[int, list[str]]]:
+    """The records of a ``csv.reader`` over text whose lines end in LF, as (the line each
+    starts on, fields); broken quoting is one :class:`InputError` naming the line."""
+    prev = 0
+    try:
+        for fields in reader:
+            yield prev + 1, fields
+            prev = reader.line_num
+    except csv.Error as exc:
+        raise InputError(f"not valid CSV ({exc})", file=name, line=prev + 1, fix=fix) from exc
 
 
-def bounded_records(records: Iterable[tuple[int, int, list[str], str]], name: str, what: str
+def bounded_records(records: Iterable[tuple[int, list[str]]], name: str, what: str
                     ) -> Iterator[tuple[int, list[str]]]:
     """The ``records`` as (first line, fields), refused in one line past the limits of a
     file of a batch's records (:mod:`analysis.core.sizes`): a record of more than
@@ -241,7 +241,7 @@ def bounded_records(records: Iterable[tuple[int, int, list[str], str]], name: st
     fix = f"give the {what} the team wrote (at most {MAX_ROWS:,} rows of {MAX_COLUMNS:,} " \
           "columns, as a spreadsheet holds)"
     cells = 0
-    for count, (start, _, fields, _) in enumerate(records, 1):
+    for count, (start, fields) in enumerate(records, 1):
         if len(fields) > MAX_COLUMNS:
             raise InputError(f"a row of {len(fields):,} cells, more than {MAX_COLUMNS:,} "
                              "columns (a spreadsheet's)", file=name, line=start, fix=fix)
@@ -261,15 +261,16 @@ def text_rows(raw: bytes, name: str, keys: tuple[str, ...] = ("url", "label"),
     in any delimiter is refused, and so is a file past the limits of
     :func:`bounded_records`."""
     text, encoding = decode_text(raw)
-    lines = iter_lines(text.lstrip("\ufeff"))
-    first = next(lines)
-    delim = sniff_delimiter(first[:MAX_HEADER_CHARS], keys)
+    # every line ending as LF, as the lines of sheet_lines are joined: a quoted cell's line
+    # breaks read the same from a file saved with CRLF, CR or LF
+    text = LINE_BREAK_RE.sub("\n", text.lstrip("\ufeff"))
+    delim = sniff_delimiter(text[:MAX_HEADER_CHARS].partition("\n")[0], keys)
     if delim is None:
         raise InputError(f"not a {what} header (no {' and '.join(keys)} columns)",
                          file=name, line=1, fix=fix or SHEET_FIX)
-    records = list(bounded_records(iter_csv_records(
-        itertools.chain([first], lines), name, delimiter=delim, strict=True,
-        fix=f"fix the quoting on that line, or save the {what} again"), name, what))
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delim, strict=True)
+    records = list(bounded_records(numbered(
+        reader, name, f"fix the quoting on that line, or save the {what} again"), name, what))
     return records, encoding, DELIMITER_NAMES[delim]
 
 
