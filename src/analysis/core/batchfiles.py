@@ -30,7 +30,6 @@ from analysis.core.errors import InputError
 from analysis.core.sizes import MAX_EXPORT_BYTES, MAX_RECORD_BYTES, over_limit
 from analysis.core.textsafe import visible
 
-READER = "labels merge"
 RECORDS_MAX_FILES = 10_000  # files and folders of labels/ or of a batch: a batch has ~10
 ONLY_FILES = ("a batch's records hold regular files only: put the file itself there (not a "
               "link, a FIFO or a device), or remove it")
@@ -60,7 +59,7 @@ def check_folder(folder: Path, shown: str) -> None:
                          fix="a batch's records are a folder: labels/<batch>/")
 
 
-def walk_records(folder: Path, reader: str = READER, shown: str | None = None) -> DumpFiles:
+def walk_records(folder: Path, reader: str, shown: str | None = None) -> DumpFiles:
     """The records' ``folder`` walked and checked (see the module docstring); messages
     name entries by their path under ``shown`` (default: ``folder`` as given), and
     ``reader``."""

@@ -97,6 +97,7 @@ ANNOTATION_FILE_COLUMNS = ["project", "url", "annotator", "name", "label", "excl
 COMMENTS = "comments.csv"  # beside the adjudication list, in the batch's labels/
 ANNOTATIONS = "annotations.csv"
 SOURCES = "sources.json"
+READER = "labels merge"  # who reads a batch's records, in messages
 RULE = ("Final_Label: the label of more than half of the annotators, else the adjudicators' "
         "decision; excluded: when every annotator marks it excluded, or by decision; a "
         "report without a majority, with a split on exclusion or that an annotator was "
@@ -482,7 +483,7 @@ def left_out(merged: set[str], selection: str, paths: list[Path]) -> list[str]:
     for folder in dict.fromkeys(Path(p).absolute().parent for p in paths):
         record_file = SheetPaths(folder.parent).record
         try:
-            record = json.loads(read_record_file(record_file, "labels merge") or b"")
+            record = json.loads(read_record_file(record_file, READER) or b"")
         except (OSError, ValueError, RecursionError, InputError):
             continue
         if not isinstance(record, dict) or record.get("selection") != selection:
@@ -558,7 +559,7 @@ def folder_inputs(folder: Path, walk: DumpFiles | None = None
     (``selection/candidates.csv`` or ``candidates.csv``) and its decisions
     (``decisions.csv`` or ``.xlsx``), each None when absent."""
     folder = Path(folder)
-    walk = walk or walk_records(folder)
+    walk = walk or walk_records(folder, READER)
     sheets, studio = SheetPaths(folder), StudioPaths(folder)
     try:
         team = [a.get("annotator") for a in json.loads(read_record(
@@ -585,7 +586,7 @@ def merge_folder(folder: Path, out: Path, codes: set[str], force: bool = False
     ``labels merge`` merges the files it is given; the folder is read as a dump is
     (:mod:`analysis.core.batchfiles`: regular files only, each read once, within the
     limits)."""
-    walk = walk_records(Path(folder))
+    walk = walk_records(Path(folder), READER)
     inputs, candidates, decisions_file = folder_inputs(Path(folder), walk)
     decisions = read_decisions(decisions_file, codes, raw=read_record(walk, decisions_file)) \
         if decisions_file else None

@@ -98,7 +98,7 @@ def test_a_file_grown_since_the_walk_is_read_no_further_than_its_limit(tmp_path,
     folder = tmp_path / "b"
     folder.mkdir()
     (folder / "decisions.csv").write_bytes(b"x" * 10)
-    walk = batchfiles.walk_records(folder)
+    walk = batchfiles.walk_records(folder, "labels merge")
     monkeypatch.setattr(batchfiles, "MAX_RECORD_BYTES", 16)
     (folder / "decisions.csv").write_bytes(b"x" * 100)
     with pytest.raises(InputError, match="more than 16 bytes"):
