@@ -182,8 +182,9 @@ def recover(root: Path, processes: Callable[[], list[Process]] = running_process
         owners = sorted(p for p in listed_pids(text) if p != os.getpid() and alive(p))
         dvc = dvc_processes(root, processes())
         if owners or dvc:
-            who = shown(dvc[0]) if dvc else f"pid {owners[0]}"
-            raise InputError(f"DVC's lock file {problem}, and a DVC process runs ({who})",
+            who = f"a DVC process runs ({shown(dvc[0])})" if dvc else \
+                f"a process it names still runs (pid {owners[0]})"
+            raise InputError(f"DVC's lock file {problem}, and {who}",
                              file=str(RWLOCK), fix="wait for it to end (or end it), then "
                                                    "run again")
         path.unlink()

@@ -88,7 +88,7 @@ def test_an_unreadable_rwlock_is_kept_while_a_dvc_process_runs_in_the_project(tm
 
 def test_an_unreadable_rwlock_is_kept_while_a_process_it_names_runs(tmp_path):
     root = project(tmp_path, '{"read": {"labels": [{"pid": 77, "cmd": "dvc re')
-    with pytest.raises(InputError, match="pid 77"):
+    with pytest.raises(InputError, match="a process it names still runs .pid 77"):
         dvclocks.recover(root, nobody, lambda pid: pid == 77)
 
 
