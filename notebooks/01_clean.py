@@ -2,8 +2,8 @@
 # # Clean: one tidy row per labelled issue
 #
 # Reads the raw dump (`data/raw/`, written by the `ingest` stage), discovers projects,
-# years and annotators, applies the anomaly rules of `analysis.clean.compute.RULES`, and writes
-# the processed issues table, the rows set aside, and the quality report.
+# years and annotators, applies the anomaly rules of `analysis.clean.rules.RULES`, and
+# writes the processed issues table, the rows set aside, and the quality report.
 
 # %% tags=["parameters"]
 root = "."  # the project root: every path below derives from it (analysis.core.paths)
@@ -20,29 +20,57 @@ import pandas as pd
 from analysis.clean import compute as cleaning
 from analysis.clean import outputs
 from analysis.clean.params import CleanParams
+from analysis.clean.scan import scan_dump
 from analysis.core.paths import Paths
 from analysis.core.projects import Projects
 from analysis.core.stage import write_outputs
 from analysis.core.taxonomy import load_taxonomy
 
+# %% [markdown]
+# ## Load and scan
+#
+# Every project's label file (one row per candidate issue report, one label column per
+# annotator, the final label) and excluded-candidates file, read with every anomaly rule
+# applied: a row is kept (perhaps flagged) or set aside with a reason.
+
 # %%
 params = CleanParams.of(root, duplicates=duplicates)
 paths = Paths(Path(root).resolve())
-result = cleaning.clean_dump(paths.raw, load_taxonomy(paths.taxonomy_file),
-                             Projects.load(paths.projects_file),
-                             duplicates=params.duplicates)
-for message in cleaning.unknown_projects(result.quality):
-    warnings.warn(message, stacklevel=1)
-write_outputs(paths.clean, outputs.build(result))
+taxonomy = load_taxonomy(paths.taxonomy_file)
+projects = Projects.load(paths.projects_file)
+anomalies = []
+scan = scan_dump(paths.raw, projects, taxonomy, params.duplicates, anomalies)
+scan.rows["reason"].fillna("kept").value_counts()
 
 # %% [markdown]
-# ## Row accounting and anomalies
+# ## The processed issues table
+#
+# The kept rows, one per labelled issue: project, year, the issue type and theme of its
+# final label, each annotator's label; checked against the table's schema.
 
 # %%
-pd.DataFrame(result.quality["accounting"]).T
+issues = cleaning.issues_table(scan, taxonomy)
+issues.groupby(["project_name", "year"]).size().unstack(fill_value=0)
+
+# %% [markdown]
+# ## The rows set aside, and the quality report
 
 # %%
-pd.Series(result.quality["anomaly_counts"], name="anomalies", dtype="int64")
+rejected = cleaning.rejected_table(scan)
+quality = cleaning.quality_of(scan, anomalies, rejected, params.duplicates)
+for message in cleaning.unknown_projects(quality):
+    warnings.warn(message, stacklevel=1)
+pd.DataFrame(quality["accounting"]).T
 
 # %%
-result.issues.groupby(["project_name", "year"]).size().unstack(fill_value=0)
+pd.Series(quality["anomaly_counts"], name="anomalies", dtype="int64")
+
+# %% [markdown]
+# ## The excluded candidates (Table I's false positives), then the outputs
+
+# %%
+exclusions = cleaning.exclusion_table(scan.exclusions, projects)
+result = cleaning.CleanResult(issues, rejected, quality, scan.annotators,
+                              cleaning.excluded_table(scan), exclusions)
+write_outputs(paths.clean, outputs.build(result))
+exclusions

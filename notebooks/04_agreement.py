@@ -1,12 +1,13 @@
 # %% [markdown]
 # # Inter-annotator agreement
 #
-# The paper's Fleiss' kappas per issue type (Section III.B), then what it leaves out:
-# Krippendorff's alpha and Gwet's AC1, analytic and bootstrap intervals, agreement per
-# theme, project and year, Cohen's kappa between annotators, the most frequent confusions,
-# the chance term behind each kappa, an audit of how the label columns behave, and how much
-# the kappas depend on each column. Fleiss' kappa is given by two estimators: on complete
-# rows and Gwet's generalised one (every issue with two or more ratings).
+# The paper's Fleiss' kappas per issue type (Section III.B), computed here step by step,
+# then what the paper leaves out: Krippendorff's alpha and Gwet's AC1, analytic and
+# bootstrap intervals, agreement per theme, project and year, Cohen's kappa between
+# annotators, the most frequent confusions, the chance term behind each kappa, an audit of
+# how the label columns behave, and how much the kappas depend on each column. Fleiss'
+# kappa is given by two estimators: on complete rows (the paper's) and Gwet's generalised
+# one (every issue with two or more ratings).
 
 # %% tags=["parameters"]
 root = "."  # the project root: every path below derives from it (analysis.core.paths)
@@ -20,31 +21,155 @@ ac1_categories = None
 # %%
 from pathlib import Path
 
-from analysis.agreement import compute as agreement
-from analysis.agreement import outputs
+import numpy as np
+import pandas as pd
+
+from analysis.agreement import fleiss, outputs
+from analysis.agreement.batches import batch_agreement
+from analysis.agreement.compute import (
+    Agreement,
+    analyse,
+    grouping_versus_paper,
+    headline,
+    make_scale,
+    paper_kappas,
+)
 from analysis.agreement.inputs import load_issues
 from analysis.agreement.params import AgreementParams
+from analysis.agreement.ratings import encode_ratings
+from analysis.core.batches import release_rows
 from analysis.core.claims import load_claims
 from analysis.core.paths import Paths
 from analysis.core.projects import Projects
 from analysis.core.stage import write_outputs
 from analysis.core.taxonomy import load_taxonomy
 
+# %% [markdown]
+# ## Load
+#
+# The processed issues (the clean stage's table: one row per labelled issue, one
+# `annotator_<n>` column per annotator), the taxonomy (theme codes and their issue types),
+# the projects and the paper's printed values. On a study (the release extended with
+# batches of new labels) the paper's kappas are the release's rows and annotators.
+
 # %%
 params = AgreementParams.of(root, bootstrap_resamples=bootstrap_resamples, seed=seed,
                             confidence_level=confidence_level, ac1_categories=ac1_categories)
 paths = Paths(Path(root).resolve())
-result = agreement.compute(load_issues(paths.clean.issues_parquet),
-                           load_taxonomy(paths.taxonomy_file),
-                           Projects.load(paths.projects_file), load_claims(paths.claims_file),
-                           params)
-write_outputs(paths.agreement, outputs.build(result))
+issues = load_issues(paths.clean.issues_parquet)
+taxonomy = load_taxonomy(paths.taxonomy_file)
+projects = Projects.load(paths.projects_file)
+claims = load_claims(paths.claims_file)
+release = release_rows(issues)
+release["type"].value_counts()
 
 # %% [markdown]
-# ## The paper's kappas and the other coefficients
+# ## The rating scale
+#
+# The categories an annotator chooses from are the taxonomy's theme codes (and any label
+# outside the taxonomy found in the data); each belongs to one issue type.
 
 # %%
-result.headline.round(4)
+ratings = encode_ratings(release, taxonomy.codes)
+scale = make_scale(ratings.categories, taxonomy)
+types = [t for t in scale.types if (release["type"].astype(str) == t).any()]
+pd.DataFrame({"category": scale.categories,
+              "type": [scale.types[i] for i in scale.type_index]}).T
+
+# %% [markdown]
+# ## Fleiss' kappa of one issue type, step by step
+#
+# Section III.B reports one Fleiss' kappa per issue type. Here is the first type's; the
+# next section takes every type through the same steps. The rating matrix: one row per
+# issue, one column per annotator, the theme code each gave.
+
+# %%
+issue_type = types[0]
+matrix = fleiss.rating_matrix(release, issue_type)
+matrix.head(10)
+
+# %% [markdown]
+# Fleiss' kappa needs the same number of ratings per issue: the issues every annotator
+# rated (how many of the type's issues that leaves):
+
+# %%
+complete = fleiss.complete_rows(matrix)
+pd.Series({"issues": len(matrix), "rated by every annotator": len(complete)})
+
+# %% [markdown]
+# The category counts `n_ij`: how many annotators put issue `i` in category `j`.
+
+# %%
+counts = fleiss.category_counts(complete, ratings.categories)
+counts.head(10)
+
+# %% [markdown]
+# `P_i`, the share of issue `i`'s annotator pairs that agree,
+# `(sum_j n_ij^2 - n) / (n (n - 1))`:
+
+# %%
+agreement_per_issue = fleiss.issue_agreement(counts)
+agreement_per_issue.head(10).round(4)
+
+# %% [markdown]
+# `p_j`, each category's share of all ratings, and from them the chance agreement
+# `P_e = sum_j p_j^2`; the observed agreement `P_bar` is the mean of `P_i`:
+
+# %%
+shares = fleiss.category_shares(counts)
+chance = fleiss.chance_agreement(shares)
+shares.round(4)
+
+# %%
+pd.Series({"P_bar (observed)": agreement_per_issue.mean(), "P_e (chance)": chance}).round(4)
+
+# %% [markdown]
+# Kappa, `(P_bar - P_e) / (1 - P_e)`:
+
+# %%
+round(fleiss.kappa(agreement_per_issue, chance), 4)
+
+# %% [markdown]
+# ## The paper's three kappas
+#
+# The same steps on every issue type, beside the value the paper prints:
+
+# %%
+kappas = fleiss.kappa_table(release, types, ratings.categories)
+kappas["paper_kappa"] = [paper_kappas(claims).get(t.lower(), "") for t in kappas["type"]]
+kappas.round(4)
+
+# %% [markdown]
+# ## Every coefficient, its intervals and the audit
+#
+# `analyse` takes the coded ratings through every statistic of the stage (Fleiss' kappa by
+# both estimators, alpha, AC1, their intervals, the groupings, pairwise kappas, the audit
+# of the label columns); `headline` sets the paper's kappas beside them. The stage's
+# estimator takes kappa from sums over label patterns (fast enough for the bootstrap): it
+# gives the kappas above.
+
+# %%
+keys = [str(p) for p in pd.unique(release["project"])]
+analysed = analyse(release, taxonomy, projects.order(keys), params)
+table = headline(analysed, claims)
+stage_kappas = table.set_index("group").loc[kappas["type"], "kappa"].to_numpy(dtype=float)
+assert np.allclose(kappas["kappa"], stage_kappas, rtol=0, atol=1e-12, equal_nan=True)
+table.round(4)
+
+# %% [markdown]
+# ## Outputs
+#
+# The candidate groupings of the labels beside the paper's kappas, each batch's own
+# agreement (a study), then the stage's tables, figures and values written.
+
+# %%
+result = Agreement(analysis=analysed, headline=table,
+                   grouping=grouping_versus_paper(analysed.grouping, claims),
+                   paper_kappas=paper_kappas(claims), project_names=projects.names(keys),
+                   batches=batch_agreement(issues, taxonomy, make_scale,
+                                           params.confidence_level,
+                                           analysed.facts["ac1_categories"]))
+write_outputs(paths.agreement, outputs.build(result))
 
 # %% [markdown]
 # ## How the grouping moves kappa: observed and chance agreement per candidate grouping

@@ -26,16 +26,53 @@ from analysis.core.claims import load_claims
 from analysis.core.paths import Paths
 from analysis.core.stage import write_outputs
 from analysis.core.taxonomy import load_taxonomy
-from analysis.interviews import compute, outputs, read
+from analysis.interviews import compute, outputs, read, roles
+from analysis.interviews.clean import clean_interviews
 from analysis.interviews.params import InterviewsParams
+
+# %% [markdown]
+# ## Load and clean
+#
+# The release's background sheet, codebook and guideline, cleaned: every participant's
+# role and experience, every codebook node with the participants who mention it, each
+# node checked against the taxonomy.
 
 # %%
 params = InterviewsParams.of(root, sheet=sheet, groups=groups, translations=translations,
                              role_categories=role_categories)
 paths = Paths(Path(root).resolve())
-result = compute.compute(read.read_release(paths.raw, params.sheet),
-                       load_taxonomy(paths.taxonomy_file), params,
-                       load_claims(paths.claims_file))
+files = read.read_release(paths.raw, params.sheet)
+taxonomy = load_taxonomy(paths.taxonomy_file)
+data = clean_interviews(files, taxonomy, params)
+data.background[["sheet_row", "type", "role_title", "experience_years"]]
+
+# %% [markdown]
+# ## Roles: each participant's role in a category (Section IV.A), and every reading
+#
+# The paper counts participants per role category; the mappings count them under every
+# reading of the roles the data allows, and the role claims say which give its counts.
+
+# %%
+role_table = roles.role_table(data.background, params.role_categories)
+mappings = roles.role_mappings(role_table, [c.key for c in params.role_categories])
+role_claims = roles.role_claims(mappings, load_claims(paths.claims_file))
+role_claims
+
+# %% [markdown]
+# ## The tables of the codebook and the guideline, then the outputs
+
+# %%
+guideline = files.guideline.text if files.guideline else ""
+result = compute.Interviews(
+    data=data, taxonomy=taxonomy,
+    participants=compute.participants_table(data.background),
+    groups=compute.group_summary(data.background),
+    matrix=compute.node_matrix(data.codebook, data.nodes, taxonomy),
+    theme_counts=compute.theme_counts(data.codebook, data.nodes, taxonomy),
+    quotes=compute.quotes_by_theme(data.codebook, data.nodes, taxonomy),
+    questions=compute.guideline_questions(guideline),
+    roles=role_table, role_mappings=mappings, session=roles.session_minutes(guideline),
+    role_claims=role_claims)
 write_outputs(paths.interviews, outputs.build(result))
 
 # %% [markdown]

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis.compare import compute, outputs
+from analysis.compare import batches, compute, outputs
 from analysis.compare.params import CompareParams
 from analysis.compare.snapshot import load_baseline
 from analysis.core.artifacts import read_json
@@ -28,29 +28,62 @@ from analysis.core.paths import Paths
 from analysis.core.projects import Projects
 from analysis.core.stage import write_outputs
 
+# %% [markdown]
+# ## Load
+#
+# The processed issues of this run, the baseline snapshot, and this run's kappas (the
+# agreement stage's metrics).
+
 # %%
 params = CompareParams.of(root, baseline=baseline, resamples=resamples, seed=seed)
 paths = Paths(Path(root).resolve())
+issues = pd.read_parquet(paths.clean.issues_parquet)
+projects = Projects.load(paths.projects_file)
+base = load_baseline(paths.baseline(params.baseline))
 agreement = paths.agreement.metrics
-result = compute.compute(pd.read_parquet(paths.clean.issues_parquet),
-                         Projects.load(paths.projects_file),
-                         load_baseline(paths.baseline(params.baseline)),
-                         read_json(agreement), agreement.relative_to(paths.root).as_posix(),
-                         params.resamples, params.seed)
+agreement_file = agreement.relative_to(paths.root).as_posix()
+kappas = compute.kappas_from_agreement(read_json(agreement), agreement_file)
+
+# %% [markdown]
+# ## This run's aggregates, in the baseline's form
+
+# %%
+current = compute.count_summary(issues)
+pd.Series({k: current[k] for k in ("issues", "projects", "years", "types", "annotators")})
+
+# %% [markdown]
+# ## What changed: projects, years, types and the project-by-year cells
+
+# %%
+changed_projects = compute.compare_projects(base, current, projects)
+changed_projects
+
+# %%
+changed_years = compute.compare_years(base, current)
+changed_years
+
+# %%
+changed_types = compute.compare_types(base, current)
+changed_types
+
+# %% [markdown]
+# ## Agreement: the kappas of both runs
+
+# %%
+source = f"the agreement stage ({agreement_file})"
+changed_kappas = compute.compare_kappas(base["kappa"], kappas, source)
+changed_kappas
+
+# %% [markdown]
+# ## A study's batches (their issues and theme drift; none on the release), the outputs
+
+# %%
+drift = batches.drift(issues, params.resamples, params.seed)
+result = compute.Comparison(
+    base=base, current=current, projects=changed_projects, years=changed_years,
+    types=changed_types, cells=compute.compare_cells(base, current), kappa=changed_kappas,
+    kappa_source=source, additions=batches.additions(issues, projects),
+    drift=None if drift is None else drift[0],
+    drift_tests=None if drift is None else drift[1])
 write_outputs(paths.compare, outputs.build(result))
-
-# %% [markdown]
-# ## What changed
-
-# %%
 print(outputs.website_vars(result)["summary"])
-result.projects
-
-# %%
-result.years
-
-# %% [markdown]
-# ## Agreement
-
-# %%
-result.kappa

@@ -23,19 +23,37 @@ from analysis.keywords import compute as keywords
 from analysis.keywords import outputs
 from analysis.keywords.params import KeywordsParams
 
+# %% [markdown]
+# ## Load
+#
+# The keyword lists of the dump's keyword file, one per framework (none without the file),
+# and the ordinary-words list the audit checks them against.
+
 # %%
 params = KeywordsParams.of(root, keywords_file=keywords_file)
 paths = Paths(Path(root).resolve())
 source = paths.raw / params.keywords_file
-result = keywords.compute(keywords.read_keyword_file(source) if source.is_file() else [],
-                          keywords.read_ordinary_words(paths.ordinary_words_file))
-write_outputs(paths.keywords, outputs.build(result))
+lists = keywords.read_keyword_file(source) if source.is_file() else []
+ordinary = keywords.read_ordinary_words(paths.ordinary_words_file)
+[kl.framework for kl in lists]
 
 # %% [markdown]
 # ## Keywords per list
+#
+# Raw entries, distinct exact strings (the paper's count) and distinct ignoring case:
 
 # %%
-result.counts
+counts = keywords.counts_table(lists)
+counts
+
+# %% [markdown]
+# ## Every entry, then the audit, then the outputs
+
+# %%
+entries = keywords.keyword_table(lists)
+result = keywords.Keywords(lists, counts, entries, keywords.audit(lists, ordinary))
+write_outputs(paths.keywords, outputs.build(result))
+entries.head()
 
 # %% [markdown]
 # ## Audit findings

@@ -20,6 +20,7 @@ from analysis.core.paths import PATHS, Paths
 from analysis.core.projects import Projects
 from tests.support.dumps import small_dump
 from tests.support.mirror import needs_mirror
+from tests.support.stages import agreement_result
 from tests.unit.agreement.synthetic import settings
 
 
@@ -40,7 +41,7 @@ def test_mirror_reproduces_the_paper_and_matches_the_libraries(taxonomy, project
 
     issues = clean_dump(MIRROR, taxonomy, projects).issues
     claims = load_claims()
-    result = agreement.compute(issues, taxonomy, projects, claims, settings(20))
+    result = agreement_result(issues, taxonomy, projects, claims, settings(20))
     a = result.analysis
     assert result.grouping.groupby("grouping")["matches_paper"].all().to_dict()["final label"]
     for cid, entry in outputs.claim_values(result).items():

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import csv
 import json
+import stat
 import time
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -113,6 +115,19 @@ def decide(listed: Path, out: Path) -> Path:
     return out
 
 
+def private_and_quiet(server) -> None:
+    """The server's data are its owner's only, its export snapshots too, and its pages
+    load nothing from Sentry."""
+    data = server.data
+    assert stat.S_IMODE(data.stat().st_mode) == 0o700
+    assert stat.S_IMODE((data / "label_studio.sqlite3").stat().st_mode) == 0o600
+    snapshots = [p for p in (data / "media" / "export").rglob("*") if p.is_file()]
+    assert snapshots and {stat.S_IMODE(p.stat().st_mode) for p in snapshots} == {0o600}
+    with urllib.request.urlopen(server.url + "/user/login/", timeout=60) as response:
+        page = response.read().decode("utf-8")
+    assert "sentry-cdn" not in page and "ingest.sentry.io" not in page
+
+
 def test_a_label_studio_project_gives_the_batch_the_sheets_give(tmp_path, monkeypatch,
                                                                 capsys):
     project = make_project(tmp_path / "project", BASE)
@@ -138,6 +153,7 @@ def test_a_label_studio_project_gives_the_batch_the_sheets_give(tmp_path, monkey
         annotate(server, record["project"], tokens)
         said = run_block("update-loop/studio-export", project)
         capsys.readouterr()
+        private_and_quiet(server)
         merge_export(project, "batch")
         said += capsys.readouterr().out
         tutorial = make_project(tmp_path / "tutorial", BASE)

@@ -136,7 +136,7 @@ def test_a_team_labels_two_batches(tmp_path, capsys):
             call(server.url, chen, "POST", f"/api/tasks/{task['id']}/annotations/",
                  {"result": result(answer, "", ""), "lead_time": 30})
         code, out, err = run(capsys, labels, ["studio", "export", "--out", update,
-                                              "--token", server.token])
+                                              "--url", server.url, "--token", server.token])
         assert code == 0, err
     export = StudioPaths(update).export
 

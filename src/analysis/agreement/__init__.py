@@ -2,9 +2,11 @@
 and an audit of the label columns.
 
 ``ratings`` (coded ratings, the label patterns every statistic is built from),
+``fleiss`` (the paper's kappa in the steps of Fleiss 1971, as the notebook shows them),
 ``estimators`` (the coefficients, their errors and intervals), ``bootstrap``, ``tables``,
 ``pairwise`` (Cohen's kappa, confusions), ``audit`` (how the label columns behave) and
-``compute`` (the stage), with ``inputs``, ``figures`` and ``outputs`` around it.
+``compute`` (the statistics and the headline table, which the notebook calls in turn),
+with ``inputs``, ``figures`` and ``outputs`` around it.
 """
 
 from analysis.agreement.params import AgreementParams

@@ -1,13 +1,16 @@
-"""What the agreement stage computes, from the processed issues.
+"""The agreement stage's statistics and the tables its outputs are made of.
 
-:func:`analyse` codes the ratings (:mod:`analysis.agreement.ratings`), builds the tables
-of coefficients and intervals (:mod:`analysis.agreement.tables`,
-:mod:`analysis.agreement.pairwise`) and runs the audit of how the label columns behave
-(:mod:`analysis.agreement.audit`) on the issues; :func:`compute` adds the views the
-outputs are made of:
-the headline table (the paper's kappas beside ours), the candidate groupings next to the
-paper's kappas, and the projects' display names. Everything here is pure: the inputs come
-loaded (the notebook reads the files), the result is one :class:`Agreement`.
+The stage's notebook (``notebooks/04_agreement.py``) runs these steps in order on the
+release's rows (:func:`analysis.core.batches.release_rows`): :func:`analyse` codes the
+ratings (:mod:`analysis.agreement.ratings`), builds the tables of coefficients and
+intervals (:mod:`analysis.agreement.tables`, :mod:`analysis.agreement.pairwise`) and runs
+the audit of how the label columns behave (:mod:`analysis.agreement.audit`);
+:func:`headline` sets the paper's kappas (:func:`paper_kappas`) beside ours and
+:func:`grouping_versus_paper` beside each candidate grouping; the notebook puts them, with
+each batch's agreement (:func:`analysis.agreement.batches.batch_agreement`), into one
+:class:`Agreement`. Everything here is pure: the inputs come loaded (the notebook reads the
+files). The paper's kappa of each type is also taken step by step in
+:mod:`analysis.agreement.fleiss`, which the notebook shows.
 """
 
 from __future__ import annotations
@@ -19,7 +22,6 @@ import numpy as np
 import pandas as pd
 
 from analysis.agreement import audit as au
-from analysis.agreement.batches import batch_agreement
 from analysis.agreement.pairwise import confusions, pairwise_cohen, versus_reference
 from analysis.agreement.params import AgreementParams
 from analysis.agreement.ratings import (
@@ -31,11 +33,9 @@ from analysis.agreement.ratings import (
     group_index,
 )
 from analysis.agreement.tables import agreement_tables, grouping_candidates
-from analysis.core.batches import release_rows
 from analysis.core.claims import judge
 from analysis.core.errors import InputError
 from analysis.core.paths import PATHS
-from analysis.core.projects import Projects
 from analysis.core.taxonomy import Taxonomy
 
 CLAIM_PREFIX = "agreement.kappa."
@@ -114,8 +114,12 @@ def ac1_category_count(ac1_categories: str | int, ratings: Ratings) -> int:
 
 def analyse(issues: pd.DataFrame, taxonomy: Taxonomy, projects_order: Sequence[str],
             params: AgreementParams) -> Analysis:
-    """All agreement statistics and the annotation audit for the processed issues, with
-    the projects in ``projects_order`` (Table I's)."""
+    """Every agreement statistic of the stage and the audit of the label columns.
+
+    Takes the processed issues (``type``, ``project``, ``year``, ``final_label`` and the
+    ``annotator_<n>`` columns; on a study, the release's rows), the taxonomy (its theme
+    codes are the rating scale), the projects in Table I's order and the stage's settings;
+    returns one :class:`Analysis`. An empty issues table is an :class:`InputError`."""
     if len(issues) == 0:
         raise InputError("the processed issues table has no rows",
                          fix="check the clean stage's quality report")
@@ -235,22 +239,3 @@ def grouping_versus_paper(grouping: pd.DataFrame, claims: pd.DataFrame) -> pd.Da
     out["matches_paper"] = [bool(p) and judge(p, k) == "exact"
                             for p, k in zip(out["paper_kappa"], out["kappa"], strict=True)]
     return out
-
-
-def compute(issues: pd.DataFrame, taxonomy: Taxonomy, projects: Projects,
-            claims: pd.DataFrame, params: AgreementParams) -> Agreement:
-    """The whole stage from the processed issues: :func:`analyse` with the projects in
-    Table I's order, then the headline and grouping tables beside the paper's kappas.
-
-    On a study the analysis is the release's rows and annotators (the paper, reproduced:
-    a batch never moves the paper's kappas), and each batch's agreement on its own
-    annotators is :func:`~analysis.agreement.batches.batch_agreement`'s."""
-    release = release_rows(issues)
-    keys = [str(p) for p in pd.unique(release["project"])]
-    a = analyse(release, taxonomy, projects.order(keys), params)
-    return Agreement(analysis=a, headline=headline(a, claims),
-                     grouping=grouping_versus_paper(a.grouping, claims),
-                     paper_kappas=paper_kappas(claims), project_names=projects.names(keys),
-                     batches=batch_agreement(issues, taxonomy, make_scale,
-                                             params.confidence_level,
-                                             a.facts["ac1_categories"]))

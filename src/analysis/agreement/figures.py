@@ -1,4 +1,5 @@
-"""Figures of the agreement stage, drawn from its tables (house style of analysis.core.figures)."""
+"""Figures of the agreement stage, drawn from its tables (in the figure style of
+analysis.core.figures)."""
 
 from __future__ import annotations
 

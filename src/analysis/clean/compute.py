@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from analysis.clean.rules import RULES
-from analysis.clean.scan import EXCLUDED_COLUMNS, scan_dump
+from analysis.clean.scan import EXCLUDED_COLUMNS, DumpScan, scan_dump
 from analysis.clean.study import RELEASE_BATCH
 from analysis.core import schemas
 from analysis.core.projects import Projects
@@ -41,30 +41,69 @@ class CleanResult:
     exclusions: pd.DataFrame
 
 
-def clean_dump(raw_dir: Path, taxonomy: Taxonomy, projects: Projects,
-               duplicates: str = "keep") -> CleanResult:
-    """Clean a whole dump: one tidy row per labelled issue, rejected rows, quality report.
-    ``duplicates`` is params.yaml's ``clean.duplicates`` (``keep`` or ``first``, checked by
-    :class:`~analysis.clean.params.CleanParams`)."""
-    anomalies: list[Anomaly] = []
-    scan = scan_dump(raw_dir, projects, taxonomy, duplicates, anomalies)
-    all_rows = scan.rows
-    with_batch = bool(all_rows["batch"].notna().any()) if "batch" in all_rows else False
-    issues = tidy_issues(all_rows[all_rows["reason"].isna()], taxonomy, scan.annotators,
+def has_batches(scan: DumpScan) -> bool:
+    """Whether the dump is a study: its label files name a batch on some row."""
+    rows = scan.rows
+    return bool(rows["batch"].notna().any()) if "batch" in rows else False
+
+
+def issues_table(scan: DumpScan, taxonomy: Taxonomy) -> pd.DataFrame:
+    """The processed issues table: the kept label rows of the scan (no reason to set them
+    aside) in their tidy form (:func:`tidy_issues`), checked against the issues schema
+    (:func:`analysis.core.schemas.issues_schema`)."""
+    with_batch = has_batches(scan)
+    issues = tidy_issues(scan.rows[scan.rows["reason"].isna()], taxonomy, scan.annotators,
                          with_batch)
     schemas.issues_schema(scan.annotators, taxonomy.codes, taxonomy.type_names,
                           with_batch).validate(issues)
-    rejected_frame = pd.concat(scan.rejected, ignore_index=True).sort_values(
+    return issues
+
+
+def rejected_table(scan: DumpScan) -> pd.DataFrame:
+    """The rows set aside, every project's, in the order of their files and lines."""
+    return pd.concat(scan.rejected, ignore_index=True).sort_values(
         ["source_file", "source_line"], kind="mergesort").reset_index(drop=True)
+
+
+def quality_of(scan: DumpScan, anomalies: list[Anomaly], rejected: pd.DataFrame,
+               duplicates: str) -> dict:
+    """The quality report: every anomaly with the rule applied (:data:`RULES`), each
+    file's rows accounted for, the scan's summary and the rows set aside by reason."""
     quality = quality_report(anomalies, RULES, scan.files, scan.summary(duplicates))
-    quality["rejected_by_reason"] = dict(sorted(Counter(rejected_frame["reason"]).items()))
+    quality["rejected_by_reason"] = dict(sorted(Counter(rejected["reason"]).items()))
+    return quality
+
+
+def excluded_table(scan: DumpScan) -> pd.DataFrame:
+    """The excluded candidates (false positives) the dump records, every project's; a
+    study's with the batch of each (the release's where none is named)."""
     excluded = (pd.concat(scan.excluded, ignore_index=True) if scan.excluded
                 else pd.DataFrame(columns=EXCLUDED_COLUMNS))
-    if not with_batch:
-        excluded = excluded[EXCLUDED_COLUMNS]
-    else:
-        excluded["batch"] = excluded["batch"].fillna(RELEASE_BATCH).astype(str)
-    return CleanResult(issues, rejected_frame, quality, scan.annotators, excluded,
+    if not has_batches(scan):
+        return excluded[EXCLUDED_COLUMNS]
+    excluded["batch"] = excluded["batch"].fillna(RELEASE_BATCH).astype(str)
+    return excluded
+
+
+def clean_dump(raw_dir: Path, taxonomy: Taxonomy, projects: Projects,
+               duplicates: str = "keep") -> CleanResult:
+    """The clean stage's tables from the dump's folder (``raw_dir``), the taxonomy and the
+    projects' descriptions; returns one :class:`CleanResult`: one row per labelled issue,
+    the rejected rows and the quality report. ``duplicates`` is params.yaml's
+    ``clean.duplicates`` (``keep`` or ``first``, checked by
+    :class:`~analysis.clean.params.CleanParams`).
+
+    The steps the stage's notebook (``notebooks/01_clean.py``) takes one cell at a time,
+    in one call: :func:`~analysis.clean.scan.scan_dump`, :func:`issues_table`,
+    :func:`rejected_table`, :func:`quality_of`, :func:`excluded_table` and
+    :func:`exclusion_table` (the tests, benchmarks and checks run a whole dump through
+    it)."""
+    anomalies: list[Anomaly] = []
+    scan = scan_dump(raw_dir, projects, taxonomy, duplicates, anomalies)
+    issues = issues_table(scan, taxonomy)
+    rejected = rejected_table(scan)
+    return CleanResult(issues, rejected, quality_of(scan, anomalies, rejected, duplicates),
+                       scan.annotators, excluded_table(scan),
                        exclusion_table(scan.exclusions, projects))
 
 

@@ -8,6 +8,12 @@ per-year and per-type count changes, and kappa changes with intervals.
 
 Kappas of both runs are the agreement stage's metrics: Fleiss' kappa per issue type (the
 type of the final label) with its analytic 95% interval, never recomputed here.
+
+The stage's notebook (``notebooks/06_compare.py``) runs the steps in order:
+:func:`count_summary` of this run, then :func:`compare_projects`, :func:`compare_years`,
+:func:`compare_types`, :func:`compare_cells` and :func:`compare_kappas` against the
+baseline, and a study's batches (:mod:`analysis.compare.batches`), into one
+:class:`Comparison`.
 """
 
 from __future__ import annotations
@@ -18,7 +24,6 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from analysis.compare import batches as study
 from analysis.core.batches import release_rows
 from analysis.core.errors import InputError
 from analysis.core.projects import Projects
@@ -183,25 +188,3 @@ class Comparison:
     additions: pd.DataFrame | None = None
     drift: pd.DataFrame | None = None
     drift_tests: pd.DataFrame | None = None
-
-
-def compute(issues: pd.DataFrame, projects: Projects, baseline: dict,
-            agreement_metrics: dict, agreement_file: str, resamples: int = 10_000,
-            seed: int = 0) -> Comparison:
-    """The current run (processed issues, the agreement stage's metrics, read from
-    ``agreement_file``) against the ``baseline`` snapshot; on a study, the drift of each
-    batch (its Monte-Carlo test, where one runs, draws ``resamples`` from ``seed``)."""
-    cur = count_summary(issues)
-    source = f"the agreement stage ({agreement_file})"
-    kappas = kappas_from_agreement(agreement_metrics, agreement_file)
-    drift = study.drift(issues, resamples, seed)
-    return Comparison(
-        base=baseline, current=cur,
-        projects=compare_projects(baseline, cur, projects),
-        years=compare_years(baseline, cur),
-        types=compare_types(baseline, cur),
-        cells=compare_cells(baseline, cur),
-        kappa=compare_kappas(baseline["kappa"], kappas, source),
-        kappa_source=source, additions=study.additions(issues, projects),
-        drift=None if drift is None else drift[0],
-        drift_tests=None if drift is None else drift[1])

@@ -59,7 +59,7 @@ def pyplot():
 
 
 def apply_style() -> None:
-    """Set the deterministic house style (call before drawing)."""
+    """Set the project's figure style (the same bytes on every machine) (call before drawing)."""
     pyplot().rcParams.update(STYLE)
 
 

@@ -569,6 +569,17 @@ class StudioPaths:
 PATHS = Paths()
 
 
+def recorded_path(path: str | os.PathLike[str], root: Path = ROOT) -> str:
+    """A folder as a record names it (``sheets.json``, ``studio/project.json``,
+    ``selection.json``): its path in the project, else its name only. Records are
+    committed and released, so they hold no machine's absolute path."""
+    folder = Path(os.path.abspath(path))
+    try:
+        return folder.relative_to(os.path.abspath(root)).as_posix()
+    except ValueError:
+        return folder.name
+
+
 def project_path(path: str | os.PathLike[str], root: Path = ROOT) -> Path:
     """Resolve ``path`` against the project root unless it is absolute."""
     p = Path(path)

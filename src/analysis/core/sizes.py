@@ -43,7 +43,7 @@ def size_text(n: int) -> str:
 # candidates) may hold, whichever reader reads it; Excel's own bounds for rows and columns,
 # so a CSV holds no more than the .xlsx it could be saved as. docs/guarantees.md states them.
 MAX_RECORD_BYTES = 64 * MiB  # a sheet of 10,000 reports with 4,000-character titles: ~45 MB
-MAX_EXPORT_BYTES = 512 * MiB  # a Label Studio export, read whole: 10,000 tasks are ~150 MB
+MAX_EXPORT_BYTES = 512 * MiB  # a Label Studio export (read task by task): 10,000 tasks ~150 MB
 MAX_COLUMNS = 16_384  # Excel's columns, A to XFD
 MAX_ROWS = 1_048_576  # Excel's rows
 MAX_CELLS = 5_000_000  # 500,000 rows of 10 columns

@@ -204,8 +204,10 @@ class ExplorerResult:
 
 
 def compute(issues: pd.DataFrame, taxonomy: Taxonomy, projects: Projects) -> ExplorerResult:
-    """The explorer's file and the release examples from the processed issues, projects in
-    Table I's order under their display names."""
+    """The explorer stage's tables from the processed issues, the taxonomy and the
+    projects' descriptions; returns one :class:`ExplorerResult`: the explorer's file (every
+    labelled issue, projects in Table I's order under their display names) and the release
+    examples (a few unanimous and contested reports per theme)."""
     order = projects.order(issues["project"].unique())
     return ExplorerResult(explorer=explorer_data(issues, taxonomy, order, projects.names(order)),
                           release_examples=release_examples(issues, taxonomy))

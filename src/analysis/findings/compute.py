@@ -264,8 +264,9 @@ def compute(claims: pd.DataFrame, reproduced: list[dict[str, dict]],
             themes: pd.DataFrame | None = None, shares: pd.DataFrame | None = None,
             challenges: list[dict] | None = None, names: dict[str, str] | None = None,
             dominant_share: float = 50.0) -> Findings:
-    """The scorecard of ``claims`` (:func:`~analysis.core.claims.load_claims`) against the
-    stages' reproduced values (one mapping per stage), and, given the taxonomy stage's
+    """Returns one :class:`Findings`: the scorecard of ``claims``
+    (:func:`~analysis.core.claims.load_claims`) against the stages' reproduced values (one
+    mapping per stage, as read from their files), and, given the taxonomy stage's
     ``themes`` and ``shares`` tables, how many reports each of the ``challenges`` rests on
     and which one theme dominates (above ``dominant_share`` percent of its reports: params.yaml
     ``findings.dominant_share``, checked by :class:`~analysis.findings.params.FindingsParams`)."""

@@ -5,7 +5,7 @@ against the paper's Section IV.A.
 The modules, in the order the data goes through them: ``read`` (the three files),
 ``rules`` (anomaly kinds, vocabularies), ``normalise`` (one cell), ``background`` and
 ``codebook`` (each file cleaned), ``clean`` (both, with the quality report), ``roles``
-(Section IV.A's role categories), ``compute`` (the views, and the stage's ``compute``),
+(Section IV.A's role categories), ``compute`` (the tables the notebook builds in turn),
 ``markup`` (escaped texts for the site), ``figures`` and ``outputs``.
 
 Decisions the data forces: the two files share no participant key, so they are never

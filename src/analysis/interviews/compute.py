@@ -1,9 +1,11 @@
-"""What the interview stage shows, and its entry point :func:`compute`.
+"""The interview stage's tables, each from the cleaned files.
 
 From the cleaned files (:mod:`~analysis.interviews.clean`): the published participant
 table (no genders), participants per role category (Section IV.A), the node x participant
 matrix, how many users and developers link each theme, the quotes under every theme they
-are linked to, and the guideline's questions.
+are linked to, and the guideline's questions. The stage's notebook
+(``notebooks/05_interviews.py``) cleans the files, builds each table in turn and puts them
+into one :class:`Interviews`.
 """
 
 from __future__ import annotations
@@ -15,18 +17,9 @@ import numpy as np
 import pandas as pd
 
 from analysis.core.taxonomy import Taxonomy
-from analysis.interviews.clean import InterviewData, clean_interviews
+from analysis.interviews.clean import InterviewData
 from analysis.interviews.codebook import node_order, participant_sort_key
 from analysis.interviews.normalise import neutral_pronouns
-from analysis.interviews.params import InterviewsParams
-from analysis.interviews.read import InterviewFiles
-from analysis.interviews.roles import (
-    ROLE_CLAIM_COLUMNS,
-    role_claims,
-    role_mappings,
-    role_table,
-    session_minutes,
-)
 
 
 @dataclass(frozen=True)
@@ -45,29 +38,6 @@ class Interviews:
     role_mappings: pd.DataFrame  # the counts of every reading of the roles
     session: tuple[int, int, int] | None  # the guideline's session length, its line
     role_claims: pd.DataFrame  # per role claim, the readings that give the paper's count
-
-
-def compute(files: InterviewFiles, taxonomy: Taxonomy, params: InterviewsParams,
-            claims: pd.DataFrame | None = None) -> Interviews:
-    """Clean the interview files (``params``: the params.yaml section ``interviews``) and
-    build every view of them; with the paper's ``claims``
-    (:func:`~analysis.core.claims.load_claims`), the readings of the roles that give each
-    role count it prints."""
-    data = clean_interviews(files, taxonomy, params)
-    roles = role_table(data.background, params.role_categories)
-    mappings = role_mappings(roles, [c.key for c in params.role_categories])
-    guideline = files.guideline.text if files.guideline else ""
-    return Interviews(
-        data=data, taxonomy=taxonomy,
-        participants=participants_table(data.background),
-        groups=group_summary(data.background),
-        matrix=node_matrix(data.codebook, data.nodes, taxonomy),
-        theme_counts=theme_counts(data.codebook, data.nodes, taxonomy),
-        quotes=quotes_by_theme(data.codebook, data.nodes, taxonomy),
-        questions=guideline_questions(guideline),
-        roles=roles, role_mappings=mappings, session=session_minutes(guideline),
-        role_claims=(role_claims(mappings, claims) if claims is not None
-                     else pd.DataFrame(columns=ROLE_CLAIM_COLUMNS)))
 
 
 def participants_table(background: pd.DataFrame) -> pd.DataFrame:

@@ -322,9 +322,3 @@ class Keywords:
     counts: pd.DataFrame     # per list: raw, distinct (the paper's count), distinct_casefold
     entries: pd.DataFrame    # every entry of every list (:func:`keyword_table`)
     findings: pd.DataFrame   # the audit (:func:`audit`)
-
-
-def compute(lists: list[KeywordList],
-            ordinary: dict[str, tuple[str, str]] | None = None) -> Keywords:
-    """Count and audit the parsed keyword lists (``ordinary``: the ordinary-words list)."""
-    return Keywords(lists, counts_table(lists), keyword_table(lists), audit(lists, ordinary))

@@ -30,7 +30,7 @@ import os
 import sys
 from pathlib import Path
 
-from analysis.core.artifacts import to_json_text
+from analysis.core.artifacts import atomic_path, to_json_text, write_text
 from analysis.core.errors import InputError, user_error_line
 from analysis.core.paths import PATHS, DumpLayout, StudioPaths
 from analysis.core.projects import Projects
@@ -208,14 +208,16 @@ def columns_text(columns: list[str]) -> str:
 
 def studio_of(args: argparse.Namespace) -> studio_api.Studio:
     """The server and token of ``--url`` and ``--token`` (by default the environment's
-    LABEL_STUDIO_URL and LABEL_STUDIO_API_KEY, else the local server of make studio)."""
-    url = args.url or os.environ.get(studio_api.URL_VARIABLE) or studio_api.DEFAULT_URL
+    LABEL_STUDIO_URL and LABEL_STUDIO_API_KEY, else the local server of make studio, whose
+    administrator's token goes to no other server)."""
+    url = studio_api.chosen_url(args.url)
     token = args.token or os.environ.get(studio_api.TOKEN_VARIABLE)
     local = Path(studio_server.DATA) / studio_server.ADMIN_FILE
-    if not token and local.is_file():
+    if not token and local.is_file() and studio_api.is_loopback(url):
         token = studio_server.admin(local.parent)["token"]
     if not token:
-        raise InputError("no API token", column="--token", fix=studio_api.TOKEN_FIX)
+        raise InputError(f"no API token for {url}", column="--token",
+                         fix=studio_api.TOKEN_FIX)
     return studio_api.Studio(url, token)
 
 
@@ -234,10 +236,6 @@ def team_and_emails(text: str) -> list[tuple[str, str]]:
 
 def run_studio_create(args: argparse.Namespace) -> int:
     paths = StudioPaths(Path(args.out))
-    if paths.record.exists() and not args.force:
-        raise InputError("the folder already has a Label Studio project (it may hold "
-                         "labels)", file=str(paths.record), fix="choose another --out, or "
-                         "pass --force to make another project")
     frame = check_candidates(read_candidates(Path(args.candidates), "labels studio"))
     if frame.empty:
         raise InputError("no candidates: there is nothing to label", file=args.candidates,
@@ -245,20 +243,26 @@ def run_studio_create(args: argparse.Namespace) -> int:
     team = team_and_emails(args.annotators)
     codebook = codebook_of(args, load_taxonomy(PATHS.taxonomy_file))
     config = studio.label_config(codebook)
-    server = studio_of(args)
-    users = studio_api.ensure_users(server, team)
-    sel = selection_id(frame)
-    title = args.title or f"{sel} ({len(frame):,} candidates)"
-    project = studio_api.create_project(
-        server, title, config, codebook.html(), len(team),
-        f"Candidates of selection {sel}, labelled by {', '.join(n for n, _ in team)}")
-    members = [{k: u[k] for k in ("name", "email", "id")} for u in users]
-    imported = studio_api.import_tasks(server, project["id"], studio.tasks(frame, sel, members))
-    record = {"url": server.url, "project": project["id"], "title": title, "selection": sel,
-              "candidates": len(frame), "tasks": imported, "annotators": users,
-              "config_sha256": studio.config_digest(config), "codebook": codebook.record}
-    paths.folder.mkdir(parents=True, exist_ok=True)
-    paths.record.write_text(to_json_text(record), encoding="utf-8")
+    with studio_api.one_create_at_a_time(paths.root):
+        if paths.record.exists() and not args.force:
+            raise InputError("the folder already has a Label Studio project (it may hold "
+                             "labels)", file=str(paths.record), fix="choose another --out, "
+                             "or pass --force to make another project")
+        server = studio_of(args)
+        users = studio_api.ensure_users(server, team)
+        sel = selection_id(frame)
+        title = args.title or f"{sel} ({len(frame):,} candidates)"
+        project = studio_api.create_project(
+            server, title, config, codebook.html(), len(team),
+            f"Candidates of selection {sel}, labelled by {', '.join(n for n, _ in team)}")
+        members = [{k: u[k] for k in ("name", "email", "id")} for u in users]
+        imported = studio_api.import_tasks(server, project["id"],
+                                           studio.tasks(frame, sel, members))
+        record = {"url": server.url, "project": project["id"], "title": title,
+                  "selection": sel, "candidates": len(frame), "tasks": imported,
+                  "annotators": users, "config_sha256": studio.config_digest(config),
+                  "codebook": codebook.record}
+        write_text(paths.record, to_json_text(record))
     print(f"studio: project {project['id']} ({title}) at {server.url}/projects/"
           f"{project['id']}: {imported:,} tasks, each for {len(team)} annotators "
           f"({', '.join(n for n, _ in team)}); wrote {paths.record}")
@@ -275,13 +279,13 @@ def run_studio_create(args: argparse.Namespace) -> int:
 def run_studio_export(args: argparse.Namespace) -> int:
     paths = StudioPaths(Path(args.out))
     record = studio_api.read_record(paths.record)
-    args.url = args.url or record.get("url")
+    studio_api.check_record_server(record, studio_api.chosen_url(args.url),
+                                   str(paths.record))
     server = studio_of(args)
-    data = studio_api.export(server, record["project"])
-    temporary = paths.export.with_name(f".{paths.export.name}.part")
-    temporary.write_bytes(data)
-    read = studio.read_export(temporary, str(paths.export))
-    os.replace(temporary, paths.export)
+    with atomic_path(paths.export) as scratch:
+        with scratch.open("wb") as out:
+            studio_api.export(server, record["project"], out, studio.MAX_EXPORT_BYTES)
+        read = studio.read_export(scratch, str(paths.export))
     per = ", ".join(f"{a} {int((read.table['annotator'] == a).sum()):,}"
                     for a in read.source.annotators)
     cancelled = sum(read.source.facts["cancelled"].values())

@@ -32,7 +32,7 @@ from pathlib import Path
 from analysis.core.config import load_yaml
 from analysis.core.errors import InputError
 from analysis.core.examples import load_examples, safe_issue_url
-from analysis.core.paths import PATHS
+from analysis.core.paths import PATHS, recorded_path
 from analysis.core.taxonomy import Taxonomy
 from analysis.taxonomy.details import parse_detail_files
 from analysis.taxonomy.params import TaxonomyParams
@@ -154,13 +154,13 @@ def load_details(dump: Path | None, taxonomy: Taxonomy,
     files = files if files is not None else detail_files()
     present = {t: rel for t, rel in files.items() if (Path(dump) / rel).is_file()}
     if not present:
-        return {}, {"dump": str(dump), "files": 0}
+        return {}, {"dump": recorded_path(dump), "files": 0}
     result = parse_detail_files(Path(dump), present, taxonomy)
     details: dict[str, list[str]] = {}
     for item in result.items.itertuples(index=False):
         if item.subtheme_code:
             details.setdefault(item.subtheme_code, []).append(item.detail)
-    return details, {"dump": str(dump), "files": len(present),
+    return details, {"dump": recorded_path(dump), "files": len(present),
                      "details": sum(len(v) for v in details.values())}
 
 

@@ -592,6 +592,7 @@ def merge_folder(folder: Path, out: Path, codes: set[str], force: bool = False
         if decisions_file else None
     selection = read_candidates(candidates, raw=read_record(walk, candidates)) \
         if candidates else None
+    export = StudioPaths(Path(folder)).export  # read task by task by its reader
     return merge_inputs(inputs, out, codes, force, None, decisions, selection,
                         str(candidates) if candidates else None,
-                        [read_record(walk, p) for p in inputs])
+                        [None if p == export else read_record(walk, p) for p in inputs])

@@ -38,7 +38,7 @@ from analysis.labels.annotations import (
 )
 from analysis.labels.checks import most_common, row_problems
 from analysis.labels.sheets import REQUIRED_COLUMNS, SHEET_COLUMNS
-from analysis.labels.studio import is_export, read_export
+from analysis.labels.studio import is_export, looks_like_json, read_export
 from analysis.labels.tables import ENCODING_NOTES, read_table
 
 SHOWN_LINES = 3  # lines a note names before "and N more"
@@ -166,6 +166,6 @@ def read_input(path: Path, name: str | None = None, codes: set[str] | None = Non
                place: int = 1, raw: bytes | None = None) -> Read:
     """One input of the merge, read by its reader: a Label Studio export (JSON) or a
     sheet (``raw``: its bytes, when read already)."""
-    if is_export(Path(path), raw):
-        return read_export(Path(path), name, codes, raw)
+    if is_export(Path(path)) if raw is None else looks_like_json(raw[:64]):
+        return read_export(Path(path), name, codes)  # read task by task, from the file
     return read_sheet(Path(path), name, codes, place, raw)

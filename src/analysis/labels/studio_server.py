@@ -10,6 +10,15 @@ database and files in a data folder (``.studio/`` for ``make studio``), and has 
 administrator, whose e-mail, password and API token are made on the first start and kept
 in ``<data>/admin.json`` (readable by its owner only); legacy API tokens are enabled, so
 the token works as Label Studio's documented ``Authorization: Token ...``.
+
+The data folder holds what must stay private: the database (the administrator's token in
+plain text, the annotators' e-mails and answers) and the export snapshots. It is made
+readable by its owner only (0700, and the database 0600, also when an older run left them
+open), the server runs under the umask 077, and Django's uploads and Label Studio's export
+files are written 0600 (:data:`SETTINGS`: Django's ``FILE_UPLOAD_PERMISSIONS``, which
+Label Studio leaves at Django's default, 0644). Label Studio reports errors to Sentry (its back end
+and, from the annotators' browsers, its front end) and usage to its makers by default:
+both are turned off (:func:`server_env`).
 """
 
 from __future__ import annotations
@@ -37,6 +46,27 @@ PORT = 8080
 ADMIN_FILE = "admin.json"
 ADMIN_EMAIL = "admin@localhost"
 STARTUP = 600  # seconds a first start may take (database migrations on a busy machine)
+DATABASE = "label_studio.sqlite3"
+SETTINGS_FOLDER = "startup"  # on the server's PYTHONPATH, holding only SETTINGS
+# Run by the server's Python at its start (Python imports ``sitecustomize`` from its path):
+# Django's defaults for the modes of uploaded and exported files (0644) made the owner's
+# only. Label Studio's settings do not set them; a settings module of our own cannot
+# import Label Studio's, which reads Django's settings while it is being imported.
+SETTINGS = """\
+# Written by analysis.labels.studio_server at every start of the Label Studio server.
+try:
+    from django.conf import global_settings
+except ImportError:
+    pass
+else:
+    global_settings.FILE_UPLOAD_PERMISSIONS = 0o600
+    global_settings.FILE_UPLOAD_DIRECTORY_PERMISSIONS = 0o700
+"""
+# Label Studio reads LABEL_STUDIO_<name> first (core.utils.params.get_env): empty DSNs and
+# no analytics, whatever the environment says
+QUIET = {"LABEL_STUDIO_SENTRY_DSN": "", "LABEL_STUDIO_FRONTEND_SENTRY_DSN": "",
+         "SENTRY_DSN": "", "FRONTEND_SENTRY_DSN": "",
+         "LABEL_STUDIO_COLLECT_ANALYTICS": "false", "COLLECT_ANALYTICS": "false"}
 PIN_RE = re.compile(r"^label-studio==(\S+)", re.M)
 
 
@@ -115,7 +145,7 @@ def admin(data: Path) -> dict:
     path = data / ADMIN_FILE
     if path.is_file():
         return json.loads(path.read_text(encoding="utf-8"))
-    data.mkdir(parents=True, exist_ok=True)
+    private_folder(data)
     found = {"email": ADMIN_EMAIL, "password": secrets.token_urlsafe(18),
              "token": secrets.token_hex(20)}
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -124,33 +154,64 @@ def admin(data: Path) -> dict:
     return found
 
 
+def private_folder(data: Path) -> None:
+    """Make the data folder (when missing) and keep it and its database for their owner
+    only: 0700 and 0600, also when an older run left them readable by all."""
+    data = Path(data)
+    data.mkdir(mode=0o700, parents=True, exist_ok=True)
+    os.chmod(data, 0o700)
+    for name in (DATABASE, f"{DATABASE}-wal", f"{DATABASE}-shm", ADMIN_FILE):
+        if (data / name).is_file():
+            os.chmod(data / name, 0o600)
+
+
+def write_settings(data: Path) -> Path:
+    """Write Label Studio's settings module (:data:`SETTINGS`) into the data folder; the
+    folder to put on the server's ``PYTHONPATH``."""
+    folder = Path(data) / SETTINGS_FOLDER
+    folder.mkdir(mode=0o700, exist_ok=True)
+    target = folder / "sitecustomize.py"
+    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(SETTINGS)
+    return folder
+
+
 def server_env(data: Path, credentials: dict) -> dict[str, str]:
     """The server's environment: its data folder, its administrator, no sign-up without
-    an invitation link."""
+    an invitation link, its settings (:data:`SETTINGS`), nothing reported to Sentry or
+    Label Studio's makers (:data:`QUIET`)."""
+    settings = str(Path(data) / SETTINGS_FOLDER)
+    path = os.pathsep.join(p for p in (settings, os.environ.get("PYTHONPATH")) if p)
     return {**os.environ, "LABEL_STUDIO_BASE_DATA_DIR": str(data),
             "LABEL_STUDIO_USERNAME": credentials["email"],
             "LABEL_STUDIO_PASSWORD": credentials["password"],
             "LABEL_STUDIO_USER_TOKEN": credentials["token"],
             "LABEL_STUDIO_DISABLE_SIGNUP_WITHOUT_LINK": "true",
-            "PYTHONUNBUFFERED": "1"}
+            "PYTHONPATH": path,
+            "PYTHONUNBUFFERED": "1", **QUIET}
 
 
 def command(venv: Path, data: Path, port: int = PORT, host: str = HOST) -> list[str]:
     """The command that starts the server of ``data`` on ``host``:``port``."""
     return [str(Path(venv) / "bin" / "label-studio"), "start", "--no-browser",
             "--internal-host", host, "--port", str(port), "--host", f"http://{host}:{port}",
-            "--data-dir", str(data), "--database", str(Path(data) / "label_studio.sqlite3"),
+            "--data-dir", str(data), "--database", str(Path(data) / DATABASE),
             "--enable-legacy-api-token"]
 
 
 def start(venv: Path, data: Path, port: int = PORT, host: str = HOST,
           log: Path | None = None) -> tuple[subprocess.Popen, dict]:
-    """Start the server (in the background) and return it with its administrator."""
+    """Start the server (in the background, under the umask 077, its data folder private:
+    see the module docstring) and return it with its administrator."""
     data = Path(data).absolute()
     credentials = admin(data)
+    private_folder(data)
+    write_settings(data)
     out = open(log, "ab") if log else subprocess.DEVNULL  # noqa: SIM115 (the server's)
     process = subprocess.Popen(command(venv, data, port, host), env=server_env(
-        data, credentials), stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        data, credentials), stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+        umask=0o077)
     return process, credentials
 
 

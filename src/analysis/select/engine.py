@@ -42,6 +42,7 @@ import pandas as pd
 
 from analysis.core.artifacts import sha256_file
 from analysis.core.errors import InputError
+from analysis.core.paths import recorded_path
 from analysis.select import gharchive
 from analysis.select.formats import (
     DEFAULT_LIMITS,
@@ -344,7 +345,7 @@ def summary(sel: Selection) -> dict:
         "projects": sel.projects,
         "candidates": len(sel.candidates),
         "known": None if known is None else {
-            "dump": str(known.dump), "issues": len(known), "labelled": known.labelled,
+            "dump": recorded_path(known.dump), "issues": len(known), "labelled": known.labelled,
             "excluded": known.excluded,
             "left_out": sum(p["known"] for p in sel.projects.values()),
             "rule": f"the same report by analysis.select.known.issue_key: {KEY_RULE}"},

@@ -17,6 +17,13 @@ its rows and its exclusions (the paper, reproduced: a batch never changes a cell
 against the paper). :class:`StudyNow` is the study as it stands: the release, each batch
 and the total side by side (:func:`study_counts`), and each batch's own false-positive
 rates with their n and interval (:func:`batch_false_positives`).
+
+The stage's notebook (``notebooks/02_table1.py``) runs the steps in order: the release's
+rows (:func:`analysis.core.batches.release_rows`) and exclusions (:func:`exclusions_of`),
+Table I's rows (:func:`project_rows`), its two group-bys (:func:`counts_by_year`,
+:func:`counts_by_type`) and their totals (:func:`with_totals`), the type shares
+(:func:`type_shares`), the false-positive rates (:func:`false_positive_table`) and, on a
+study, :func:`study_now`; the result is one :class:`Table1`.
 """
 
 from __future__ import annotations
@@ -26,7 +33,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from analysis.core import proportions
-from analysis.core.batches import RELEASE, batch_names, is_study, release_rows
+from analysis.core.batches import RELEASE, batch_names
 from analysis.core.claims import parse_printed
 from analysis.core.formatting import MISSING, is_missing
 from analysis.core.projects import Projects
@@ -42,22 +49,37 @@ def type_columns(types: list[str]) -> list[str]:
         t for t in types if t not in TABLE1_TYPE_ORDER)
 
 
-def table1(issues: pd.DataFrame, projects: Projects, types: list[str],
-           also: list[str] | tuple[str, ...] = ()) -> pd.DataFrame:
-    """Counts per project (rows, plus Sum) by year and by type (columns), plus Total.
+def project_rows(issues: pd.DataFrame, projects: Projects,
+                 also: list[str] | tuple[str, ...] = ()) -> list[str]:
+    """Table I's rows: the projects of ``issues`` and ``also``, in the paper's order
+    (:meth:`~analysis.core.projects.Projects.order`)."""
+    return projects.order(list(dict.fromkeys([*issues["project"].unique(), *also])))
 
-    ``types`` are all issue types of the taxonomy, so a type with no issues still gets a
-    column of zeros; ``also`` are projects to list even without issues (a project whose
-    candidates were all excluded: its row of zeros carries its false-positive rate).
-    """
-    order = projects.order(list(dict.fromkeys([*issues["project"].unique(), *also])))
+
+def counts_by_year(issues: pd.DataFrame, rows: list[str]) -> pd.DataFrame:
+    """Issues per project (``rows``) and year: a group-by on project and year, one
+    column per year found (named by the year), zeros where a project has none."""
     years = sorted(int(y) for y in issues["year"].unique())
     by_year = (issues.groupby(["project", "year"]).size().unstack(fill_value=0)
-               .reindex(index=order, columns=years, fill_value=0))
+               .reindex(index=rows, columns=years, fill_value=0))
     by_year.columns = [str(y) for y in by_year.columns]
+    return by_year
+
+
+def counts_by_type(issues: pd.DataFrame, rows: list[str], types: list[str]) -> pd.DataFrame:
+    """Issues per project (``rows``) and issue type: a group-by on project and type, one
+    column per type of ``types`` and any other found (:func:`type_columns`' order)."""
     tcols = type_columns(sorted(set(types) | set(issues["type"])))
-    by_type = (issues.groupby(["project", "type"]).size().unstack(fill_value=0)
-               .reindex(index=order, columns=tcols, fill_value=0))
+    return (issues.groupby(["project", "type"]).size().unstack(fill_value=0)
+            .reindex(index=rows, columns=tcols, fill_value=0))
+
+
+def with_totals(by_year: pd.DataFrame, by_type: pd.DataFrame,
+                projects: Projects) -> pd.DataFrame:
+    """Table I from its two group-bys: the year and type columns side by side, a Total
+    column (the project's issues), the Sum row (every column added up) and each row's
+    display name and kind in front."""
+    order = list(by_type.index)
     table = pd.concat([by_year, by_type], axis=1).astype("int64")
     table["Total"] = by_type.sum(axis=1).astype("int64")
     table.loc[SUM_ROW] = table.sum(axis=0)
@@ -67,6 +89,21 @@ def table1(issues: pd.DataFrame, projects: Projects, types: list[str],
     table.insert(0, "name", [names.get(p, "All projects") for p in table.index])
     table.index.name = "project"
     return table
+
+
+def table1(issues: pd.DataFrame, projects: Projects, types: list[str],
+           also: list[str] | tuple[str, ...] = ()) -> pd.DataFrame:
+    """Counts per project (rows, plus Sum) by year and by type (columns), plus Total:
+    :func:`project_rows`, :func:`counts_by_year`, :func:`counts_by_type` and
+    :func:`with_totals` in turn.
+
+    ``types`` are all issue types of the taxonomy, so a type with no issues still gets a
+    column of zeros; ``also`` are projects to list even without issues (a project whose
+    candidates were all excluded: its row of zeros carries its false-positive rate).
+    """
+    rows = project_rows(issues, projects, also)
+    return with_totals(counts_by_year(issues, rows), counts_by_type(issues, rows, types),
+                       projects)
 
 
 def type_shares(issues: pd.DataFrame, types: list[str]) -> pd.Series:
@@ -232,24 +269,15 @@ def batch_false_positives(exclusions: pd.DataFrame, projects: Projects) -> pd.Da
     return frame
 
 
-def compute(issues: pd.DataFrame, projects: Projects, types: list[str],
-            claims: pd.DataFrame, exclusions: pd.DataFrame | None = None) -> Table1:
-    """Table I from the processed issues and the clean stage's exclusions (see the module
-    docstring); without ``exclusions`` every rate is the paper's. On a study, Table I is
-    the release's (its rows and its exclusions: the paper, reproduced), and
-    :class:`StudyNow` sets the release, each batch and the whole study side by side."""
-    release = release_rows(issues)
-    own = exclusions_of(exclusions, RELEASE)
-    table = table1(release, projects, types, excluded_only(release, own))
-    study = None
-    if is_study(issues):
-        every = exclusions if exclusions is not None else pd.DataFrame(
-            columns=["project", "recorded", "excluded", "candidates", "batch"])
-        study = StudyNow(study_counts(issues, projects, types, excluded_only(issues, every)),
-                         batch_false_positives(every, projects))
-    return Table1(table, type_shares(release, types),
-                  false_positive_table(table, own, reported_false_positives(claims)),
-                  projects, study)
+def study_now(issues: pd.DataFrame, projects: Projects, types: list[str],
+              exclusions: pd.DataFrame | None) -> StudyNow:
+    """A study's Table I as it stands (the release, each batch and the whole study side
+    by side: :func:`study_counts`) and each batch's false-positive rates
+    (:func:`batch_false_positives`), from all its issues and exclusions."""
+    every = exclusions if exclusions is not None else pd.DataFrame(
+        columns=["project", "recorded", "excluded", "candidates", "batch"])
+    return StudyNow(study_counts(issues, projects, types, excluded_only(issues, every)),
+                    batch_false_positives(every, projects))
 
 
 def false_positive_text(rate: float | None, source: str, total: bool = False) -> str:

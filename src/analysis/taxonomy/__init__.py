@@ -2,7 +2,7 @@
 and their tests.
 
 ``details`` parses the released detail files, ``compute`` counts the taxonomy they fill
-(:func:`analysis.taxonomy.compute.compute` is the stage's computation), ``distribution`` tests
+(one table a level of the tree, which the notebook builds in turn), ``distribution`` tests
 the type and theme mix by project and year, ``figures`` draws, and ``outputs`` says what the
 stage writes."""
 

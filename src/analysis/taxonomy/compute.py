@@ -7,7 +7,13 @@ files use for each theme and sub-theme, and the type and theme mix by project an
 its tests (:mod:`analysis.taxonomy.distribution`). Rows follow the paper's order: types as
 in the taxonomy, themes and sub-themes by code; what the taxonomy does not know (an
 unmapped theme or sub-theme) is kept, after the known rows of its type, never dropped.
-:func:`compute` returns all of it as one :class:`TaxonomyResult`.
+
+The stage's notebook (``notebooks/03_taxonomy.py``) runs the steps in order on the
+release's rows (:func:`analysis.core.batches.release_rows`; a batch of new labels never
+moves a taxonomy check): :func:`subtheme_table`, then :func:`theme_table` (which counts a
+theme's sub-themes and issues), then :func:`type_table` (whose Total row holds the
+taxonomy's counts: :func:`subtheme_count`), the detail and spelling tables, the mix tests
+and the paper's cited examples; the result is one :class:`TaxonomyResult`.
 """
 
 from __future__ import annotations
@@ -17,15 +23,9 @@ from html import escape
 
 import pandas as pd
 
-from analysis.core.batches import release_rows
-from analysis.core.projects import Projects
 from analysis.core.taxonomy import Taxonomy, subtheme_sort_key, theme_sort_key
 from analysis.taxonomy.details import DetailsResult
-from analysis.taxonomy.distribution import MixTests, mix_tests
-from analysis.taxonomy.examples import (
-    empty_themes,
-    match_examples,
-)
+from analysis.taxonomy.distribution import MixTests
 
 SUBTHEME_TABLE_COLUMNS = ["type", "theme_code", "theme", "code", "name", "in_paper", "paper",
                           "basis", "note", "spelling", "file", "line", "rows_in_file",
@@ -138,6 +138,9 @@ def _pct(part: int, whole: int) -> float:
     return 100.0 * part / whole if whole else 0.0
 
 
+TOTAL_ROW = "Total"
+
+
 def type_table(taxonomy: Taxonomy, themes: pd.DataFrame) -> pd.DataFrame:
     """One row per issue type (and a Total row): themes, sub-themes, details, issues."""
     out = []
@@ -157,8 +160,15 @@ def type_table(taxonomy: Taxonomy, themes: pd.DataFrame) -> pd.DataFrame:
         })
     frame = pd.DataFrame(out)
     total = frame.drop(columns="type").sum().astype("int64")
-    frame.loc[len(frame)] = {"type": "Total", **total.to_dict()}
+    frame.loc[len(frame)] = {"type": TOTAL_ROW, **total.to_dict()}
     return frame
+
+
+def subtheme_count(types: pd.DataFrame) -> int:
+    """The taxonomy's sub-themes as the released detail files fill it: the Total row of
+    :func:`type_table`'s ``subthemes_released`` (the number the paper's "69 sub-themes"
+    is judged against)."""
+    return int(types.loc[types["type"] == TOTAL_ROW, "subthemes_released"].iloc[0])
 
 
 
@@ -269,41 +279,3 @@ class TaxonomyResult:
     examples: pd.DataFrame  # the paper's cited examples against the release
     empty_themes: pd.DataFrame  # themes that are no report's final label
     years: tuple[int, ...]  # the years of the labelled reports, ascending
-
-
-def compute(parsed: DetailsResult, issues: pd.DataFrame, taxonomy: Taxonomy,
-            projects: Projects, item_split: str = "comma",
-            cited: tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame] | None = None
-            ) -> TaxonomyResult:
-    """The stage's tables from the parsed detail files and the processed issues.
-
-    ``issues`` needs ``project``, ``year``, ``type`` and ``final_label`` (and, for the
-    cited examples, ``issue_url`` and the annotators' columns); projects are shown in
-    Table I's order under their display names (``projects``); ``item_split`` (params.yaml
-    ``taxonomy.item_split``: ``comma`` splits on every comma, as the paper counts;
-    ``parentheses`` keeps "(e.g., a, b)" whole) picks the detail count the claims use.
-    ``cited`` is the paper's
-    examples, findings and rankings (:mod:`analysis.core.examples`); None: none. On a
-    study only the release's rows are counted (the paper, reproduced: a batch of new
-    labels never moves a taxonomy check; the batches' theme shares are the compare
-    stage's).
-    """
-    issues = release_rows(issues)
-    subthemes = subtheme_table(taxonomy, parsed.rows)
-    themes = theme_table(taxonomy, parsed.rows, subthemes, issues)
-    order = projects.order(issues["project"].unique())
-    examples, findings, rankings = cited if cited is not None else (
-        pd.DataFrame(columns=["ref", "url", "subthemes", "theme", "source", "host",
-                              "repository", "kind", "number"]),
-        pd.DataFrame(columns=["id", "finding", "source", "themes", "text"]),
-        pd.DataFrame(columns=["id", "who", "source", "of", "theme", "rank"]))
-    return TaxonomyResult(
-        taxonomy=taxonomy, parsed=parsed, subthemes=subthemes, themes=themes,
-        types=type_table(taxonomy, themes),
-        details=detail_table(taxonomy, parsed.items, subthemes),
-        spellings=spelling_table(taxonomy, parsed.rows),
-        mix=mix_tests(issues, taxonomy.type_names, taxonomy.codes, order),
-        project_names=projects.names(order), item_split=item_split,
-        examples=match_examples(examples, issues, projects),
-        empty_themes=empty_themes(themes, issues, examples, findings, rankings),
-        years=tuple(sorted(int(y) for y in issues["year"].unique())))

@@ -1,7 +1,7 @@
 """Figures of the taxonomy stage: the three-level taxonomy (Fig. 2), theme shares per
 project and per year, and the residuals of the type-mix tests.
 
-All are drawn at page width (7 in) in the house style of :mod:`analysis.core.figures`;
+All are drawn at page width (7 in) in the figure style of :mod:`analysis.core.figures`;
 :func:`analysis.taxonomy.outputs.figures` says which data each figure of the stage draws,
 and :func:`analysis.core.stage.write_outputs` saves them. Names from the data pass
 through :func:`analysis.core.textsafe.visible` before they are drawn.
@@ -26,7 +26,7 @@ TYPE_GAP = 1.3  # gap between types, in rows
 
 
 def type_colour(name: str, i: int = 0) -> str:
-    """The house colour of an issue type (a palette colour for an unknown type)."""
+    """The colour of an issue type in every figure (a palette colour for an unknown type)."""
     return TYPE_COLOURS.get(name, PALETTE[(i + 3) % len(PALETTE)])
 
 

@@ -1,4 +1,5 @@
-"""The agreement stage's computation on a small synthetic dump: analyse and compute."""
+"""The agreement stage's computation on a small synthetic dump: analyse, the headline
+and the steps the notebook takes in order."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from analysis.agreement.estimators import fleiss_kappa
 from analysis.agreement.ratings import Ratings
 from analysis.core.claims import load_claims
 from analysis.core.errors import InputError
+from tests.support.stages import agreement_result
 from tests.unit.agreement.synthetic import settings
 
 
@@ -42,7 +44,7 @@ def test_missing_ratings_are_reported(issues, taxonomy, projects):
 
 def test_no_issues_is_a_user_error(issues, taxonomy, projects):
     with pytest.raises(InputError, match="no rows"):
-        agreement.compute(issues.iloc[:0], taxonomy, projects, load_claims(), settings(0))
+        agreement_result(issues.iloc[:0], taxonomy, projects, load_claims(), settings(0))
 
 
 def test_paper_kappas_in_claims_order():
@@ -62,11 +64,11 @@ def test_grouping_versus_paper_marks_the_matching_rule():
     assert "paper_kappa" not in grouping  # the candidates are left as they were
 
 
-def test_compute_orders_and_names_the_projects(issues, taxonomy, projects):
+def test_the_stage_orders_and_names_the_projects(issues, taxonomy, projects):
     issues = issues.copy()
     issues["project"] = issues["project"].replace({"MindSpeed": "NewProject"})
     claims = load_claims()
-    result = agreement.compute(issues, taxonomy, projects, claims, settings(20))
+    result = agreement_result(issues, taxonomy, projects, claims, settings(20))
     a = result.analysis
     # Table I's order for the described projects, an undescribed one last
     strata = list(dict.fromkeys(a.final_by_project["stratum"]))

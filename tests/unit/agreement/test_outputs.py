@@ -20,6 +20,7 @@ from analysis.core.projects import Projects
 from analysis.core.stage import StageOutputs, write_outputs
 from analysis.core.taxonomy import load_taxonomy
 from tests.support.dumps import small_dump
+from tests.support.stages import agreement_result
 from tests.unit.agreement.synthetic import settings
 
 
@@ -31,7 +32,7 @@ def result(tmp_path_factory) -> agreement.Agreement:
     small_dump(folder)
     projects = Projects.load(PATHS.projects_file)
     issues = clean_dump(folder, load_taxonomy(), projects).issues
-    return agreement.compute(issues, load_taxonomy(), projects, load_claims(), settings(50))
+    return agreement_result(issues, load_taxonomy(), projects, load_claims(), settings(50))
 
 
 def test_tables_are_the_listed_files(result):
@@ -132,7 +133,7 @@ def test_claim_note_counts_issues_left_out(issues, taxonomy, projects):
     issues = issues.copy()
     issues["annotator_3"] = issues["annotator_3"].astype(object)
     issues.loc[:4, "annotator_3"] = None
-    result = agreement.compute(issues, taxonomy, projects, load_claims(), settings(0))
+    result = agreement_result(issues, taxonomy, projects, load_claims(), settings(0))
     notes = {cid: entry["note"] for cid, entry in outputs.claim_values(result).items()}
     left_out = 0
     for cid, note in notes.items():
@@ -157,7 +158,7 @@ def test_with_missing_ratings_every_kappa_names_its_estimator(issues, taxonomy, 
     issues = issues.copy()
     issues["annotator_3"] = issues["annotator_3"].astype(object)
     issues.loc[:9, "annotator_3"] = None
-    result = agreement.compute(issues, taxonomy, projects, load_claims(), settings(20))
+    result = agreement_result(issues, taxonomy, projects, load_claims(), settings(20))
     v = outputs.website_vars(result)
     assert v["kappa_estimator"].startswith("complete-rows Fleiss' kappa")
     head = result.headline.set_index("group")

@@ -9,6 +9,7 @@ import pytest
 
 from analysis.clean.compute import RULES, clean_dump
 from analysis.clean.rules import majority_label, repo_of
+from analysis.clean.scan import EXCLUDED_COLUMNS
 from analysis.core.errors import InputError
 from tests.support.dumps import Project, expected_counts, write_dump
 
@@ -355,3 +356,43 @@ def test_an_unreadable_batch_record_is_one_line(tmp_path, taxonomy, projects_met
     with pytest.raises(InputError, match="cannot read the study's batches") as err:
         run(root, taxonomy, projects_meta)
     assert "labels/batches.json" in str(err.value)
+
+
+def test_the_steps_of_the_notebook(dump, taxonomy, projects_meta):
+    """The steps the notebook takes one cell at a time: a scan, then each table of it."""
+    from analysis.clean import compute as cleaning
+    from analysis.clean.scan import scan_dump
+
+    root, written = dump
+    label_file(root, "vllm").write_text(label_file(root, "vllm").read_text()
+                                        + "https://x/1,,,,\n")  # one row set aside
+    anomalies = []
+    scan = scan_dump(root, projects_meta, taxonomy, "keep", anomalies)
+    assert not cleaning.has_batches(scan)
+    issues = cleaning.issues_table(scan, taxonomy)
+    assert len(issues) == sum(len(r) for r in written.values())
+    assert len(issues) == int(scan.rows["reason"].isna().sum())
+    rejected = cleaning.rejected_table(scan)
+    assert len(rejected) >= 1
+    assert list(rejected[["source_file", "source_line"]].itertuples(index=False)) == sorted(
+        rejected[["source_file", "source_line"]].itertuples(index=False))
+    quality = cleaning.quality_of(scan, anomalies, rejected, "keep")
+    assert sum(quality["rejected_by_reason"].values()) == len(rejected)
+    assert quality["summary"]["issues"] == len(issues)
+    excluded = cleaning.excluded_table(scan)
+    assert list(excluded.columns) == EXCLUDED_COLUMNS and "batch" not in excluded
+    whole = run(root, taxonomy, projects_meta)
+    pd.testing.assert_frame_equal(issues, whole.issues)
+    pd.testing.assert_frame_equal(rejected, whole.rejected)
+    assert quality == whole.quality
+
+
+def test_excluded_table_of_a_study_names_each_rows_batch(tmp_path, taxonomy, projects_meta):
+    from analysis.clean import compute as cleaning
+    from analysis.clean.scan import scan_dump
+    from tests.support.studies import write_study
+
+    scan = scan_dump(write_study(tmp_path / "study"), projects_meta, taxonomy, "keep", [])
+    assert cleaning.has_batches(scan)
+    excluded = cleaning.excluded_table(scan)
+    assert list(excluded.columns)[-1] == "batch" and excluded["batch"].notna().all()

@@ -17,6 +17,7 @@ from analysis.core.errors import InputError
 from analysis.core.paths import ROOT, Paths
 from analysis.core.projects import Project, Projects
 from tests.support.mirror import needs_mirror, paper
+from tests.support.stages import compare_result
 
 BASELINE = ROOT / "data/baseline/upstream-2fba316.json"
 PROJECTS = Projects({"pytorch": Project("pytorch", "PyTorch", "framework", 1)})
@@ -88,7 +89,7 @@ def test_compute_sets_the_run_beside_the_baseline_and_builds_every_output():
         "Bug": {"value": 0.7, "ci_low": 0.6, "ci_high": 0.8}}}
     agreement = {"fleiss_kappa": {"Bug": {"value": 0.5, "ci_low": 0.4, "ci_high": 0.55},
                                   "all": {"value": 0.5}}}
-    result = compare.compute(issues_of({"pytorch": {2023: 3}}), PROJECTS, base, agreement,
+    result = compare_result(issues_of({"pytorch": {2023: 3}}), PROJECTS, base, agreement,
                              "metrics/agreement.json")
     assert result.kappa_source == "the agreement stage (metrics/agreement.json)"
     assert result.kappa.loc[0, "current_source"] == result.kappa_source
@@ -170,8 +171,8 @@ def test_figures_draw_a_type_missing_from_one_run_and_vars_mark_it_missing():
         "Bug": {"value": 0.7, "ci_low": 0.6, "ci_high": 0.8}}}
     agreement = {"fleiss_kappa": {"Question": {"value": 0.5, "ci_low": None,
                                                "ci_high": None}}}
-    result = compare.compute(issues_of({"pytorch": {2023: 2}, "vllm": {2024: 1}}), PROJECTS,
-                             base, agreement, "a.json")
+    result = compare_result(issues_of({"pytorch": {2023: 2}, "vllm": {2024: 1}}), PROJECTS,
+                            base, agreement, "a.json")
     assert result.kappa["type"].tolist() == ["Bug", "Question"]
     variables = outputs.website_vars(result)
     assert variables["kappa_bug_current"] == "–" and variables["kappa_bug_change"] == "–"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from analysis.interviews.compute import compute
 from analysis.interviews.read import read_release
+from tests.support.stages import interviews_result
 from tests.unit.interviews.synthetic import PARAMS, write_inputs
 
 
@@ -22,7 +22,7 @@ def files(inputs):
 
 @pytest.fixture
 def result(files, taxonomy):
-    return compute(files, taxonomy, PARAMS)
+    return interviews_result(files, taxonomy, PARAMS)
 
 
 @pytest.fixture

@@ -9,9 +9,9 @@ from analysis.core.claims import judge, load_claims
 from analysis.core.paths import PATHS, Paths
 from analysis.core.stage import write_outputs
 from analysis.interviews import outputs
-from analysis.interviews.compute import compute
 from analysis.interviews.read import read_release
 from tests.support.mirror import MIRROR, needs_mirror
+from tests.support.stages import interviews_result
 from tests.unit.interviews.synthetic import PARAMS
 
 
@@ -111,7 +111,7 @@ def test_role_claims_name_their_cause(result):
 
 @needs_mirror
 def test_mirror_values(taxonomy):
-    result = compute(read_release(MIRROR, PARAMS.sheet), taxonomy, PARAMS)
+    result = interviews_result(read_release(MIRROR, PARAMS.sheet), taxonomy, PARAMS)
     data = result.data
     s = data.quality["summary"]
     assert s["by_type_background"] == {"User": 11, "Developer": 8} == s["by_type_codebook"]

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pandas as pd
 
 from analysis.core.claims import load_claims
-from analysis.interviews.compute import compute
 from analysis.interviews.params import RoleCategory
 from analysis.interviews.roles import (
     ROLE_CLAIMS,
@@ -17,6 +16,7 @@ from analysis.interviews.roles import (
     role_table,
     session_minutes,
 )
+from tests.support.stages import interviews_result
 from tests.unit.interviews.synthetic import PARAMS
 
 CATEGORIES = [RoleCategory(key=key, type="Developer", pattern=key)
@@ -101,11 +101,11 @@ def test_role_claims_say_which_readings_give_the_paper_count():
 
 def test_the_stage_reads_its_role_claims_from_the_claims_file(files, taxonomy):
     claims = load_claims()
-    result = compute(files, taxonomy, PARAMS, claims)
+    result = interviews_result(files, taxonomy, PARAMS, claims)
     assert set(result.role_claims["claim_id"]) == set(ROLE_CLAIMS)
     used = result.role_mappings[result.role_mappings["mapping"] == 0]
     engineers = result.role_claims.set_index("claim_id").loc[
         "interviews.users.engineers.count"]
     assert engineers["ours"] == int(used.loc[used["category"] == "engineer",
                                              "participants"].sum())
-    assert compute(files, taxonomy, PARAMS).role_claims.empty  # without the claims
+    assert interviews_result(files, taxonomy, PARAMS).role_claims.empty  # without the claims

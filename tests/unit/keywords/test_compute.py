@@ -9,7 +9,6 @@ from analysis.core.paths import ROOT, Paths
 from analysis.keywords import outputs
 from analysis.keywords.compute import (
     audit,
-    compute,
     counts,
     counts_table,
     keywords_for,
@@ -17,6 +16,7 @@ from analysis.keywords.compute import (
     read_keyword_file,
 )
 from tests.support.mirror import MIRROR, needs_mirror
+from tests.support.stages import keywords_result
 
 SOURCE = """a_keywords = ['llm', 'LLM', 'llm', 'yi', 'ChatGLM', 'text generationglm',
   "few shot", 'transformer', 'transformer decoder']
@@ -29,7 +29,7 @@ def test_counts_distinct_exact_and_casefold():
     assert counts(lists["a"]) == {"raw": 9, "distinct": 8, "distinct_casefold": 7}
     assert counts(lists["b"]) == {"raw": 2, "distinct": 2, "distinct_casefold": 2}
     assert lists["a"].lines[:2] == [1, 1] and lists["a"].lines[-1] == 2
-    result = compute(list(lists.values()))
+    result = keywords_result(list(lists.values()))
     assert result.counts.equals(counts_table(list(lists.values())))
     assert outputs.claim_values(result)["keywords.count.a"]["value"] == 8
 
@@ -97,7 +97,7 @@ def test_parser_warnings_about_the_data_are_not_printed(recwarn):
 
 
 def test_no_keyword_lists_give_empty_tables_and_no_claims():
-    result = compute([])
+    result = keywords_result([])
     assert list(result.counts.columns) == ["list", "raw", "distinct", "distinct_casefold"]
     assert result.counts.empty and result.entries.empty and result.findings.empty
     assert outputs.claim_values(result) == {}
@@ -110,7 +110,7 @@ def test_no_keyword_lists_give_empty_tables_and_no_claims():
 
 
 def test_outputs_name_every_table_and_carry_counts_and_examples():
-    result = compute(parse_keyword_file(SOURCE))
+    result = keywords_result(parse_keyword_file(SOURCE))
     built = outputs.build(result)
     assert set(built.tables) == set(Paths(ROOT).keywords.TABLES)
     assert built.tables["lists.csv"]["counted"].tolist().count(False) == 1  # the second 'llm'

@@ -13,6 +13,7 @@ from analysis.core.stage import write_outputs
 from analysis.table1 import compute as tables
 from analysis.table1 import outputs
 from analysis.table1.figures import counts_figure
+from tests.support.stages import table1_result
 
 TYPES = ["Question", "Requirement", "Bug"]
 META = Projects({"pytorch": Project("pytorch", "PyTorch", "framework", 1),
@@ -37,6 +38,24 @@ def test_table1_counts_sum_and_order(issues):
     assert t.loc["zeta", "name"] == "zeta" and t.loc["zeta", "kind"] == "unknown"
     years = t[["2023", "2024", "2026"]].sum(axis=1)
     assert (years == t["Total"]).all()
+
+
+def test_the_steps_of_table1(issues):
+    rows = tables.project_rows(issues, META, ["gone"])
+    assert rows == ["pytorch", "vllm", "gone", "zeta"]  # described first, in the paper's order
+    by_year = tables.counts_by_year(issues, rows)
+    assert by_year.columns.tolist() == ["2023", "2024", "2026"]
+    assert by_year.loc["vllm"].tolist() == [0, 3, 1] and by_year.loc["gone"].sum() == 0
+    by_type = tables.counts_by_type(issues, rows, ["Requirement", "Other"])
+    assert by_type.columns.tolist() == ["Question", "Bug", "Requirement", "Other"]
+    assert by_type.loc["pytorch"].tolist() == [0, 1, 2, 0]
+    table = tables.with_totals(by_year, by_type, META)
+    assert table.index.tolist() == [*rows, "Sum"]
+    assert table["Total"].tolist() == [3, 4, 0, 1, 8]
+    assert table.loc["Sum", "2024"] == 4 and table.loc["Sum", "name"] == "All projects"
+    assert table.loc["vllm", ["name", "kind"]].tolist() == ["vLLM", "toolkit"]
+    pd.testing.assert_frame_equal(table.drop(columns="Other"),
+                                  tables.table1(issues, META, TYPES, ["gone"]))
 
 
 def test_type_without_issues_gets_zero_column():
@@ -122,7 +141,7 @@ def test_a_project_whose_candidates_were_all_excluded_has_its_row(issues):
     """No issue, so no year file; its row of zeros carries its 100% rate."""
     ex = exclusions([("pytorch", True, 3, 1, 4), ("mindspore", True, 0, 2, 2)])
     claims = pd.DataFrame({"claim_id": ["a.b"], "paper_value": ["1"]})
-    result = tables.compute(issues, META, TYPES, claims, ex)
+    result = table1_result(issues, META, TYPES, claims, ex)
     assert result.table.loc["mindspore", "Total"] == 0
     assert result.table.loc["Sum", "Total"] == len(issues)
     fp = result.false_positives.set_index("project")
@@ -176,10 +195,10 @@ def test_website_vars(issues):
     assert all(isinstance(x, int | str) for x in v.values())
 
 
-def test_compute_and_every_output_lands_where_the_paths_say(issues, tmp_path):
+def test_the_stage_and_every_output_lands_where_the_paths_say(issues, tmp_path):
     claims = pd.DataFrame({"claim_id": ["table1.pytorch.false_positive"],
                            "paper_value": ["10.00%"]})
-    result = tables.compute(issues, META, TYPES, claims)
+    result = table1_result(issues, META, TYPES, claims)
     rates = result.false_positives.set_index("project")
     assert rates.loc["pytorch", "false_positive_percent"] == 10.0
     assert rates.loc["pytorch", "source"] == "reported"
@@ -252,9 +271,9 @@ CLAIMS = pd.DataFrame({"claim_id": ["table1.pytorch.false_positive",
 def test_on_a_study_table1_against_the_paper_is_the_releases(issues):
     """The paper, reproduced: the same Table, rates and claim values as a run on the
     release alone, whatever the batches add."""
-    alone = tables.compute(issues, META, TYPES, CLAIMS, study_exclusions().iloc[[0, 2]]
+    alone = table1_result(issues, META, TYPES, CLAIMS, study_exclusions().iloc[[0, 2]]
                            .drop(columns="batch").reset_index(drop=True))
-    study = tables.compute(study_issues(issues), META, TYPES, CLAIMS, study_exclusions())
+    study = table1_result(study_issues(issues), META, TYPES, CLAIMS, study_exclusions())
     assert study.table.equals(alone.table) and study.shares.equals(alone.shares)
     assert study.false_positives.equals(alone.false_positives)
     assert "computed" not in set(study.false_positives["source"])  # the release records none
@@ -269,7 +288,7 @@ def test_on_a_study_table1_against_the_paper_is_the_releases(issues):
 
 
 def test_the_study_now_sets_the_release_each_batch_and_the_total_side_by_side(issues):
-    study = tables.compute(study_issues(issues), META, TYPES, CLAIMS, study_exclusions())
+    study = table1_result(study_issues(issues), META, TYPES, CLAIMS, study_exclusions())
     c = study.study.counts
     cell = c.set_index(["project", "batch", "column"])["issues"]
     assert list(dict.fromkeys(c["batch"])) == ["release", "a", "b", ""]
@@ -293,7 +312,7 @@ def test_the_study_now_sets_the_release_each_batch_and_the_total_side_by_side(is
 
 
 def test_each_batch_has_its_own_false_positive_rates_with_n_and_interval(issues):
-    study = tables.compute(study_issues(issues), META, TYPES, CLAIMS, study_exclusions())
+    study = table1_result(study_issues(issues), META, TYPES, CLAIMS, study_exclusions())
     fp = study.study.false_positives.set_index(["batch", "project"])
     assert list(dict.fromkeys(study.study.false_positives["batch"])) == ["a", "b"]
     assert fp.loc[("a", "pytorch"), "false_positive_percent"] == pytest.approx(75.0)

@@ -8,8 +8,8 @@ import pytest
 
 from analysis.core.projects import Project, Projects
 from analysis.core.taxonomy import load_taxonomy
-from analysis.taxonomy.compute import compute
 from analysis.taxonomy.details import parse_detail_files
+from tests.support.stages import taxonomy_result
 from tests.support.taxonomy_fixtures import small_detail_files, write_small_taxonomy
 
 PROJECTS = Projects({"pytorch": Project("pytorch", "PyTorch", "framework", 1),
@@ -36,4 +36,4 @@ def small_issues() -> pd.DataFrame:
 def built(tmp_path, small, small_issues):
     """The stage's result on the small detail files and the synthetic issues."""
     parsed = parse_detail_files(tmp_path, small_detail_files(tmp_path), small)
-    return compute(parsed, small_issues, small, PROJECTS)
+    return taxonomy_result(parsed, small_issues, small, PROJECTS)

@@ -9,6 +9,7 @@ import pytest
 from analysis.taxonomy import compute as tree
 from analysis.taxonomy.details import parse_detail_files
 from analysis.taxonomy.distribution import MixTests
+from tests.support.stages import taxonomy_result
 from tests.support.taxonomy_fixtures import small_detail_files, synthetic_issues
 from tests.unit.taxonomy.conftest import PROJECTS
 
@@ -22,6 +23,7 @@ def test_counts_on_the_small_taxonomy(built):
     assert t.loc["Requirement", "subthemes_paper"] == 2
     assert t.loc["Requirement", "subthemes_released"] == 3
     assert t.loc["Total", "details"] == 13
+    assert tree.subtheme_count(types) == 6 == t.loc["Total", "subthemes_released"]
     th = themes.set_index("code")
     assert th.loc["B.1", "subthemes_not_in_paper"] == "B.1.x1 Extra Wishes"
     assert th.loc["B.1", "issue_share_of_type"] == pytest.approx(100.0)
@@ -37,6 +39,12 @@ def test_tables_from_their_functions_equal_the_result(tmp_path, small, small_iss
     pd.testing.assert_frame_equal(subs, built.subthemes)
     pd.testing.assert_frame_equal(themes, built.themes)
     pd.testing.assert_frame_equal(tree.type_table(small, themes), built.types)
+
+
+def test_subtheme_count_is_the_total_row_of_released_subthemes():
+    types = pd.DataFrame({"type": ["Question", "Bug", "Total"],
+                          "subthemes_released": [4, 5, 9], "subthemes_paper": [1, 1, 2]})
+    assert tree.subtheme_count(types) == 9
 
 
 def test_detail_table_html_and_spellings(built, small):
@@ -61,7 +69,7 @@ def test_unknown_theme_rows_appear_in_every_table(tmp_path, small):
     write_detail_files(tmp_path, {"q.csv": text})
     parsed = parse_detail_files(tmp_path, {"Question": "q.csv"}, small)
     issues = synthetic_issues({"Question": ["A.1"]}, ["p"], [2024], n=5)
-    result = tree.compute(parsed, issues, small, PROJECTS)
+    result = taxonomy_result(parsed, issues, small, PROJECTS)
     subs, themes = result.subthemes, result.themes
     # kept under the file's type, after that type's known themes
     assert subs.iloc[3][["type", "code", "name", "details"]].tolist() == [
@@ -71,7 +79,7 @@ def test_unknown_theme_rows_appear_in_every_table(tmp_path, small):
     assert "unmapped" in tree.details_html(result.details, themes)
 
 
-def test_compute_orders_and_names_the_projects(built, small):
+def test_the_stage_orders_and_names_the_projects(built, small):
     assert list(built.project_names) == ["pytorch", "vllm", "zeta"]  # Table I order
     assert built.project_names == {"pytorch": "PyTorch", "vllm": "vLLM", "zeta": "zeta"}
     assert isinstance(built.mix, MixTests)

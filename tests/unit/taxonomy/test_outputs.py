@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from analysis.core.claims import judge, load_claims
 from analysis.core.paths import PATHS
-from analysis.taxonomy import compute as tree
 from analysis.taxonomy import outputs
 from analysis.taxonomy.details import parse_detail_files
+from tests.support.stages import taxonomy_result
 from tests.support.taxonomy_fixtures import small_detail_files
 from tests.unit.taxonomy.conftest import PROJECTS
 
@@ -31,7 +31,7 @@ def test_reproduced_values_say_why_they_differ(built):
 def test_a_type_without_detail_file_is_not_reproducible(tmp_path, small, small_issues):
     files = small_detail_files(tmp_path)
     parsed = parse_detail_files(tmp_path, {**files, "Question": "absent.csv"}, small)
-    gone = outputs.claim_values(tree.compute(parsed, small_issues, small, PROJECTS))
+    gone = outputs.claim_values(taxonomy_result(parsed, small_issues, small, PROJECTS))
     assert gone["taxonomy.details.question"] == {
         "value": None, "note": "no detail file for Question issues in the dump"}
     assert gone["taxonomy.subthemes.A.2"]["value"] is None
@@ -41,7 +41,7 @@ def test_a_type_without_detail_file_is_not_reproducible(tmp_path, small, small_i
 
 def test_item_split_picks_the_detail_count(tmp_path, small, small_issues):
     parsed = parse_detail_files(tmp_path, small_detail_files(tmp_path), small)
-    result = tree.compute(parsed, small_issues, small, PROJECTS, item_split="parentheses")
+    result = taxonomy_result(parsed, small_issues, small, PROJECTS, item_split="parentheses")
     alt = outputs.claim_values(result)
     assert alt["taxonomy.details.question"]["value"] == 6
     assert "splitting on every comma gives 7" in alt["taxonomy.details.question"]["note"]
