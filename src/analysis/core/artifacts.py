@@ -79,10 +79,11 @@ def scratch_folder(folder: Path) -> Path:
     ``folder``: inside a project ``build/tmp/`` followed by ``folder``'s path in the
     project (one folder per target folder, so leftovers are found by name) when a rename
     can move it from there (:func:`same_mount`); elsewhere, and for folders already under
-    ``build/``, ``folder`` itself."""
+    ``build/tmp/``, ``folder`` itself. The other folders of ``build/`` are no exception:
+    ``build/merged/`` and ``build/study/`` are DVC's outputs and dependencies too."""
     folder = folder.absolute()
     root = project_root_of(folder)
-    if root is None or folder.is_relative_to(Paths(root).build):
+    if root is None or folder.is_relative_to(Paths(root).scratch):
         return folder
     scratch = Paths(root).scratch / folder.relative_to(root)
     scratch.mkdir(parents=True, exist_ok=True)

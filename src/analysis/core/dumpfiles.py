@@ -116,6 +116,19 @@ def read_all(fh: BinaryIO, path: Path) -> bytes:
         raise unreadable(exc, path) from exc
 
 
+def read_at_most(fh: BinaryIO, path: Path, limit: int | None) -> bytes | None:
+    """What is left to read in an opened dump file, or None when it is more than ``limit``
+    bytes (None: no limit): never more than ``limit`` + 1 bytes are read, however large the
+    file has grown since it was checked."""
+    if limit is None:
+        return read_all(fh, path)
+    try:
+        data = fh.read(limit + 1)
+    except OSError as exc:
+        raise unreadable(exc, path) from exc
+    return None if len(data) > limit else data
+
+
 def sha256_dump_file(rel: str, item: DumpFile, reader: str) -> str:
     """SHA-256 of a file found by :func:`walk_dump` (see :func:`open_dump_file`;
     ``reader``: the command reading it, in messages)."""

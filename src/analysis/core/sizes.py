@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from analysis.core.errors import InputError
+
 KiB = 1 << 10
 MiB = 1 << 20
 GiB = 1 << 30
@@ -35,3 +37,21 @@ def size_text(n: int) -> str:
         if n >= unit and n % unit == 0:
             return f"{n // unit:,} {name}"
     return f"{n:,} bytes"
+
+
+# What one file of a batch's records (labels/<batch>/: a sheet, a decisions file, the
+# candidates) may hold, whichever reader reads it; Excel's own bounds for rows and columns,
+# so a CSV holds no more than the .xlsx it could be saved as. docs/guarantees.md states them.
+MAX_RECORD_BYTES = 64 * MiB  # a sheet of 10,000 reports with 4,000-character titles: ~45 MB
+MAX_EXPORT_BYTES = 512 * MiB  # a Label Studio export (read task by task): 10,000 tasks ~150 MB
+MAX_COLUMNS = 16_384  # Excel's columns, A to XFD
+MAX_ROWS = 1_048_576  # Excel's rows
+MAX_CELLS = 5_000_000  # 500,000 rows of 10 columns
+
+
+def over_limit(file: str, what: str, limit: int, fix: str) -> InputError:
+    """The one-line refusal of a file over one of the limits above (``what``: "bytes",
+    "columns"...; the limit shown in binary units for bytes)."""
+    shown = size_text(limit) if what == "bytes" else f"{limit:,} {what}"
+    return InputError(f"holds more than {shown}, the limit for a file of a batch's records",
+                      file=file, fix=fix)

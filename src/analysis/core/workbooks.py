@@ -28,12 +28,12 @@ from xml.etree.ElementTree import ParseError
 from xml.parsers import expat
 
 from analysis.core.errors import InputError
-from analysis.core.sizes import MiB, size_text
+from analysis.core.sizes import MAX_CELLS, MAX_COLUMNS, MAX_ROWS, MiB, size_text
 
 MAX_WORKBOOK_BYTES = 256 * MiB  # unpacked, every part; a sheet of 100,000 rows is ~50 MB
-MAX_WORKBOOK_CELLS = 5_000_000  # 500,000 rows of 10 columns
-MAX_ROW_CELLS = 16_384  # Excel's columns, A to XFD: no saved row holds more cells
-MAX_SHEET_ROWS = 1_048_576  # Excel's rows
+MAX_WORKBOOK_CELLS = MAX_CELLS  # 500,000 rows of 10 columns
+MAX_ROW_CELLS = MAX_COLUMNS  # Excel's columns, A to XFD: no saved row holds more cells
+MAX_SHEET_ROWS = MAX_ROWS  # Excel's rows
 ZIP_MAGIC = b"PK\x03\x04"
 OLE2_MAGIC = bytes.fromhex("d0cf11e0a1b11ae1")  # a compound file: .xls, encrypted .xlsx
 ENCRYPTED_PACKAGE = "EncryptedPackage".encode("utf-16-le")

@@ -55,12 +55,13 @@ class Decisions:
         return found[0] if found else None
 
 
-def read_decisions(path: Path, codes: set[str], name: str | None = None) -> Decisions:
-    """Read a decisions file; the problems of its rows are collected in
-    ``Decisions.problems`` (the file itself unreadable is raised)."""
+def read_decisions(path: Path, codes: set[str], name: str | None = None,
+                   raw: bytes | None = None) -> Decisions:
+    """Read a decisions file (``raw``: its bytes, when read already); the problems of its
+    rows are collected in ``Decisions.problems`` (the file itself unreadable is raised)."""
     table = read_table(Path(path), name, keys=KEYS, what="decisions file",
                        fix="give the adjudication list the merge wrote "
-                           "(labels/adjudication.csv), its decision column filled")
+                           "(labels/adjudication.csv), its decision column filled", raw=raw)
     columns = table.columns
     url_i, decision_i = columns.index("url"), columns.index("decision")
     found = Decisions(table.name, Path(table.name).name, table.sha256, rows=len(table.body))

@@ -68,12 +68,14 @@ from analysis.core.dump import (
     parse_label_file,
 )
 from analysis.core.dumpfiles import DumpFiles, walked
+from analysis.core.dumpsafety import quoted_name
 from analysis.core.errors import InputError
 from analysis.core.paths import DumpLayout
 from analysis.labels.merge import write_folder
 from analysis.labels.records import (
     MERGE_FIX,
     NAME_RE,
+    NAME_RULE,
     RECORD_FIX,
     checked_merge_record,
     parse_json,
@@ -220,8 +222,8 @@ def digest(files: dict[str, bytes]) -> str:
 def check_name(name: str, used: set[str]) -> None:
     """A batch name is a plain name the base does not use yet."""
     if not NAME_RE.fullmatch(name):
-        raise InputError(f"batch name {name!r} is not a plain name", column="--name",
-                         fix="use letters, digits, '.', '_' and '-' (e.g. 2026-05)")
+        raise InputError(f"batch name {quoted_name(name)} is not a plain name", column="--name",
+                         fix=f"use {NAME_RULE} (e.g. 2026-05)")
     if name in used:
         raise InputError(f"the base already has a batch named {name!r} "
                          f"(it has: {', '.join(sorted(used))})", column="--name",

@@ -73,8 +73,11 @@ from pathlib import Path
 import pandas as pd
 
 from analysis.core.artifacts import atomic_folder, recover_folder, to_json_text
+from analysis.core.batchfiles import read_record, read_record_file, walk_records
+from analysis.core.dumpfiles import DumpFiles
 from analysis.core.errors import InputError
 from analysis.core.paths import DumpLayout, SheetPaths, StudioPaths
+from analysis.core.people import NAME_FIX, name_problem, normal_name
 from analysis.labels.annotations import Read, created_at_by_url
 from analysis.labels.checks import table_problems
 from analysis.labels.codebook import UNSURE
@@ -94,6 +97,7 @@ ANNOTATION_FILE_COLUMNS = ["project", "url", "annotator", "name", "label", "excl
 COMMENTS = "comments.csv"  # beside the adjudication list, in the batch's labels/
 ANNOTATIONS = "annotations.csv"
 SOURCES = "sources.json"
+READER = "labels merge"  # who reads a batch's records, in messages
 RULE = ("Final_Label: the label of more than half of the annotators, else the adjudicators' "
         "decision; excluded: when every annotator marks it excluded, or by decision; a "
         "report without a majority, with a split on exclusion or that an annotator was "
@@ -446,16 +450,34 @@ def write_dump(files: dict[Path, bytes], out: Path, force: bool = False) -> None
 
 
 def read_inputs(paths: list[Path], names: list[str] | None = None,
-                codes: set[str] | None = None) -> tuple[list[Read], list[InputError]]:
-    """Read every input by its reader; one that cannot be read at all is one problem."""
+                codes: set[str] | None = None,
+                raws: list[bytes] | None = None) -> tuple[list[Read], list[InputError]]:
+    """Read every input by its reader (``raws``: their bytes, when read already); one
+    that cannot be read at all is one problem."""
     reads, problems = [], []
-    for place, (path, name) in enumerate(zip(paths, names or [str(p) for p in paths],
-                                             strict=True), 1):
+    raws = raws or [None] * len(paths)
+    for place, (path, name, raw) in enumerate(zip(
+            paths, names or [str(p) for p in paths], raws, strict=True), 1):
         try:
-            reads.append(read_input(Path(path), name, codes, place))
+            reads.append(same_people(read_input(Path(path), name, codes, place, raw)))
         except InputError as exc:
             problems.append(exc)
     return reads, problems
+
+
+def same_people(read: Read) -> Read:
+    """``read`` with its annotators' names in NFKC form, whichever reader gave them
+    (:mod:`analysis.core.people`: a fullwidth ``Ａｎｎ`` is ``Ann``); a name mixing
+    scripts is one :class:`InputError` naming the file."""
+    for who in read.source.annotators:
+        problem = name_problem(normal_name(who))
+        if problem:
+            raise InputError(problem, file=read.source.name, column="annotator", fix=NAME_FIX)
+    read.source.annotators = [normal_name(a) for a in read.source.annotators]
+    for frame in (read.table, read.extras):
+        if len(frame):
+            frame["annotator"] = frame["annotator"].map(normal_name)
+    return read
 
 
 def left_out(merged: set[str], selection: str, paths: list[Path]) -> list[str]:
@@ -466,8 +488,8 @@ def left_out(merged: set[str], selection: str, paths: list[Path]) -> list[str]:
     for folder in dict.fromkeys(Path(p).absolute().parent for p in paths):
         record_file = SheetPaths(folder.parent).record
         try:
-            record = json.loads(record_file.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            record = json.loads(read_record_file(record_file, READER) or b"")
+        except (OSError, ValueError, RecursionError, InputError):
             continue
         if not isinstance(record, dict) or record.get("selection") != selection:
             continue
@@ -488,11 +510,12 @@ def left_out(merged: set[str], selection: str, paths: list[Path]) -> list[str]:
 def merge_inputs(paths: list[Path], out: Path, codes: set[str], force: bool = False,
                  names: list[str] | None = None, decisions: Decisions | None = None,
                  selection: pd.DataFrame | None = None,
-                 selection_name: str | None = None) -> MergeResult:
+                 selection_name: str | None = None,
+                 raws: list[bytes] | None = None) -> MergeResult:
     """Read, check, combine and write: the whole merge. Raises :class:`SheetProblems`
     (every problem) and writes nothing when any input, the inputs against their
     ``selection`` (the candidates select wrote; None: not checked) or a decision has one,
-    or when the inputs hold no row."""
+    or when the inputs hold no row. ``raws``: the inputs' bytes, when read already."""
     if not paths:
         raise SheetProblems([InputError("no sheets given",
                                         fix="give every annotator's filled sheet")])
@@ -500,7 +523,7 @@ def merge_inputs(paths: list[Path], out: Path, codes: set[str], force: bool = Fa
         check_out(Path(out), force)
     except InputError as exc:
         raise SheetProblems([exc]) from exc
-    reads, problems = read_inputs(paths, names, codes)
+    reads, problems = read_inputs(paths, names, codes, raws)
     if not problems:
         problems = table_problems(reads, [Path(p) for p in paths], selection, selection_name)
     annotators = [a for r in reads for a in r.source.annotators]
@@ -532,39 +555,49 @@ def merge_inputs(paths: list[Path], out: Path, codes: set[str], force: bool = Fa
     return result
 
 
-def folder_inputs(folder: Path) -> tuple[list[Path], Path | None, Path | None]:
-    """A batch's folder of records: its inputs (the filled sheets of ``sheets/``, in the
-    order of their record's annotators, else of their names, and any Label Studio export,
-    ``studio/export.json``), its candidates
+def folder_inputs(folder: Path, walk: DumpFiles | None = None
+                  ) -> tuple[list[Path], Path | None, Path | None]:
+    """A batch's folder of records, walked and checked (``walk``, else walked here:
+    :func:`~analysis.core.batchfiles.walk_records`): its inputs (the filled sheets of
+    ``sheets/``, in the order of their record's annotators, else of their names, and any
+    Label Studio export, ``studio/export.json``), its candidates
     (``selection/candidates.csv`` or ``candidates.csv``) and its decisions
     (``decisions.csv`` or ``.xlsx``), each None when absent."""
     folder = Path(folder)
-    sheets = SheetPaths(folder)
+    walk = walk or walk_records(folder, READER)
+    sheets, studio = SheetPaths(folder), StudioPaths(folder)
     try:
-        team = [a.get("annotator") for a in json.loads(sheets.record.read_text(
-            encoding="utf-8")).get("annotators", [])]
-    except (OSError, ValueError, AttributeError):
+        team = [a.get("annotator") for a in json.loads(read_record(
+            walk, sheets.record).decode("utf-8")).get("annotators", [])] \
+            if walk.is_file(sheets.record) else []
+    except (ValueError, AttributeError, TypeError, RecursionError):
         team = []
     stems = [f"annotator_{str(a).removeprefix('#')}" for a in team]
-    inputs = sorted((p for p in sheets.folder.glob("annotator_*")
-                     if p.suffix in (".csv", ".xlsx")),
-                    key=lambda p: (stems.index(p.stem) if p.stem in stems else len(stems),
-                                   p.name))
-    export = StudioPaths(folder).export
-    inputs += [export] if export.is_file() else []
+    found = [sheets.folder / n for n in walk.listing(sheets.folder)[1]
+             if n.startswith("annotator_") and Path(n).suffix in (".csv", ".xlsx")]
+    inputs = sorted(found, key=lambda p: (stems.index(p.stem) if p.stem in stems
+                                          else len(stems), p.name))
+    inputs += [studio.export] if walk.is_file(studio.export) else []
     candidates = next((p for p in (folder / "selection" / "candidates.csv",
-                                   folder / "candidates.csv") if p.is_file()), None)
+                                   folder / "candidates.csv") if walk.is_file(p)), None)
     decisions = next((p for p in (folder / "decisions.csv", folder / "decisions.xlsx")
-                      if p.is_file()), None)
+                      if walk.is_file(p)), None)
     return inputs, candidates, decisions
 
 
 def merge_folder(folder: Path, out: Path, codes: set[str], force: bool = False
                  ) -> MergeResult:
     """Merge a batch's folder of records (:func:`folder_inputs`) in one call, as
-    ``labels merge`` merges the files it is given."""
-    inputs, candidates, decisions_file = folder_inputs(Path(folder))
-    decisions = read_decisions(decisions_file, codes) if decisions_file else None
-    selection = read_candidates(candidates) if candidates else None
+    ``labels merge`` merges the files it is given; the folder is read as a dump is
+    (:mod:`analysis.core.batchfiles`: regular files only, each read once, within the
+    limits)."""
+    walk = walk_records(Path(folder), READER)
+    inputs, candidates, decisions_file = folder_inputs(Path(folder), walk)
+    decisions = read_decisions(decisions_file, codes, raw=read_record(walk, decisions_file)) \
+        if decisions_file else None
+    selection = read_candidates(candidates, raw=read_record(walk, candidates)) \
+        if candidates else None
+    export = StudioPaths(Path(folder)).export  # read task by task by its reader
     return merge_inputs(inputs, out, codes, force, None, decisions, selection,
-                        str(candidates) if candidates else None)
+                        str(candidates) if candidates else None,
+                        [None if p == export else read_record(walk, p) for p in inputs])

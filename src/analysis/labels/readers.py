@@ -23,6 +23,7 @@ from pathlib import Path
 import pandas as pd
 
 from analysis.core.errors import InputError
+from analysis.core.people import normal_name
 from analysis.labels.annotations import (
     COLUMNS,
     EXTRA_COLUMNS,
@@ -37,7 +38,7 @@ from analysis.labels.annotations import (
 )
 from analysis.labels.checks import most_common, row_problems
 from analysis.labels.sheets import REQUIRED_COLUMNS, SHEET_COLUMNS
-from analysis.labels.studio import is_export, read_export
+from analysis.labels.studio import is_export, looks_like_json, read_export
 from analysis.labels.tables import ENCODING_NOTES, read_table
 
 SHOWN_LINES = 3  # lines a note names before "and N more"
@@ -47,15 +48,17 @@ def extra_names(header: list[str], known: list[str]) -> dict[int, str]:
     """Column index -> name of the header's columns that are not ``known`` (an annotator's
     own), a blank name shown as ``column N``, a repeated one numbered."""
     names: dict[int, str] = {}
+    taken: set[str] = set()  # the names given so far: a set, so a wide header costs no more
     for i, h in enumerate(header):
         if h.casefold() in known:
             continue
         name = h or f"column {i + 1}"
         n = 1
-        while name in names.values():
+        while name in taken:
             n += 1
             name = f"{h or f'column {i + 1}'} ({n})"
         names[i] = name
+        taken.add(name)
     return names
 
 
@@ -73,12 +76,12 @@ def lowercase_note(rows: pd.DataFrame) -> str | None:
             + ", ".join(shown) + (f" and {more:,} more" if more > 0 else ""))
 
 
-def sheet_rows(path: Path, name: str | None) -> tuple[pd.DataFrame, dict[int, str], list,
-                                                      object]:
+def sheet_rows(path: Path, name: str | None, raw: bytes | None = None
+               ) -> tuple[pd.DataFrame, dict[int, str], list, object]:
     """A sheet's rows as text (the line each starts on, its number of cells, every
     column of :data:`SHEET_COLUMNS`), the added columns and their cells by row, and the
     table read; missing or repeated columns are one :class:`InputError`."""
-    table = read_table(path, name)
+    table = read_table(path, name, raw=raw)
     header = table.columns
     missing = [c for c in REQUIRED_COLUMNS if c not in header]
     if missing:
@@ -127,10 +130,12 @@ def annotations_of(rows: pd.DataFrame, annotator: str) -> pd.DataFrame:
 
 
 def read_sheet(path: Path, name: str | None = None, codes: set[str] | None = None,
-               place: int = 1) -> Read:
+               place: int = 1, raw: bytes | None = None) -> Read:
     """A filled sheet as annotations (see the module docstring); ``place``: its place
-    among the inputs (the annotator of a sheet without an ``annotator`` column)."""
-    rows, extras, added, table = sheet_rows(Path(path), name)
+    among the inputs (the annotator of a sheet without an ``annotator`` column); ``raw``:
+    its bytes, when read already."""
+    rows, extras, added, table = sheet_rows(Path(path), name, raw)
+    rows["annotator"] = rows["annotator"].map(normal_name)  # one person, one name
     annotator = most_common(rows["annotator"].str.strip()) or f"#{place}"
     selection = most_common(rows["selection"].str.strip())
     problems = row_problems(rows, table.name, codes) if codes is not None else []
@@ -158,9 +163,9 @@ def read_sheet(path: Path, name: str | None = None, codes: set[str] | None = Non
 
 
 def read_input(path: Path, name: str | None = None, codes: set[str] | None = None,
-               place: int = 1) -> Read:
+               place: int = 1, raw: bytes | None = None) -> Read:
     """One input of the merge, read by its reader: a Label Studio export (JSON) or a
-    sheet."""
-    if is_export(Path(path)):
-        return read_export(Path(path), name, codes)
-    return read_sheet(Path(path), name, codes, place)
+    sheet (``raw``: its bytes, when read already)."""
+    if is_export(Path(path)) if raw is None else looks_like_json(raw[:64]):
+        return read_export(Path(path), name, codes)  # read task by task, from the file
+    return read_sheet(Path(path), name, codes, place, raw)

@@ -10,8 +10,13 @@ import re
 
 from analysis.core.errors import InputError
 
-# A batch's name: a plain name, usable as a folder's name and in a label row's Batch cell.
-NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+# A batch's name: a plain name, usable as a folder's name and in a label row's Batch cell,
+# at most MAX_NAME_CHARS long: it names folders (labels/<batch>, build/merged/<batch>) and
+# their working folders (.<batch>-<pid>-<random part>.previous), under every file system's
+# limit of 255 bytes a name.
+MAX_NAME_CHARS = 100
+NAME_RE = re.compile(rf"[A-Za-z0-9][A-Za-z0-9._-]{{0,{MAX_NAME_CHARS - 1}}}")
+NAME_RULE = f"letters, digits, '.', '_', '-', at most {MAX_NAME_CHARS} characters"
 
 
 def json_kind(value: object) -> str:
@@ -27,7 +32,7 @@ def batch_field_problem(key: str, value: object) -> str | None:
     (:data:`BATCH_FIELDS`), or None."""
     if key == "name":
         good = isinstance(value, str) and NAME_RE.fullmatch(value) is not None
-        wanted = "a plain name (letters, digits, '.', '_', '-')"
+        wanted = f"a plain name ({NAME_RULE})"
     elif key == "annotator_columns":
         good = isinstance(value, list) and all(
             isinstance(c, str) and LABEL_COLUMN_RE.fullmatch(c) for c in value)

@@ -58,6 +58,7 @@ import pandas as pd
 from analysis.core.artifacts import atomic_folder, to_json_text
 from analysis.core.errors import InputError
 from analysis.core.paths import SheetPaths
+from analysis.core.people import NAME_FIX, name_problem, normal_name
 from analysis.core.textsafe import neutralise_cell
 from analysis.labels.codebook import CONFIDENCE, EXCLUDED, UNSURE, Codebook
 from analysis.labels.tables import csv_bytes
@@ -92,8 +93,9 @@ CODEBOOK_WIDTHS = {"code": 9, "level": 9, "type": 12, "name": 40, "definition": 
 def parse_team(text: str) -> list[str]:
     """The annotators of ``--annotators``: a number (``3``: annotators ``#1`` ... ``#3``,
     people not named) or names separated by commas (``alice,bob,chen``: letters, digits,
-    ``.``, ``_`` and ``-``, each once). A name is the annotator's identity across
-    batches: ``labels extend`` gives the same person the same label column."""
+    ``.``, ``_`` and ``-``, each once, read in NFKC form; one mixing scripts is refused:
+    :mod:`analysis.core.people`). A name is the annotator's identity across batches:
+    ``labels extend`` gives the same person the same label column."""
     text = text.strip()
     if text.isdigit():
         n = int(text)
@@ -101,12 +103,15 @@ def parse_team(text: str) -> list[str]:
             raise InputError("the number of annotators must be at least 1",
                              column="--annotators", fix="give one sheet per annotator")
         return [f"#{k}" for k in range(1, n + 1)]
-    names = [n.strip() for n in text.split(",")]
+    names = [normal_name(n) for n in text.split(",")]
     bad = [n for n in names if not NAME_RE.fullmatch(n)]
     if bad:
         raise InputError(f"{bad[0]!r} is not an annotator's name", column="--annotators",
                          fix="give a number, or names of letters, digits, '.', '_' and '-' "
                              "separated by commas (alice,bob,chen)")
+    mixed = next((p for p in map(name_problem, names) if p), None)
+    if mixed:
+        raise InputError(mixed, column="--annotators", fix=NAME_FIX)
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
         raise InputError(f"{twice[0]!r} is named twice", column="--annotators",

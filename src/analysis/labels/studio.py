@@ -55,7 +55,7 @@ import pandas as pd
 from analysis.core.dumpfiles import OPEN_FLAGS
 from analysis.core.errors import InputError
 from analysis.core.jsonstream import ItemReader, json_items
-from analysis.core.sizes import MiB, size_text
+from analysis.core.sizes import MAX_EXPORT_BYTES, MiB, size_text
 from analysis.core.textsafe import visible
 from analysis.labels.annotations import COLUMNS, Read, Source, answer
 from analysis.labels.checks import MAX_LISTED
@@ -66,7 +66,6 @@ KIND = "label-studio"
 # An export is read task by task, within these limits: far above a study's (10,000 tasks
 # of 4,000-character bodies with three annotations each are about 150 MB), below what
 # takes a machine's memory or minutes (docs/guarantees.md).
-MAX_EXPORT_BYTES = 512 * MiB
 MAX_TASKS = 500_000
 MAX_ANNOTATIONS = 1_000_000
 MAX_TASK_BYTES = 16 * MiB  # characters of one task's JSON
@@ -169,12 +168,23 @@ def config_digest(config: str) -> str:
 
 
 def is_export(path: Path) -> bool:
-    """Whether a file is a JSON document (a Label Studio export; a sheet never is)."""
+    """Whether a file is a JSON document (a Label Studio export; a sheet never is); it is
+    opened without following a link or waiting (a FIFO is no export)."""
     try:
-        with open(path, "rb") as handle:
-            head = handle.read(64)
+        fd = os.open(path, OPEN_FLAGS)
     except OSError:
         return False
+    try:
+        head = os.read(fd, 64)
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+    return looks_like_json(head)
+
+
+def looks_like_json(head: bytes) -> bool:
+    """Whether a file's first bytes start a JSON document (a list or an object)."""
     return head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith((b"[", b"{"))
 
 

@@ -36,15 +36,16 @@ import hashlib
 import io
 import re
 import zipfile
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
-from analysis.core.dump import csv_records
-from analysis.core.dumpfiles import read_plain_file
+from analysis.core.batchfiles import read_record_file
 from analysis.core.encoding import sniff_encoding
 from analysis.core.errors import InputError
+from analysis.core.sizes import MAX_CELLS, MAX_COLUMNS, MAX_RECORD_BYTES, MAX_ROWS, over_limit
 from analysis.core.textsafe import neutralise_cell
 from analysis.core.workbooks import (
     ENCRYPTED,
@@ -67,6 +68,7 @@ WINDOWS_NOTE = ("not UTF-8 or UTF-16: read as Windows-1252 (Excel's plain CSV on
 LATIN1_NOTE = ("not UTF-8, UTF-16 or Windows-1252: read as Latin-1 (only the ASCII columns "
                "are used)")
 LINE_BREAK_RE = re.compile(r"\r\n|\r|\n")
+MAX_HEADER_CHARS = 1 << 20  # a header of 16,384 columns of 64 characters fits
 XLSX_PART = "xl/workbook.xml"
 ODS_MIMETYPE = b"application/vnd.oasis.opendocument.spreadsheet"
 WORKBOOK_ENCODING = "xlsx workbook"
@@ -218,37 +220,87 @@ class Table:
         """The header's names as matched: stripped, case folded."""
         return [h.strip().casefold() for h in self.header]
 
+def numbered(reader, name: str, fix: str) -> Iterator[tuple[int, list[str]]]:
+    """The records of a ``csv.reader`` over text whose lines end in LF, as (the line each
+    starts on, fields); broken quoting is one :class:`InputError` naming the line."""
+    prev = 0
+    try:
+        for fields in reader:
+            yield prev + 1, fields
+            prev = reader.line_num
+    except csv.Error as exc:
+        raise InputError(f"not valid CSV ({exc})", file=name, line=prev + 1, fix=fix) from exc
+
+
+def bounded_records(records: Iterable[tuple[int, list[str]]], name: str, what: str
+                    ) -> Iterator[tuple[int, list[str]]]:
+    """The ``records`` as (first line, fields), refused in one line past the limits of a
+    file of a batch's records (:mod:`analysis.core.sizes`): a record of more than
+    :data:`MAX_COLUMNS` fields, more than :data:`MAX_ROWS` records or :data:`MAX_CELLS`
+    fields in all (the bounds of the .xlsx the file could be saved as)."""
+    fix = f"give the {what} the team wrote (at most {MAX_ROWS:,} rows of {MAX_COLUMNS:,} " \
+          "columns, as a spreadsheet holds)"
+    cells = 0
+    for count, (start, fields) in enumerate(records, 1):
+        if len(fields) > MAX_COLUMNS:
+            raise InputError(f"a row of {len(fields):,} cells, more than {MAX_COLUMNS:,} "
+                             "columns (a spreadsheet's)", file=name, line=start, fix=fix)
+        cells += len(fields)
+        if count > MAX_ROWS:
+            raise over_limit(name, "rows", MAX_ROWS, fix)
+        if cells > MAX_CELLS:
+            raise over_limit(name, "cells", MAX_CELLS, fix)
+        yield start, fields
+
+
 def text_rows(raw: bytes, name: str, keys: tuple[str, ...] = ("url", "label"),
               what: str = "sheet", fix: str | None = None
               ) -> tuple[list[tuple[int, list[str]]], str, str]:
     """The records of a CSV file as (first line, fields), with the encoding and the
     delimiter it was saved with; a first line that does not name the ``keys`` columns
-    in any delimiter is refused."""
+    in any delimiter is refused, and so is a file past the limits of
+    :func:`bounded_records`."""
     text, encoding = decode_text(raw)
-    lines = sheet_lines(text.lstrip("\ufeff"))
-    delim = sniff_delimiter(lines[0], keys)
+    # every line ending as LF, as the lines of sheet_lines are joined: a quoted cell's line
+    # breaks read the same from a file saved with CRLF, CR or LF
+    text = LINE_BREAK_RE.sub("\n", text.lstrip("\ufeff"))
+    delim = sniff_delimiter(text[:MAX_HEADER_CHARS].partition("\n")[0], keys)
     if delim is None:
         raise InputError(f"not a {what} header (no {' and '.join(keys)} columns)",
                          file=name, line=1, fix=fix or SHEET_FIX)
-    records = [(start, fields) for start, _, fields in csv_records(
-        lines, name, delimiter=delim, strict=True,
-        fix=f"fix the quoting on that line, or save the {what} again")]
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delim, strict=True)
+    records = list(bounded_records(numbered(
+        reader, name, f"fix the quoting on that line, or save the {what} again"), name, what))
     return records, encoding, DELIMITER_NAMES[delim]
 
-def read_table(path: Path, name: str | None = None, keys: tuple[str, ...] = ("url", "label"),
-               what: str = "sheet", fix: str | None = None, plain: str | None = None) -> Table:
-    """Read a CSV or an Excel workbook (recognised by its content) whose header names the
-    ``keys`` columns; a file that cannot be one at all raises one :class:`InputError`
-    (unreadable, another kind of workbook, no such header, broken quoting). Fully blank
-    rows are counted, not kept. ``plain``: the command reading, when the file must be a
-    single-named regular file, opened without following links
-    (:func:`~analysis.core.dumpfiles.read_plain_file`)."""
-    name = name or str(path)
+
+def read_bytes(path: Path, name: str, what: str, reader: str) -> bytes:
+    """The bytes of a sheet, decisions or candidates file named by a path: read as a
+    dump's files are (a single-named regular file, opened once without following links:
+    :func:`~analysis.core.dumpfiles.plain_file`), at most
+    :data:`~analysis.core.sizes.MAX_RECORD_BYTES`."""
     try:
-        raw = read_plain_file(Path(path), plain) if plain else Path(path).read_bytes()
+        raw = read_record_file(Path(path), reader, MAX_RECORD_BYTES, name)
     except OSError as exc:
         raise InputError(f"cannot read the {what} ({exc.strerror})", file=name,
                          fix="check the path and the file's permissions") from exc
+    if raw is None:
+        raise over_limit(name, "bytes", MAX_RECORD_BYTES, f"give the {what} the team wrote")
+    return raw
+
+
+def read_table(path: Path, name: str | None = None, keys: tuple[str, ...] = ("url", "label"),
+               what: str = "sheet", fix: str | None = None, plain: str | None = None,
+               raw: bytes | None = None) -> Table:
+    """Read a CSV or an Excel workbook (recognised by its content) whose header names the
+    ``keys`` columns; a file that cannot be one at all raises one :class:`InputError`
+    (unreadable, another kind of workbook, no such header, broken quoting). Fully blank
+    rows are counted, not kept. The file is read as a batch's records are
+    (:func:`read_bytes`; ``plain``: the command reading, in messages), unless its bytes
+    are given (``raw``: read so already, :func:`analysis.core.batchfiles.read_record`)."""
+    name = name or str(path)
+    if raw is None:
+        raw = read_bytes(Path(path), name, what, plain or "labels")
     kind = workbook_kind(raw)
     if kind in REFUSED_WORKBOOKS:
         raise InputError(REFUSED_WORKBOOKS[kind], file=name, fix=(
@@ -271,14 +323,15 @@ def read_table(path: Path, name: str | None = None, keys: tuple[str, ...] = ("ur
     return Table(name, hashlib.sha256(raw).hexdigest(), encoding, delimiter,
                  kind or "csv", header, body, len(records) - 1 - len(body), width)
 
-def read_candidates(path: Path, reader: str = "labels merge") -> pd.DataFrame:
+def read_candidates(path: Path, reader: str = "labels merge", raw: bytes | None = None
+                    ) -> pd.DataFrame:
     """A candidates CSV (what select writes; opened and saved by a spreadsheet program,
     still), as text; one clear message when it cannot be read. It lies in a selection's
     folder, so it is read as a dump's files are (``plain``: a link or a special file is
     refused; ``reader`` names the command in that message)."""
     table = read_table(path, str(path), keys=("project", "url"), what="candidates file",
                        fix="give the candidates.csv select wrote (selection/candidates.csv)",
-                       plain=reader)
+                       plain=reader, raw=raw)
     columns = table.columns
     rows = [fields + [""] * max(0, len(columns) - len(fields)) for _, fields in table.body]
     return pd.DataFrame([row[:len(columns)] for row in rows], columns=columns, dtype=object)

@@ -8,15 +8,16 @@ from typing import Annotated, ClassVar
 from pydantic import AfterValidator, Field, field_validator
 
 from analysis.core.params import StageParams
-from analysis.labels.extend import NAME_RE, RELEASE
+from analysis.labels.extend import RELEASE
+from analysis.labels.records import NAME_RE, NAME_RULE
 
 
 def batch_name(value: str) -> str:
     """A batch's name: the name of its records' folder, a plain name, never ``release``
     (the name of the release's rows)."""
     if not NAME_RE.fullmatch(value) or value == RELEASE:
-        raise ValueError("not a plain name of a folder of labels/ (letters, digits, '.', "
-                         "'_', '-'), nor 'release'")
+        raise ValueError(f"not a plain name of a folder of labels/ ({NAME_RULE}), nor "
+                         "'release'")
     return value
 
 

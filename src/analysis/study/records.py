@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import hashlib
 import sys
 from pathlib import Path
 
-from analysis.core.artifacts import sha256_file, to_json_text, write_text
+from analysis.core.artifacts import to_json_text, write_text
+from analysis.core.batchfiles import read_record, walk_records
 from analysis.core.errors import InputError, user_error_line
 from analysis.core.paths import PATHS, ROOT, Paths
 from analysis.core.safeyaml import safe_load
@@ -33,10 +35,12 @@ LISTED = "study.batches in params.yaml"
 def batch_record(root: Path, name: str) -> dict:
     """One batch's records: its folder (``labels/<name>``, relative to the project
     ``root``), its inputs, candidates and decisions, and every file's SHA-256. A missing
-    folder, or one without answers, is an :class:`InputError`."""
+    folder, one without answers, or records holding anything but regular files within
+    their limits (:func:`~analysis.core.batchfiles.walk_records`) is an
+    :class:`InputError`."""
     folder = root / RECORDS / name
     shown = f"{RECORDS}/{name}"
-    if not folder.is_dir():
+    if not (folder.exists() or folder.is_symlink()):
         near = difflib.get_close_matches(name, folders(root), n=1)
         hint = f"did you mean {RECORDS}/{near[0]}? Correct the name in the list, or " \
             if near else ""
@@ -44,18 +48,19 @@ def batch_record(root: Path, name: str) -> dict:
                          file=shown, fix=f"{hint}put the batch's records in {shown}/ "
                          f"(select --out {shown}, labels sheets --out {shown}), or remove "
                          f"{name} from the list")
-    inputs, candidates, decisions = folder_inputs(folder)
+    walk = walk_records(folder, PROG, shown)
+    inputs, candidates, decisions = folder_inputs(folder, walk)
     if not inputs:
         raise InputError("no filled sheets (sheets/annotator_*.csv or .xlsx) nor Label "
                          "Studio export (studio/export.json)", file=shown,
                          fix="put the annotators' filled sheets or the export there, or "
                              f"remove {name} from {LISTED}")
-    files = sorted(p for p in folder.rglob("*") if p.is_file())
     return {"name": name, "folder": shown,
             "inputs": [p.relative_to(folder).as_posix() for p in inputs],
             "candidates": candidates.relative_to(folder).as_posix() if candidates else None,
             "decisions": decisions.relative_to(folder).as_posix() if decisions else None,
-            "files": {p.relative_to(folder).as_posix(): sha256_file(p) for p in files}}
+            "files": {rel: hashlib.sha256(read_record(walk, rel)).hexdigest()
+                      for rel in sorted(walk.files)}}
 
 
 def folders(root: Path) -> list[str]:

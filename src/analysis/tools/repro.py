@@ -29,8 +29,11 @@ from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from pathlib import Path
 
+from analysis.core.batchfiles import check_labels
+from analysis.core.errors import InputError, user_error_line
 from analysis.core.paths import Paths
 from analysis.core.safeyaml import safe_load
+from analysis.tools.dvclocks import recover
 from analysis.tools.pipeline import STAGES
 
 Graph = Mapping[str, frozenset[str]]  # stage -> the stages it depends on
@@ -176,6 +179,18 @@ def fix_lock_order(root: Path, order: list[str]) -> None:
         data["stages"] = {key: stages[key] for key in in_pipeline_order(stages, order)}
 
 
+def before_dvc(root: Path) -> list[str]:
+    """What must hold before DVC looks at the project ``root``, each a line to print:
+    what a killed DVC run left recovered (:func:`analysis.tools.dvclocks.recover`), and
+    the team's records (``labels/``, which DVC hashes) holding regular files only, within
+    their limits (:func:`analysis.core.batchfiles.check_labels`: DVC would block for ever
+    on a FIFO). A problem is one :class:`InputError`."""
+    said = recover(root)
+    paths = Paths(root)
+    check_labels(root, paths.records.relative_to(root).as_posix())
+    return said
+
+
 STOP_GRACE_S = 5.0
 
 
@@ -268,6 +283,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     root = Path.cwd()  # as for dvc: the project is the one the command runs in
     started = time.perf_counter()
+    try:
+        for line in before_dvc(root):
+            print(f"repro: {line}")
+    except InputError as exc:
+        print(user_error_line("repro", exc), file=sys.stderr)
+        return 2
     problems, notes = study_preflight(root)
     for line in [*problems, *notes]:
         print(line, file=sys.stderr)

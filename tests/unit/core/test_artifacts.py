@@ -107,7 +107,12 @@ def project(tmp_path) -> Path:
 def test_scratch_folder_of_a_project_folder_is_under_build(project):
     assert scratch_folder(project / "report" / "tables" / "x") == (
         project / "build" / "tmp" / "report" / "tables" / "x")
-    assert scratch_folder(project / "build" / "site") == project / "build" / "site"
+    # build/merged is a stage's output and another's dependency: nothing is built in it
+    (project / "build" / "merged").mkdir(parents=True)
+    (project / "build" / "tmp" / "x").mkdir(parents=True)
+    assert scratch_folder(project / "build" / "merged") == (
+        project / "build" / "tmp" / "build" / "merged")
+    assert scratch_folder(project / "build" / "tmp" / "x") == project / "build" / "tmp" / "x"
     assert project_root_of(project / "report" / "tables" / "x") == project
 
 
