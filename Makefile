@@ -86,6 +86,12 @@ pipeline: report
 release: $(STAMP)
 	$(RUN) python -m analysis.report.release
 
+## the unpacked archive checked offline as its readers will: the RO-Crate validator at
+## REQUIRED and RECOMMENDED, every MD5 of the crate, Frictionless, cffconvert
+.PHONY: validate-release
+validate-release: $(STAMP)
+	$(RUN) python -m analysis.report.checkrelease
+
 ## read the site through a local web server (Quarto's pages load their scripts as modules,
 ## which browsers refuse from file://): http://127.0.0.1:8000/
 serve:

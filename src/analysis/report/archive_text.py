@@ -98,7 +98,7 @@ Version {cff.get('version', '')}, built from commit `{commit}`.
 
 | path | what it is |
 |---|---|
-| `site/` | the rendered website: `python3 -m http.server --directory site`, then open http://127.0.0.1:8000/ |
+| `site/` | the website: `python3 -m http.server --directory site`, then port 8000 |
 | `downloads/` | the tables and figures, with `datapackage.json` (Frictionless) |
 | `source/` | the source at the commit; `source/{COMMIT_FILE}` names the commit |
 | `CITATION.cff`, `.zenodo.json` | how to cite it; the repository's metadata |
