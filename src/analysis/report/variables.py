@@ -35,6 +35,7 @@ from analysis.core.errors import InputError
 from analysis.core.formatting import MISSING
 from analysis.core.formatting import value as fmt
 from analysis.core.paths import Paths
+from analysis.report.archive_text import COMMIT_FILE
 from analysis.report.htmlsafe import check_template_text, md_escape
 
 RESERVED = {"build", "source", "metrics", "params", "freshclone"}
@@ -143,13 +144,25 @@ def git_info(root: Path) -> dict[str, Any]:
     commit = (git("rev-parse", "HEAD") or "").strip()
     status = git("status", "--porcelain", "--untracked-files=no")
     if not COMMIT_RE.fullmatch(commit):
-        return {"commit": "unknown", "commit_short": "unknown", "dirty": "unknown",
+        archived = archived_commit(root)
+        return {"commit": archived or "unknown",
+                "commit_short": archived[:7] if archived else "unknown", "dirty": "unknown",
                 "dirty_files": [], "branch": "unknown"}
     changed = sorted(line[3:] for line in (status or "").splitlines() if line.strip())
     branch = (git("rev-parse", "--abbrev-ref", "HEAD") or "").strip() or "unknown"
     return {"commit": commit, "commit_short": commit[:7],
             "dirty": "unknown" if status is None else ("yes" if changed else "no"),
             "dirty_files": changed, "branch": branch}
+
+
+def archived_commit(root: Path) -> str | None:
+    """The commit a source without ``.git`` was archived from (the release archive's
+    ``source/COMMIT``), or None."""
+    try:
+        text = (root / COMMIT_FILE).read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return text if COMMIT_RE.fullmatch(text) else None
 
 
 def minutes(seconds: float) -> str:
