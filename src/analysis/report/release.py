@@ -48,6 +48,8 @@ from analysis.report.archive_text import (
     zenodo_description,
 )
 from analysis.report.datapackage import PACKAGE_NAME, dated
+from analysis.report.measured import FIX as MEASURE_FIX
+from analysis.report.measured import measurement_problem
 
 # The profiles the crate conforms to: those the published validator (roc-validator) knows.
 PROFILES = {"https://w3id.org/ro/wfrun/process/0.5": ("Process Run Crate", "0.5"),
@@ -398,10 +400,19 @@ def zip_folder(folder: Path, target: Path, date: str) -> None:
             zf.writestr(info, path.read_bytes())
 
 
-def release(paths: Paths = PATHS, out: Path | None = None) -> Path:
-    """Write the archive (see the module docstring); return its path."""
+def release(paths: Paths = PATHS, out: Path | None = None, measured: bool = True) -> Path:
+    """Write the archive (see the module docstring); return its path. ``measured``: refuse
+    a checkout whose evaluators' page measures another commit
+    (:func:`~analysis.report.measured.measurement_problem`); without it, the archive's
+    README says the measurement is another commit's."""
     root = paths.root
     commit = head_commit(root)
+    problem = measurement_problem(
+        paths, safe_load(paths.dvc_lock.read_text(encoding="utf-8")) or {}
+    ) if paths.dvc_lock.is_file() else "no dvc.lock"
+    if problem and measured:
+        raise InputError(f"the evaluators' page does not measure this commit: {problem}",
+                         file=str(paths.fresh_clone.relative_to(root)), fix=MEASURE_FIX)
     cff = safe_load(paths.citation.read_text(encoding="utf-8")) or {}
     name = f"{PACKAGE_NAME}-{cff.get('version', '0')}"
     out = out or root / "build" / "release"
@@ -409,6 +420,10 @@ def release(paths: Paths = PATHS, out: Path | None = None) -> Path:
     shutil.rmtree(stage, ignore_errors=True)
     stage.mkdir(parents=True)
     cff = stage_archive(root, stage, commit, paths)
+    if problem:
+        with (stage / "README.md").open("a", encoding="utf-8") as readme:
+            readme.write(f"\n## Not measured\n\nThe site's fresh-clone figures are not "
+                         f"this commit's: {problem}.\n")
     tracked = set(git(root, "ls-files").splitlines())
     lock = safe_load(paths.dvc_lock.read_text(encoding="utf-8")) or {}
     build_crate(stage, cff, commit, lock, tracked).metadata.write(stage)
@@ -421,9 +436,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m analysis.report.release",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, help="the folder to write into (build/release)")
+    parser.add_argument("--unmeasured", action="store_true",
+                        help="build even when the evaluators' page measures another commit "
+                             "(the archive's README then says so)")
     args = parser.parse_args(argv)
     try:
-        target = release(out=args.out)
+        target = release(out=args.out, measured=not args.unmeasured)
     except InputError as exc:
         print(f"release: {exc}", file=sys.stderr)
         return 2

@@ -64,7 +64,7 @@ def test_the_archive_holds_what_a_repository_needs_and_validates(tmp_path):
     work = small_project(tmp_path / "project")
     commit = git(work, "rev-parse", "HEAD").strip()
     date = git(work, "log", "-1", "--format=%cI").strip()
-    target = release.release(Paths(work), tmp_path / "out")
+    target = release.release(Paths(work), tmp_path / "out", measured=False)
     assert target.name == "llm-framework-challenges-reproduction-0.1.0.zip"
     with zipfile.ZipFile(target) as zf:
         names = set(zf.namelist())
@@ -139,7 +139,7 @@ def test_the_archive_holds_what_a_repository_needs_and_validates(tmp_path):
     passed, issues, _ = validate_crate(unpacked)
     assert not passed and any("Main Workflow" in i for i in issues), issues
     # the same commit gives the same archive
-    again = release.release(Paths(work), tmp_path / "again")
+    again = release.release(Paths(work), tmp_path / "again", measured=False)
     assert again.read_bytes() == target.read_bytes()
 
 
@@ -147,7 +147,7 @@ def test_uncommitted_changes_are_refused(tmp_path):
     work = small_project(tmp_path / "project")
     (work / "params.yaml").write_text("changed: 1\n", encoding="utf-8")
     with pytest.raises(InputError, match="uncommitted changes"):
-        release.release(Paths(work), tmp_path / "out")
+        release.release(Paths(work), tmp_path / "out", measured=False)
 
 
 def test_zenodo_metadata_from_the_citation():
@@ -193,3 +193,20 @@ def test_a_stage_s_code_inputs_and_outputs_and_where_the_archive_has_them():
     assert entity_id("data/processed", tracked, True, outputs) == "#dvc:data/processed"
     assert entity_id("metrics/clean.json", tracked, False, outputs) == (
         "source/metrics/clean.json")
+
+
+def test_a_release_whose_page_measures_another_commit_is_refused(tmp_path):
+    work = small_project(tmp_path / "project")
+    with pytest.raises(InputError) as caught:
+        release.release(Paths(work), tmp_path / "out")
+    assert str(caught.value) == (
+        "data/fresh_clone.json: the evaluators' page does not measure this commit: no "
+        "readable measurement of a fresh clone -> measure this commit (python -m "
+        "analysis.tools.fresh_clone --tests), commit data/fresh_clone.json, run make report "
+        "and commit dvc.lock, then make release")
+    assert not (tmp_path / "out").exists()
+    # built anyway on request, the archive's README says so
+    target = release.release(Paths(work), tmp_path / "out", measured=False)
+    with zipfile.ZipFile(target) as zf:
+        readme = zf.read(f"{target.stem}/README.md").decode()
+    assert "## Not measured" in readme and "no readable measurement" in readme
