@@ -171,6 +171,21 @@ def minutes(seconds: float) -> str:
     return f"{whole // 60} min {whole % 60} s" if whole >= 60 else f"{whole} s"
 
 
+NOT_MEASURED = "not measured yet"
+
+
+def test_times(tests: dict) -> dict:
+    """``test_fast`` and ``test``: how long ``make test-fast`` and ``make test`` took in the
+    measured clone (``6 min 38 s``), or :data:`NOT_MEASURED` when the record has no such
+    time or the run failed."""
+    out = {}
+    for name in ("test_fast", "test"):
+        step = tests.get(name) or {}
+        ok = step.get("seconds") is not None and step.get("exit_status") == 0
+        out[name] = minutes(step["seconds"]) if ok else NOT_MEASURED
+    return out
+
+
 def fresh_clone_vars(record: dict) -> dict:
     """The ``freshclone`` section: the measured fresh clone's steps (each in seconds, and
     the total also in minutes), peak memory (MiB), disk (MiB), package caches, the
@@ -196,6 +211,7 @@ def fresh_clone_vars(record: dict) -> dict:
         "downloaded_mib": round(float(record.get("downloaded_mib", 0))),
         "fetch_from": "the offline mirror" if record.get("fetched_from_mirror")
         else "the download",
+        **test_times(record.get("tests") or {}),
         "measured_on": str(record.get("measured_at", ""))[:10] or MISSING,
         "commit_short": commit[:7] if COMMIT_RE.fullmatch(commit) else "unknown",
         "renderer": str(record.get("renderer") or "unknown"),
