@@ -132,7 +132,9 @@ def provenance_vars(prov: dict) -> dict:
 
 
 def git_info(root: Path) -> dict[str, Any]:
-    """The commit the site was built from and whether tracked files were modified."""
+    """The commit the site was built from and whether tracked files were modified: git's
+    when ``root`` is its repository's top (not a folder inside another repository, such as
+    an unpacked archive), else the archived commit (:func:`archived_commit`)."""
     def git(*args: str) -> str | None:
         try:
             res = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True,
@@ -141,7 +143,9 @@ def git_info(root: Path) -> dict[str, Any]:
             return None
         return res.stdout if res.returncode == 0 else None
 
-    commit = (git("rev-parse", "HEAD") or "").strip()
+    top = (git("rev-parse", "--show-toplevel") or "").strip()
+    own = bool(top) and Path(top).resolve() == Path(root).resolve()
+    commit = (git("rev-parse", "HEAD") or "").strip() if own else ""
     status = git("status", "--porcelain", "--untracked-files=no")
     if not COMMIT_RE.fullmatch(commit):
         archived = archived_commit(root)

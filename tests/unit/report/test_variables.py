@@ -101,3 +101,13 @@ def test_a_source_without_git_names_its_archived_commit(tmp_path):
     assert (info["commit"], info["commit_short"]) == ("ab" * 20, "abababa")
     (tmp_path / "COMMIT").write_text("not a commit\n")
     assert git_info(tmp_path)["commit"] == "unknown"
+    # an archive unpacked inside another repository is not that repository's commit
+    import subprocess
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q",
+                    "--allow-empty", "-m", "x"], cwd=tmp_path, check=True)
+    inner = tmp_path / "unpacked"
+    inner.mkdir()
+    (inner / "COMMIT").write_text("cd" * 20 + "\n")
+    assert git_info(inner)["commit"] == "cd" * 20
+    assert git_info(tmp_path)["commit"] != "unknown"
