@@ -220,13 +220,23 @@ def stage_id(name: str, cff: dict, commit: Commit) -> str:
 
 
 def build_crate(stage: Path, cff: dict, commit: Commit, lock: dict, tracked: set[str]):
-    """The RO-Crate of the staged archive folder ``stage`` (see the module docstring)."""
-    from rocrate.model.computerlanguage import ComputerLanguage
-    from rocrate.model.contextentity import ContextEntity
-    from rocrate.model.data_entity import DataEntity
+    """The RO-Crate of the staged archive folder ``stage`` (see the module docstring): the
+    archive's files (:func:`describe_files`), then the pipeline and its runs
+    (:func:`describe_runs`)."""
     from rocrate.rocrate import ROCrate
 
     crate = ROCrate(version=CRATE_VERSION)
+    workflow = describe_files(crate, stage, cff, commit)
+    describe_runs(crate, workflow, cff, commit, lock, tracked)
+    return crate
+
+
+def describe_files(crate, stage: Path, cff: dict, commit: Commit):
+    """The root dataset (its terms, profiles, the release it is based on) and the archive's
+    folders and files, each with its terms and format; returns the main workflow."""
+    from rocrate.model.computerlanguage import ComputerLanguage
+    from rocrate.model.contextentity import ContextEntity
+
     root = crate.root_dataset
     root["name"] = str(cff.get("title", PACKAGE_NAME))
     root["description"] = (
@@ -260,8 +270,8 @@ def build_crate(stage: Path, cff: dict, commit: Commit, lock: dict, tracked: set
            "names the commit", code_licence)
     folder("site/", "the rendered website: open site/index.html through a local web server",
            data_terms)
-    downloads = folder("downloads/", "the downloads; datapackage.json describes them "
-                       "(Frictionless) and carries the commit's date (created)", data_terms)
+    folder("downloads/", "the downloads; datapackage.json describes them (Frictionless) and "
+           "carries the commit's date (created)", data_terms)
     file("README.md", "what the archive holds, how to rebuild the site from source/, the "
          "terms, and what the depositors fill in", "text/markdown", about=root)
     file("LICENSE", "the code's licence", "text/plain")
@@ -269,52 +279,68 @@ def build_crate(stage: Path, cff: dict, commit: Commit, lock: dict, tracked: set
     file(".zenodo.json", "Zenodo's metadata, derived from CITATION.cff", "application/json")
     dvc = crate.add(ComputerLanguage(crate, DVC["@id"], properties={
         k: v for k, v in DVC.items() if k not in ("@id", "@type")}))
-    workflow = crate.add_workflow(stage / "source" / WORKFLOW, f"source/{WORKFLOW}", main=True,
-                                  lang=dvc, gen_cwl=False, properties={
-                                      "name": "The pipeline (dvc.yaml)",
-                                      "encodingFormat": media_type(WORKFLOW),
-                                      "version": commit.sha, "url": f"source/{WORKFLOW}",
-                                      "conformsTo": {"@id": BIOSCHEMAS_WORKFLOW},
-                                      "description": "every stage, its command, "
-                                      "dependencies, parameters and outputs"})
+    return crate.add_workflow(stage / "source" / WORKFLOW, f"source/{WORKFLOW}", main=True,
+                              lang=dvc, gen_cwl=False, properties={
+                                  "name": "The pipeline (dvc.yaml)",
+                                  "encodingFormat": media_type(WORKFLOW),
+                                  "version": commit.sha, "url": f"source/{WORKFLOW}",
+                                  "conformsTo": {"@id": BIOSCHEMAS_WORKFLOW},
+                                  "description": "every stage, its command, dependencies, "
+                                                 "parameters and outputs"})
+
+
+class PipelineEntities:
+    """The crate's entities of the paths ``dvc.lock`` names, one per place
+    (:func:`entity_id`), each with the MD5 DVC recorded."""
+
+    def __init__(self, crate, tracked: set[str], outputs: set[str]):
+        self.crate, self.tracked, self.outputs = crate, tracked, outputs
+        self.known: dict[str, object] = {}
+
+    def __call__(self, entry: dict):
+        from rocrate.model.contextentity import ContextEntity
+        from rocrate.model.data_entity import DataEntity
+
+        crate, path, is_dir = self.crate, str(entry["path"]), _is_dir(entry)
+        eid = entity_id(path, self.tracked, is_dir, self.outputs)
+        if eid.startswith("#") and is_dir:
+            eid = eid.rstrip("/") + "/"
+        if eid in self.known:
+            return self.known[eid]
+        props = {"name": path, "identifier": crate.add(ContextEntity(
+            crate, f"#md5-{entry['md5']}", properties={
+                k: v for k, v in hash_entity(entry).items() if k != "@id"}))}
+        if entry.get("size") is not None:
+            props["contentSize"] = str(entry["size"])
+        if not is_dir:
+            props["encodingFormat"] = media_type(path)
+        found = None if eid.startswith("#") else crate.get(eid)
+        if found is None:
+            props["@type"] = "Dataset" if is_dir else "File"
+            if eid.startswith("#"):
+                props["description"] = ("built by the pipeline; not in the archive as the "
+                                        "pipeline wrote it")
+            found = crate.add(DataEntity(crate, eid, properties=props))
+        else:
+            for k, v in props.items():
+                if k != "name":
+                    found[k] = v
+        self.known[eid] = found
+        return found
+
+
+def describe_runs(crate, workflow, cff: dict, commit: Commit, lock: dict,
+                  tracked: set[str]) -> None:
+    """Each stage of ``dvc.lock`` as software and its run (code, inputs, outputs, agent),
+    the pipeline's whole run, and the archive's downloads based on the pipeline's."""
+    from rocrate.model.contextentity import ContextEntity
+    from rocrate.model.data_entity import DataEntity
+
     builder = crate.add(ContextEntity(crate, "#builder", properties={
         "@type": "Organization", "name": "The package's authors",
         "description": "who ran make report and make release for this archive (named in "
                        "CITATION.cff when it is deposited)"}))
-    outputs = lock_outputs(lock)
-    known: dict[str, object] = {}
-
-    def entity(entry: dict):
-        path = str(entry["path"])
-        is_dir = _is_dir(entry)
-        eid = entity_id(path, tracked, is_dir, outputs)
-        if eid.startswith("#") and is_dir:
-            eid = eid.rstrip("/") + "/"
-        if eid not in known:
-            props = {"name": path, "identifier": crate.add(ContextEntity(
-                crate, f"#md5-{entry['md5']}", properties={
-                    k: v for k, v in hash_entity(entry).items() if k != "@id"}))}
-            if entry.get("size") is not None:
-                props["contentSize"] = str(entry["size"])
-            if not is_dir:
-                props["encodingFormat"] = media_type(path)
-            if eid.startswith("#"):
-                props.update({"@type": "Dataset" if is_dir else "File",
-                              "description": "built by the pipeline; not in the archive "
-                                             "as the pipeline wrote it"})
-                known[eid] = crate.add(DataEntity(crate, eid, properties=props))
-            else:
-                found = crate.get(eid)
-                if found is None:
-                    props["@type"] = "Dataset" if is_dir else "File"
-                    found = crate.add(DataEntity(crate, eid, properties=props))
-                else:
-                    for k, v in props.items():
-                        if k != "name":
-                            found[k] = v
-                known[eid] = found
-        return known[eid]
-
+    entity = PipelineEntities(crate, tracked, lock_outputs(lock))
     actions = []
     for run in stage_runs(lock, tracked):
         tool_id = stage_id(run["stage"], cff, commit)
@@ -337,19 +363,18 @@ def build_crate(stage: Path, cff: dict, commit: Commit, lock: dict, tracked: set
             if values:
                 action[key] = single(values)
         actions.append(action)
-    built = known.get(f"#dvc:{SHIPPED_FROM}/")
+    built = entity.known.get(f"#dvc:{SHIPPED_FROM}/")
     if built is not None:
-        downloads["isBasedOn"] = built
-    params_file = crate.get(f"source/{PARAMS}")
+        crate.get("downloads/")["isBasedOn"] = built
     whole = crate.add(ContextEntity(crate, "#run-pipeline", properties={
         "@type": "CreateAction", "name": "Run of the pipeline (dvc repro) at this commit",
         "description": "make report: every stage of dvc.yaml, then the site rendered",
         "instrument": workflow, "agent": builder, "endTime": commit.date,
         "result": [crate.get("downloads/"), crate.get("site/")]}))
+    params_file = crate.get(f"source/{PARAMS}")
     if params_file is not None:
         whole["object"] = params_file
-    root["mentions"] = [whole, *actions]
-    return crate
+    crate.root_dataset["mentions"] = [whole, *actions]
 
 
 def stage_archive(root: Path, stage: Path, commit: Commit, paths: Paths) -> dict:
