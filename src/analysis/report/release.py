@@ -171,10 +171,13 @@ def entity_id(path: str, tracked: set[str], is_dir: bool, outputs: set[str] = fr
               ) -> str:
     """Where a pipeline path is in the archive (see :func:`stage_runs`): ``source/<path>``
     for a tracked file or a folder of tracked files, ``#dvc:<path>`` for what the pipeline
-    builds (an output, or anything in one, unless git tracks that very file: a folder
-    output holds other files in the archive than the pipeline's, such as a README)."""
-    inside_output = any(path == o or path.startswith(o.rstrip("/") + "/") for o in outputs)
-    if inside_output and path not in tracked:
+    builds (an output, anything in one or a folder holding one, unless git tracks that very
+    file: such a folder holds other files in the archive than the pipeline's, such as a
+    README)."""
+    base = path.rstrip("/") + "/"
+    built = any(path == o or path.startswith(o.rstrip("/") + "/") or o.startswith(base)
+                for o in outputs)
+    if built and path not in tracked:
         return f"#dvc:{path}"
     if path in tracked or any(t.startswith(path.rstrip("/") + "/") for t in tracked):
         return f"source/{path}" + ("/" if is_dir else "")

@@ -187,10 +187,12 @@ def test_a_stage_s_code_inputs_and_outputs_and_where_the_archive_has_them():
     assert entity_id("src/analysis/s", tracked, True) == "source/src/analysis/s/"
     assert entity_id("report/tables", tracked, True) == "#dvc:report/tables"
     # an output is the pipeline's, not the archive's folder that holds a README in its place
-    outputs = {"report/downloads", "data/processed", "metrics/clean.json"}
+    outputs = {"report/downloads", "data/processed/clean", "metrics/clean.json"}
     tracked |= {"data/processed/README.md", "metrics/clean.json"}
     assert entity_id("report/downloads", tracked, True, outputs) == "#dvc:report/downloads"
     assert entity_id("data/processed", tracked, True, outputs) == "#dvc:data/processed"
+    assert entity_id("data/processed/clean", tracked, True, outputs) == (
+        "#dvc:data/processed/clean")
     assert entity_id("metrics/clean.json", tracked, False, outputs) == (
         "source/metrics/clean.json")
 
