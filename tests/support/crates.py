@@ -11,24 +11,11 @@ other URL is refused (so a check that needs the network fails instead of passing
 from __future__ import annotations
 
 import contextlib
-import importlib.resources
 import json
 from pathlib import Path
 from unittest import mock
 
-# The terms the RO-Crate 1.3 context maps elsewhere than 1.1 (its changelog).
-BIOSCHEMAS_1_1 = {"ComputationalWorkflow": "https://bioschemas.org/ComputationalWorkflow",
-                  "FormalParameter": "https://bioschemas.org/FormalParameter",
-                  "input": "https://bioschemas.org/properties/input",
-                  "output": "https://bioschemas.org/properties/output"}
-CONTEXT_1_1 = "https://w3id.org/ro/crate/1.1/context"
-
-
-def context_1_1() -> dict:
-    """The RO-Crate 1.1 context as the validator needs it (see the module docstring)."""
-    shipped = json.loads(importlib.resources.files("rocrate").joinpath(
-        "data/ro-crate.jsonld").read_text("utf8"))
-    return {"@context": {**shipped["@context"], **BIOSCHEMAS_1_1}}
+from analysis.report.checkrelease import CONTEXT_1_1, context_1_1  # noqa: F401
 
 
 @contextlib.contextmanager

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from analysis.core.artifacts import (
     atomic_folder,
     disk_error,
     move_file,
+    remove_path,
     sha256_file,
     temporary_folder,
 )
@@ -28,6 +30,7 @@ from analysis.core.errors import InputError
 from analysis.core.formatting import plural
 from analysis.core.paths import PATHS, Paths, project_path
 from analysis.core.textsafe import visible
+from analysis.ingest import swh
 from analysis.ingest.archives import unpack
 from analysis.ingest.download import DownloadError, cache_name, download
 from analysis.ingest.files import (
@@ -67,6 +70,10 @@ manifest ingest.manifest ({manifest}, kept in git). In this order:
      as ingest does) and verify.
   3. else download ingest.release_url (https only) into {cache}/ (an archive already
      there is used, without network), extract it safely and verify.
+  4. if that fails and ingest.swh_directory is set: the same files from Software
+     Heritage's archive, the tarball its vault (ingest.swh_api) cooks of that directory
+     (one already in {cache}/ is used, without network), verified the same way. When
+     every source fails, one message lists each failure in the order tried.
 
 Only listed files go into {release}/, which is replaced only once the new copy is
 complete: a failure leaves it as it was. Without network, put the release (a folder in
@@ -198,12 +205,66 @@ def fetch(params: IngestParams, paths: Paths = PATHS, params_name: str | None = 
 
 def stage_download(params: IngestParams, paths: Paths, staged: Path, entries: dict[str, str],
                    params_name: str, cafile: str | None) -> tuple[list[str], str]:
-    """Stage the release from its archive into ``staged``: the one kept in the downloads
-    cache, else a download (kept in the cache once its files verified), extracted in a
-    temporary folder removed on leaving. Returns the files left out and how the release
-    was had."""
+    """Stage the release from an archive into ``staged``, trying each source of
+    :func:`release_routes` in turn (GitHub, then Software Heritage) until one gives files
+    that verify. Returns the files left out and how the release was had; when every
+    source fails, one message lists the failures in the order tried."""
+    routes = release_routes(params, params_name)
+    failures: list[tuple[str, InputError]] = []
+    for name, route in routes:
+        try:
+            return stage_route(route, params, paths, staged, entries, cafile)
+        except InputError as exc:
+            failures.append((name, exc))
+            empty_folder(staged)
+    if len(failures) > 1:
+        raise every_source_failed(failures, params.mirror, paths)
+    failure = failures[0][1]
+    if isinstance(failure, DownloadError):
+        cached = paths.downloads_cache / cache_name(release_url(params, params_name))
+        raise offline_error(failure, params.mirror, paths, cached) from failure
+    raise failure
+
+
+def empty_folder(folder: Path) -> None:
+    """Remove what a failed attempt left in ``folder`` (the folder itself stays)."""
+    for child in folder.iterdir():
+        remove_path(child)
+
+
+def release_routes(params: IngestParams, params_name: str) -> list[tuple[str, Callable]]:
+    """The sources of the release's archive, in the order they are tried: GitHub
+    (``ingest.release_url``), then, when ``ingest.swh_directory`` is set, Software
+    Heritage's vault. Each is (its name in messages, a function giving the
+    :class:`ReleaseArchive` from ``(params, paths, work, cafile)``)."""
+    url = release_url(params, params_name)
+    routes: list[tuple[str, Callable]] = [
+        (url, lambda p, paths, work, ca: release_archive(p, paths, work, url, ca))]
+    if params.swh_directory:
+        api = swh_api(params, params_name)
+        routes.append((f"Software Heritage {params.swh_directory}",
+                       lambda p, paths, work, ca: swh_archive(p, paths, work, api, ca)))
+    return routes
+
+
+def swh_api(params: IngestParams, params_name: str) -> str:
+    """``ingest.swh_api``, refusing anything but an https URL."""
+    api = params.swh_api
+    if not api or not api.lower().startswith("https://"):
+        raise InputError(f"ingest.swh_api must be the https:// URL of Software Heritage's web "
+                         f"API, not {api!r}", file=params_name, column="ingest.swh_api",
+                         fix="set it to https://archive.softwareheritage.org/api/1/ (or "
+                             "ingest.swh_directory to null)")
+    return api
+
+
+def stage_route(route: Callable, params: IngestParams, paths: Paths, staged: Path,
+                entries: dict[str, str], cafile: str | None) -> tuple[list[str], str]:
+    """Stage the release from the archive one source gives (``route``), extracted in a
+    temporary folder removed on leaving; a downloaded archive is kept in the downloads
+    cache once its files verified."""
     with temporary_folder(paths.release, WORK_PREFIX) as work:
-        archive = release_archive(params, paths, work, params_name, cafile)
+        archive = route(params, paths, work, cafile)
         try:
             root = unpack(archive.path, work / "unpacked", max_bytes=params.max_bytes,
                           max_files=params.max_files)
@@ -239,30 +300,77 @@ class ReleaseArchive:
         return self.path == self.cached
 
 
-def release_archive(params: IngestParams, paths: Paths, work: Path, params_name: str,
+def cached_archive(cached: Path, root: Path, expected: str | None = None
+                   ) -> ReleaseArchive | None:
+    """The archive already kept at ``cached`` (with the SHA-256 ``expected``, when given),
+    or None."""
+    if not cached.is_file() or (expected and sha256_file(cached) != expected.lower()):
+        return None
+    return ReleaseArchive(
+        cached, cached, f"cached archive {shown(cached, root)}",
+        f"the cached archive is not the pinned release; delete {shown(cached, root)} to "
+        "download the release again",
+        f"from the archive already in {shown(cached, root)}, without downloading")
+
+
+def release_archive(params: IngestParams, paths: Paths, work: Path, url: str,
                     cafile: str | None) -> ReleaseArchive:
-    """The archive of ``ingest.release_url``: the one in the downloads cache when it is
-    there (with ``ingest.archive_sha256``, when set), else downloaded into ``work``."""
+    """The archive of ``ingest.release_url`` (``url``): the one in the downloads cache when
+    it is there (with ``ingest.archive_sha256``, when set), else downloaded into ``work``."""
     root = paths.root
-    url = release_url(params, params_name)
     cached = paths.downloads_cache / cache_name(url)
     expected = params.archive_sha256
-    if cached.is_file() and (not expected or sha256_file(cached) == expected.lower()):
-        return ReleaseArchive(
-            cached, cached, f"cached archive {shown(cached, root)}",
-            f"the cached archive is not the pinned release; delete {shown(cached, root)} to "
-            "download the release again",
-            f"from the archive already in {shown(cached, root)}, without downloading")
+    kept = cached_archive(cached, root, expected)
+    if kept is not None:
+        return kept
     archive = work / cached.name
-    try:
-        download(url, archive, expected, cafile=cafile, max_bytes=params.max_bytes)
-    except DownloadError as exc:
-        raise offline_error(exc, params.mirror, paths, cached) from exc
+    download(url, archive, expected, cafile=cafile, max_bytes=params.max_bytes)
     return ReleaseArchive(
         archive, cached, f"archive downloaded from {url}",
         "the archive is not the release the manifest lists; check ingest.release_url and "
         "ingest.manifest",
         f"downloaded from {url} (kept in {shown(cached, root)})")
+
+
+def swh_archive(params: IngestParams, paths: Paths, work: Path, api: str,
+                cafile: str | None) -> ReleaseArchive:
+    """The tarball of ``ingest.swh_directory`` from Software Heritage's vault at ``api``
+    (:mod:`analysis.ingest.swh`): the one in the downloads cache when it is there, else
+    cooked and downloaded into ``work``."""
+    root = paths.root
+    directory = str(params.swh_directory)
+    cached = paths.downloads_cache / swh.tarball_name(directory)
+    kept = cached_archive(cached, root)
+    if kept is not None:
+        return kept
+    archive = work / cached.name
+    tarball = swh.cooked_tarball(api, directory, cafile=cafile, wait=params.swh_wait)
+    download(tarball, archive, cafile=cafile, max_bytes=params.max_bytes)
+    return ReleaseArchive(
+        archive, cached, f"tarball of {directory} from Software Heritage",
+        "Software Heritage's copy is not the release the manifest lists; check "
+        "ingest.swh_directory and ingest.manifest",
+        f"downloaded from Software Heritage ({directory}; kept in {shown(cached, root)})")
+
+
+def every_source_failed(failures: list[tuple[str, InputError]], mirror: str | None,
+                        paths: Paths) -> InputError:
+    """The one message when every source of the release failed: each failure, numbered in
+    the order tried, and where to put the release instead."""
+    tried = "; ".join(
+        f"{n}) {name}: " + (exc.problem if exc.where in ("", name) else
+                            f"{exc.where}: {exc.problem}")
+        for n, (name, exc) in enumerate(failures, start=1))
+    mirror_note = (f"no mirror folder at {mirror} (ingest.mirror)" if mirror
+                   else "ingest.mirror is not set")
+    release = shown(paths.release, paths.root)
+    cache = shown(paths.downloads_cache, paths.root)
+    return InputError(f"no source gave the pinned release ({mirror_note}): {tried}",
+                      file=shown(paths.params, paths.root),
+                      fix=f"without network, put the release (a folder in the upstream "
+                          f"layout) at {release}/ or one of its archives in {cache}/, or set "
+                          "ingest.mirror to such a folder, or set ingest.source to your own "
+                          "folder or archive")
 
 
 def offline_error(exc: DownloadError, mirror: str | None, paths: Paths, cached: Path

@@ -22,6 +22,14 @@ class IngestParams(StageParams):
     mirror: str | None = Field(None, description="a folder holding the release, or null")
     release_url: str | None = Field(None, description="the https:// URL of the release "
                                                       "archive, or null")
+    swh_directory: str | None = Field(None, pattern=r"^swh:1:dir:[0-9a-f]{40}$", description=(
+        "the SWHID of the release's directory, swh:1:dir:<40 hex digits>, or null"))
+    swh_revision: str | None = Field(None, pattern=r"^swh:1:rev:[0-9a-f]{40}$", description=(
+        "the SWHID of the release's commit, swh:1:rev:<40 hex digits>, or null"))
+    swh_api: str | None = Field(None, description="the https:// URL of Software Heritage's "
+                                                  "web API, or null")
+    swh_wait: Annotated[float, Field(ge=0, description=(
+        "seconds to wait for Software Heritage's vault, e.g. 600"))] = 600.0
     commit: str | None = Field(None, description="an upstream commit id, or null")
     archive_sha256: str | None = Field(None, description="the archive's SHA-256 (64 hex "
                                                          "digits), or null")

@@ -138,17 +138,21 @@ def sources(cff: dict, provenance: dict) -> list[dict[str, str]]:
 
 
 def licences(cff: dict, provenance: dict) -> list[dict[str, str]]:
-    """The licences: this package's (``CITATION.cff``) for what it computed, and the
-    release's terms for the labels (its repository states no licence)."""
+    """The terms, apart: this package's licence (``CITATION.cff``) for its code, and the
+    study authors' terms for their labels and the tables computed from them (their
+    release states no licence)."""
     own = str(cff.get("license") or "")
     release = sources(cff, provenance)[-1:] if cff.get("references") else []
     out = []
     if own:
         out.append({"name": own, "path": f"https://spdx.org/licenses/{own}.html",
-                    "title": f"{own}: this package's code and the tables it computed"})
+                    "title": f"{own}: the code that computed these tables (the package's "
+                             "source), not the data"})
     for r in release:
-        out.append({"path": r["path"], "title": "the labels are the study authors'; their "
-                    "release states no licence: offered for checking this reproduction"})
+        out.append({"path": r["path"], "title": "the study authors' terms, not "
+                    f"{own or 'the code'}'s: the labels are theirs and their release states "
+                    "no licence; the labels and the tables computed from them are offered "
+                    "for checking this reproduction only"})
     return out
 
 

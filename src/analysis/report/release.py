@@ -38,7 +38,18 @@ from analysis.core.artifacts import sha256_file, write_json
 from analysis.core.errors import InputError
 from analysis.core.paths import PATHS, Paths
 from analysis.core.safeyaml import safe_load
+from analysis.report.archive_text import (
+    COMMIT_FILE,
+    DATA_TERMS,
+    DATA_TERMS_NAME,
+    archive_readme,
+    code_terms,
+    data_sources,
+    zenodo_description,
+)
 from analysis.report.datapackage import PACKAGE_NAME, dated
+from analysis.report.measured import FIX as MEASURE_FIX
+from analysis.report.measured import measurement_problem
 
 # The profiles the crate conforms to: those the published validator (roc-validator) knows.
 PROFILES = {"https://w3id.org/ro/wfrun/process/0.5": ("Process Run Crate", "0.5"),
@@ -51,10 +62,13 @@ DVC = {"@id": "https://dvc.org/", "@type": "ComputerLanguage", "name": "DVC",
 CODE_PREFIXES = ("src/", "notebooks/")
 # Outputs of the pipeline that the archive holds, and where.
 IN_PROJECT = Paths(Path("."))
-SHIPPED = {IN_PROJECT.downloads.as_posix(): "downloads/"}
+SHIPPED_FROM = IN_PROJECT.downloads.as_posix()
 CITATION, WORKFLOW, PARAMS = (IN_PROJECT.citation.name, IN_PROJECT.dvc_yaml.name,
                               IN_PROJECT.params.name)
 SPDX = "https://spdx.org/licenses/"
+# DVC's setting for a project that is not in a git repository (`dvc init --no-scm`).
+NO_SCM = "[core]\n    no_scm = true\n"
+BIOSCHEMAS_WORKFLOW = "https://bioschemas.org/profiles/ComputationalWorkflow/1.0-RELEASE"
 
 
 @dataclass(frozen=True)
@@ -104,13 +118,18 @@ def zenodo_metadata(cff: dict, commit: Commit) -> dict:
     if cff.get("repository-code"):
         related.append({"identifier": cff["repository-code"], "relation": "isIdenticalTo",
                         "resource_type": "software", "scheme": "url"})
+    for swhid in (s for s in (data_sources(cff).swh_revision, data_sources(cff).swh_directory)
+                  if s):
+        related.append({"identifier": swhid, "relation": "isDerivedFrom",
+                        "resource_type": "dataset", "scheme": "swh"})
     return {"title": cff.get("title", ""), "version": str(cff.get("version", "")),
             "upload_type": "software", "publication_date": commit.day,
-            "description": str(cff.get("message", "")).strip(),
+            "description": zenodo_description(cff, commit.sha),
             "creators": creators, "license": {"id": str(cff.get("license", "")).lower()},
             "keywords": list(cff.get("keywords") or []), "access_right": "open",
             "related_identifiers": related,
-            "notes": f"Built from commit {commit.sha}."}
+            "notes": f"Built from commit {commit.sha}. The licence above is the code's. "
+                     f"{DATA_TERMS} {str(cff.get('message', '')).strip()}"}
 
 
 def hash_entity(entry: dict) -> dict:
@@ -135,8 +154,8 @@ def stage_runs(lock: dict, tracked: set[str]) -> list[dict]:
     """One run per stage of ``dvc.lock``: its command, its code (the dependencies under
     :data:`CODE_PREFIXES`), its inputs (the other dependencies and its parameters file),
     its outputs, each with the MD5 DVC recorded. A path the archive holds is named by its
-    place in it (``source/<path>`` for a tracked file, :data:`SHIPPED`), any other
-    (rebuilt by the pipeline, never archived) by ``#dvc:<path>``."""
+    place in it (``source/<path>`` for a tracked file), any other (built by the pipeline)
+    by ``#dvc:<path>`` (:func:`entity_id`)."""
     runs = []
     for name, stage in (lock.get("stages") or {}).items():
         deps, outs = stage.get("deps") or [], stage.get("outs") or []
@@ -148,23 +167,79 @@ def stage_runs(lock: dict, tracked: set[str]) -> list[dict]:
     return runs
 
 
-def entity_id(path: str, tracked: set[str], is_dir: bool) -> str:
-    """Where a pipeline path is in the archive (see :func:`stage_runs`)."""
-    if path in SHIPPED:
-        return SHIPPED[path]
+def entity_id(path: str, tracked: set[str], is_dir: bool, outputs: set[str] = frozenset()
+              ) -> str:
+    """Where a pipeline path is in the archive (see :func:`stage_runs`): ``source/<path>``
+    for a tracked file or a folder of tracked files, ``#dvc:<path>`` for what the pipeline
+    builds (an output, anything in one or a folder holding one, unless git tracks that very
+    file: such a folder holds other files in the archive than the pipeline's, such as a
+    README)."""
+    base = path.rstrip("/") + "/"
+    built = any(path == o or path.startswith(o.rstrip("/") + "/") or o.startswith(base)
+                for o in outputs)
+    if built and path not in tracked:
+        return f"#dvc:{path}"
     if path in tracked or any(t.startswith(path.rstrip("/") + "/") for t in tracked):
         return f"source/{path}" + ("/" if is_dir else "")
     return f"#dvc:{path}"
 
 
-def build_crate(stage: Path, cff: dict, commit: Commit, lock: dict, tracked: set[str]):
-    """The RO-Crate of the staged archive folder ``stage`` (see the module docstring)."""
-    from rocrate.model.computerlanguage import ComputerLanguage
+def single(values: list):
+    """A property's values as RO-Crate recommends them: one value alone, not in a list."""
+    return values[0] if len(values) == 1 else values
+
+
+def lock_outputs(lock: dict) -> set[str]:
+    """Every output path of ``dvc.lock``."""
+    return {str(o["path"]) for stage in (lock.get("stages") or {}).values()
+            for o in stage.get("outs") or []}
+
+
+def terms_entities(crate, cff: dict) -> tuple[object, object, object]:
+    """The code's licence, the data's terms and both together (the root's), as entities."""
     from rocrate.model.contextentity import ContextEntity
-    from rocrate.model.data_entity import DataEntity
+
+    licence = str(cff.get("license", ""))
+    code = crate.add(ContextEntity(crate, f"{SPDX}{licence}", properties={
+        "@type": "CreativeWork", "name": f"{licence} License", "identifier": licence,
+        "description": code_terms(cff)}))
+    data = crate.add(ContextEntity(crate, "#data-terms", properties={
+        "@type": "CreativeWork", "name": DATA_TERMS_NAME, "description": DATA_TERMS}))
+    both = crate.add(ContextEntity(crate, "#terms", properties={
+        "@type": "CreativeWork", "name": f"Code: {licence}; data: the study authors' terms",
+        "description": f"{code_terms(cff)} {DATA_TERMS}", "hasPart": [code, data]}))
+    return code, data, both
+
+
+def stage_id(name: str, cff: dict, commit: Commit) -> str:
+    """The identifier of the pipeline's stage ``name`` as software: its place in the
+    package's public repository at the commit when ``CITATION.cff`` names one
+    (``repository-code``; an absolute URI, as the Process Run Crate profile recommends),
+    else ``#stage-<name>``."""
+    repo = str(cff.get("repository-code") or "").rstrip("/")
+    if repo.startswith("https://"):
+        return f"{repo}/blob/{commit.sha}/{WORKFLOW}#{name}"
+    return f"#stage-{name}"
+
+
+def build_crate(stage: Path, cff: dict, commit: Commit, lock: dict, tracked: set[str]):
+    """The RO-Crate of the staged archive folder ``stage`` (see the module docstring): the
+    archive's files (:func:`describe_files`), then the pipeline and its runs
+    (:func:`describe_runs`)."""
     from rocrate.rocrate import ROCrate
 
     crate = ROCrate(version=CRATE_VERSION)
+    workflow = describe_files(crate, stage, cff, commit)
+    describe_runs(crate, workflow, cff, commit, lock, tracked)
+    return crate
+
+
+def describe_files(crate, stage: Path, cff: dict, commit: Commit):
+    """The root dataset (its terms, profiles, the release it is based on) and the archive's
+    folders and files, each with its terms and format; returns the main workflow."""
+    from rocrate.model.computerlanguage import ComputerLanguage
+    from rocrate.model.contextentity import ContextEntity
+
     root = crate.root_dataset
     root["name"] = str(cff.get("title", PACKAGE_NAME))
     root["description"] = (
@@ -174,86 +249,135 @@ def build_crate(stage: Path, cff: dict, commit: Commit, lock: dict, tracked: set
     root["version"] = str(cff.get("version", ""))
     root["datePublished"] = commit.date
     root["identifier"] = f"git:{commit.sha}"
-    licence = crate.add(ContextEntity(crate, f"{SPDX}{cff.get('license', '')}", properties={
-        "@type": "CreativeWork", "name": f"{cff.get('license', '')} License",
-        "identifier": str(cff.get("license", ""))}))
-    root["license"] = licence
+    code_licence, data_terms, both = terms_entities(crate, cff)
+    root["license"] = both
     root["conformsTo"] = [crate.add(ContextEntity(crate, uri, properties={
         "@type": "CreativeWork", "name": n, "version": v})) for uri, (n, v) in PROFILES.items()]
+    sources = data_sources(cff)
+    if sources.repository:
+        root["isBasedOn"] = single([crate.add(ContextEntity(crate, ident, properties={
+            "@type": "CreativeWork", "name": f"The study authors' release at {sources.commit}",
+            "identifier": ident})) for ident in
+            [f"{sources.repository}/tree/{sources.commit}", sources.swh_revision] if ident])
 
-    def folder(rel: str, description: str):
+    def folder(rel: str, description: str, terms):
         return crate.add_dataset(stage / rel, rel, properties={
-            "name": rel.rstrip("/"), "description": description})
+            "name": rel.rstrip("/"), "description": description, "license": terms})
 
-    folder("source/", f"the source at commit {commit.sha} (git archive)")
-    folder("site/", "the rendered website: open site/index.html through a local web server")
-    folder("downloads/", "the downloads; datapackage.json describes them (Frictionless)")
-    crate.add_file(stage / CITATION, CITATION, properties={
-        "name": CITATION, "encodingFormat": media_type(CITATION),
-        "description": "how to cite this package and the study"})
-    crate.add_file(stage / ".zenodo.json", ".zenodo.json", properties={
-        "name": ".zenodo.json", "encodingFormat": "application/json",
-        "description": "Zenodo's metadata, derived from CITATION.cff"})
+    def file(rel: str, description: str, fmt: str | None = None, **extra):
+        return crate.add_file(stage / rel, rel, properties={
+            "name": rel, "encodingFormat": fmt or media_type(rel), "description": description,
+            **extra})
+
+    folder("source/", f"the source at commit {commit.sha} (git archive); source/{COMMIT_FILE} "
+           "names the commit", code_licence)
+    folder("site/", "the rendered website: open site/index.html through a local web server",
+           data_terms)
+    folder("downloads/", "the downloads; datapackage.json describes them (Frictionless) and "
+           "carries the commit's date (created)", data_terms)
+    file("README.md", "what the archive holds, how to rebuild the site from source/, the "
+         "terms, and what the depositors fill in", "text/markdown", about=root)
+    file("LICENSE", "the code's licence", "text/plain")
+    file(CITATION, "how to cite this package and the study")
+    file(".zenodo.json", "Zenodo's metadata, derived from CITATION.cff", "application/json")
     dvc = crate.add(ComputerLanguage(crate, DVC["@id"], properties={
         k: v for k, v in DVC.items() if k not in ("@id", "@type")}))
-    workflow = crate.add_workflow(stage / "source" / WORKFLOW, f"source/{WORKFLOW}", main=True,
-                                  lang=dvc, gen_cwl=False, properties={
-                                      "name": "The pipeline (dvc.yaml)",
-                                      "encodingFormat": media_type(WORKFLOW),
-                                      "description": "every stage, its command, "
-                                      "dependencies, parameters and outputs"})
-    known: dict[str, object] = {}
+    return crate.add_workflow(stage / "source" / WORKFLOW, f"source/{WORKFLOW}", main=True,
+                              lang=dvc, gen_cwl=False, properties={
+                                  "name": "The pipeline (dvc.yaml)",
+                                  "encodingFormat": media_type(WORKFLOW),
+                                  "version": commit.sha, "url": f"source/{WORKFLOW}",
+                                  "conformsTo": {"@id": BIOSCHEMAS_WORKFLOW},
+                                  "description": "every stage, its command, dependencies, "
+                                                 "parameters and outputs"})
 
-    def entity(entry: dict):
-        path = str(entry["path"])
-        is_dir = _is_dir(entry)
-        eid = entity_id(path, tracked, is_dir)
-        if eid not in known:
-            props = {"name": path, "identifier": crate.add(ContextEntity(
-                crate, f"#md5-{entry['md5']}", properties={
-                    k: v for k, v in hash_entity(entry).items() if k != "@id"}))}
-            if entry.get("size") is not None:
-                props["contentSize"] = str(entry["size"])
-            if not is_dir:
-                props["encodingFormat"] = media_type(path)
+
+class PipelineEntities:
+    """The crate's entities of the paths ``dvc.lock`` names, one per place
+    (:func:`entity_id`), each with the MD5 DVC recorded."""
+
+    def __init__(self, crate, tracked: set[str], outputs: set[str]):
+        self.crate, self.tracked, self.outputs = crate, tracked, outputs
+        self.known: dict[str, object] = {}
+
+    def __call__(self, entry: dict):
+        from rocrate.model.contextentity import ContextEntity
+        from rocrate.model.data_entity import DataEntity
+
+        crate, path, is_dir = self.crate, str(entry["path"]), _is_dir(entry)
+        eid = entity_id(path, self.tracked, is_dir, self.outputs)
+        if eid.startswith("#") and is_dir:
+            eid = eid.rstrip("/") + "/"
+        if eid in self.known:
+            return self.known[eid]
+        props = {"name": path, "identifier": crate.add(ContextEntity(
+            crate, f"#md5-{entry['md5']}", properties={
+                k: v for k, v in hash_entity(entry).items() if k != "@id"}))}
+        if entry.get("size") is not None:
+            props["contentSize"] = str(entry["size"])
+        if not is_dir:
+            props["encodingFormat"] = media_type(path)
+        found = None if eid.startswith("#") else crate.get(eid)
+        if found is None:
+            props["@type"] = "Dataset" if is_dir else "File"
             if eid.startswith("#"):
-                props.update({"@type": "Dataset" if is_dir else "File",
-                              "description": "rebuilt by the pipeline; not in the archive"})
-                known[eid] = crate.add(DataEntity(crate, eid, properties=props))
-            else:
-                found = crate.get(eid)
-                if found is None:
-                    props["@type"] = "Dataset" if is_dir else "File"
-                    found = crate.add(DataEntity(crate, eid, properties=props))
-                else:
-                    for k, v in props.items():
-                        if k != "name":
-                            found[k] = v
-                known[eid] = found
-        return known[eid]
+                props["description"] = ("built by the pipeline; not in the archive as the "
+                                        "pipeline wrote it")
+            found = crate.add(DataEntity(crate, eid, properties=props))
+        else:
+            for k, v in props.items():
+                if k != "name":
+                    found[k] = v
+        self.known[eid] = found
+        return found
 
+
+def describe_runs(crate, workflow, cff: dict, commit: Commit, lock: dict,
+                  tracked: set[str]) -> None:
+    """Each stage of ``dvc.lock`` as software and its run (code, inputs, outputs, agent),
+    the pipeline's whole run, and the archive's downloads based on the pipeline's."""
+    from rocrate.model.contextentity import ContextEntity
+    from rocrate.model.data_entity import DataEntity
+
+    builder = crate.add(ContextEntity(crate, "#builder", properties={
+        "@type": "Organization", "name": "The package's authors",
+        "description": "who ran make report and make release for this archive (named in "
+                       "CITATION.cff when it is deposited)"}))
+    entity = PipelineEntities(crate, tracked, lock_outputs(lock))
     actions = []
     for run in stage_runs(lock, tracked):
-        tool = crate.add(ContextEntity(crate, f"#stage-{run['stage']}", properties={
+        tool_id = stage_id(run["stage"], cff, commit)
+        tool = crate.add(ContextEntity(crate, tool_id, properties={
             "@type": "SoftwareApplication", "name": f"stage {run['stage']}",
             "description": f"runs `{run['cmd']}`",
-            "hasPart": [entity(c) for c in run["code"]]}))
+            "url": tool_id if tool_id.startswith("https://") else f"source/{WORKFLOW}",
+            "version": commit.sha, "hasPart": single([entity(c) for c in run["code"]])}))
         params = [crate.get(f"source/{PARAMS}") or crate.add(DataEntity(
-            crate, f"source/{PARAMS}", properties={"@type": "File", "name": PARAMS}))] \
-            if run["params"] else []
-        actions.append(crate.add(ContextEntity(crate, f"#run-{run['stage']}", properties={
+            crate, f"source/{PARAMS}", properties={"@type": "File", "name": PARAMS,
+                                                   "encodingFormat": media_type(PARAMS)}))
+                  ] if run["params"] else []
+        action = crate.add(ContextEntity(crate, f"#run-{run['stage']}", properties={
             "@type": "CreateAction", "name": f"Run of the pipeline's stage {run['stage']}",
             "description": f"`{run['cmd']}`, as dvc.lock records it: the MD5 of every input, "
                            "code folder and output",
-            "instrument": tool, "object": [entity(i) for i in run["inputs"]] + params,
-            "result": [entity(o) for o in run["outputs"]], "endTime": commit.date})))
+            "instrument": tool, "agent": builder, "endTime": commit.date}))
+        for key, values in (("object", [entity(i) for i in run["inputs"]] + params),
+                            ("result", [entity(o) for o in run["outputs"]])):
+            if values:
+                action[key] = single(values)
+        actions.append(action)
+    built = entity.known.get(f"#dvc:{SHIPPED_FROM}/")
+    if built is not None:
+        crate.get("downloads/")["isBasedOn"] = built
     whole = crate.add(ContextEntity(crate, "#run-pipeline", properties={
         "@type": "CreateAction", "name": "Run of the pipeline (dvc repro) at this commit",
-        "instrument": workflow, "endTime": commit.date,
-        "object": [p for p in [crate.get(f"source/{PARAMS}")] if p is not None],
+        "description": "make report: every stage of dvc.yaml, then the site rendered",
+        "instrument": workflow, "agent": builder, "endTime": commit.date,
         "result": [crate.get("downloads/"), crate.get("site/")]}))
-    root["mentions"] = [whole, *actions]
-    return crate
+    params_file = crate.get(f"source/{PARAMS}")
+    if params_file is not None:
+        whole["object"] = params_file
+    crate.root_dataset["mentions"] = [whole, *actions]
 
 
 def stage_archive(root: Path, stage: Path, commit: Commit, paths: Paths) -> dict:
@@ -275,7 +399,20 @@ def stage_archive(root: Path, stage: Path, commit: Commit, paths: Paths) -> dict
     shutil.copyfile(paths.citation, stage / CITATION)
     cff = safe_load(paths.citation.read_text(encoding="utf-8")) or {}
     write_json(stage / ".zenodo.json", zenodo_metadata(cff, commit))
+    without_git(stage / "source", commit)
+    shutil.copyfile(stage / "source" / "LICENSE", stage / "LICENSE")
+    (stage / "README.md").write_text(archive_readme(cff, stage.name, commit.sha),
+                                     encoding="utf-8")
     return cff
+
+
+def without_git(source: Path, commit: Commit) -> None:
+    """Make the archived ``source`` work without its ``.git``: DVC told to work without an
+    SCM (``.dvc/config.local``, which git never tracks) and the commit named in
+    :data:`COMMIT_FILE`, where the site's build record reads it when git cannot say."""
+    (source / ".dvc").mkdir(exist_ok=True)
+    (source / ".dvc" / "config.local").write_text(NO_SCM, encoding="utf-8")
+    (source / COMMIT_FILE).write_text(f"{commit.sha}\n", encoding="utf-8")
 
 
 def zip_folder(folder: Path, target: Path, date: str) -> None:
@@ -291,10 +428,19 @@ def zip_folder(folder: Path, target: Path, date: str) -> None:
             zf.writestr(info, path.read_bytes())
 
 
-def release(paths: Paths = PATHS, out: Path | None = None) -> Path:
-    """Write the archive (see the module docstring); return its path."""
+def release(paths: Paths = PATHS, out: Path | None = None, measured: bool = True) -> Path:
+    """Write the archive (see the module docstring); return its path. ``measured``: refuse
+    a checkout whose evaluators' page measures another commit
+    (:func:`~analysis.report.measured.measurement_problem`); without it, the archive's
+    README says the measurement is another commit's."""
     root = paths.root
     commit = head_commit(root)
+    problem = measurement_problem(
+        paths, safe_load(paths.dvc_lock.read_text(encoding="utf-8")) or {}
+    ) if paths.dvc_lock.is_file() else "no dvc.lock"
+    if problem and measured:
+        raise InputError(f"the evaluators' page does not measure this commit: {problem}",
+                         file=str(paths.fresh_clone.relative_to(root)), fix=MEASURE_FIX)
     cff = safe_load(paths.citation.read_text(encoding="utf-8")) or {}
     name = f"{PACKAGE_NAME}-{cff.get('version', '0')}"
     out = out or root / "build" / "release"
@@ -302,6 +448,10 @@ def release(paths: Paths = PATHS, out: Path | None = None) -> Path:
     shutil.rmtree(stage, ignore_errors=True)
     stage.mkdir(parents=True)
     cff = stage_archive(root, stage, commit, paths)
+    if problem:
+        with (stage / "README.md").open("a", encoding="utf-8") as readme:
+            readme.write(f"\n## Not measured\n\nThe site's fresh-clone figures are not "
+                         f"this commit's: {problem}.\n")
     tracked = set(git(root, "ls-files").splitlines())
     lock = safe_load(paths.dvc_lock.read_text(encoding="utf-8")) or {}
     build_crate(stage, cff, commit, lock, tracked).metadata.write(stage)
@@ -314,9 +464,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m analysis.report.release",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, help="the folder to write into (build/release)")
+    parser.add_argument("--unmeasured", action="store_true",
+                        help="build even when the evaluators' page measures another commit "
+                             "(the archive's README then says so)")
     args = parser.parse_args(argv)
     try:
-        target = release(out=args.out)
+        target = release(out=args.out, measured=not args.unmeasured)
     except InputError as exc:
         print(f"release: {exc}", file=sys.stderr)
         return 2

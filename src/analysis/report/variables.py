@@ -35,6 +35,7 @@ from analysis.core.errors import InputError
 from analysis.core.formatting import MISSING
 from analysis.core.formatting import value as fmt
 from analysis.core.paths import Paths
+from analysis.report.archive_text import COMMIT_FILE
 from analysis.report.htmlsafe import check_template_text, md_escape
 
 RESERVED = {"build", "source", "metrics", "params", "freshclone"}
@@ -131,7 +132,9 @@ def provenance_vars(prov: dict) -> dict:
 
 
 def git_info(root: Path) -> dict[str, Any]:
-    """The commit the site was built from and whether tracked files were modified."""
+    """The commit the site was built from and whether tracked files were modified: git's
+    when ``root`` is its repository's top (not a folder inside another repository, such as
+    an unpacked archive), else the archived commit (:func:`archived_commit`)."""
     def git(*args: str) -> str | None:
         try:
             res = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True,
@@ -140,10 +143,14 @@ def git_info(root: Path) -> dict[str, Any]:
             return None
         return res.stdout if res.returncode == 0 else None
 
-    commit = (git("rev-parse", "HEAD") or "").strip()
+    top = (git("rev-parse", "--show-toplevel") or "").strip()
+    own = bool(top) and Path(top).resolve() == Path(root).resolve()
+    commit = (git("rev-parse", "HEAD") or "").strip() if own else ""
     status = git("status", "--porcelain", "--untracked-files=no")
     if not COMMIT_RE.fullmatch(commit):
-        return {"commit": "unknown", "commit_short": "unknown", "dirty": "unknown",
+        archived = archived_commit(root)
+        return {"commit": archived or "unknown",
+                "commit_short": archived[:7] if archived else "unknown", "dirty": "unknown",
                 "dirty_files": [], "branch": "unknown"}
     changed = sorted(line[3:] for line in (status or "").splitlines() if line.strip())
     branch = (git("rev-parse", "--abbrev-ref", "HEAD") or "").strip() or "unknown"
@@ -152,10 +159,35 @@ def git_info(root: Path) -> dict[str, Any]:
             "dirty_files": changed, "branch": branch}
 
 
+def archived_commit(root: Path) -> str | None:
+    """The commit a source without ``.git`` was archived from (the release archive's
+    ``source/COMMIT``), or None."""
+    try:
+        text = (root / COMMIT_FILE).read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return text if COMMIT_RE.fullmatch(text) else None
+
+
 def minutes(seconds: float) -> str:
     """A duration as a reader says it: ``6 min 38 s``, ``45 s``."""
     whole = round(float(seconds))
     return f"{whole // 60} min {whole % 60} s" if whole >= 60 else f"{whole} s"
+
+
+NOT_MEASURED = "not measured yet"
+
+
+def test_times(tests: dict) -> dict:
+    """``test_fast`` and ``test``: how long ``make test-fast`` and ``make test`` took in the
+    measured clone (``6 min 38 s``), or :data:`NOT_MEASURED` when the record has no such
+    time or the run failed."""
+    out = {}
+    for name in ("test_fast", "test"):
+        step = tests.get(name) or {}
+        ok = step.get("seconds") is not None and step.get("exit_status") == 0
+        out[name] = minutes(step["seconds"]) if ok else NOT_MEASURED
+    return out
 
 
 def fresh_clone_vars(record: dict) -> dict:
@@ -183,6 +215,7 @@ def fresh_clone_vars(record: dict) -> dict:
         "downloaded_mib": round(float(record.get("downloaded_mib", 0))),
         "fetch_from": "the offline mirror" if record.get("fetched_from_mirror")
         else "the download",
+        **test_times(record.get("tests") or {}),
         "measured_on": str(record.get("measured_at", ""))[:10] or MISSING,
         "commit_short": commit[:7] if COMMIT_RE.fullmatch(commit) else "unknown",
         "renderer": str(record.get("renderer") or "unknown"),

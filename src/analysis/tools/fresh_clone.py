@@ -10,7 +10,8 @@ time, the CPU time of its processes and the peak memory of the whole process tre
 sum of the resident sizes of every process, sampled every 0.1 s); at the end the disk
 each part of the clone takes and the size of the package caches. The record
 (``data/fresh_clone.json``, in git) names the commit, the date, the machine and how it
-was measured; the ``report`` stage shows it, so that no number of it is typed by hand.
+was measured; with ``--tests``, the times of ``make test-fast`` and ``make test`` run in
+the same clone afterwards; the ``report`` stage shows it, so that no number of it is typed by hand.
 
 What is not cold: the operating system's file cache (dropping it needs the machine to
 itself) and the offline mirror, which the fetch copies instead of downloading when it
@@ -43,6 +44,9 @@ STEPS = (("setup", ["make", "venv"]),
          ("fetch", [".venv/bin/python", "-m", "analysis.ingest", "fetch"]),
          ("pipeline", [".venv/bin/python", "-m", "analysis.tools.repro"]),
          ("render", [".venv/bin/python", "-m", "analysis.report", "render", "--if-needed"]))
+# The test suite, timed in the same clone after the report with --tests (`make test-fast`,
+# then `make test`, as an evaluator runs them).
+TEST_STEPS = (("test_fast", ["make", "test-fast"]), ("test", ["make", "test"]))
 # Parts of the clone whose size the record gives (paths relative to the clone).
 _IN_CLONE = Paths(Path("."))
 PARTS = {"environment": ".venv", "release": _IN_CLONE.release.as_posix(), "data": "data",
@@ -98,9 +102,10 @@ def renderer_of(clone: Path) -> str:
     return str(build.get("renderer") or "unknown")
 
 
-def measure(commit: str, clone: Path, caches: Path, log: Path) -> dict:
+def measure(commit: str, clone: Path, caches: Path, log: Path, tests: bool = False) -> dict:
     """Clone at ``commit`` into the empty folder ``clone`` with empty caches (in
-    ``caches``), run every step, measure."""
+    ``caches``), run every step, measure; with ``tests``, then time the test suite there
+    too (:data:`TEST_STEPS`, under ``tests`` in the record)."""
     env = {**os.environ, "PYTHONHASHSEED": "0",  # as the Makefile's RUN
            "PATH": f"{clone / '.venv' / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}"}
     env.pop("VIRTUAL_ENV", None)
@@ -114,7 +119,11 @@ def measure(commit: str, clone: Path, caches: Path, log: Path) -> dict:
         steps[name] = run_step(argv, clone, env, log)
         if steps[name]["exit_status"]:
             break
-    return {"commit": commit, "steps": steps,
+    timed = {}
+    if tests and all(s["exit_status"] == 0 for s in steps.values()):
+        for name, argv in TEST_STEPS:
+            timed[name] = run_step(argv, clone, env, log)
+    return {"commit": commit, "steps": steps, **({"tests": timed} if timed else {}),
             "total_seconds": round(sum(s["seconds"] for s in steps.values()), 1),
             "peak_memory_mib": max(s["peak_memory_mib"] for s in steps.values()),
             "disk_mib": {"clone": size_mib(clone),
@@ -123,8 +132,8 @@ def measure(commit: str, clone: Path, caches: Path, log: Path) -> dict:
             "fetched_from_mirror": Paths(clone).release.is_dir()
             and not (clone / "data" / "download").exists(),
             "renderer": renderer_of(clone),
-            "ok": all(s["exit_status"] == 0 for s in steps.values())
-            and len(steps) == len(STEPS) + 1}
+            "ok": all(s["exit_status"] == 0 for s in [*steps.values(), *timed.values()])
+            and len(steps) == len(STEPS) + 1 and (not tests or len(timed) == len(TEST_STEPS))}
 
 
 HOW = ("git clone of the repository at the commit into a new folder beside it, then each "
@@ -141,6 +150,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--commit", default="HEAD", help="the commit to clone (HEAD)")
     parser.add_argument("--out", type=Path, default=PATHS.fresh_clone,
                         help="where to write the record (%(default)s)")
+    parser.add_argument("--tests", action="store_true", help="then time make test-fast and "
+                        "make test in the clone (the evaluators' page shows them)")
     parser.add_argument("--keep", action="store_true", help="keep the clone (its path is "
                         "printed) instead of removing it")
     args = parser.parse_args(argv)
@@ -150,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     caches = Path(tempfile.mkdtemp(prefix="fresh-clone-caches-"))
     log = caches / "steps.log"
     try:
-        result = measure(commit, clone, caches, log)
+        result = measure(commit, clone, caches, log, tests=args.tests)
     finally:
         if not args.keep:
             shutil.rmtree(clone, ignore_errors=True)

@@ -103,6 +103,8 @@ def test_the_package_names_its_sources_licences_version_and_date(tmp_path):
     assert package["sources"][2]["version"] == "cd" * 20
     assert package["licenses"][0]["name"] == "MIT"
     assert "no licence" in package["licenses"][1]["title"]
+    assert "not the data" in package["licenses"][0]["title"]
+    assert "the study authors' terms, not MIT's" in package["licenses"][1]["title"]
     assert list(package)[-1] == "resources"
     run = validate(path)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]

@@ -90,3 +90,24 @@ def test_provenance_vars_show_no_user_chosen_path():
     assert v["commit_from"] == "params.yaml (ingest.commit)"
     assert v["not_in_manifest"] == "1" and v["ignored"] == "2"
     assert "/home" not in json.dumps(v)
+
+
+def test_a_source_without_git_names_its_archived_commit(tmp_path):
+    from analysis.report.variables import git_info
+
+    assert git_info(tmp_path)["commit"] == "unknown"
+    (tmp_path / "COMMIT").write_text("ab" * 20 + "\n")
+    info = git_info(tmp_path)
+    assert (info["commit"], info["commit_short"]) == ("ab" * 20, "abababa")
+    (tmp_path / "COMMIT").write_text("not a commit\n")
+    assert git_info(tmp_path)["commit"] == "unknown"
+    # an archive unpacked inside another repository is not that repository's commit
+    import subprocess
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q",
+                    "--allow-empty", "-m", "x"], cwd=tmp_path, check=True)
+    inner = tmp_path / "unpacked"
+    inner.mkdir()
+    (inner / "COMMIT").write_text("cd" * 20 + "\n")
+    assert git_info(inner)["commit"] == "cd" * 20
+    assert git_info(tmp_path)["commit"] != "unknown"

@@ -29,3 +29,37 @@ def test_sizes_and_the_renderer_of_a_clone(tmp_path):
     site.mkdir(parents=True)
     (site / "build.json").write_text(json.dumps({"renderer": "Quarto 1.8.27"}))
     assert renderer_of(tmp_path) == "Quarto 1.8.27"
+
+
+def test_with_tests_the_suite_is_timed_after_the_report(tmp_path, monkeypatch):
+    from analysis.tools import fresh_clone as fc
+
+    ran = []
+
+    def fake_step(argv, cwd, env, log):
+        ran.append(argv)
+        return {"seconds": 2.0, "cpu_seconds": 1.0, "peak_memory_mib": 5, "exit_status": 0}
+
+    monkeypatch.setattr(fc, "run_step", fake_step)
+    monkeypatch.setattr(fc.subprocess, "run", lambda *a, **k: None)
+    (tmp_path / "clone").mkdir()
+    plain = fc.measure("c" * 40, tmp_path / "clone", tmp_path / "c1", tmp_path / "log")
+    assert "tests" not in plain and plain["ok"] and len(ran) == len(fc.STEPS) + 1
+    ran.clear()
+    timed = fc.measure("c" * 40, tmp_path / "clone", tmp_path / "c2", tmp_path / "log",
+                       tests=True)
+    assert ran[-2:] == [["make", "test-fast"], ["make", "test"]]
+    assert set(timed["tests"]) == {"test_fast", "test"} and timed["ok"]
+    assert timed["total_seconds"] == plain["total_seconds"]  # the report's cost alone
+
+
+def test_the_page_gives_the_test_times_or_says_they_are_not_measured():
+    from analysis.report.variables import fresh_clone_vars
+
+    record = {"commit": "c" * 40, "total_seconds": 10,
+              "tests": {"test_fast": {"seconds": 75.2, "exit_status": 0},
+                        "test": {"seconds": 900, "exit_status": 1}}}
+    got = fresh_clone_vars(record)
+    assert (got["test_fast"], got["test"]) == ("1 min 15 s", "not measured yet")
+    got = fresh_clone_vars({"commit": "c" * 40})
+    assert (got["test_fast"], got["test"]) == ("not measured yet", "not measured yet")

@@ -272,6 +272,26 @@ def _bibtex(key: str, kind: str, fields: dict[str, str]) -> str:
     return f"@{kind}{{{key},\n{body}\n}}"
 
 
+SWH_RESOLVER = "https://archive.softwareheritage.org/"
+
+
+def release_citation(ref: dict) -> str:
+    """The study's data as ``CITATION.cff`` cites it: the authors' repository at the
+    commit and, beside it, the same commit's SWHIDs in Software Heritage (which keeps it
+    if the repository goes); ``""`` without a data reference."""
+    repo, commit = str(ref.get("repository-code") or ""), str(ref.get("commit") or "")
+    if not repo:
+        return ""
+    swhids = [str(i.get("value")) for i in ref.get("identifiers") or []
+              if i.get("type") == "swh" and re.fullmatch(r"swh:1:\w{3}:[0-9a-f]{40}",
+                                                          str(i.get("value")))]
+    kept = ("; in Software Heritage: " + ", ".join(
+        _link(SWH_RESOLVER + s, s) for s in swhids)) if swhids else ""
+    where = f"{repo}/tree/{commit}" if commit else repo
+    return ("<p><strong>The data</strong></p><p>The authors' release, "
+            f"{_link(where, where)}{kept}.</p>")
+
+
 def how_to_cite(cff: dict) -> str:
     """A "How to cite" block built from ``CITATION.cff``: the study and this package (while
     the package is not published, :func:`published_repository`, it says so and names no
@@ -302,9 +322,10 @@ def how_to_cite(cff: dict) -> str:
                    "cite. Cite the study; this package's citation appears here once "
                    "<code>repository-code</code> and the authors are set in CITATION.cff.")
     bib = "\n\n".join(entries)
+    data = release_citation(release_reference(cff))
     return raw_html_block(
         '<div class="cite"><p><strong>The study</strong></p>'
-        f"<p>{esc(study)}</p><p><strong>This reproduction package</strong></p>"
+        f"<p>{esc(study)}</p>{data}<p><strong>This reproduction package</strong></p>"
         f"<p>{package}</p><details><summary>BibTeX</summary>"
         f'<pre class="bibtex">{esc(bib)}</pre></details>'
         "<p>Built from <code>CITATION.cff</code> in the repository.</p></div>")

@@ -151,3 +151,18 @@ def test_the_study_now_names_each_part_its_annotators_and_the_data(project):
     links = overview.study_links({}, {}, parts)
     assert "This build's data: the release + 1 batch, 14 reports" in links
     assert "&lt;b&gt;: 4" in links
+
+
+def test_the_data_is_cited_with_its_swhids_beside_the_repository():
+    ref = {"type": "data", "repository-code": "https://github.com/o/r", "commit": "c" * 40,
+           "identifiers": [{"type": "swh", "value": "swh:1:rev:" + "c" * 40},
+                           {"type": "swh", "value": "swh:1:dir:" + "d" * 40},
+                           {"type": "swh", "value": "swh:1:dir:<script>"}]}
+    cited = overview.release_citation(ref)
+    assert f'<a href="https://github.com/o/r/tree/{"c" * 40}">' in cited
+    for swhid in ("swh:1:rev:" + "c" * 40, "swh:1:dir:" + "d" * 40):
+        assert f'<a href="https://archive.softwareheritage.org/{swhid}">{swhid}</a>' in cited
+    assert "script" not in cited
+    cite = overview.how_to_cite({"preferred-citation": {"title": "T"}, "references": [ref]})
+    assert "<strong>The data</strong>" in cite and "swh:1:rev:" in cite
+    assert overview.release_citation({}) == ""
