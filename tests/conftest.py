@@ -8,6 +8,18 @@ from analysis.core.paths import PATHS
 from analysis.core.projects import Projects
 from analysis.core.taxonomy import load_taxonomy
 from tests.support.dumps import small_dump
+from tests.support.tiers import forbid_slow_work
+
+
+@pytest.fixture(autouse=True)
+def _fast_tier_guard(request, monkeypatch):
+    """Tests outside the slow tier may not start notebooks, DVC or renders
+    (tests/support/tiers.py)."""
+    if request.node.get_closest_marker("slow"):
+        yield
+        return
+    with forbid_slow_work(monkeypatch):
+        yield
 
 
 @pytest.fixture
@@ -50,10 +62,15 @@ def pytest_configure(config):
         config.option.maxschedchunk = 1
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     """Slow tests first, and first of all one test that needs each shared pipeline run, so
     that the workers build the runs side by side at the start; each group keeps pytest's
     order (and so its fixtures' grouping)."""
+    for item in items:  # end-to-end tests and users of a shared pipeline run are slow
+        if (item.path.parent.name == "e2e"
+                or any(name in getattr(item, "fixturenames", ()) for name in SHARED_RUNS)):
+            item.add_marker(pytest.mark.slow)
     first = []
     for name in SHARED_RUNS:  # the user with the fewest other fixtures to set up
         users = [i for i in items if name in getattr(i, "fixturenames", ()) and i not in first]
