@@ -104,9 +104,10 @@ serve:
 test: $(STAMP)
 	$(RUN) python -m pytest -n 2 $(PYTEST_ARGS)
 
-## unit tests only (seconds)
+## the fast tier: every test that runs no notebook, no DVC stage and no render (a guard
+## in tests/conftest.py fails any that does; those are marked slow)
 test-fast: $(STAMP)
-	$(RUN) python -m pytest -m "not slow" $(PYTEST_ARGS)
+	$(RUN) python -m pytest -n 2 -m "not slow" $(PYTEST_ARGS)
 
 ## the test suite with line coverage of src/analysis (pipeline subprocesses included; settings
 ## in tests/coverage.cfg), per module in the terminal

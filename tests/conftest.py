@@ -2,12 +2,32 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
+from pathlib import Path
+
 import pytest
 
 from analysis.core.paths import PATHS
 from analysis.core.projects import Projects
 from analysis.core.taxonomy import load_taxonomy
+from analysis.tools.nbrun import STAGE_LOG
 from tests.support.dumps import small_dump
+from tests.support.runs import stage_runs, summary
+from tests.support.tiers import forbid_slow_work
+
+STAGE_LOG_KEY = pytest.StashKey[Path]()
+
+
+@pytest.fixture(autouse=True)
+def _fast_tier_guard(request, monkeypatch):
+    """Tests outside the slow tier may not start notebooks, DVC or renders
+    (tests/support/tiers.py)."""
+    if request.node.get_closest_marker("slow"):
+        yield
+        return
+    with forbid_slow_work(monkeypatch):
+        yield
 
 
 @pytest.fixture
@@ -42,18 +62,30 @@ SHARED_RUNS = ("small_run", "site_project", "team_study")
 
 
 def pytest_configure(config):
-    """Under pytest-xdist (`make test`: -n 2), hand the workers one test at a time instead of
+    """The stage log that counts the session's pipeline runs is set once, by the process
+    that starts the workers (they inherit it); see tests/support/runs.py.
+
+    Under pytest-xdist (`make test`: -n 2), hand the workers one test at a time instead of
     long slices of the collection (unless --maxschedchunk says otherwise), so that the long
     pipeline tests that come first (below) spread over the workers and the short ones fill
     in at the end."""
+    if not os.environ.get(STAGE_LOG):
+        log = Path(tempfile.mkdtemp(prefix="stage-log-")) / "stages.log"
+        os.environ[STAGE_LOG] = str(log)
+        config.stash[STAGE_LOG_KEY] = log
     if getattr(config.option, "maxschedchunk", 0) is None:
         config.option.maxschedchunk = 1
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     """Slow tests first, and first of all one test that needs each shared pipeline run, so
     that the workers build the runs side by side at the start; each group keeps pytest's
     order (and so its fixtures' grouping)."""
+    for item in items:  # end-to-end tests and users of a shared pipeline run are slow
+        if (item.path.parent.name == "e2e"
+                or any(name in getattr(item, "fixturenames", ()) for name in SHARED_RUNS)):
+            item.add_marker(pytest.mark.slow)
     first = []
     for name in SHARED_RUNS:  # the user with the fewest other fixtures to set up
         users = [i for i in items if name in getattr(i, "fixturenames", ()) and i not in first]
@@ -62,3 +94,10 @@ def pytest_collection_modifyitems(config, items):
     rest = [i for i in items if i not in first]
     slow = [i for i in rest if i.get_closest_marker("slow")]
     items[:] = first + slow + [i for i in rest if not i.get_closest_marker("slow")]
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    """The number of pipeline runs the session made, at the end of its report."""
+    log = config.stash.get(STAGE_LOG_KEY, None)
+    if log is not None:
+        terminalreporter.write_line(summary(stage_runs(log)))

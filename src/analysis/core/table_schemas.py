@@ -62,10 +62,43 @@ _WORD = re.compile(r"\{([A-Z][A-Z0-9_]*)\}")
 
 
 @cache
+def shared_declarations() -> dict[str, Any]:
+    """core/columns.yaml as data: its ``words`` and its ``fields``."""
+    return safe_load(SHARED_WORDS.read_text(encoding="utf-8")) or {}
+
+
+@cache
 def shared_words() -> dict[str, str]:
     """The words of :data:`SHARED_WORDS` with those of :data:`CODE_WORDS`."""
-    data = safe_load(SHARED_WORDS.read_text(encoding="utf-8")) or {}
-    return {**CODE_WORDS, **(data.get("words") or {})}
+    return {**CODE_WORDS, **(shared_declarations().get("words") or {})}
+
+
+def shared_fields() -> dict[str, dict[str, Any]]:
+    """The columns several stages' tables share (``fields`` of core/columns.yaml), each
+    declared once with its kind, description and checks."""
+    return shared_declarations().get("fields") or {}
+
+
+def with_field(spec: Mapping[str, Any], fields: Mapping[str, Mapping[str, Any]],
+               where: str) -> Mapping[str, Any]:
+    """A column declaration with its shared field filled in.
+
+    A stage declares a shared column as ``field: NAME`` (a field of core/columns.yaml);
+    ``also: TEXT`` adds what is particular to its table to the field's description (after
+    "; "), and any other key (``nullable``, ``low``, ...) overrides the field's. A column
+    declared in full is returned as it is.
+    """
+    if "field" not in spec:
+        return spec
+    name = spec["field"]
+    if name not in fields:
+        raise ValueError(f"{where}: no field {name!r} in core/columns.yaml; fields: "
+                         f"{', '.join(sorted(fields))}")
+    declared = dict(fields[name])
+    kind = next(k for k in declared if k in BUILDERS)
+    if "also" in spec:
+        declared[kind] = f"{declared[kind]}; {spec['also']}"
+    return {**declared, **{k: v for k, v in spec.items() if k not in ("field", "also")}}
 
 
 def expand(text: str, words: Mapping[str, str], where: str) -> str:
@@ -86,7 +119,9 @@ def column_of(spec: Mapping[str, Any], words: Mapping[str, str], where: str,
     """The pandera column a declaration's column ``spec`` describes: one key names its kind
     (a builder of :data:`~analysis.core.columns.BUILDERS`) and holds the description; the
     others are the builder's options (``words`` may name a list of :data:`CODE_LISTS`).
-    ``regex`` overrides the spec's own."""
+    ``regex`` overrides the spec's own. A shared column (``field:``) is filled in from
+    core/columns.yaml first (:func:`with_field`)."""
+    spec = with_field(spec, shared_fields(), where)
     kinds = [k for k in spec if k in BUILDERS]
     if len(kinds) != 1:
         raise ValueError(f"{where}: give one kind of {', '.join(BUILDERS)}; got {list(spec)}")

@@ -162,3 +162,35 @@ def test_the_agreement_targets_use_the_rows_when_at_hand():
 
 def test_builders_accept_the_regex_option():
     assert text("names from the data", regex=True).regex
+
+
+# --------------------------------------------------------------------------- shared fields
+
+def test_a_field_fills_in_kind_description_and_checks():
+    from analysis.core.table_schemas import with_field
+
+    fields = {"project": {"text": "the project's folder name", "words": ["a", "b"]}}
+    assert with_field({"field": "project"}, fields, "t") == fields["project"]
+    assert with_field({"field": "project", "also": "`Sum` on the last row", "nullable": True},
+                      fields, "t") == {"text": "the project's folder name; `Sum` on the last row",
+                                       "words": ["a", "b"], "nullable": True}
+    assert with_field({"count": "n"}, fields, "t") == {"count": "n"}
+    with pytest.raises(ValueError, match="t: no field 'projekt'.*fields: project"):
+        with_field({"field": "projekt"}, fields, "t")
+
+
+def test_a_column_several_tables_share_is_declared_once():
+    """No column is declared in full, word for word, in two tables: the second names the
+    field of core/columns.yaml (docs/adding-a-stage.md, "Declaring the tables")."""
+    import json
+    from collections import Counter
+
+    seen: Counter = Counter()
+    for stage in STAGES:
+        declared = stage_declaration(stage)
+        for section in ("tables", "processed"):
+            for table_name, spec in (declared.get(section) or {}).items():
+                for name, col in (spec.get("columns") or {}).items():
+                    if "field" not in col:
+                        seen[(name, json.dumps(col, sort_keys=True))] += 1
+    assert [key for key, n in seen.items() if n > 1] == []

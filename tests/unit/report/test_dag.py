@@ -5,20 +5,24 @@ from __future__ import annotations
 
 import shutil
 
+import pytest
+
 from analysis.core.paths import ROOT
 from analysis.report.dag import dvc_mermaid, graph_from_dvc_yaml, pipeline_graph, to_mermaid
 
 
+@pytest.mark.slow  # starts DVC
 def test_the_text_derived_from_dvc_yaml_is_the_one_dvc_gives():
     assert dvc_mermaid(ROOT) == to_mermaid(*graph_from_dvc_yaml(ROOT / "dvc.yaml"))
 
 
+@pytest.mark.slow  # asks DVC first
 def test_outside_a_dvc_repository_the_graph_is_derived_from_dvc_yaml(tmp_path):
     for name in ("dvc.yaml", "params.yaml"):  # the foreach stages read params.yaml's lists
         shutil.copyfile(ROOT / name, tmp_path / name)
     text, how = pipeline_graph(tmp_path)
     assert how == "derived from dvc.yaml"
-    assert text == to_mermaid(*graph_from_dvc_yaml(ROOT / "dvc.yaml"))
+    assert text == to_mermaid(*graph_from_dvc_yaml(tmp_path / "dvc.yaml"))
 
 
 def test_a_foreach_stage_is_one_stage_an_item_of_its_list(tmp_path):
