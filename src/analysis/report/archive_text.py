@@ -13,9 +13,12 @@ who deposit it must fill in.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
+
+from analysis.core.paths import Paths
 
 # Where the rebuild reads the release inside source/ (ingest.source's default).
-RELEASE_FOLDER = "data/release"
+RELEASE_FOLDER = Paths(Path(".")).release.as_posix()
 # The file of source/ that names the commit it was archived from (no .git in the archive).
 COMMIT_FILE = "COMMIT"
 DATA_TERMS_NAME = "The study authors' terms (their release states no licence)"

@@ -31,7 +31,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from analysis.core.paths import PATHS
+from analysis.core.paths import PATHS, Paths
 from analysis.core.safeyaml import safe_load
 from analysis.report.datapackage import PACKAGE_NAME
 
@@ -203,8 +203,9 @@ def check(folder: Path) -> list[tuple[bool, str]]:
     out += [(False, f"  {w}") for w in wrong]
     ok, last = run_tool(["frictionless", "validate", "datapackage.json"], folder / "downloads")
     out.append((ok, f"Frictionless, downloads/datapackage.json: {'valid' if ok else last}"))
-    ok, last = run_tool(["cffconvert", "--validate", "-i", "CITATION.cff"], folder)
-    out.append((ok, f"cffconvert, CITATION.cff: {last}"))
+    citation = Paths(Path(".")).citation.name
+    ok, last = run_tool(["cffconvert", "--validate", "-i", citation], folder)
+    out.append((ok, f"cffconvert, {citation}: {last}"))
     return out
 
 

@@ -65,6 +65,7 @@ IN_PROJECT = Paths(Path("."))
 SHIPPED_FROM = IN_PROJECT.downloads.as_posix()
 CITATION, WORKFLOW, PARAMS = (IN_PROJECT.citation.name, IN_PROJECT.dvc_yaml.name,
                               IN_PROJECT.params.name)
+LICENCE = IN_PROJECT.licence.name
 SPDX = "https://spdx.org/licenses/"
 # DVC's setting for a project that is not in a git repository (`dvc init --no-scm`).
 NO_SCM = "[core]\n    no_scm = true\n"
@@ -277,7 +278,7 @@ def describe_files(crate, stage: Path, cff: dict, commit: Commit):
            "carries the commit's date (created)", data_terms)
     file("README.md", "what the archive holds, how to rebuild the site from source/, the "
          "terms, and what the depositors fill in", "text/markdown", about=root)
-    file("LICENSE", "the code's licence", "text/plain")
+    file(LICENCE, "the code's licence", "text/plain")
     file(CITATION, "how to cite this package and the study")
     file(".zenodo.json", "Zenodo's metadata, derived from CITATION.cff", "application/json")
     dvc = crate.add(ComputerLanguage(crate, DVC["@id"], properties={
@@ -400,7 +401,7 @@ def stage_archive(root: Path, stage: Path, commit: Commit, paths: Paths) -> dict
     cff = safe_load(paths.citation.read_text(encoding="utf-8")) or {}
     write_json(stage / ".zenodo.json", zenodo_metadata(cff, commit))
     without_git(stage / "source", commit)
-    shutil.copyfile(stage / "source" / "LICENSE", stage / "LICENSE")
+    shutil.copyfile(stage / "source" / LICENCE, stage / LICENCE)
     (stage / "README.md").write_text(archive_readme(cff, stage.name, commit.sha),
                                      encoding="utf-8")
     return cff

@@ -189,7 +189,7 @@ def test_a_column_several_tables_share_is_declared_once():
     for stage in STAGES:
         declared = stage_declaration(stage)
         for section in ("tables", "processed"):
-            for table_name, spec in (declared.get(section) or {}).items():
+            for spec in (declared.get(section) or {}).values():
                 for name, col in (spec.get("columns") or {}).items():
                     if "field" not in col:
                         seen[(name, json.dumps(col, sort_keys=True))] += 1
