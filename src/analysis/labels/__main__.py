@@ -42,6 +42,7 @@ from analysis.labels.decisions import read_decisions
 from analysis.labels.extend import extend_dump
 from analysis.labels.merge import MergeResult, SheetProblems, left_out, merge_inputs
 from analysis.labels.readers import read_input
+from analysis.labels.records import summary_line
 from analysis.labels.sheets import (
     DEFAULT_SEED,
     FORMATS,
@@ -89,23 +90,6 @@ def sheets_selection(paths: list[str]) -> str | None:
         return read_input(Path(paths[0])).source.selection or None
     except (InputError, OSError):
         return None
-
-
-def summary_line(record: dict, out: str) -> str:
-    """One line saying what the merge did."""
-    projects = record["projects"].values()
-    majority = sum(p["with_majority"] for p in projects)
-    by_all = sum(p["excluded_by_all"] for p in projects)
-    names = [n for n in record.get("annotator_names") or [] if n]
-    return (f"merge: {record['annotators']} annotators"
-            + (f" ({', '.join(names)})" if names else "")
-            + f", {record['candidates']:,} candidates in "
-            f"{len(record['projects'])} project(s): {record['labelled']:,} labelled "
-            f"({majority:,} by a majority, {record['labelled'] - majority:,} by decision), "
-            f"{record['excluded']:,} excluded ({by_all:,} by all annotators, "
-            f"{record['excluded'] - by_all:,} by decision), {record['undecided']:,} "
-            f"undecided{' (left out of the batch)' if record['undecided'] else ''}; "
-            f"{record['adjudication']:,} on labels/adjudication.csv; wrote {out}")
 
 
 def undecided_lines(result: MergeResult, args: argparse.Namespace) -> list[str]:

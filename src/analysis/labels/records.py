@@ -1,7 +1,8 @@
 """The JSON records a study and a batch carry, checked before anything reads them: a
 study's ``labels/batches.json`` (its batches, their label columns and counts) and a batch's
 ``labels/merge.json`` (what merge read). Each problem is one message naming the file, the
-batch and the field."""
+batch and the field. Also the one line that sums up a merge's record, which the command
+line and the merge stage print."""
 
 from __future__ import annotations
 
@@ -144,3 +145,20 @@ def names_problem(names: object, count: object) -> str | None:
     if len(given) != len(set(given)):
         return "names someone twice"
     return None
+
+
+def summary_line(record: dict, out: str) -> str:
+    """One line saying what the merge did."""
+    projects = record["projects"].values()
+    majority = sum(p["with_majority"] for p in projects)
+    by_all = sum(p["excluded_by_all"] for p in projects)
+    names = [n for n in record.get("annotator_names") or [] if n]
+    return (f"merge: {record['annotators']} annotators"
+            + (f" ({', '.join(names)})" if names else "")
+            + f", {record['candidates']:,} candidates in "
+            f"{len(record['projects'])} project(s): {record['labelled']:,} labelled "
+            f"({majority:,} by a majority, {record['labelled'] - majority:,} by decision), "
+            f"{record['excluded']:,} excluded ({by_all:,} by all annotators, "
+            f"{record['excluded'] - by_all:,} by decision), {record['undecided']:,} "
+            f"undecided{' (left out of the batch)' if record['undecided'] else ''}; "
+            f"{record['adjudication']:,} on labels/adjudication.csv; wrote {out}")

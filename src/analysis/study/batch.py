@@ -24,8 +24,8 @@ import pandas as pd
 from analysis.core.errors import InputError, user_error_line
 from analysis.core.paths import PATHS, DumpLayout
 from analysis.core.taxonomy import load_taxonomy
-from analysis.labels.__main__ import summary_line
 from analysis.labels.merge import SheetProblems, folder_inputs, merge_folder, read_inputs
+from analysis.labels.records import summary_line
 from analysis.study import ledger
 
 PROG = "merge"
