@@ -59,6 +59,7 @@ from functools import partial
 from pathlib import Path
 
 from analysis.core.artifacts import recover_folder, to_json_text
+from analysis.core.csvtext import csv_text
 from analysis.core.dump import (
     ISSUE_DIR,
     ProjectFiles,
@@ -204,10 +205,9 @@ def read_excluded(raw: bytes, rel: str, default_batch: str | None
 
 
 def csv_bytes(rows: list[list[str]]) -> bytes:
-    """Rows as UTF-8 CSV with LF line endings, quoted where needed."""
-    out = io.StringIO()
-    csv.writer(out, lineterminator="\n").writerows(rows)
-    return out.getvalue().encode("utf-8")
+    """Rows as UTF-8 CSV with LF line endings, quoted where needed
+    (:func:`~analysis.core.csvtext.csv_text`)."""
+    return csv_text(rows).encode("utf-8")
 
 
 def digest(files: dict[str, bytes]) -> str:

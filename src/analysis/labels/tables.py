@@ -41,6 +41,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from analysis.core.csvtext import csv_text
 from analysis.core.dump import csv_records
 from analysis.core.dumpfiles import read_plain_file
 from analysis.core.encoding import sniff_encoding
@@ -287,9 +288,7 @@ def read_candidates(path: Path, reader: str = "labels merge") -> pd.DataFrame:
 def csv_bytes(rows: list[list[str]]) -> bytes:
     """Rows as a CSV for a spreadsheet program: BOM, CRLF, quoted where needed (cells as
     given: :func:`spreadsheet_csv` neutralises them)."""
-    out = io.StringIO()
-    csv.writer(out, lineterminator="\r\n").writerows(rows)
-    return codecs.BOM_UTF8 + out.getvalue().encode("utf-8")
+    return codecs.BOM_UTF8 + csv_text(rows, lineterminator="\r\n").encode("utf-8")
 
 
 def spreadsheet_csv(frame: pd.DataFrame) -> bytes:
