@@ -56,9 +56,11 @@ from pathlib import Path
 import pandas as pd
 
 from analysis.core.artifacts import atomic_folder, to_json_text
+from analysis.core.dates import date_problem
 from analysis.core.errors import InputError
 from analysis.core.paths import SheetPaths
 from analysis.core.textsafe import neutralise_cell
+from analysis.core.urls import url_problem
 from analysis.labels.codebook import CONFIDENCE, EXCLUDED, UNSURE, Codebook
 from analysis.labels.tables import csv_bytes
 from analysis.select.engine import selection_id
@@ -134,6 +136,14 @@ def check_candidates(candidates: pd.DataFrame) -> pd.DataFrame:
     for column in OPTIONAL_CANDIDATE_COLUMNS:
         if column not in frame:
             frame[column] = ""
+    for i, (url, created) in enumerate(zip(frame["url"], frame["created_at"], strict=True)):
+        why = url_problem(url.strip())
+        if why is None and (when := date_problem(created)) is not None:
+            why = f"{url.strip()}: the creation date {when}"
+        if why is not None:
+            raise InputError(f"candidate {i + 1}: {why}", row=i + 1,
+                             fix="give the candidates.csv select wrote (select sets such "
+                                 "issues aside)")
     dup = frame.duplicated(["project", "url"], keep="first")
     if dup.any():
         first = frame[dup].iloc[0]

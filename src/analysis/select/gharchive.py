@@ -250,10 +250,10 @@ def scan_file(path: str | Path, pattern: re.Pattern[bytes], tally: Tally,
     and every event is counted once: a record yielded, a record skipped for a reason
     (``missing_url``, ``bad_url``, ``missing_created_at``, ``created_at_out_of_range``:
     :func:`~analysis.select.formats.skip_reason`; ``malformed_event``: a line that is no
-    JSON object, or whose ``payload`` or ``repo`` is not one), or ``other_events`` (another repository or
-    another type, counted without being parsed). An hour of the pre-2015 schema is refused
-    (:func:`schema_problem`); so is a line longer than ``limits.line`` or more than
-    ``limits.file`` bytes decompressed, each in one message."""
+    JSON object, or whose ``payload`` or ``repo`` is not one), or ``other_events``
+    (another repository or another type, counted without being parsed). An hour of the
+    pre-2015 schema is refused (:func:`schema_problem`); so is a line longer than
+    ``limits.line`` or more than ``limits.file`` bytes decompressed, each in one message."""
     path = Path(path)
     name = path.name
     if not path.is_file():
