@@ -184,3 +184,34 @@ def test_a_huge_title_and_labels_are_cut_so_the_sheets_can_read_them(tmp_path, c
     code = labels_cli.main(["sheets", str(out / "selection/candidates.csv"),
                             "--annotators", "2", "--out", str(out)])
     assert code == 0, capsys.readouterr().err
+
+
+def test_a_second_select_for_the_same_out_meanwhile_is_one_line(inputs, tmp_path, capsys):
+    """Two selects for one --out at once both said "wrote": the second now stops in one
+    line while the first holds the folder (its lock: flock on the folder), and runs once
+    the first has ended."""
+    import fcntl
+    import os
+
+    out = tmp_path / "out"
+    out.mkdir()
+    held = os.open(out, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)  # what a running select holds
+        code, stdout, err = run(capsys, *inputs, "--known", "none")
+    finally:
+        os.close(held)
+    assert code == 1 and "wrote" not in stdout
+    assert err == (f"select: {out}: another select is writing this folder now -> wait for "
+                   "it to end, or choose another --out\n")
+    assert list(out.iterdir()) == []
+    code, stdout, _ = run(capsys, *inputs, "--known", "none")
+    assert code == 0 and "wrote" in stdout
+
+
+def test_a_refused_select_leaves_no_folder_it_made(tmp_path, capsys):
+    out = tmp_path / "new" / "out"
+    code, _, err = run(capsys, str(tmp_path / "missing.json"), "--out", str(out),
+                       "--known", "none", "--projects", str(tmp_path / "none.yaml"))
+    assert code == 1 and err.count("\n") == 1
+    assert not out.exists()
