@@ -59,7 +59,7 @@ from analysis.core.artifacts import atomic_folder, to_json_text
 from analysis.core.dates import date_problem
 from analysis.core.errors import InputError
 from analysis.core.paths import SheetPaths
-from analysis.core.textsafe import neutralise_cell
+from analysis.core.textsafe import marker, neutralise_cell
 from analysis.core.urls import url_problem
 from analysis.labels.codebook import CONFIDENCE, EXCLUDED, UNSURE, Codebook
 from analysis.labels.tables import csv_bytes
@@ -295,6 +295,17 @@ def style_sheet(sheet, rows: list[list[str]], widths: dict[str, int], unlocked: 
     protection.autoFilter = protection.sort = False
 
 
+def workbook_text(cell: object) -> object:
+    """A cell as a worksheet can hold it: the control characters the workbook format
+    cannot (C0 controls but tab, line feed and carriage return; openpyxl refuses them)
+    shown as markers (``⟨U+0001⟩``: :func:`~analysis.core.textsafe.marker`)."""
+    from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
+
+    if not isinstance(cell, str) or not ILLEGAL_CHARACTERS_RE.search(cell):
+        return cell
+    return ILLEGAL_CHARACTERS_RE.sub(lambda m: marker(m.group()), cell)
+
+
 def workbook_bytes(rows: list[list[str]], codes: list[str],
                    codebook: Codebook | None = None, title: str = "labels") -> bytes:
     """A sheet as an Excel workbook (see the module docstring), the codebook on a second
@@ -306,7 +317,7 @@ def workbook_bytes(rows: list[list[str]], codes: list[str],
     sheet = book.active
     sheet.title = title
     for row in rows:
-        sheet.append(row)
+        sheet.append([workbook_text(c) for c in row])
     style_sheet(sheet, rows, WIDTHS, ANSWER_COLUMNS)
     url = column_letter(rows[0], "url")
     for cell in sheet[url][1:]:
