@@ -93,10 +93,12 @@ def blank_sheets(folder: Path, candidates: pd.DataFrame, annotators: int | list[
 
 def issues_of(repo: str, count: int, year: int = 2025) -> tuple[list[str], pd.DataFrame]:
     """``count`` candidates of one project (named by the repository's name): their URLs,
-    and the frame select gives (creation dates month by month, titles "issue N")."""
+    and the frame select gives (creation dates month by month, on the 1st, then the 2nd...
+    past twelve; titles "issue N")."""
     urls = [f"https://github.com/{repo}/issues/{i}" for i in range(1, count + 1)]
-    return urls, candidates_frame([(repo.split("/")[1], u, f"{year}-{i:02d}-01T00:00:00Z",
-                                    f"issue {i}") for i, u in enumerate(urls, 1)])
+    return urls, candidates_frame([(repo.split("/")[1], u,
+                                    f"{year}-{(i - 1) % 12 + 1:02d}-{(i - 1) // 12 + 1:02d}"
+                                    "T00:00:00Z", f"issue {i}") for i, u in enumerate(urls, 1)])
 
 
 def fill_workbook(path: Path, decisions: dict[str, tuple[str, str]],

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # a writer's argument; the pipeline's launcher imports no pandas
     import pandas as pd
 
+from analysis.core.csvtext import frame_csv_text
 from analysis.core.errors import InputError
 from analysis.core.paths import Paths
 
@@ -241,13 +242,13 @@ def read_json(path: str | os.PathLike[str]) -> Any:
 
 def write_csv(path: str | os.PathLike[str], frame: pd.DataFrame, **kwargs: Any) -> Path:
     """Write a DataFrame as UTF-8 CSV with LF endings and no index, floats at a fixed
-    precision (:func:`csv_float`), atomically."""
+    precision (:func:`csv_float`), atomically; a cell holding a line break of any kind is
+    quoted, so that the file reads back as the rows written
+    (:func:`~analysis.core.csvtext.frame_csv_text`)."""
     kwargs.setdefault("index", False)
     kwargs.setdefault("lineterminator", "\n")
     kwargs.setdefault("float_format", csv_float)
-    with atomic_path(path) as tmp:
-        frame.to_csv(tmp, encoding="utf-8", **kwargs)
-    return Path(path)
+    return write_text(path, frame_csv_text(frame, **kwargs))
 
 
 def write_parquet(path: str | os.PathLike[str], frame: pd.DataFrame) -> Path:

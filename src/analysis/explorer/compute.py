@@ -70,15 +70,23 @@ def _codes(values: pd.Series, order: list) -> list[int]:
     return [index[v] for v in values]
 
 
+# The largest whole number a browser's JavaScript reads exactly from JSON
+# (Number.MAX_SAFE_INTEGER): a larger issue number is kept as text, or the page would
+# show (and link) another number.
+MAX_SAFE_INTEGER = 2**53 - 1
+
+
 def split_url(url: object) -> tuple[str | None, str | int]:
     """(prefix, last segment) of a linkable issue URL, the segment as a number when it
-    reads back the same (shorter in JSON); (None, the text) of any other URL, which the
-    page shows as text, never as a link."""
+    reads back the same, in JSON and in the page's JavaScript (shorter in JSON: at most
+    :data:`MAX_SAFE_INTEGER`); (None, the text) of any other URL, which the page shows as
+    text, never as a link."""
     safe = safe_issue_url(url)
     if not safe:
         return None, str(url)
     prefix, _, last = safe.rpartition("/")
-    number = last.isascii() and last.isdigit() and str(int(last)) == last
+    number = (last.isascii() and last.isdigit() and str(int(last)) == last
+              and int(last) <= MAX_SAFE_INTEGER)
     return prefix, int(last) if number else last
 
 

@@ -15,6 +15,8 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from analysis.core.dates import year_problem
+from analysis.core.dump import ISSUE_DIR, YEAR_FILE_RE
 from analysis.core.dumpfiles import copy_dump_file, sha256_dump_file, walk_dump
 from analysis.core.dumpsafety import DEFAULT_MAX_FILES, name_limits
 from analysis.core.errors import InputError
@@ -41,10 +43,27 @@ def copy_dump(root: Path, staged: Path, final: Path, max_files: int = DEFAULT_MA
     pass (:func:`copy_dump_file`), in path order."""
     walk = walk_dump(root, max_files, name_limits(staged, staged, final),
                      setting=MAX_FILES_SETTING)
+    if (problem := year_file_problem(walk.files)) is not None:
+        raise problem
     hashes = {rel: copy_dump_file(rel, walk.files[rel], staged / rel, final=final / rel,
                                  reader=READER)
               for rel in sorted(walk.files) if only is None or rel in only}
     return Copied(hashes, sorted(walk.files), walk.ignored)
+
+
+def year_file_problem(rels: Collection[str]) -> InputError | None:
+    """The refusal of the first project year file (``Issue Report/<P>/<P>_<year>.txt``)
+    named for a year a study cannot hold (:func:`analysis.core.dates.year_problem`: the
+    clean stage's schema would fail on it after every earlier step); None when there is
+    none."""
+    for rel in sorted(rels):
+        parts = PurePosixPath(rel).parts
+        m = YEAR_FILE_RE.match(parts[2]) if len(parts) == 3 and parts[0] == ISSUE_DIR else None
+        if m is not None and (why := year_problem(int(m["year"]))) is not None:
+            return InputError(f"a year file of {why}", file=rel,
+                              fix="name the file for the year its issues were created in "
+                                  "(their creation dates), or remove it")
+    return None
 
 
 def parse_manifest(text: str, name: str = "manifest") -> dict[str, str]:

@@ -31,8 +31,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis.core.dump import URL_RE
+from analysis.core.dates import date_problem
 from analysis.core.errors import InputError
+from analysis.core.urls import url_problem
 from analysis.labels.annotations import (
     Read,
     created_at_by_url,
@@ -115,8 +116,8 @@ def row_problems(rows: pd.DataFrame, name: str, codes: set[str]) -> list[InputEr
         url, project = rec.url.strip(), rec.project.strip()
         if not url:
             problem("url", "the row has no url", "url", DO_NOT_EDIT)
-        elif not URL_RE.match(url):
-            problem("url", f"{url!r} is not an http(s) URL", "url", DO_NOT_EDIT)
+        elif (why := url_problem(url)) is not None:
+            problem("url", why, "url", DO_NOT_EDIT)
         if not PROJECT_RE.match(project):
             problem("project", f"project {project!r} is not a plain folder name", "project",
                     DO_NOT_EDIT)
@@ -235,7 +236,9 @@ def missing_problems(reads: list[Read]) -> list[InputError]:
 
 
 def created_problems(table: pd.DataFrame) -> list[InputError]:
-    """Candidates without exactly one ISO creation date across the inputs."""
+    """Candidates without exactly one ISO creation date across the inputs, or with one a
+    study cannot hold (:func:`analysis.core.dates.date_problem`: select sets such issues
+    aside, so the date was edited or forged)."""
     found = []
     for url, dates in created_at_by_url(table).items():
         if not dates:
@@ -245,6 +248,9 @@ def created_problems(table: pd.DataFrame) -> list[InputError]:
         elif len(dates) > 1:
             found.append(InputError(f"{url} has different creation dates in the sheets: "
                                     + ", ".join(sorted(dates)), column="created_at",
+                                    fix=DO_NOT_EDIT))
+        elif (why := date_problem(next(iter(dates)))) is not None:
+            found.append(InputError(f"{url}: the creation date {why}", column="created_at",
                                     fix=DO_NOT_EDIT))
     return capped(found, "sheets", "candidates with a creation-date problem")
 

@@ -59,6 +59,8 @@ from functools import partial
 from pathlib import Path
 
 from analysis.core.artifacts import recover_folder, to_json_text
+from analysis.core.csvtext import csv_text
+from analysis.core.dates import ISO_DATE_RE, date_problem, year_problem
 from analysis.core.dump import (
     ISSUE_DIR,
     ProjectFiles,
@@ -177,6 +179,10 @@ def read_part(project: ProjectFiles, dump: DumpFiles, default_batch: str | None)
     part = Part(read_label_rows(raw, label, default_batch), raw={label: raw})
     for year, path in project.year_files.items():
         rel = dump.rel(path)
+        if (why := year_problem(year)) is not None:
+            raise InputError(f"a year file of {why}", file=rel,
+                             fix="name the file for the year its issues were created in, "
+                                 "or remove it")
         part.years[year] = (rel, dump.read_bytes(rel))
         part.raw[rel] = part.years[year][1]
     if project.excluded_file is not None:
@@ -201,15 +207,18 @@ def read_excluded(raw: bytes, rel: str, default_batch: str | None
         if not batch and not default_batch:
             raise InputError("the row names no batch", file=rel, line=int(rec.line),
                              column=BATCH_COLUMN, fix="write the batch the row came from")
+        when = str(rec.created_at).strip()
+        if ISO_DATE_RE.match(when) and (why := date_problem(when)) is not None:
+            raise InputError(f"the creation date {why}", file=rel, line=int(rec.line),
+                             column="Created_At", fix="write the issue's creation date")
         rows.append((rec.url, rec.created_at, batch or default_batch))
     return rows
 
 
 def csv_bytes(rows: list[list[str]]) -> bytes:
-    """Rows as UTF-8 CSV with LF line endings, quoted where needed."""
-    out = io.StringIO()
-    csv.writer(out, lineterminator="\n").writerows(rows)
-    return out.getvalue().encode("utf-8")
+    """Rows as UTF-8 CSV with LF line endings, quoted where needed
+    (:func:`~analysis.core.csvtext.csv_text`)."""
+    return csv_text(rows).encode("utf-8")
 
 
 def digest(files: dict[str, bytes]) -> str:

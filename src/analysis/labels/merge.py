@@ -62,8 +62,6 @@ temporary folder next to ``--out`` and moved into place only when complete.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from collections import Counter
 from collections.abc import Callable
@@ -72,6 +70,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from analysis.core import csvtext
 from analysis.core.artifacts import atomic_folder, recover_folder, to_json_text
 from analysis.core.batchfiles import read_record, read_record_file, walk_records
 from analysis.core.dumpfiles import DumpFiles
@@ -360,12 +359,8 @@ def sources_record(reads: list[Read]) -> list[dict]:
 
 
 def csv_text(header: list[str], rows: list[list[str]], lineterminator: str = "\n") -> str:
-    """Rows as CSV text (quoted where needed)."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator=lineterminator)
-    writer.writerow(header)
-    writer.writerows(rows)
-    return out.getvalue()
+    """Rows as CSV text (quoted where needed: :func:`analysis.core.csvtext.csv_text`)."""
+    return csvtext.csv_text([header, *rows], lineterminator)
 
 
 def dump_files(result: MergeResult) -> dict[Path, bytes]:

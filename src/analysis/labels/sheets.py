@@ -56,10 +56,12 @@ from pathlib import Path
 import pandas as pd
 
 from analysis.core.artifacts import atomic_folder, to_json_text
+from analysis.core.dates import date_problem
 from analysis.core.errors import InputError
 from analysis.core.paths import SheetPaths
 from analysis.core.people import NAME_FIX, name_problem, normal_name
-from analysis.core.textsafe import neutralise_cell
+from analysis.core.textsafe import marker, neutralise_cell
+from analysis.core.urls import url_problem
 from analysis.labels.codebook import CONFIDENCE, EXCLUDED, UNSURE, Codebook
 from analysis.labels.tables import csv_bytes
 from analysis.select.engine import selection_id
@@ -139,6 +141,14 @@ def check_candidates(candidates: pd.DataFrame) -> pd.DataFrame:
     for column in OPTIONAL_CANDIDATE_COLUMNS:
         if column not in frame:
             frame[column] = ""
+    for i, (url, created) in enumerate(zip(frame["url"], frame["created_at"], strict=True)):
+        why = url_problem(url.strip())
+        if why is None and (when := date_problem(created)) is not None:
+            why = f"{url.strip()}: the creation date {when}"
+        if why is not None:
+            raise InputError(f"candidate {i + 1}: {why}", row=i + 1,
+                             fix="give the candidates.csv select wrote (select sets such "
+                                 "issues aside)")
     dup = frame.duplicated(["project", "url"], keep="first")
     if dup.any():
         first = frame[dup].iloc[0]
@@ -313,6 +323,17 @@ def style_sheet(sheet, rows: list[list[str]], widths: dict[str, int], unlocked: 
     protection.autoFilter = protection.sort = False
 
 
+def workbook_text(cell: object) -> object:
+    """A cell as a worksheet can hold it: the control characters the workbook format
+    cannot (C0 controls but tab, line feed and carriage return; openpyxl refuses them)
+    shown as markers (``⟨U+0001⟩``: :func:`~analysis.core.textsafe.marker`)."""
+    from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
+
+    if not isinstance(cell, str) or not ILLEGAL_CHARACTERS_RE.search(cell):
+        return cell
+    return ILLEGAL_CHARACTERS_RE.sub(lambda m: marker(m.group()), cell)
+
+
 def workbook_bytes(rows: list[list[str]], codes: list[str],
                    codebook: Codebook | None = None, title: str = "labels") -> bytes:
     """A sheet as an Excel workbook (see the module docstring), the codebook on a second
@@ -324,7 +345,7 @@ def workbook_bytes(rows: list[list[str]], codes: list[str],
     sheet = book.active
     sheet.title = title
     for row in rows:
-        sheet.append(row)
+        sheet.append([workbook_text(c) for c in row])
     style_sheet(sheet, rows, WIDTHS, ANSWER_COLUMNS, wrap=("body",))
     url = column_letter(rows[0], "url")
     for cell in sheet[url][1:]:

@@ -43,6 +43,7 @@ from pathlib import Path
 import pandas as pd
 
 from analysis.core.batchfiles import read_record_file
+from analysis.core.csvtext import csv_text
 from analysis.core.encoding import sniff_encoding
 from analysis.core.errors import InputError
 from analysis.core.sizes import MAX_CELLS, MAX_COLUMNS, MAX_RECORD_BYTES, MAX_ROWS, over_limit
@@ -340,9 +341,7 @@ def read_candidates(path: Path, reader: str = "labels merge", raw: bytes | None 
 def csv_bytes(rows: list[list[str]]) -> bytes:
     """Rows as a CSV for a spreadsheet program: BOM, CRLF, quoted where needed (cells as
     given: :func:`spreadsheet_csv` neutralises them)."""
-    out = io.StringIO()
-    csv.writer(out, lineterminator="\r\n").writerows(rows)
-    return codecs.BOM_UTF8 + out.getvalue().encode("utf-8")
+    return codecs.BOM_UTF8 + csv_text(rows, lineterminator="\r\n").encode("utf-8")
 
 
 def spreadsheet_csv(frame: pd.DataFrame) -> bytes:

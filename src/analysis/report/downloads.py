@@ -24,6 +24,7 @@ import pandas as pd
 import pandera.pandas as pa
 
 from analysis.core.artifacts import atomic_folder, sha256_file, write_json
+from analysis.core.csvtext import csv_line
 from analysis.core.paths import Paths
 from analysis.core.safeyaml import safe_load
 from analysis.core.table_schemas import data_dictionary, schema_for
@@ -89,13 +90,12 @@ def neutralise_csv(src: Path, dest: Path) -> int:
     changed = 0
     with src.open(encoding="utf-8", newline="") as fin, \
             dest.open("w", encoding="utf-8", newline="") as fout:
-        writer = csv.writer(fout, lineterminator="\n")
         for row in csv.reader(fin):
             if any(map(str.startswith, row, repeat(FORMULA_START))):
                 out = [neutralise_cell(c) for c in row]
                 changed += sum(a != b for a, b in zip(row, out, strict=True))
                 row = out
-            writer.writerow(row)
+            fout.write(csv_line(row))
     return changed
 
 

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from analysis.core.errors import InputError, user_error_line
+from analysis.core.locks import folder_lock
 from analysis.core.paths import PATHS
 from analysis.core.projects import Projects
 from analysis.core.sizes import parse_size, size_text
@@ -155,10 +156,19 @@ def gitee_note(spec: Spec, inputs: list[str], record: dict) -> str | None:
 
 def run(args: argparse.Namespace, progress_enabled: bool) -> tuple[dict, str, list[str]]:
     """Check the arguments, select, write; return the summary, the engine's name and the
-    notes to print (an earlier selection set aside, Gitee projects without records)."""
+    notes to print (an earlier selection set aside, Gitee projects without records).
+    ``--out`` is locked from its check to the selection written (:func:`folder_lock`): a
+    second select for it meanwhile stops in one line."""
     if isinstance(args.workers, int) and args.workers < 1:
         raise InputError("--workers must be at least 1", column="--workers",
                          fix="give the number of worker processes, or auto")
+    with folder_lock(Path(args.out), "select"):
+        return run_locked(args, progress_enabled)
+
+
+def run_locked(args: argparse.Namespace,
+               progress_enabled: bool) -> tuple[dict, str, list[str]]:
+    """:func:`run` with ``--out`` locked."""
     out = Path(args.out)
     labelled = outputs.check_out(out, args.force, args.set_aside)
     spec = load_spec(args)

@@ -70,6 +70,13 @@ PROJECT_COUNTS = ("records", "pull_requests", "updates", "out_of_window", "dupli
 # whole body before it is cut; the whole issue is at its URL.
 BODY_CHARS = 4_000
 CUT_NOTE = "\n\n[cut at {limit:,} characters of {total:,}: the whole issue is at its URL]"
+# The most characters of an issue's title, and of its labels (their names joined by
+# ';'), a candidate keeps: GitHub allows 256 characters of title and 50 a label name,
+# so only a forged or damaged record is cut, and the candidates file stays readable by
+# the next steps (``labels sheets``, ``labels studio create``) whatever the input.
+TITLE_CHARS = 1_000
+LABELS_CHARS = 1_000
+SHORT_CUT_NOTE = " [cut at {limit:,} characters of {total:,}]"
 CANDIDATES_FILE = "candidates.csv"
 SUMMARY_FILE = "selection.json"
 SELECTION_DIR = "selection"
@@ -107,13 +114,25 @@ class PartResult(Tally):
     sightings: list[Sighting] = field(default_factory=list)
 
 
-def cut_body(body: str | None, limit: int = BODY_CHARS) -> str:
+def cut_body(body: str | None, limit: int = BODY_CHARS, note: str = CUT_NOTE) -> str:
     """An issue's body as a candidate keeps it: whole up to ``limit`` characters, else its
     first ``limit`` characters and a line saying how long it was (:data:`BODY_CHARS`)."""
     body = body or ""
     if len(body) <= limit:
         return body
-    return body[:limit] + CUT_NOTE.format(limit=limit, total=len(body))
+    return body[:limit] + note.format(limit=limit, total=len(body))
+
+
+def cut_title(title: str | None) -> str:
+    """An issue's title as a candidate keeps it: at most :data:`TITLE_CHARS` characters,
+    then a note saying how long it was."""
+    return cut_body(title, TITLE_CHARS, SHORT_CUT_NOTE)
+
+
+def cut_labels(labels: tuple[str, ...]) -> str:
+    """An issue's labels as a candidate keeps them: their names joined by ``;``, at most
+    :data:`LABELS_CHARS` characters, then a note saying how long they were."""
+    return cut_body(";".join(labels), LABELS_CHARS, SHORT_CUT_NOTE)
 
 
 def _canonical(url: str, repo_in_url: str, repository: str) -> str:
@@ -161,7 +180,7 @@ def select_batch(records: list[Record], spec: Spec, matchers: dict[int, Matcher]
             keep = [bool(t or b) for t, b in zip(t_ids, b_ids, strict=True)]
         for rec, t, b, k in zip(recs, t_ids, b_ids, keep, strict=True):
             result.sightings.append(Sighting(
-                index, rec.url, rec.created, rec.seen, rec.title or "", ";".join(rec.labels),
+                index, rec.url, rec.created, rec.seen, cut_title(rec.title), cut_labels(rec.labels),
                 matcher.names(t) if matcher else "", matcher.names(b) if matcher else "",
                 cut_body(rec.body) if k else "", k, f"{name}:{rec.where}", not rec.update))
 
@@ -355,7 +374,8 @@ def summary(sel: Selection) -> dict:
                         else "") + " (see analysis.select.matching)"),
         "order": "project order, then created_at, then url",
         "text": (f"title, body, labels and keywords of each issue's latest sighting (by "
-                 f"event or update time); bodies cut at {BODY_CHARS:,} characters"),
+                 f"event or update time); bodies cut at {BODY_CHARS:,} characters, titles "
+                 f"at {TITLE_CHARS:,}, labels at {LABELS_CHARS:,}"),
     }
 
 

@@ -42,9 +42,11 @@ from pathlib import Path
 
 import orjson
 
+from analysis.core.dates import date_problem
 from analysis.core.encoding import sniff_encoding
 from analysis.core.errors import InputError
 from analysis.core.sizes import GiB, MiB, size_text
+from analysis.core.urls import url_problem
 
 FORMATS = {
     "rest": "GitHub/Gitee REST API issues",
@@ -143,6 +145,24 @@ def label_names(value: object) -> tuple[str, ...]:
         return ()
     names = (v.get("name") if isinstance(v, dict) else v for v in value)
     return tuple(n.strip() for n in names if isinstance(n, str) and n.strip())
+
+
+def skip_reason(url: object, created: object) -> str | None:
+    """Why a record is set aside (its reason in the selection's counts), or None when its
+    address and creation date can be a candidate's: ``missing_url`` (none, or not
+    http(s)), ``bad_url`` (not an address the next steps accept:
+    :func:`analysis.core.urls.url_problem`), ``missing_created_at`` (no ISO date) or
+    ``created_at_out_of_range`` (not a day, or outside the years a study holds:
+    :func:`analysis.core.dates.date_problem`)."""
+    if not isinstance(url, str) or not url.startswith(("https://", "http://")):
+        return "missing_url"
+    if url_problem(url) is not None:
+        return "bad_url"
+    if not isinstance(created, str) or not DATE_RE.match(created):
+        return "missing_created_at"
+    if date_problem(created) is not None:
+        return "created_at_out_of_range"
+    return None
 
 
 def time_text(value: object) -> str:
@@ -490,13 +510,10 @@ def read_records(path: str | Path, tally: Tally,
             tally.skip("not_an_object", where)
             continue
         url = rec.get(keys[0])
-        if not isinstance(url, str) or not url.strip().startswith(("https://", "http://")):
-            tally.skip("missing_url", where)
-            continue
-        url = url.strip()
+        url = url.strip() if isinstance(url, str) else url
         created = rec.get(keys[1])
-        if not isinstance(created, str) or not DATE_RE.match(created):
-            tally.skip("missing_created_at", where)
+        if (reason := skip_reason(url, created)) is not None:
+            tally.skip(reason, where)
             continue
         title, body = rec.get("title"), rec.get("body")
         yield Record(where, url, title if isinstance(title, str) else None,

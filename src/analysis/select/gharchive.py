@@ -52,6 +52,7 @@ from analysis.select.formats import (
     Tally,
     label_names,
     line_too_long,
+    skip_reason,
     time_text,
 )
 
@@ -247,10 +248,12 @@ def scan_file(path: str | Path, pattern: re.Pattern[bytes], tally: Tally,
     """The issues opened (and, flagged, the pull requests opened) in the repositories of
     ``pattern`` in one GH Archive file. ``tally.records`` counts every event of the file,
     and every event is counted once: a record yielded, a record skipped for a reason
-    (``missing_url``, ``missing_created_at``), or ``other_events`` (another repository or
-    another type, counted without being parsed). An hour of the pre-2015 schema is refused
-    (:func:`schema_problem`); so is a line longer than ``limits.line`` or more than
-    ``limits.file`` bytes decompressed, each in one message."""
+    (``missing_url``, ``bad_url``, ``missing_created_at``, ``created_at_out_of_range``:
+    :func:`~analysis.select.formats.skip_reason`; ``malformed_event``: a line that is no
+    JSON object, or whose ``payload`` or ``repo`` is not one), or ``other_events``
+    (another repository or another type, counted without being parsed). An hour of the
+    pre-2015 schema is refused (:func:`schema_problem`); so is a line longer than
+    ``limits.line`` or more than ``limits.file`` bytes decompressed, each in one message."""
     path = Path(path)
     name = path.name
     if not path.is_file():
@@ -312,10 +315,16 @@ def _event_record(raw: bytes, name: str, line: int, tally: Tally) -> Record | No
     except orjson.JSONDecodeError as exc:
         raise InputError(f"not valid JSON ({exc})", file=name, line=line,
                          fix="download the hour again") from exc
+    if not isinstance(event, dict):
+        tally.skip("malformed_event", line)
+        return SKIPPED
     kind = event.get("type")
-    payload = event.get("payload") or {}
     if kind not in ("IssuesEvent", "PullRequestEvent"):
         return None
+    payload = event.get("payload") or {}
+    if not isinstance(payload, dict) or not isinstance(event.get("repo", {}), dict):
+        tally.skip("malformed_event", line)
+        return SKIPPED
     pull = kind == "PullRequestEvent"
     update = payload.get("action") != OPENED
     if update and pull:
@@ -328,11 +337,8 @@ def _event_record(raw: bytes, name: str, line: int, tally: Tally) -> Record | No
     if update and not (isinstance(url, str) and isinstance(title, str)
                        and isinstance(created, str) and DATE_RE.match(created)):
         return None
-    if not isinstance(url, str) or not url.startswith(("https://", "http://")):
-        tally.skip("missing_url", line)
-        return SKIPPED
-    if not isinstance(created, str) or not DATE_RE.match(created):
-        tally.skip("missing_created_at", line)
+    if (reason := skip_reason(url, created)) is not None:
+        tally.skip(reason, line)
         return SKIPPED
     marker = item.get("pull_request")
     pull = pull or (isinstance(marker, dict) and bool(marker.get("html_url")))

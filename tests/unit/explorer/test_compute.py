@@ -149,3 +149,15 @@ def test_the_stage_writes_the_file_the_examples_and_metrics(small):
     assert json.loads(out.tables["explorer.json"])["projects"] == ["pytorch", "vllm", "zeta"]
     assert out.metrics == {"issues": 6, "contested": 3,
                            "release_examples": len(result.release_examples)}
+
+
+def test_an_issue_number_past_javascripts_exact_integers_is_kept_as_text():
+    """JSON numbers past 2**53 - 1 read back as another number in the page's JavaScript
+    (9007199254740993 as ...992): such an issue number is written as text, the page
+    showing and linking it as written; smaller ones stay numbers (the same bytes)."""
+    base = "https://github.com/o/r/issues/"
+    assert explorer.split_url(f"{base}{2**53 - 1}") == (base[:-1], 2**53 - 1)
+    for number in (2**53, 2**53 + 1, 10**30):
+        assert explorer.split_url(f"{base}{number}") == (base[:-1], str(number))
+    text = explorer_json({"url_tail": [explorer.split_url(f"{base}{2**53 + 1}")[1], 12]})
+    assert text == '{"url_tail":["9007199254740993",12]}'

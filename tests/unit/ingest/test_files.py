@@ -221,3 +221,25 @@ def test_parse_manifest_reads_sha256sum_output():
             + "b" * 64 + " *CodeBook.csv\n")
     assert files.parse_manifest(text) == {"Issue Report/x.csv": "a" * 64,
                                           "CodeBook.csv": "b" * 64}
+
+
+@pytest.mark.parametrize("year", ["9999", "2262", "1677", "0001"])
+def test_a_year_file_of_a_year_a_study_cannot_hold_is_refused(tmp_path, out, monkeypatch,
+                                                              year):
+    """The year of a year file is an issue's year in the processed data: one the clean
+    stage's schema refuses is refused here, in one line, before a file is opened (the
+    same check as select's, merge's and extend's: analysis.core.dates)."""
+    src = plain_dump(tmp_path / "src")
+    (src / "Issue Report" / "p" / f"p_{year}.txt").write_text("https://x.org/a/b/1\n")
+    assert refused_unopened(src, out, monkeypatch) == (
+        f"Issue Report/p/p_{year}.txt: a year file of the year {int(year)} is outside the "
+        "years a study holds (2008-2100) -> name the file for the year its issues were "
+        "created in (their creation dates), or remove it")
+
+
+def test_year_files_of_the_studys_years_are_copied(tmp_path, out):
+    src = plain_dump(tmp_path / "src")
+    (src / "Issue Report" / "p" / "p_2024.txt").write_text("https://x.org/a/b/1\n")
+    (src / "Issue Report" / "p" / "notes_9999.md").write_text("x\n")  # not a year file
+    result = ing.ingest(str(src), out / "raw")
+    assert "Issue Report/p/p_2024.txt" in result.files

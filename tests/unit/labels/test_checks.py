@@ -5,13 +5,17 @@ it."""
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 
+from analysis.core.errors import InputError
 from analysis.labels import merge
-from analysis.labels.checks import table_problems
+from analysis.labels.checks import row_problems, table_problems
 from analysis.labels.readers import read_sheet
+from analysis.labels.sheets import check_candidates
 from analysis.labels.tables import read_candidates
-from tests.support.sheets import blank_sheets, fill, issues_of, read_rows
+from analysis.select.formats import skip_reason
+from tests.support.sheets import blank_sheets, candidates_frame, fill, issues_of, read_rows
 
 U, CANDIDATES = issues_of("pytorch/pytorch", 4, 2024)
 
@@ -131,3 +135,53 @@ def test_a_label_in_lower_case_is_read_and_named_by_its_line(filled, tmp_path, t
     said = capsys.readouterr().out
     assert (f"merge: {filled[1].name}: 2 label(s) written in lower case, read as the code: "
             "line 4 ('a.1' as A.1), line 5 ('c.3' as C.3)") in said
+
+
+# What select accepts, the next steps accept: one address check and one date check.
+IMG_URL = "https://github.com/pytorch/pytorch/issues/9#<img src=x onerror=alert(1)>"
+ADDRESSES = ["https://github.com/pytorch/pytorch/issues/9", IMG_URL,
+             "https://github.com/pytorch/pytorch/issues/9\u202e",
+             "https://github.com/pytorch/pytorch/issues/9\x00", "https://gitee.com/a/b/issues/I1",
+             "https://github.com/pytorch/pytorch/issues/9?x=1#a", "http://github.com/a/b/issues/1"]
+
+
+def sheet_row(url: str) -> pd.DataFrame:
+    """One sheet row as the sheet reader gives it to the row checks."""
+    rows = pd.DataFrame([{"url": url, "project": "pytorch", "line": 2, "n_fields": 3,
+                          "label": "C.3", "excluded": "", "confidence": "", "minutes": "",
+                          "selection": "sel-1", "annotator": "a"}])
+    rows.attrs["header_fields"] = 3
+    return rows
+
+
+@pytest.mark.parametrize("url", ADDRESSES)
+def test_what_select_accepts_sheets_and_merge_accept(url, taxonomy):
+    selected = skip_reason(url, "2025-01-01T00:00:00Z") is None
+    merged = not [p for p in row_problems(sheet_row(url), "s.csv", set(taxonomy.codes))
+                  if "column 'url'" in str(p)]
+    try:
+        check_candidates(candidates_frame([("pytorch", url, "2025-01-01T00:00:00Z", "t")]))
+        sheets = True
+    except InputError:
+        sheets = False
+    assert selected == merged == sheets
+    assert selected == (url == ADDRESSES[0] or "?" in url or "gitee" in url
+                        or url.startswith("http:"))
+
+
+@pytest.mark.parametrize("when", ["9999-12-31T00:00:00Z", "2262-04-12T00:00:00Z",
+                                  "1677-09-21T00:00:00Z", "0001-01-01T00:00:00Z"])
+def test_sheets_and_merge_refuse_a_date_a_study_cannot_hold(when, filled, tmp_path, taxonomy):
+    frame = candidates_frame([("pytorch", U[0], when, "t")])
+    with pytest.raises(InputError, match="outside the years a study holds"):
+        check_candidates(frame)
+    for path in filled:  # the date edited in every sheet: the same date, out of range
+        rows = read_rows(path)
+        at, url = rows[0].index("created_at"), rows[0].index("url")
+        for row in rows[1:]:
+            if row[url] == U[0]:
+                row[at] = when
+        write_rows(path, rows)
+    found = problems_of(filled, tmp_path, taxonomy)
+    assert any(f"{U[0]}: the creation date {when[:10]}: the year" in p for p in found)
+    assert all("\n" not in p for p in found)

@@ -278,3 +278,24 @@ def test_a_record_giving_one_column_to_two_people_is_one_line(base, tmp_path):
         (f"{T}22", "2026-02-01T00:00:00Z", ["A.1"], "A.1")]}, annotators=1, names=["bob"])
     with pytest.raises(InputError, match="'annotator_names' names someone twice"):
         extend_dump(tmp_path / "s1", second, tmp_path / "s2", renames=RENAMES)
+
+
+@pytest.mark.parametrize("when", ["9999-12-31T00:00:00Z", "2262-04-12T00:00:00Z",
+                                  "1677-09-21T00:00:00Z"])
+def test_a_batch_with_a_date_a_study_cannot_hold_is_refused(base, tmp_path, when):
+    """A batch's year file or excluded candidate of a year the clean stage's schema
+    refuses is one line naming the file (the check select and merge make too)."""
+    batch = write_batch(tmp_path / "b", {"pytorch": [(f"{T}30", when, ["C.1"] * 3, "C.1")]})
+    with pytest.raises(InputError) as err:
+        extend_dump(base, batch, tmp_path / "study", renames=RENAMES)
+    assert str(err.value).startswith(f"Issue Report/pytorch/pytorch_{when[:4]}.txt: a year "
+                                     f"file of the year {int(when[:4])} is outside the years")
+    batch = write_batch(tmp_path / "c", {"pytorch": [(f"{T}30", "2026-01-01", ["C.1"] * 3,
+                                                      "C.1")]},
+                        excluded={"pytorch": [(f"{T}31", when)]})
+    with pytest.raises(InputError) as err:
+        extend_dump(base, batch, tmp_path / "study", renames=RENAMES)
+    text = str(err.value)
+    assert text.startswith("Issue Report/pytorch/pytorch_excluded.csv, line 2, column "
+                           f"'Created_At': the creation date {when[:10]}: the year")
+    assert "\n" not in text and not (tmp_path / "study").exists()

@@ -281,3 +281,19 @@ def test_a_theme_chosen_from_the_drop_down_is_read_as_its_code(tmp_path, taxonom
     fill_workbook(written[0], {url: (named, "") for url in CANDIDATES["url"]})
     read = read_sheet(written[0], codes=set(taxonomy.codes))
     assert set(read.table["label"]) == {"A.1"} and not read.problems
+
+
+def test_control_characters_in_a_title_are_shown_in_a_workbook(tmp_path):
+    """A workbook cannot hold most C0 controls (openpyxl refused the sheet with a
+    traceback): they are shown as markers there; the CSV sheet keeps the text as it is."""
+    from tests.support.sheets import blank_sheets
+
+    titles = ["a\x01b\x0bc\x1fd", "tab\tand\nline", "nul\x00x"]
+    frame = candidates_frame([("vllm", f"https://github.com/o/r/issues/{i}",
+                               "2025-01-01T00:00:00Z", t) for i, t in enumerate(titles, 1)])
+    path = blank_sheets(tmp_path, frame, 1, fmt="xlsx")[0]
+    rows = read_rows(path)
+    shown = {r[rows[0].index("url")]: r[rows[0].index("title")] for r in rows[1:]}
+    assert shown["https://github.com/o/r/issues/1"] == "a⟨U+0001⟩b⟨U+000B⟩c⟨U+001F⟩d"
+    assert shown["https://github.com/o/r/issues/2"] == "tab\tand\nline"
+    assert shown["https://github.com/o/r/issues/3"] == "nul⟨U+0000⟩x"

@@ -153,3 +153,65 @@ def test_gh_archive_says_it_holds_no_gitee_projects(tmp_path, capsys):
     code, out, err = run(capsys, str(hour), str(gitee), "--projects", str(spec), "--out",
                          str(tmp_path / "out2"), "--known", "none")
     assert code == 0 and err == "" and "MindSpeed 1 of 1" in out
+
+
+def test_a_huge_title_and_labels_are_cut_so_the_sheets_can_read_them(tmp_path, capsys):
+    """Titles and labels are cut like bodies (at 1,000 characters, with a note), so that
+    the next step reads select's own file: a 300,000-character title and labels were
+    written whole, and ``labels sheets`` refused it (a field over the csv module's
+    limit)."""
+    from analysis.labels import __main__ as labels_cli
+    from tests.support.gharchive import edited_issue
+
+    spec = tmp_path / "projects.yaml"
+    spec.write_text(SPEC, encoding="utf-8")
+    title = "crash " * 50_000
+    opened = opened_issues("vllm-project/vllm", [(5, "2025-02-01T00:00:00Z", title, "b")])
+    labelled = edited_issue(opened[0], "2025-02-01T00:10:00Z", title,
+                            labels=[f"label-{i}" for i in range(30_000)])
+    hour = write_events(tmp_path / "gh" / "2025-02-01-0.json.gz", [*opened, labelled])
+    out = tmp_path / "out"
+    code, _, err = run(capsys, str(hour), "--projects", str(spec), "--out", str(out),
+                       "--known", "none")
+    assert code == 0, err
+    row = pd.read_csv(out / "selection/candidates.csv", dtype=str,
+                      keep_default_na=False).iloc[0]
+    assert row["title"] == (title[:engine.TITLE_CHARS]
+                            + f" [cut at 1,000 characters of {len(title):,}]")
+    assert len(row["labels"]) < 1_100 and row["labels"].startswith("label-0;label-1;")
+    whole = ";".join(f"label-{i}" for i in range(30_000))
+    assert row["labels"].endswith(f" [cut at 1,000 characters of {len(whole):,}]")
+    code = labels_cli.main(["sheets", str(out / "selection/candidates.csv"),
+                            "--annotators", "2", "--out", str(out)])
+    assert code == 0, capsys.readouterr().err
+
+
+def test_a_second_select_for_the_same_out_meanwhile_is_one_line(inputs, tmp_path, capsys):
+    """Two selects for one --out at once both said "wrote": the second now stops in one
+    line while the first holds the folder (its lock: flock on the folder), and runs once
+    the first has ended."""
+    import fcntl
+    import os
+
+    out = tmp_path / "out"
+    out.mkdir()
+    held = os.open(out, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)  # what a running select holds
+        code, stdout, err = run(capsys, *inputs, "--known", "none")
+    finally:
+        os.close(held)
+    assert code == 1 and "wrote" not in stdout
+    assert err == (f"select: {out}: another select is writing this folder now -> wait for "
+                   "it to end, or choose another --out\n")
+    assert list(out.iterdir()) == []
+    code, stdout, _ = run(capsys, *inputs, "--known", "none")
+    assert code == 0 and "wrote" in stdout
+
+
+def test_a_refused_select_leaves_no_folder_it_made(tmp_path, capsys):
+    out = tmp_path / "new" / "out"
+    code, _, err = run(capsys, str(tmp_path / "missing.json"), "--out", str(out),
+                       "--known", "none", "--projects", str(tmp_path / "none.yaml"))
+    assert code == 1 and err.count("\n") == 1
+    assert not out.exists()
