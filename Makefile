@@ -164,7 +164,7 @@ bench: $(STAMP)
 ## until Ctrl-C; another port: make studio PORT=8081
 .PHONY: studio
 studio: $(STAMP)
-	$(RUN) python -m analysis.labels studio serve $(if $(PORT),--port $(PORT))
+	$(RUN) python -m analysis.update.labels studio serve $(if $(PORT),--port $(PORT))
 
 lint: $(STAMP)
 	$(RUN) ruff check src tests notebooks benchmarks

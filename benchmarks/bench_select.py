@@ -1,4 +1,4 @@
-"""Selection from GH Archive (python -m analysis.select): events per second per core on the
+"""Selection from GH Archive (python -m analysis.update.select): events per second per core on the
 streaming engine, the speed-up with 2 Dask workers, memory per worker from 1 to 20 files.
 
 Input: synthetic GH Archive hours (``tests/support/gharchive.py``: GH Archive's event mix
@@ -11,22 +11,22 @@ cores): 100,000 events/s per core streaming, 1.7x that with 2 workers, worker me
 from 1 to 20 files.
 
 Crossover: the input size (bytes as stored, gzip) where 2 Dask workers overtake the
-streaming engine, as a user meets it: ``python -m analysis.select`` run whole in a fresh
+streaming engine, as a user meets it: ``python -m analysis.update.select`` run whole in a fresh
 process on 1, 2, 4, 8 and 16 of the hours, streaming and ``--workers 2`` (the cluster's
 start included). A line ``seconds = fixed + bytes / rate`` is fitted to each engine;
 where they cross is ``crossover_bytes``, next to the constant ``--workers auto`` uses
-(:data:`analysis.select.engine.CROSSOVER_BYTES`, recorded from this measurement). Target:
+(:data:`analysis.update.select.engine.CROSSOVER_BYTES`, recorded from this measurement). Target:
 at every measured size, the engine ``--workers auto`` picks is within 10% of the faster.
 
 Floor: in one run on the same files, zlib's decompression rate (MB/s of JSON out, one
-core, CPU time), select's per-file work (:func:`analysis.select.engine.scan_input`: read,
+core, CPU time), select's per-file work (:func:`analysis.update.select.engine.scan_input`: read,
 decompress, find the events of the spec, parse and match them) with 1% and with 0.1% of
 the events in the study's repositories, with zlib and, when python-isal is installed, with
 ISA-L, and ISA-L's own decompression rate. Target: select at 60% or more of zlib's rate
 with zlib, faster still with ISA-L. From the rate: the CPU hours of a year of GH Archive
 (about 1.5 billion events) at the synthetic hours' bytes per event.
 
-Hostile input: the peak resident size of ``python -m analysis.select`` (a fresh process,
+Hostile input: the peak resident size of ``python -m analysis.update.select`` (a fresh process,
 its ``VmHWM``) on files made to fill the memory, next to the limits that refuse them: a
 gzip bomb of 1 GiB of zeros without a line break (1 MB compressed), an hour whose one line
 is 512 MiB long, and 2 GiB of short lines under a 1 GiB ``--max-file-bytes``; and, for
@@ -66,8 +66,8 @@ files = sys.argv[4:]
 if mode == "streaming":
     os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
 from analysis.core.paths import PATHS
-from analysis.select.__main__ import load_spec, parser
-from analysis.select import engine
+from analysis.update.select.__main__ import load_spec, parser
+from analysis.update.select import engine
 args = parser().parse_args([*files, "--out", out, "--keywords", keywords])
 spec = load_spec(args)
 progress = engine.Progress(len(files), False)
@@ -102,7 +102,7 @@ print(json.dumps({"load": os.getloadavg()[0], "seconds": seconds, "cpu_seconds":
 SELECT_CHILD = r"""
 import json, re, sys
 from pathlib import Path
-from analysis.select.__main__ import main
+from analysis.update.select.__main__ import main
 code = main(sys.argv[1:])
 hwm = re.search(r"VmHWM:\s+(\d+) kB", Path("/proc/self/status").read_text()).group(1)
 print(json.dumps({"code": code, "peak_rss_mb": int(hwm) / 1024}))
@@ -130,7 +130,7 @@ def measure_bombs(tmp: Path, keywords: Path, hour: Path) -> dict:
     import orjson
 
     from analysis.core.sizes import GiB, MiB
-    from analysis.select.formats import MAX_FILE, MAX_LINE
+    from analysis.update.select.formats import MAX_FILE, MAX_LINE
     from tests.support.bombs import repeated, write_gzip, zeros_bomb
     from tests.support.gharchive import opened_issues
 
@@ -180,8 +180,8 @@ def measure(mode: str, keywords: Path, out: Path, files: list[Path]) -> dict:
 
 FLOOR_CHILD = r"""
 import json, sys, time, zlib
-from analysis.select import engine, gharchive
-from analysis.select.__main__ import load_spec, parser
+from analysis.update.select import engine, gharchive
+from analysis.update.select.__main__ import load_spec, parser
 keywords, out, files = sys.argv[1], sys.argv[2], sys.argv[3:]
 spec = load_spec(parser().parse_args([*files, "--out", out, "--keywords", keywords]))
 modules = {"zlib": zlib}
@@ -290,10 +290,10 @@ AUTO_TOLERANCE = 1.1
 
 
 def timed_select(files: list[Path], keywords: Path, out: Path, *extra: str) -> float:
-    """Wall seconds of ``python -m analysis.select`` on ``files`` in a fresh process."""
+    """Wall seconds of ``python -m analysis.update.select`` on ``files`` in a fresh process."""
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "analysis.select", *map(str, files), "--out",
+    subprocess.run([sys.executable, "-m", "analysis.update.select", *map(str, files), "--out",
                     str(out), "--keywords", str(keywords), "--known", "none", "--force",
                     *extra], check=True, capture_output=True, env=env, cwd=ROOT)
     return time.perf_counter() - start
@@ -311,7 +311,7 @@ def fit(points: list[tuple[int, float]]) -> tuple[float, float]:
 
 def measure_crossover(tmp: Path, keywords: Path, files: list[Path]) -> dict:
     """Streaming and 2 workers, whole commands, on growing inputs; where they cross."""
-    from analysis.select.engine import CROSSOVER_BYTES, auto_workers
+    from analysis.update.select.engine import CROSSOVER_BYTES, auto_workers
 
     stream, dask = [], []
     result: dict = {"crossover_constant_bytes": CROSSOVER_BYTES}

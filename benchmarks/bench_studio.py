@@ -1,4 +1,4 @@
-"""Reading a Label Studio export (``analysis.labels.studio.read_export``, what ``labels
+"""Reading a Label Studio export (``analysis.update.labels.studio.read_export``, what ``labels
 merge`` and the merge stage read a batch's ``studio/export.json`` with) at the limits it
 accepts: a million annotations (333,333 tasks of three annotators each, about 360 MB),
 and the refusals of exports past them.
@@ -29,7 +29,7 @@ CHILD = r"""
 import json, re, sys, time
 from pathlib import Path
 from analysis.core.errors import InputError
-from analysis.labels.studio import read_export
+from analysis.update.labels.studio_export import read_export
 start = time.perf_counter()
 try:
     read = read_export(Path(sys.argv[1]), codes={"C.3"})

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from analysis.core.paths import DumpLayout, SheetPaths, StudioPaths
-from analysis.labels.__main__ import main as labels
+from analysis.update.labels.__main__ import main as labels
 from tests.e2e.test_update_loop import archive
 from tests.support.sheets import fill, read_rows
 from tests.support.studio import call, running, sign_up, token_of

@@ -1,7 +1,7 @@
-"""The update loop end to end: GH Archive hourly files -> ``python -m analysis.select`` (a
+"""The update loop end to end: GH Archive hourly files -> ``python -m analysis.update.select`` (a
 collection spec of a framework filtered by keywords and a toolkit taken whole) ->
-``python -m analysis.labels sheets`` -> the sheets filled (agreeing, disagreeing, excluded
-by all, excluded by some) -> ``python -m analysis.labels merge`` -> the adjudication list
+``python -m analysis.update.labels sheets`` -> the sheets filled (agreeing, disagreeing, excluded
+by all, excluded by some) -> ``python -m analysis.update.labels merge`` -> the adjudication list
 decided -> ``merge --decisions`` -> ``dvc repro`` on the batch: Table I with a computed
 false-positive column, and the What changed stage showing the new data.
 (The website's false-positive cells: tests/unit/report/test_preview.py; the whole pipeline
@@ -78,14 +78,14 @@ def test_gh_archive_to_table1_with_computed_false_positives(small_run, tmp_path)
     spec.write_text(SPEC, encoding="utf-8")
     archive(tmp_path / "gharchive")
     sel = tmp_path / "selection"
-    run(work, "analysis.select", str(tmp_path / "gharchive"), "--projects", str(spec),
+    run(work, "analysis.update.select", str(tmp_path / "gharchive"), "--projects", str(spec),
         "--keywords", str(keywords), "--out", str(sel), "--known", "none")
     candidates = pd.read_csv(sel / "selection" / "candidates.csv", dtype=str,
                              keep_default_na=False)
     assert len(candidates) == 10  # pytorch 2 matches no keyword; its PR and 7 are skipped
     counts = json.loads((sel / "selection" / "selection.json").read_text())["projects"]
     assert counts["pytorch"]["candidates"] == 5 and counts["sglang"]["candidates"] == 5
-    run(work, "analysis.labels", "sheets", str(sel / "selection" / "candidates.csv"),
+    run(work, "analysis.update.labels", "sheets", str(sel / "selection" / "candidates.csv"),
         "--annotators", "3", "--out", str(sel))
     sheets = [SheetPaths(sel).sheet(k) for k in (1, 2, 3)]
     assert all(sheet.is_file() for sheet in sheets)
@@ -104,7 +104,8 @@ def test_gh_archive_to_table1_with_computed_false_positives(small_run, tmp_path)
                      f"{s}102": ("B.2", ""), f"{s}103": ("", "x"), **BOTH},
          encoding="utf-16")
     dump = tmp_path / "merged"
-    said = run(work, "analysis.labels", "merge", *map(str, sheets), "--out", str(dump)).stdout
+    said = run(work, "analysis.update.labels", "merge", *map(str, sheets), "--out",
+               str(dump)).stdout
     assert ("10 candidates in 2 project(s): 5 labelled (5 by a majority, 0 by decision), "
             "3 excluded (3 by all annotators, 0 by decision), 2 undecided") in said
     layout = DumpLayout(dump)
@@ -117,7 +118,7 @@ def test_gh_archive_to_table1_with_computed_false_positives(small_run, tmp_path)
     adjudication["decision"] = adjudication["url"].map({f"{p}6": "B.2", f"{s}102": "B.2"})
     decisions = tmp_path / "decisions.csv"
     adjudication.to_csv(decisions, index=False)
-    said = run(work, "analysis.labels", "merge", *map(str, sheets), "--out", str(dump),
+    said = run(work, "analysis.update.labels", "merge", *map(str, sheets), "--out", str(dump),
                "--decisions", str(decisions), "--force").stdout
     assert "7 labelled (5 by a majority, 2 by decision)" in said and "0 undecided" in said
     write_study_files(dump)  # the release's other files, for the other stages

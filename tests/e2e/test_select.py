@@ -13,8 +13,8 @@ import pandas as pd
 import pytest
 
 from analysis.core.paths import PATHS
-from analysis.select.__main__ import main
-from analysis.select.engine import accounting_problems
+from analysis.update.select.__main__ import main
+from analysis.update.select.engine import accounting_problems
 from tests.support.gharchive import Hour, write_archive
 
 pytestmark = pytest.mark.slow

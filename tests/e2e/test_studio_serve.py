@@ -18,14 +18,14 @@ from pathlib import Path
 
 import pytest
 
-from analysis.labels import studio_server
+from analysis.update.labels import studio_server
 from tests.support.studio import free_port, prepared
 
 pytestmark = pytest.mark.slow
 
 
 def serve(venv: Path, data: Path, port: int, **kw) -> list[str]:
-    return [sys.executable, "-m", "analysis.labels", "studio", "serve", "--port", str(port),
+    return [sys.executable, "-m", "analysis.update.labels", "studio", "serve", "--port", str(port),
             "--data", str(data), "--venv", str(venv)]
 
 

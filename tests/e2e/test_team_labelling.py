@@ -22,8 +22,8 @@ import pandas as pd
 import pytest
 
 from analysis.core.paths import DumpLayout, SheetPaths, StudioPaths
-from analysis.labels.__main__ import main as labels
-from analysis.select.__main__ import main as select
+from analysis.update.labels.__main__ import main as labels
+from analysis.update.select.__main__ import main as select
 from tests.e2e.test_label_studio import result
 from tests.support.dumps import Project, write_dump
 from tests.support.gharchive import edited_issue, opened_issues, write_events

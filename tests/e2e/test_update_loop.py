@@ -16,9 +16,9 @@ from pathlib import Path
 import pandas as pd
 
 from analysis.core.paths import DumpLayout, SheetPaths
-from analysis.labels.__main__ import main as labels
-from analysis.labels.extend import batches_file
-from analysis.select.__main__ import main as select
+from analysis.update.labels.__main__ import main as labels
+from analysis.update.labels.extend import batches_file
+from analysis.update.select.__main__ import main as select
 from tests.support.dumps import Project, write_dump
 from tests.support.gharchive import opened_issues, write_events
 from tests.support.sheets import fill, read_rows

@@ -20,10 +20,10 @@ import pytest
 
 from analysis.core import dumpfiles
 from analysis.core.dumpfiles import DumpFiles
-from analysis.labels.__main__ import main as labels_main
-from analysis.select.__main__ import main as select_main
-from analysis.select.known import dump_issues
 from analysis.tools.validate import main as validate_main
+from analysis.update.labels.__main__ import main as labels_main
+from analysis.update.select.__main__ import main as select_main
+from analysis.update.select.known import dump_issues
 from tests.support.dumps import Project, write_batch, write_dump
 
 SECRET = b"root:x:0:0:root:/root:/bin/bash\n"  # what a file outside the dumps holds

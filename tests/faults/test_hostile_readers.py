@@ -50,7 +50,7 @@ try:
         sheet = read_sheet(path)
         print(json.dumps([q.message for q in sheet.quirks]), file=sys.stderr)
     else:
-        from analysis.labels.tables import read_table
+        from analysis.update.labels.tables import read_table
         read_table(path)
     message = None
 except InputError as exc:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis.study import batch
+from analysis.update.study import batch
 from tests.support.faults import snapshot
 from tests.unit.study.test_study import write_records
 
@@ -28,7 +28,7 @@ def kill(name, path):
 
 artifacts.publishing = kill
 dumpfiles.before_open = lambda rel, item: kill("open", item.path)
-from analysis.study.batch import main
+from analysis.update.study.batch import main
 sys.exit(main(sys.argv[2:]))
 '''
 ARGS = ["labels/2026-01", "--out", "build/merged/2026-01"]

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis.labels.__main__ import main as labels_main
+from analysis.update.labels.__main__ import main as labels_main
 from tests.support.dumps import Project, write_batch, write_dump
 from tests.support.faults import snapshot
 
@@ -57,7 +57,7 @@ if step == "open":  # a dump file about to be opened (ingest's copy, extend's re
     dumpfiles.before_open = lambda rel, item: publishing("open", item.path)
 command = sys.argv[5]
 if command == "labels":
-    from analysis.labels.__main__ import main
+    from analysis.update.labels.__main__ import main
 else:
     from analysis.ingest.__main__ import main
 sys.exit(main(sys.argv[6:]))

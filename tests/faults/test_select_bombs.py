@@ -1,4 +1,4 @@
-"""Faults made on purpose in ``python -m analysis.select``: gzip bombs, lines that never end,
+"""Faults made on purpose in ``python -m analysis.update.select``: gzip bombs, lines that never end,
 exports too big to read whole, a GH Archive hour under the wrong name, more workers than
 cores. Each ends in one line naming the file and the limit, with no traceback, nothing in
 ``--out`` and an earlier selection kept. (Memory itself is measured in ``make bench``.)"""
@@ -15,9 +15,9 @@ import pytest
 from analysis.core.errors import InputError
 from analysis.core.paths import ROOT
 from analysis.core.sizes import GiB, KiB, MiB, parse_size, size_text
-from analysis.select import engine, gharchive
-from analysis.select.__main__ import main, parser
-from analysis.select.formats import Limits, Tally, read_records
+from analysis.update.select import engine, gharchive
+from analysis.update.select.__main__ import main, parser
+from analysis.update.select.formats import Limits, Tally, read_records
 from tests.support.bombs import repeated, write_gzip, zeros_bomb
 from tests.support.gharchive import opened_issues, write_events
 

@@ -15,10 +15,10 @@ import openpyxl
 import pytest
 
 from analysis.core.sizes import MiB
-from analysis.labels import tables as sheets_module
-from analysis.labels.__main__ import main as labels
-from analysis.labels.readers import read_sheet
-from analysis.labels.tables import cell_text, decode_text
+from analysis.update.labels import tables as sheets_module
+from analysis.update.labels.__main__ import main as labels
+from analysis.update.labels.readers import read_sheet
+from analysis.update.labels.tables import cell_text, decode_text
 from tests.support.bombs import chart_only_workbook, encrypted_workbook, wide_row_workbook
 from tests.support.sheets import blank_sheets, candidates_frame, fill, read_rows
 

@@ -18,8 +18,8 @@ from analysis.core.paths import Paths
 from analysis.ingest.fetch import fetch
 from analysis.ingest.ingest import ingest
 from analysis.ingest.params import IngestParams
-from analysis.labels.__main__ import main as labels
-from analysis.select.__main__ import main as select
+from analysis.update.labels.__main__ import main as labels
+from analysis.update.select.__main__ import main as select
 from tests.support.dumps import Project, write_dump
 from tests.support.gharchive import opened_issues, write_events
 from tests.support.sheets import fill, read_rows

@@ -17,7 +17,12 @@ def candidates_frame(rows: list[tuple[str, str, str, str]]) -> pd.DataFrame:
 def read_rows(path: Path) -> list[list[str]]:
     """A sheet's rows (header first), whatever its encoding and delimiter (a workbook's
     first worksheet as text)."""
-    from analysis.labels.tables import decode_text, sheet_lines, sniff_delimiter, workbook_rows
+    from analysis.update.labels.tables import (
+        decode_text,
+        sheet_lines,
+        sniff_delimiter,
+        workbook_rows,
+    )
 
     raw = path.read_bytes()
     if raw.startswith(b"PK"):
@@ -71,7 +76,7 @@ def gh_cli_export(path: Path, repo: str, issues: list[tuple[int, str, str, str]]
 def codebook_of(taxonomy):
     """The codebook of ``taxonomy`` with the project's guide and cited examples, without
     the details of a dump."""
-    from analysis.labels.codebook import build_codebook, cited_examples, load_guide
+    from analysis.update.labels.codebook import build_codebook, cited_examples, load_guide
 
     return build_codebook(taxonomy, load_guide(), None, cited_examples())
 
@@ -82,7 +87,7 @@ def blank_sheets(folder: Path, candidates: pd.DataFrame, annotators: int | list[
     """What select and ``labels sheets`` leave in ``folder``: the selection's candidates
     (``selection/candidates.csv``, which the merge checks the sheets against) and the
     blank sheets (in the selection's order unless a ``seed`` is given)."""
-    from analysis.labels.sheets import write_blank_sheets
+    from analysis.update.labels.sheets import write_blank_sheets
 
     (folder / "selection").mkdir(parents=True, exist_ok=True)
     candidates.to_csv(folder / "selection" / "candidates.csv", index=False)

@@ -1,4 +1,4 @@
-"""A small study dump, as ``python -m analysis.labels extend`` writes one: a release of
+"""A small study dump, as ``python -m analysis.update.labels extend`` writes one: a release of
 two annotators' rows and a batch ``b`` of two more annotators (their own columns), each
 row naming its batch, the batch's excluded candidates, a project whose only candidate was
 excluded, ``labels/batches.json`` and the batch's adjudication list with a decision."""

@@ -1,7 +1,7 @@
 """A real Label Studio server for the tests, and its people.
 
 The server runs in Label Studio's own environment, made from ``requirements-studio.txt``
-once per pinned version in the cache folder (:func:`analysis.labels.studio_server.
+once per pinned version in the cache folder (:func:`analysis.update.labels.studio_server.
 cached_venv`; installed by the first test that needs it, when missing: a fresh machine
 with PyPI reachable pays a minute or two once). Its database is made once too: a first
 server's migrated SQLite database and administrator are kept beside the environment
@@ -29,7 +29,7 @@ from pathlib import Path
 
 from filelock import FileLock
 
-from analysis.labels import studio_server
+from analysis.update.labels import studio_server
 
 
 @dataclass(frozen=True)

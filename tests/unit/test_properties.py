@@ -22,8 +22,8 @@ from analysis.interviews.codebook import clean_codebook
 from analysis.interviews.params import InterviewsParams
 from analysis.interviews.read import read_sheet
 from analysis.keywords.compute import parse_keyword_file
-from analysis.select.formats import Tally, read_records
 from analysis.taxonomy.details import parse_detail_file
+from analysis.update.select.formats import Tally, read_records
 from tests.support.dumps import Project, write_dump
 
 TAXONOMY = load_taxonomy()

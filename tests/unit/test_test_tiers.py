@@ -25,7 +25,7 @@ def test_notebooks_dvc_the_driver_and_renders_are_slow_commands(command):
 @pytest.mark.parametrize("command", [
     ["git", "status"], [sys.executable, "-c", "import papermill; print(1)"],
     [sys.executable, "-c", "from analysis.tools.nbrun import run"],
-    [sys.executable, "-m", "analysis.select", "--help"], "ls dvc.yaml", ["frictionless"],
+    [sys.executable, "-m", "analysis.update.select", "--help"], "ls dvc.yaml", ["frictionless"],
 ])
 def test_other_commands_are_not(command):
     assert not is_slow_command(command)

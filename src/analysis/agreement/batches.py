@@ -1,5 +1,5 @@
 """Agreement per batch of a study dump (the release extended with new labels by
-``python -m analysis.labels extend``).
+``python -m analysis.update.labels extend``).
 
 Each batch was labelled by its own annotators, in its own label columns (the release's
 seven in ``Label1..Label7``, a batch's in the columns after them), so the agreement of a

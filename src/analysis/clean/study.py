@@ -1,5 +1,5 @@
 """Study dumps: the release extended with batches of new labels (``python -m
-analysis.labels extend``). Their label and excluded files name each row's batch (a
+analysis.update.labels extend``). Their label and excluded files name each row's batch (a
 ``Batch`` column), and ``labels/batches.json`` records the batches: their annotator
 columns and whether they record their excluded candidates. A dump without that record
 (the release) is read as before, and its outputs are the same bytes.
@@ -36,7 +36,7 @@ def study_batches(raw_dir: Path | DumpFiles) -> list[dict] | None:
             raise ValueError("a batch without a name")
     except (ValueError, KeyError, TypeError) as exc:
         raise InputError(f"cannot read the study's batches ({exc})", file=rel,
-                         fix="extend the study again (python -m analysis.labels extend)") \
+                         fix="extend the study again (python -m analysis.update.labels extend)") \
             from exc
     return batches
 
@@ -63,7 +63,7 @@ def adjudicated_urls(raw_dir: Path | DumpFiles, batches: list[dict]) -> frozense
                     if r and not r[0].startswith("#")]
         except (UnicodeDecodeError, csv.Error) as exc:
             raise InputError(f"cannot read the batch's adjudication list ({exc})", file=rel,
-                             fix="extend the study again (python -m analysis.labels "
+                             fix="extend the study again (python -m analysis.update.labels "
                                  "extend), or re-save the file as UTF-8 CSV") from exc
         if not rows or "url" not in rows[0] or "decision" not in rows[0]:
             continue

@@ -1,7 +1,7 @@
 """What a study dump adds to the release: its new batches of labels, as additions, and
 the drift of the challenges since the paper, said with how sure a batch's size lets us be.
 
-A study dump (``python -m analysis.labels extend``) is the release plus batches of new
+A study dump (``python -m analysis.update.labels extend``) is the release plus batches of new
 labels, every row naming its batch (the processed issues' ``batch`` column). Its change
 against the baseline is an addition by construction (extend refuses a report the base
 already holds and never drops one): :func:`additions` lists the new issues per batch,

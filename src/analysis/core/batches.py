@@ -1,7 +1,7 @@
 """The two views of a study dump, never mixed.
 
 A study dump is the release extended with batches of new labels (``python -m
-analysis.labels extend``); its processed issues name each row's batch (a ``batch``
+analysis.update.labels extend``); its processed issues name each row's batch (a ``batch``
 column: ``release`` for the base's rows). It is read two ways:
 
 - *the paper, reproduced*: every number the paper is judged by is computed on the

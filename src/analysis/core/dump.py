@@ -6,7 +6,7 @@ Layout (``data/raw/``)::
     Issue Report/<Project>/<Project>_<year>.txt  one issue URL a line
     Issue Report/<Project>/<Project>_excluded.csv  optional: Issue_URL, Created_At, the
                                                    candidates excluded as false positives
-                                                   (written by ``analysis.labels merge``)
+                                                   (written by ``analysis.update.labels merge``)
 
 Projects, years and annotators are discovered here, never listed in code. Reading is
 strict about what makes results meaningless (no ``Issue Report`` folder, a project without
@@ -278,7 +278,7 @@ def discover_projects(dump: DumpFiles) -> tuple[list[ProjectFiles], list[Quirk]]
 
 
 # The column of a study dump's label and excluded files naming the batch each row came
-# from (written by ``python -m analysis.labels extend``); compared case-insensitively.
+# from (written by ``python -m analysis.update.labels extend``); compared case-insensitively.
 BATCH = "batch"
 
 

@@ -124,7 +124,7 @@ class StagePaths:
     @property
     def STUDY_TABLES(self) -> tuple[str, ...]:
         """Tables among :attr:`TABLES` written only on a study dump (the release extended
-        with new labels by `python -m analysis.labels extend`): per-batch views."""
+        with new labels by `python -m analysis.update.labels extend`): per-batch views."""
         return self._declared("tables", study=True)
 
     @property
@@ -477,7 +477,7 @@ class Paths:
 class DumpLayout:
     """The file names of a dump in the upstream layout (``root`` is the dump's folder),
     with the files the labelling loop adds: each project's excluded candidates and the
-    merge's records (``python -m analysis.labels``)."""
+    merge's records (``python -m analysis.update.labels``)."""
 
     root: Path
 

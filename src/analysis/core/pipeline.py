@@ -71,7 +71,7 @@ class Stage:
     params: type | None = None  # its settings' model (analysis.core.params.StageParams)
     sections: tuple[str, ...] = ()  # other sections of params.yaml it reads
     foreach: str | None = None  # DVC's foreach: one stage per item (``${item}`` in paths)
-    package: str | None = None  # its package below analysis (default: its name)
+    package: str | None = None  # its package's folder below analysis (default: its name)
     # records it writes into git and reads again on its next run: DVC keeps them while it
     # runs (persist) and leaves them to git (no cache)
     kept: tuple[str, ...] = ()
@@ -89,7 +89,7 @@ class Stage:
 
     @property
     def package_name(self) -> str:
-        """The package below ``analysis`` that declares the stage."""
+        """The folder below ``src/analysis`` of the package that declares the stage."""
         return self.package or self.name
 
     @property

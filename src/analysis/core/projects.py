@@ -9,7 +9,7 @@ find its reports). Projects are
 discovered from the dump, never from this file: a project it does not describe is shown
 under its folder name, ordered after the described ones, of kind ``unknown``.
 
-The same file is the collection spec of :mod:`analysis.select`: per project its
+The same file is the collection spec of :mod:`analysis.update.select`: per project its
 ``platform``, ``repository`` (``owner/name``), ``former_names`` and ``filter`` (the keyword
 list that selects its issues, or ``none`` to take every issue, as the paper does for the
 toolkits).
@@ -37,7 +37,7 @@ class Project:
     order: int               # its row in Table I
     paper_name: str | None = None  # how the paper spells it, where that differs
     host: str | None = None
-    # the collection spec (python -m analysis.select): where the issues live and how they
+    # the collection spec (python -m analysis.update.select): where the issues live and how they
     # are filtered
     platform: str | None = None      # github or gitee
     repository: str | None = None    # owner/name, as the platform names it today

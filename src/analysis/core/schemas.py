@@ -111,8 +111,8 @@ def annotator_columns(columns: Iterable[object]) -> list[str]:
 
 # --- study dumps (labels extend) -----------------------------------------------------
 BATCH_DESCRIPTION = ("the batch the row came from: `release` for the base dump's rows, or "
-                     "the name `python -m analysis.labels extend` gave a batch of new labels "
-                     "(only in a study dump)")
+                     "the name `python -m analysis.update.labels extend` gave a batch of new "
+                     "labels (only in a study dump)")
 
 
 def issues_schema(annotators: list[str], codes: list[str], types: list[str],

@@ -1,5 +1,5 @@
 """The word boundary of the keyword rule (Section III.A), for every place that matches a
-keyword in text: the selection of candidates (:mod:`analysis.select.matching`) and the
+keyword in text: the selection of candidates (:mod:`analysis.update.select.matching`) and the
 audit of the keyword lists.
 
 A keyword occurs on a word boundary when no ASCII letter, digit or underscore touches it

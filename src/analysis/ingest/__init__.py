@@ -4,7 +4,7 @@ from analysis.core.pipeline import P, Stage, rel
 from analysis.ingest.params import IngestParams
 
 # What the stage reads and writes (dvc.yaml is generated from it: analysis.tools.pipeline).
-# It reads the study the study stage built (analysis.study: the release, ingest.source,
+# It reads the study the study stage built (analysis.update.study: the release, ingest.source,
 # extended with the team's batches; the release itself without a batch).
 STAGE = Stage(
     "ingest", reads=(rel(P.study),), notebook=False, module="analysis.ingest.__main__",

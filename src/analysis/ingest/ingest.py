@@ -174,7 +174,7 @@ def ingest(source: str, dest: Path, manifest: str | None = None, commit: str | N
     return IngestResult(files=record["files"], ignored=copied.ignored, provenance=record)
 
 
-STUDY_DUMP = "dump"  # in the study stage's folder (analysis.study.build)
+STUDY_DUMP = "dump"  # in the study stage's folder (analysis.update.study.build)
 STUDY_RECORD = "study.json"
 
 

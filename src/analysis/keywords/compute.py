@@ -9,7 +9,7 @@ executed or evaluated.
 What counts as one keyword: one distinct string, exactly as written. The paper's counts
 (claims ``keywords.*`` in ``data/claims.yaml``) are the distinct exact strings of each list;
 the raw lists are longer (some entries are repeated) and case-insensitive
-matching, as :mod:`analysis.select` does it, merges a few more ('llm'/'LLM', 'gpt'/'GPT').
+matching, as :mod:`analysis.update.select` does it, merges a few more ('llm'/'LLM', 'gpt'/'GPT').
 
 The audit (:func:`audit`) lists, per list, what makes a keyword match more or less than
 it says: duplicates, keywords short enough to match inside other words under substring

@@ -5,7 +5,7 @@ known, by name otherwise); year columns are the years found in the dump; type co
 follow the paper's order (Question, Bug, Requirement).
 
 The false-positive column is computed where the dump records its excluded candidates
-(``<Project>_excluded.csv``, written by ``python -m analysis.labels merge``): excluded /
+(``<Project>_excluded.csv``, written by ``python -m analysis.update.labels merge``): excluded /
 candidates of the project, in percent. A dump that records none (the paper's release,
 whose excluded reports were never published) gets the paper's own rate, marked
 ``reported``; a project with neither gets none. The Sum row shows the average of the

@@ -38,13 +38,24 @@ def discover() -> list[Stage]:
     """The stages the packages of ``analysis`` declare (their ``STAGE``, or their
     ``STAGES`` when they declare several), by package name."""
     found = []
+    for name in stage_packages():
+        package = importlib.import_module(f"analysis.{name}")
+        stage = getattr(package, "STAGE", None)
+        declared = getattr(package, "STAGES", None) or ((stage,) if stage else ())
+        found.extend(s for s in declared if isinstance(s, Stage))
+    return found
+
+
+def stage_packages() -> list[str]:
+    """The packages below ``analysis`` that may declare stages: each top-level package,
+    and the packages of the update wing (``update.study`` declares the study's stages)."""
+    names = []
     for module in pkgutil.iter_modules(analysis.__path__):
         if module.ispkg:
-            package = importlib.import_module(f"analysis.{module.name}")
-            stage = getattr(package, "STAGE", None)
-            declared = getattr(package, "STAGES", None) or ((stage,) if stage else ())
-            found.extend(s for s in declared if isinstance(s, Stage))
-    return found
+            names.append(module.name)
+    update = importlib.import_module("analysis.update")
+    names += [f"update.{m.name}" for m in pkgutil.iter_modules(update.__path__) if m.ispkg]
+    return names
 
 
 def overlaps(a: str, b: str) -> bool:

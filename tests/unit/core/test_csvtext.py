@@ -20,8 +20,8 @@ import pytest
 from analysis.core import csvtext
 from analysis.core.artifacts import csv_float, write_csv
 from analysis.core.textsafe import neutralise_cell
-from analysis.labels import extend, merge, tables
 from analysis.report import downloads
+from analysis.update.labels import extend, merge, tables
 
 SRC = Path(__file__).resolve().parents[3] / "src"
 HOSTILE = ["a\rb", "a\r\nb", "a\nb", "x\u2028y", "x\u2029y", "n\x00m", '"q"', "c,d", "",
@@ -162,7 +162,7 @@ def test_the_sites_downloads_read_back(tmp_path):
 
 
 def test_select_writes_one_row_per_issue_whatever_its_title(tmp_path):
-    from analysis.select import __main__ as cli
+    from analysis.update.select import __main__ as cli
     from tests.support.gharchive import opened_issues, write_events
 
     spec = tmp_path / "projects.yaml"

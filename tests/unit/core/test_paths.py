@@ -64,7 +64,7 @@ def test_the_literal_check_can_fail(tmp_path):
 
 def test_every_stage_of_the_pipeline_has_its_paths_and_notebook():
     stages = yaml.safe_load(PATHS.dvc_yaml.read_text(encoding="utf-8"))["stages"]
-    study = {"batches", "merge", "study"}  # the study's stages (analysis.study): no notebook
+    study = {"batches", "merge", "study"}  # the study's stages (analysis.update.study): no notebook
     assert set(STAGES) == set(stages) - {"ingest", "report"} - study
     for name in STAGES:
         stage = PATHS.stage(name)

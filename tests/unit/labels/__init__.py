@@ -1,1 +1,1 @@
-"""Unit tests of ``analysis.labels``."""
+"""Unit tests of ``analysis.update.labels``."""

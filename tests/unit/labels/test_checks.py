@@ -9,12 +9,12 @@ import pandas as pd
 import pytest
 
 from analysis.core.errors import InputError
-from analysis.labels import merge
-from analysis.labels.checks import row_problems, table_problems
-from analysis.labels.readers import read_sheet
-from analysis.labels.sheets import check_candidates
-from analysis.labels.tables import read_candidates
-from analysis.select.formats import skip_reason
+from analysis.update.labels import merge
+from analysis.update.labels.checks import row_problems, table_problems
+from analysis.update.labels.readers import read_sheet
+from analysis.update.labels.sheets import check_candidates
+from analysis.update.labels.tables import read_candidates
+from analysis.update.select.formats import skip_reason
 from tests.support.sheets import blank_sheets, candidates_frame, fill, issues_of, read_rows
 
 U, CANDIDATES = issues_of("pytorch/pytorch", 4, 2024)
@@ -128,7 +128,7 @@ def test_a_sheet_of_another_selection_is_one_line(filled, tmp_path, taxonomy):
 
 def test_a_label_in_lower_case_is_read_and_named_by_its_line(filled, tmp_path, taxonomy,
                                                             capsys):
-    from analysis.labels.__main__ import main
+    from analysis.update.labels.__main__ import main
 
     fill(filled[1], {U[2]: ("a.1", ""), U[3]: ("c.3", "")})
     assert main(["merge", *map(str, filled), "--out", str(tmp_path / "b")]) == 0

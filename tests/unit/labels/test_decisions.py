@@ -6,8 +6,8 @@ from __future__ import annotations
 import openpyxl
 import pytest
 
-from analysis.labels.checks import MAX_LISTED
-from analysis.labels.decisions import read_decisions, unused_problems
+from analysis.update.labels.checks import MAX_LISTED
+from analysis.update.labels.decisions import read_decisions, unused_problems
 
 U = [f"https://github.com/pytorch/pytorch/issues/{i}" for i in range(1, 6)]
 

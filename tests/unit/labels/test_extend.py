@@ -12,7 +12,7 @@ import pytest
 
 from analysis.core.errors import InputError
 from analysis.core.paths import DumpLayout
-from analysis.labels.extend import batches_file, extend_dump
+from analysis.update.labels.extend import batches_file, extend_dump
 from tests.support.dumps import Project, write_batch, write_dump
 from tests.support.sheets import read_rows
 
@@ -189,7 +189,7 @@ VALID_BATCH = {"name": "release", "annotator_columns": ["Label1"], "label_rows":
 ])
 def test_a_base_whose_batch_record_has_another_shape_is_one_line(base, batch, tmp_path,
                                                                   capsys, record, problem):
-    from analysis.labels.__main__ import main
+    from analysis.update.labels.__main__ import main
 
     recorded = batches_file(base)
     recorded.parent.mkdir()

@@ -10,10 +10,10 @@ import shlex
 import pytest
 
 from analysis.core.paths import ROOT
-from analysis.labels.__main__ import find_selection, main
-from analysis.labels.__main__ import parser as labels_parser
-from analysis.select import engine, outputs
-from analysis.select.__main__ import parser as select_parser
+from analysis.update.labels.__main__ import find_selection, main
+from analysis.update.labels.__main__ import parser as labels_parser
+from analysis.update.select import engine, outputs
+from analysis.update.select.__main__ import parser as select_parser
 from tests.support.dumps import Project, write_dump
 from tests.support.sheets import blank_sheets, fill, issues_of, read_rows
 
@@ -163,7 +163,7 @@ def test_the_readme_commands_are_commands_of_this_version():
 def test_the_keywords_page_command_is_a_command_of_this_version():
     """The select command report/keywords.qmd shows parses (no option of an old version)."""
     text = (ROOT / "report" / "keywords.qmd").read_text(encoding="utf-8").replace("\\\n", " ")
-    prefix = ".venv/bin/python -m analysis.select "
+    prefix = ".venv/bin/python -m analysis.update.select "
     shown = [shlex.split(line.split(prefix, 1)[1]) for line in text.splitlines()
              if line.startswith(prefix)]
     assert len(shown) == 1

@@ -10,8 +10,8 @@ import json
 import pytest
 
 from analysis.core.paths import DumpLayout
-from analysis.labels import merge
-from analysis.labels.decisions import read_decisions
+from analysis.update.labels import merge
+from analysis.update.labels.decisions import read_decisions
 from tests.support.sheets import blank_sheets, candidates_frame, fill, read_rows
 
 U = [f"https://github.com/pytorch/pytorch/issues/{i}" for i in range(1, 7)]

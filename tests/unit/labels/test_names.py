@@ -7,10 +7,10 @@ import pytest
 
 from analysis.core import people
 from analysis.core.errors import InputError
-from analysis.labels import merge, sheets
-from analysis.labels.extend import check_name
-from analysis.labels.records import batch_field_problem
-from analysis.study.params import StudyParams
+from analysis.update.labels import merge, sheets
+from analysis.update.labels.extend import check_name
+from analysis.update.labels.records import batch_field_problem
+from analysis.update.study.params import StudyParams
 from tests.support.sheets import blank_sheets, candidates_frame, fill
 
 LATIN, FULLWIDTH, CYRILLIC = "Ann", "\uff21\uff4e\uff4e", "\u0410nn"  # Ann, Ａｎｎ, Аnn

@@ -15,12 +15,12 @@ import pytest
 
 from analysis.core.errors import InputError
 from analysis.core.paths import SheetPaths
-from analysis.labels import sheets
-from analysis.labels.annotations import normalise_code, parse_excluded
-from analysis.labels.codebook import COLUMNS as CODEBOOK_COLUMNS
-from analysis.labels.readers import read_sheet
-from analysis.labels.tables import LATIN1_NOTE, WINDOWS_NOTE, read_candidates
-from analysis.select.engine import selection_id
+from analysis.update.labels import sheets
+from analysis.update.labels.annotations import normalise_code, parse_excluded
+from analysis.update.labels.codebook import COLUMNS as CODEBOOK_COLUMNS
+from analysis.update.labels.readers import read_sheet
+from analysis.update.labels.tables import LATIN1_NOTE, WINDOWS_NOTE, read_candidates
+from analysis.update.select.engine import selection_id
 from tests.support.sheets import candidates_frame, codebook_of, csv_line, fill, read_rows
 
 CANDIDATES = candidates_frame([

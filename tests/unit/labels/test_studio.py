@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from analysis.core.paths import StudioPaths
-from analysis.labels import studio, studio_api, studio_server
-from analysis.labels.__main__ import main, studio_of
+from analysis.update.labels import studio, studio_api, studio_server
+from analysis.update.labels.__main__ import main, studio_of
 from tests.support.exports import TEAM, export_tasks, result, write_export
 from tests.support.fakestudio import export_routes, json_answer, serving
 from tests.support.sheets import issues_of

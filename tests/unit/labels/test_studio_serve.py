@@ -10,8 +10,8 @@ import subprocess
 import time
 from pathlib import Path
 
-from analysis.labels import __main__ as cli
-from analysis.labels import studio, studio_server
+from analysis.update.labels import __main__ as cli
+from analysis.update.labels import studio, studio_server
 
 
 def test_a_port_in_use_is_one_line_naming_it_and_how_to_choose_another(capsys, tmp_path):
@@ -67,7 +67,7 @@ def test_the_project_is_titled_by_its_batch_and_the_export_leads_to_the_study():
 
 
 def test_one_theme_is_chosen_with_radio_buttons(taxonomy):
-    from analysis.labels.codebook import Codebook
+    from analysis.update.labels.codebook import Codebook
 
     config = studio.label_config(Codebook.load(taxonomy) if hasattr(Codebook, "load")
                                  else codebook_of(taxonomy))

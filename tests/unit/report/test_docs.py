@@ -30,7 +30,7 @@ PAGES = {"index.md", "update-loop.md"}
     ("#a-worked-example", "#a-worked-example"),
     ("update-tutorial.md", None),             # a page that does not exist (yet)
     ("../README.md", None),                   # a file of the repository
-    ("../src/analysis/select/engine.py", None),
+    ("../src/analysis/update/select/engine.py", None),
     ("http://example.org/", None),
     ("javascript:alert(1)", None),
     ("../report/../../etc/passwd.qmd", None),

@@ -1,1 +1,1 @@
-"""Unit tests of ``analysis.select``."""
+"""Unit tests of ``analysis.update.select``."""

@@ -14,10 +14,10 @@ import pytest
 from analysis.core.errors import InputError
 from analysis.core.projects import Projects
 from analysis.keywords.compute import read_keyword_file
-from analysis.select import engine, outputs
-from analysis.select.formats import Tally
-from analysis.select.known import dump_issues
-from analysis.select.spec import build_spec
+from analysis.update.select import engine, outputs
+from analysis.update.select.formats import Tally
+from analysis.update.select.known import dump_issues
+from analysis.update.select.spec import build_spec
 from tests.support.dumps import Project, write_dump
 from tests.support.gharchive import OTHERS, edited_issue, event, opened_issues, write_events
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from analysis.select.__main__ import main
-from analysis.select.engine import accounting_problems
+from analysis.update.select.__main__ import main
+from analysis.update.select.engine import accounting_problems
 
 SPEC = """projects:
   pygithub: {name: PyGithub, order: 1, platform: github, repository: jacquev6/PyGithub,

@@ -8,8 +8,8 @@ import json
 import pytest
 
 from analysis.core.errors import InputError
-from analysis.select import gharchive
-from analysis.select.formats import Tally
+from analysis.update.select import gharchive
+from analysis.update.select.formats import Tally
 
 
 def line(kind: str, repo: str, action: str = "opened", number: int = 1) -> bytes:

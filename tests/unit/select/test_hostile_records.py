@@ -15,8 +15,8 @@ import orjson
 
 from analysis.core.dates import date_problem, year_problem
 from analysis.core.urls import url_problem
-from analysis.select import __main__ as cli
-from analysis.select import engine
+from analysis.update.select import __main__ as cli
+from analysis.update.select import engine
 from tests.support.gharchive import opened_issues
 
 REPO = "vllm-project/vllm"

@@ -9,7 +9,7 @@ import pytest
 
 from analysis.core.errors import InputError
 from analysis.core.paths import Paths
-from analysis.select.known import current_dump, dump_issues, issue_key
+from analysis.update.select.known import current_dump, dump_issues, issue_key
 from tests.support.dumps import Project, write_dump
 
 RENAMES = {"microsoft/deepspeed": "deepspeedai/DeepSpeed"}

@@ -11,8 +11,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from analysis.select import __main__ as cli
-from analysis.select import engine, outputs
+from analysis.update.select import __main__ as cli
+from analysis.update.select import engine, outputs
 from tests.support.dumps import Project, write_dump
 from tests.support.gharchive import opened_issues, write_events
 
@@ -47,7 +47,7 @@ def test_known_issues_of_a_given_dump_are_left_out_and_counted(inputs, tmp_path,
     assert lines[0] == f"select: known issues: 1 in {tmp_path / 'dump'}, left out"
     assert "candidates: vllm 1 of 2 (1 already in the study left out)" in lines[1]
     assert lines[2].startswith("select: next: ") and lines[2].endswith(
-        f"-m analysis.labels sheets {tmp_path}/out/selection/candidates.csv --annotators N "
+        f"-m analysis.update.labels sheets {tmp_path}/out/selection/candidates.csv --annotators N "
         f"--out {tmp_path}/out")
     record = json.loads((tmp_path / "out/selection/selection.json").read_text())
     assert record["known"]["left_out"] == 1 and engine.accounting_problems(record) == []
@@ -160,7 +160,7 @@ def test_a_huge_title_and_labels_are_cut_so_the_sheets_can_read_them(tmp_path, c
     the next step reads select's own file: a 300,000-character title and labels were
     written whole, and ``labels sheets`` refused it (a field over the csv module's
     limit)."""
-    from analysis.labels import __main__ as labels_cli
+    from analysis.update.labels import __main__ as labels_cli
     from tests.support.gharchive import edited_issue
 
     spec = tmp_path / "projects.yaml"

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analysis.select.matching import Matcher, reference_matches
+from analysis.update.select.matching import Matcher, reference_matches
 
 KEYWORDS = ["llm", "LLM", "yi", "gpt", "OPT", "few shot", "torch.compile", "llama",
             "transformer", "transformer decoder", "vLLM", "flash_attn_2", "c++", "fp16"]

@@ -8,8 +8,8 @@ from analysis.core.errors import InputError
 from analysis.core.paths import PATHS
 from analysis.core.projects import Projects
 from analysis.keywords.compute import parse_keyword_file
-from analysis.select.engine import _canonical
-from analysis.select.spec import build_spec
+from analysis.update.select.engine import _canonical
+from analysis.update.select.spec import build_spec
 
 LISTS = parse_keyword_file("pytorch_keywords = ['llm', 'llm', 'ZeRO']\n"
                            "tensorflow_keywords = ['llm']\nmindspore_keywords = ['llm']\n")

@@ -1,1 +1,1 @@
-"""Tests of analysis.study: the study rebuilt from the release and the team's records."""
+"""Tests of analysis.update.study: the study rebuilt from the release and the team's records."""

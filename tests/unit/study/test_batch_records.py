@@ -11,10 +11,10 @@ import pytest
 
 from analysis.core import batchfiles, sizes
 from analysis.core.errors import InputError
-from analysis.labels import tables
-from analysis.labels.merge import merge_folder
-from analysis.study import batch, records
 from analysis.tools import repro
+from analysis.update.labels import tables
+from analysis.update.labels.merge import merge_folder
+from analysis.update.study import batch, records
 from tests.unit.study.test_study import params_file, write_records
 
 BATCH = "labels/2026-01"

@@ -1,4 +1,4 @@
-"""The record of a batch's merges (merges/<batch>.json, :mod:`analysis.study.ledger`): an
+"""The record of a batch's merges (merges/<batch>.json, :mod:`analysis.update.study.ledger`): an
 answer changed after the merge is one line naming the sheet and the report, unless it is
 revised on purpose, which the record keeps."""
 
@@ -10,7 +10,7 @@ import json
 import pandas as pd
 import pytest
 
-from analysis.study import batch, ledger
+from analysis.update.study import batch, ledger
 from tests.support.sheets import blank_sheets, fill, issues_of
 
 TEAM = ["alice", "bob", "chen"]

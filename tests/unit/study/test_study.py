@@ -13,10 +13,10 @@ import pytest
 from analysis.core.errors import InputError
 from analysis.ingest.ingest import ingest, ingest_study
 from analysis.ingest.params import IngestParams
-from analysis.labels.extend import extend_dump
-from analysis.labels.merge import merge_folder
-from analysis.study import batch, build, records
-from analysis.study.params import StudyParams
+from analysis.update.labels.extend import extend_dump
+from analysis.update.labels.merge import merge_folder
+from analysis.update.study import batch, build, records
+from analysis.update.study.params import StudyParams
 from tests.support.dumps import Project, write_dump
 from tests.support.sheets import blank_sheets, fill, issues_of
 

@@ -30,7 +30,7 @@ def test_check_fails_on_a_hand_edit(monkeypatch, capsys):
 
 
 # The study's stages come first: the team's batches merged and the release extended with
-# them (analysis.study), the study that ingest copies.
+# them (analysis.update.study), the study that ingest copies.
 STUDY_STAGES = ["batches", "merge", "study"]
 
 
@@ -80,7 +80,7 @@ def test_a_foreach_stage_is_dvcs_foreach_over_its_list():
     merge = next(s for s in pipeline.STAGES if s.name == "merge")
     entry = pipeline.stage_entry(merge, ROOT, {"study": {"batches": []}})
     assert entry["foreach"] == "${study.batches}"
-    assert entry["do"]["cmd"] == ("python -m analysis.study.batch labels/${item} --out "
+    assert entry["do"]["cmd"] == ("python -m analysis.update.study.batch labels/${item} --out "
                                   "build/merged/${item} --record merges/${item}.json")
     assert entry["do"]["deps"][0] == "labels/${item}"
     # the record of the merge is kept in git and read on the next run

@@ -1,25 +1,25 @@
 """Command line of the labelling loop.
 
-    python -m analysis.labels sheets CANDIDATES.csv --annotators NAMES|N --out FOLDER
+    python -m analysis.update.labels sheets CANDIDATES.csv --annotators NAMES|N --out FOLDER
         [--format csv|xlsx] [--seed N|none] [--details DUMP|none] [--force]
-    python -m analysis.labels studio create CANDIDATES.csv --annotators NAMES --out FOLDER
+    python -m analysis.update.labels studio create CANDIDATES.csv --annotators NAMES --out FOLDER
         [--title TITLE] [--url URL] [--token TOKEN] [--details DUMP|none] [--force]
-    python -m analysis.labels studio export --out FOLDER [--url URL] [--token TOKEN]
-    python -m analysis.labels studio serve [--port N] [--data FOLDER] [--venv FOLDER]
-    python -m analysis.labels merge INPUT [INPUT ...] --out BATCH
+    python -m analysis.update.labels studio export --out FOLDER [--url URL] [--token TOKEN]
+    python -m analysis.update.labels studio serve [--port N] [--data FOLDER] [--venv FOLDER]
+    python -m analysis.update.labels merge INPUT [INPUT ...] --out BATCH
         [--decisions FILE] [--selection CANDIDATES.csv|none] [--force]
-    python -m analysis.labels extend --base DUMP --batch BATCH --out STUDY
+    python -m analysis.update.labels extend --base DUMP --batch BATCH --out STUDY
         [--name NAME] [--force]
 
 ``sheets`` writes the blank sheets for the candidates select wrote
 (``<selection>/selection/candidates.csv``) into ``FOLDER/sheets/``
-(:mod:`analysis.labels.sheets`); ``studio create`` makes a Label Studio project of them
+(:mod:`analysis.update.labels.sheets`); ``studio create`` makes a Label Studio project of them
 and ``studio export`` downloads its annotations into ``FOLDER/studio/export.json``
-(:mod:`analysis.labels.studio`); ``studio serve`` runs a local Label Studio server (what
+(:mod:`analysis.update.labels.studio`); ``studio serve`` runs a local Label Studio server (what
 ``make studio`` runs); ``merge`` combines the filled sheets or the export, and the
 adjudicators' decisions, into a batch in the upstream layout
-(:mod:`analysis.labels.merge`); ``extend`` adds a batch to a study dump
-(:mod:`analysis.labels.extend`). A problem ends the run with one line per problem (file,
+(:mod:`analysis.update.labels.merge`); ``extend`` adds a batch to a study dump
+(:mod:`analysis.update.labels.extend`). A problem ends the run with one line per problem (file,
 line, column, what, what to do), exit status 1 and nothing written.
 """
 
@@ -36,25 +36,25 @@ from analysis.core.errors import InputError, user_error_line
 from analysis.core.paths import PATHS, DumpLayout, StudioPaths
 from analysis.core.projects import Projects
 from analysis.core.taxonomy import load_taxonomy
-from analysis.labels import studio, studio_api, studio_server
-from analysis.labels.codebook import codebook_for
-from analysis.labels.decisions import read_decisions
-from analysis.labels.extend import extend_dump
-from analysis.labels.merge import MergeResult, SheetProblems, left_out, merge_inputs
-from analysis.labels.readers import read_input
-from analysis.labels.records import summary_line
-from analysis.labels.sheets import (
+from analysis.update.labels import studio, studio_api, studio_server
+from analysis.update.labels.codebook import codebook_for
+from analysis.update.labels.decisions import read_decisions
+from analysis.update.labels.extend import extend_dump
+from analysis.update.labels.merge import MergeResult, SheetProblems, left_out, merge_inputs
+from analysis.update.labels.readers import read_input
+from analysis.update.labels.records import summary_line
+from analysis.update.labels.sheets import (
     DEFAULT_SEED,
     FORMATS,
     check_candidates,
     parse_team,
     write_blank_sheets,
 )
-from analysis.labels.tables import read_candidates
-from analysis.select.engine import SELECTION_DIR, selection_id
-from analysis.select.hints import python
-from analysis.select.known import NONE, current_dump
-from analysis.select.outputs import set_aside_folder
+from analysis.update.labels.tables import read_candidates
+from analysis.update.select.engine import SELECTION_DIR, selection_id
+from analysis.update.select.hints import python
+from analysis.update.select.known import NONE, current_dump
+from analysis.update.select.outputs import set_aside_folder
 
 SHOWN_UNDECIDED = 10
 
@@ -102,8 +102,8 @@ def undecided_lines(result: MergeResult, args: argparse.Namespace) -> list[str]:
     return [f"merge: undecided, not in the batch: {shown}"
             + (f" and {more:,} more" if more > 0 else ""),
             f"merge: decide them in the decision column of {listed} (a theme code, or "
-            f"excluded), then: {python()} -m analysis.labels merge {' '.join(args.sheets)} --out "
-            f"{args.out} --decisions FILE --force"]
+            f"excluded), then: {python()} -m analysis.update.labels merge "
+            f"{' '.join(args.sheets)} --out {args.out} --decisions FILE --force"]
 
 
 def codebook_of(args: argparse.Namespace, taxonomy):
@@ -258,7 +258,7 @@ def run_studio_create(args: argparse.Namespace) -> int:
                   + studio_server.password_command(Path(studio_server.VENV),
                                                    Path(studio_server.DATA), user["email"]),
                   file=sys.stderr)
-    print(f"studio: when they are done: {python()} -m analysis.labels studio export --out "
+    print(f"studio: when they are done: {python()} -m analysis.update.labels studio export --out "
           f"{args.out}")
     return 0
 
@@ -365,7 +365,7 @@ def add_studio(sub) -> None:
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m analysis.labels",
+    p = argparse.ArgumentParser(prog="python -m analysis.update.labels",
                                 description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
     s = sub.add_parser("sheets", help="blank labelling sheets for the candidates select wrote")

@@ -1,23 +1,5 @@
-"""Label Studio, the annotation tool, as the other route to a batch: what a project is
-made of, and its export read back into the table of annotations.
-
-A project made from a selection (``python -m analysis.labels studio create``, over Label
-Studio's HTTP API: :mod:`analysis.labels.studio_api`) holds
-
-- the labelling configuration (:func:`label_config`), generated from the codebook
-  (:mod:`analysis.labels.codebook`): the issue (its title, then a header line with the
-  link, the project, the creation date, its labels and the keywords it matched, then its
-  body, Markdown rendered as HTML with raw HTML left as text and images shown as links,
-  never loaded), one required choice among
-  the themes (each with its definition and sub-themes as its hint, stored as its code),
-  ``excluded`` and ``unsure``, an optional confidence (low, medium, high) and a comment;
-- the codebook as the project's instructions (shown before labelling);
-- one task per candidate (:func:`tasks`): the candidate's fields, the selection's
-  identifier and the team (each annotator's name, e-mail and user id), so that an export
-  says whose annotations it holds and of which selection.
-
-Every annotator sees every task (``maximum_annotations`` = the team's size, overlap 100%),
-each in an order of their own (Label Studio's uniform sampling).
+"""A Label Studio export read back into the table of annotations (the merge reads
+it; the project and its tasks are :mod:`analysis.update.labels.studio`).
 
 The export (JSON, as ``studio export`` downloads it, each task with its ``annotations[]``
 and each annotation's ``completed_by``, expanded or a user id, and ``lead_time``) is read
@@ -39,8 +21,6 @@ annotated.
 from __future__ import annotations
 
 import functools
-import hashlib
-import html
 import json
 import os
 import stat
@@ -48,7 +28,6 @@ from collections import Counter, defaultdict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from xml.sax.saxutils import quoteattr
 
 import pandas as pd
 
@@ -57,9 +36,9 @@ from analysis.core.errors import InputError
 from analysis.core.jsonstream import ItemReader, json_items
 from analysis.core.sizes import MAX_EXPORT_BYTES, MiB, size_text
 from analysis.core.textsafe import visible
-from analysis.labels.annotations import COLUMNS, Read, Source, answer
-from analysis.labels.checks import MAX_LISTED
-from analysis.labels.codebook import CONFIDENCE, EXCLUDED, UNSURE, Codebook
+from analysis.update.labels.annotations import COLUMNS, Read, Source, answer
+from analysis.update.labels.checks import MAX_LISTED
+from analysis.update.labels.codebook import CONFIDENCE, EXCLUDED, UNSURE
 
 THEME, CONFIDENCE_NAME, COMMENT, ISSUE = "theme", "confidence", "comment", "issue"
 KIND = "label-studio"
@@ -71,100 +50,11 @@ MAX_ANNOTATIONS = 1_000_000
 MAX_TASK_BYTES = 16 * MiB  # characters of one task's JSON
 MAX_LEAD_SECONDS = 10 ** 9  # about 30 years
 EXPORT_FIX = ("give the JSON export of the project `studio create` made (python -m "
-              "analysis.labels studio export writes it)")
+              "analysis.update.labels studio export writes it)")
 SPLIT_FIX = "label the candidates in several batches (a project each)"
 FIX_ANNOTATION = "correct the annotation in Label Studio, then export again"
 TEAM_PROBLEM = ("the tasks do not name one team (data.annotators: each annotator's name, "
                 "e-mail and user id)")
-
-
-def label_config(codebook: Codebook) -> str:
-    """The project's labelling configuration (see the module docstring), the same text
-    for the same codebook."""
-    choices = [f'    <Choice value={quoteattr(f"{code} {codebook.entry(code).name}")} '
-               f'alias={quoteattr(code)} hint={quoteattr(codebook.hint(code))}/>'
-               for code in codebook.theme_codes]
-    choices += [f'    <Choice value={quoteattr(code)} alias={quoteattr(code)} '
-                f'hint={quoteattr(codebook.hint(code))}/>' for code in (EXCLUDED, UNSURE)]
-    confidence = "\n".join(f'    <Choice value="{c}"/>' for c in CONFIDENCE)
-    return "\n".join([
-        "<View>",
-        '  <Header value="$title"/>',
-        f'  <HyperText name="{ISSUE}" value="$issue_html" clickableLinks="true"/>',
-        '  <Header value="Theme: a code, excluded or unsure (hover a choice for its '
-        'definition; the instructions hold the codebook)" size="5"/>',
-        f'  <Choices name="{THEME}" toName="{ISSUE}" choice="single-radio" required="true" '
-        'requiredMessage="Choose a theme, excluded or unsure" showInline="false">',
-        *choices,
-        "  </Choices>",
-        '  <Header value="Confidence (optional)" size="5"/>',
-        f'  <Choices name="{CONFIDENCE_NAME}" toName="{ISSUE}" choice="single-radio" '
-        'showInline="true">',
-        confidence,
-        "  </Choices>",
-        '  <Header value="Comment (optional)" size="5"/>',
-        f'  <TextArea name="{COMMENT}" toName="{ISSUE}" rows="2" maxSubmissions="1" '
-        'editable="true"/>',
-        "</View>"])
-
-
-def markdown_html(text: str) -> str:
-    """An issue's Markdown body as HTML; raw HTML in it stays text (escaped), links other
-    than web addresses are not made, and an image is shown as a link to it
-    (:func:`image_as_link`), never loaded."""
-    from markdown_it import MarkdownIt
-
-    md = MarkdownIt("commonmark", {"html": False})
-    md.add_render_rule("image", image_as_link)
-    return md.render(text or "")
-
-
-def image_as_link(self, tokens, idx, options, env) -> str:
-    """An image of untrusted Markdown as a link (``image: <alt text>``) to a web address,
-    or as its text for any other: opening a task loads nothing from elsewhere (a tracking
-    pixel would tell its server the annotator's address and when they looked)."""
-    token = tokens[idx]
-    src = str(token.attrGet("src") or "")
-    alt = html.escape("".join(t.content for t in (token.children or []) if t.content)
-                      or src)
-    if src.lower().startswith(("https://", "http://")):
-        return (f'<a href="{html.escape(src)}" target="_blank" rel="noopener noreferrer '
-                f'nofollow">image: {alt}</a>')
-    return f"[image: {alt}]"
-
-
-def issue_html(row: pd.Series) -> str:
-    """What a task shows of its issue: a header line (the link, the project, the
-    creation date, the labels, the keywords), then the body."""
-    url = html.escape(row["url"])
-    facts = [html.escape(row["project"]), f"opened {html.escape(row['created_at'])}"]
-    if row.get("labels"):
-        facts.append("labels: " + html.escape(row["labels"].replace(";", ", ")))
-    keywords = ";".join(k for k in (row.get("keywords_title", ""),
-                                    row.get("keywords_body", "")) if k)
-    if keywords:
-        facts.append("keywords: " + html.escape(", ".join(dict.fromkeys(
-            keywords.split(";")))))
-    head = (f'<p><a href="{url}" target="_blank" rel="noopener noreferrer">{url}</a><br>'
-            + " · ".join(facts) + "</p><hr>")
-    return head + markdown_html(row.get("body", ""))
-
-
-def tasks(candidates: pd.DataFrame, selection: str, team: list[dict]) -> list[dict]:
-    """One task per candidate (checked candidates: :func:`~analysis.labels.sheets.
-    check_candidates`), in the selection's order."""
-    out = []
-    for _, row in candidates.iterrows():
-        out.append({"data": {
-            "url": row["url"], "project": row["project"], "created_at": row["created_at"],
-            "title": row["title"], "body": row.get("body", ""),
-            "labels": row.get("labels", ""), "issue_html": issue_html(row),
-            "selection": selection, "annotators": team}})
-    return out
-
-
-def config_digest(config: str) -> str:
-    return hashlib.sha256(config.encode("utf-8")).hexdigest()
 
 
 def is_export(path: Path) -> bool:
@@ -327,7 +217,7 @@ def annotation_answer(annotation: dict, codes: set[str] | None
 
 @functools.lru_cache(maxsize=1024)
 def theme_answer(theme: str) -> tuple[str, bool, bool]:
-    """A theme choice as the table's label, excluded, unsure (:func:`~analysis.labels.
+    """A theme choice as the table's label, excluded, unsure (:func:`~analysis.update.labels.
     annotations.answer`), once per choice: an export holds few distinct ones."""
     found = answer(theme, theme == EXCLUDED)
     return found["label"], found["excluded"], found["unsure"]
@@ -479,7 +369,7 @@ class ExportTable:
 
 def top_selection(counts: Counter) -> str:
     """The selection most tasks name (the first in sort order among equals; empty if
-    none), as :func:`~analysis.labels.checks.most_common` gives it for a sheet."""
+    none), as :func:`~analysis.update.labels.checks.most_common` gives it for a sheet."""
     counts = Counter({k: n for k, n in counts.items() if k})
     if not counts:
         return ""

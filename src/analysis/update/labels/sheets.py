@@ -28,8 +28,8 @@ digest of each sheet's order. The merge joins rows on the URL, never on their or
 
 Written for spreadsheet programs: a CSV is UTF-8 with a byte-order mark, CRLF line endings
 and every cell a spreadsheet would run as a formula neutralised
-(:func:`analysis.labels.tables.spreadsheet_csv`); the codebook goes beside it
-(``sheets/codebook.csv``: :mod:`analysis.labels.codebook`). A workbook (``.xlsx``) holds
+(:func:`analysis.update.labels.tables.spreadsheet_csv`); the codebook goes beside it
+(``sheets/codebook.csv``: :mod:`analysis.update.labels.codebook`). A workbook (``.xlsx``) holds
 every cell as text, the URL as a link, drop-downs of the allowed values in ``label``,
 ``excluded`` and ``confidence`` (a number of at least 0 in ``minutes``), a frozen header
 row with a filter, column widths, the columns not to be edited locked (the sheet is
@@ -62,9 +62,9 @@ from analysis.core.paths import SheetPaths
 from analysis.core.people import NAME_FIX, name_problem, normal_name
 from analysis.core.textsafe import marker, neutralise_cell
 from analysis.core.urls import url_problem
-from analysis.labels.codebook import CONFIDENCE, EXCLUDED, UNSURE, Codebook
-from analysis.labels.tables import csv_bytes
-from analysis.select.engine import selection_id
+from analysis.update.labels.codebook import CONFIDENCE, EXCLUDED, UNSURE, Codebook
+from analysis.update.labels.tables import csv_bytes
+from analysis.update.select.engine import selection_id
 
 SHEET_COLUMNS = ["project", "url", "created_at", "title", "body", "labels", "keywords",
                  "label", "excluded", "confidence", "minutes", "comment", "annotator",
@@ -240,7 +240,7 @@ CHOICES_TAB = "Choices"  # a hidden worksheet: the label column's drop-down
 
 def label_choices(codes: list[str], codebook: Codebook | None) -> list[str]:
     """The label column's drop-down: each theme code with its name (``A.1 Unclear
-    Installation Guidance``: the merge reads the code, :func:`~analysis.labels.
+    Installation Guidance``: the merge reads the code, :func:`~analysis.update.labels.
     annotations.normalise_code`), then ``excluded`` and ``unsure``."""
     named = {e.code: e.name for e in codebook.entries} if codebook else {}
     return [f"{code} {named[code]}" if named.get(code) else code for code in codes] + [

@@ -75,7 +75,7 @@ ODS_MIMETYPE = b"application/vnd.oasis.opendocument.spreadsheet"
 WORKBOOK_ENCODING = "xlsx workbook"
 WORKBOOK_DELIMITER = "none (workbook)"
 SAVE_AS = "save the sheet as an Excel workbook (.xlsx) or as CSV UTF-8"
-SHEET_FIX = ("give the sheet written by analysis.labels sheets, saved as CSV or .xlsx, its "
+SHEET_FIX = ("give the sheet written by analysis.update.labels sheets, saved as CSV or .xlsx, its "
              "columns kept")
 
 

@@ -1,10 +1,10 @@
 """The ``batches`` stage: the study's batches, as ``params.yaml`` lists them, checked
 against the team's records (``labels/<batch>/``), and what each batch's records hold.
 
-    python -m analysis.study.records --out build/merged/batches.json [--params FILE]
+    python -m analysis.update.study.records --out build/merged/batches.json [--params FILE]
 
 Each listed batch must have its folder with the annotators' answers in it (filled sheets
-or a Label Studio export, :func:`analysis.labels.merge.folder_inputs`); anything else is
+or a Label Studio export, :func:`analysis.update.labels.merge.folder_inputs`); anything else is
 one line naming the folder and what to do, and the stage fails. The record lists, per
 batch in the study's order, its folder and every file of it with its SHA-256, so the
 study's provenance says which records made it. A folder of ``labels/`` that the list does
@@ -24,9 +24,9 @@ from analysis.core.batchfiles import read_record, walk_records
 from analysis.core.errors import InputError, user_error_line
 from analysis.core.paths import PATHS, ROOT, Paths
 from analysis.core.safeyaml import safe_load
-from analysis.labels.merge import folder_inputs
-from analysis.study import INDEX, RECORDS
-from analysis.study.params import StudyParams
+from analysis.update.labels.merge import folder_inputs
+from analysis.update.study import INDEX, RECORDS
+from analysis.update.study.params import StudyParams
 
 PROG = "batches"
 LISTED = "study.batches in params.yaml"
@@ -107,7 +107,7 @@ def preflight(root: Path) -> tuple[list[str], list[str]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m analysis.study.records",
+    parser = argparse.ArgumentParser(prog="python -m analysis.update.study.records",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", default=INDEX, help="the record (default: %(default)s)")
     parser.add_argument("--params", default=str(PATHS.params), metavar="FILE",

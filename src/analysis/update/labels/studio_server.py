@@ -56,7 +56,7 @@ SETTINGS_FOLDER = "startup"  # on the server's PYTHONPATH, holding only SETTINGS
 # only. Label Studio's settings do not set them; a settings module of our own cannot
 # import Label Studio's, which reads Django's settings while it is being imported.
 SETTINGS = """\
-# Written by analysis.labels.studio_server at every start of the Label Studio server.
+# Written by analysis.update.labels.studio_server at every start of the Label Studio server.
 try:
     from django.conf import global_settings
 except ImportError:

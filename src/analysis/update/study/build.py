@@ -1,12 +1,12 @@
 """The ``study`` stage: the release extended with every batch of the study, the dump the
 ``ingest`` stage then reads.
 
-    python -m analysis.study.build --batches build/merged --out build/study [--params FILE]
+    python -m analysis.update.study.build --batches build/merged --out build/study [--params FILE]
 
 The release is ingest's source (``ingest`` in params.yaml: a folder, an archive or a
 URL), materialised and verified against its manifest exactly as ingest does
 (:func:`analysis.ingest.ingest.ingest`); it is then extended with each batch of
-``study.batches`` in turn, in the list's order (:mod:`analysis.labels.extend`: each batch
+``study.batches`` in turn, in the list's order (:mod:`analysis.update.labels.extend`: each batch
 named after its records' folder, its annotators in the columns their names had in an
 earlier batch). ``OUT/dump/`` is the study (the release itself, byte for byte, when the
 list is empty) and ``OUT/study.json`` records the release's provenance (what ingest
@@ -27,9 +27,9 @@ from analysis.core.paths import PATHS, ROOT
 from analysis.core.projects import Projects
 from analysis.ingest.ingest import ingest
 from analysis.ingest.params import IngestParams
-from analysis.labels.extend import extend, write_study
-from analysis.study import BATCHES, STUDY
-from analysis.study.params import StudyParams
+from analysis.update.labels.extend import extend, write_study
+from analysis.update.study import BATCHES, STUDY
+from analysis.update.study.params import StudyParams
 
 PROG = "study"
 DUMP = "dump"
@@ -74,7 +74,7 @@ def build_study(ingest_params: IngestParams, names: list[str], batches: Path, ou
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m analysis.study.build",
+    parser = argparse.ArgumentParser(prog="python -m analysis.update.study.build",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--batches", default=BATCHES,
                         help="the merged batches, one folder each (default: %(default)s)")

@@ -1,15 +1,15 @@
 """The readers of the merge's inputs: each turns one file into the table of annotations
-(:mod:`analysis.labels.annotations`).
+(:mod:`analysis.update.labels.annotations`).
 
 - a filled sheet (:func:`read_sheet`; CSV or ``.xlsx``, however a spreadsheet program
-  saved it: :func:`analysis.labels.tables.read_table`): one annotator, named by the
+  saved it: :func:`analysis.update.labels.tables.read_table`): one annotator, named by the
   sheet's ``annotator`` column (a sheet of an earlier version, without one, is annotator
   ``#k`` by its place among the inputs). Its rows are checked
-  (:func:`analysis.labels.checks.row_problems`). A label written in lower case (``c.3``)
+  (:func:`analysis.update.labels.checks.row_problems`). A label written in lower case (``c.3``)
   is read as its code, and the note names the lines; columns an annotator added are kept
   (the merge writes their cells to ``labels/comments.csv``) and named in a note; fully
   blank rows are skipped and counted;
-- a Label Studio export (:func:`analysis.labels.studio.read_export`), recognised by its
+- a Label Studio export (:func:`analysis.update.labels.studio.read_export`), recognised by its
   content (JSON), whatever the file is named.
 
 :func:`read_input` picks the reader. A file that cannot be read at all is one problem;
@@ -24,7 +24,7 @@ import pandas as pd
 
 from analysis.core.errors import InputError
 from analysis.core.people import normal_name
-from analysis.labels.annotations import (
+from analysis.update.labels.annotations import (
     COLUMNS,
     EXTRA_COLUMNS,
     LOWER_CODE_RE,
@@ -36,10 +36,10 @@ from analysis.labels.annotations import (
     parse_excluded,
     parse_minutes,
 )
-from analysis.labels.checks import most_common, row_problems
-from analysis.labels.sheets import REQUIRED_COLUMNS, SHEET_COLUMNS
-from analysis.labels.studio import is_export, looks_like_json, read_export
-from analysis.labels.tables import ENCODING_NOTES, read_table
+from analysis.update.labels.checks import most_common, row_problems
+from analysis.update.labels.sheets import REQUIRED_COLUMNS, SHEET_COLUMNS
+from analysis.update.labels.studio_export import is_export, looks_like_json, read_export
+from analysis.update.labels.tables import ENCODING_NOTES, read_table
 
 SHOWN_LINES = 3  # lines a note names before "and N more"
 
@@ -111,7 +111,8 @@ def sheet_rows(path: Path, name: str | None, raw: bytes | None = None
 
 
 def annotations_of(rows: pd.DataFrame, annotator: str) -> pd.DataFrame:
-    """A checked sheet's rows as annotations (:data:`~analysis.labels.annotations.COLUMNS`)."""
+    """A checked sheet's rows as annotations
+    (:data:`~analysis.update.labels.annotations.COLUMNS`)."""
     unit = "row" if rows.attrs.get("kind") == "xlsx" else "line"
     out = []
     for rec in rows.itertuples(index=False):

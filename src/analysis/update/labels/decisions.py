@@ -1,9 +1,9 @@
 """The adjudicators' decisions: an input of the merge, never an edit of its output.
 
-    python -m analysis.labels merge SHEET ... --out BATCH --decisions FILE
+    python -m analysis.update.labels merge SHEET ... --out BATCH --decisions FILE
 
 ``FILE`` is any CSV or Excel workbook (read as the sheets are:
-:func:`analysis.labels.tables.read_table`) with the columns ``url`` and ``decision``;
+:func:`analysis.update.labels.tables.read_table`) with the columns ``url`` and ``decision``;
 the merge's own ``labels/adjudication.csv``, with its ``decision`` column filled in a
 spreadsheet program, is one. A decision is a theme code of the taxonomy (``C.3``; written
 in lower case, it is read as the code and counted) or ``excluded`` (the report is a false
@@ -13,7 +13,7 @@ Each problem is one line (file, line, column, what, what to do): a value that is
 a code nor ``excluded``, one URL given two different decisions, and (checked by the merge,
 :func:`unused_problems`) a decision for a URL no sheet lists or for a report that is not
 on the adjudication list. Every problem of the file is reported in one run, each kind
-cut after :data:`~analysis.labels.checks.MAX_LISTED` as the sheets' are. Because the
+cut after :data:`~analysis.update.labels.checks.MAX_LISTED` as the sheets' are. Because the
 decisions are a file the merge reads, a rerun with ``--force`` gives the same batch, byte
 for byte, and loses no decision.
 """
@@ -27,9 +27,9 @@ from pathlib import Path
 import pandas as pd
 
 from analysis.core.errors import InputError
-from analysis.labels.annotations import lowercase_codes, normalise_code
-from analysis.labels.checks import capped
-from analysis.labels.tables import read_table
+from analysis.update.labels.annotations import lowercase_codes, normalise_code
+from analysis.update.labels.checks import capped
+from analysis.update.labels.tables import read_table
 
 EXCLUDED = "excluded"
 KEYS = ("url", "decision")
@@ -120,8 +120,9 @@ def unused_problems(decisions: Decisions, sheet_urls: set[str],
 
 def capped_by_kind(kinds: dict[str, list[InputError]], file: str) -> list[InputError]:
     """The problems of one file in the order of its lines, each kind cut after
-    :data:`~analysis.labels.checks.MAX_LISTED` (:func:`~analysis.labels.checks.capped`),
-    then one line per cut kind saying how many more there are."""
+    :data:`~analysis.update.labels.checks.MAX_LISTED`
+    (:func:`~analysis.update.labels.checks.capped`), then one line per cut kind saying how
+    many more there are."""
     listed = [p for what, found in kinds.items() for p in capped(found, file, what)]
     return (sorted((p for p in listed if p.line is not None), key=lambda p: p.line)
             + [p for p in listed if p.line is None])

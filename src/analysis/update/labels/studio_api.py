@@ -3,7 +3,7 @@
 Plain HTTP with :mod:`urllib`: Label Studio's own SDK does not fit the pipeline's pins
 (label-studio-sdk 2.1.2 needs numpy 2.2 or later, where the pipeline pins numpy 2.1.0 for
 byte-stable outputs, and brings OpenCV, NLTK and requests-mock); the server runs in an
-environment of its own (:mod:`analysis.labels.studio_server`). The calls are Label
+environment of its own (:mod:`analysis.update.labels.studio_server`). The calls are Label
 Studio's documented API:
 
     GET  /api/users/                       the organisation's members (matched by e-mail)
@@ -268,7 +268,7 @@ def export(studio: Studio, project: int, out: BinaryIO, limit: int,
     :meth:`Studio.download`), every task with its annotations and each annotation's
     annotator expanded (id, e-mail, name): an export snapshot, built, then downloaded."""
     snapshot = studio.call("POST", f"/api/projects/{project}/exports/", {
-        "title": "analysis.labels studio export",
+        "title": "analysis.update.labels studio export",
         "serialization_options": {"annotations__completed_by": {"only_id": False},
                                   "drafts": {"only_id": True},
                                   "predictions": {"only_id": True}}})
@@ -348,7 +348,7 @@ def read_record(path: Path) -> dict:
     except (OSError, ValueError) as exc:
         raise InputError("no record of a Label Studio project here (studio/project.json)",
                          file=str(path), fix="make the project first: python -m "
-                         "analysis.labels studio create CANDIDATES --annotators NAMES --out "
+                         "analysis.update.labels studio create CANDIDATES --annotators NAMES --out "
                          "FOLDER") from exc
     project = record.get("project") if isinstance(record, dict) else None
     if not isinstance(project, int) or isinstance(project, bool) or project < 1:

@@ -1,13 +1,13 @@
 """Merge the annotators' labels, and the adjudicators' decisions, into a batch in the
 upstream layout.
 
-    python -m analysis.labels merge INPUT ... --out BATCH
+    python -m analysis.update.labels merge INPUT ... --out BATCH
         [--decisions FILE] [--selection CANDIDATES|none]
 
 An input is a filled sheet (one annotator) or a Label Studio export (every annotator of
 the project); each is read into the one table of annotations
-(:mod:`analysis.labels.readers`, :mod:`analysis.labels.annotations`), the tables are
-checked together (:func:`analysis.labels.checks.table_problems`) and this module combines
+(:mod:`analysis.update.labels.readers`, :mod:`analysis.update.labels.annotations`), the tables are
+checked together (:func:`analysis.update.labels.checks.table_problems`) and this module combines
 them, whichever reader they came from: the same answers give the same batch, byte for
 byte, from sheets or from Label Studio (only ``labels/sources.json``, which names the
 files read, differs). :func:`merge_inputs` does it all in one call, and
@@ -24,7 +24,7 @@ Semantics (Section III.A/B of the paper):
 - ``Final_Label`` is the strict majority label (a theme code given by more than half of
   the N annotators; every ``Final_Label`` of the paper's release is one), or, for a
   report on the adjudication list, the adjudicators' decision
-  (:mod:`analysis.labels.decisions`).
+  (:mod:`analysis.update.labels.decisions`).
 - A candidate is excluded (a false positive) when *all* annotators mark it excluded (the
   paper: "All volunteers must agree to exclude a report"), or when the adjudicators
   decide ``excluded``. Excluded candidates are kept in the batch, in
@@ -77,12 +77,12 @@ from analysis.core.dumpfiles import DumpFiles
 from analysis.core.errors import InputError
 from analysis.core.paths import DumpLayout, SheetPaths, StudioPaths
 from analysis.core.people import NAME_FIX, name_problem, normal_name
-from analysis.labels.annotations import Read, created_at_by_url
-from analysis.labels.checks import table_problems
-from analysis.labels.codebook import UNSURE
-from analysis.labels.decisions import EXCLUDED, Decisions, read_decisions, unused_problems
-from analysis.labels.readers import read_input
-from analysis.labels.tables import read_candidates, spreadsheet_csv
+from analysis.update.labels.annotations import Read, created_at_by_url
+from analysis.update.labels.checks import table_problems
+from analysis.update.labels.codebook import UNSURE
+from analysis.update.labels.decisions import EXCLUDED, Decisions, read_decisions, unused_problems
+from analysis.update.labels.readers import read_input
+from analysis.update.labels.tables import read_candidates, spreadsheet_csv
 
 NO_MAJORITY = "no majority"
 EXCLUSION_SPLIT = "split on exclusion"

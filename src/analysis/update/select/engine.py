@@ -15,7 +15,7 @@ creation date and source, the others are counted as duplicates; its latest sight
 the time it was seen: the event's time, an export's ``updated_at``) gives its title, body
 (cut to :data:`BODY_CHARS`), labels and matched keywords, and decides whether it matches;
 the issues the study dump already holds are left out (``--known``:
-:mod:`analysis.select.known`) and counted, and the result is sorted by (project order,
+:mod:`analysis.update.select.known`) and counted, and the result is sorted by (project order,
 creation date, URL). So the output is the same bytes for either engine and any number of
 workers.
 
@@ -43,8 +43,8 @@ import pandas as pd
 from analysis.core.artifacts import sha256_file
 from analysis.core.errors import InputError
 from analysis.core.paths import recorded_path
-from analysis.select import gharchive
-from analysis.select.formats import (
+from analysis.update.select import gharchive
+from analysis.update.select.formats import (
     DEFAULT_LIMITS,
     FORMATS,
     Limits,
@@ -53,9 +53,9 @@ from analysis.select.formats import (
     read_records,
     repository_of,
 )
-from analysis.select.known import KEY_RULE, DumpIssues, issue_key
-from analysis.select.matching import Matcher
-from analysis.select.spec import Spec
+from analysis.update.select.known import KEY_RULE, DumpIssues, issue_key
+from analysis.update.select.matching import Matcher
+from analysis.update.select.spec import Spec
 
 BATCH = 20_000
 CANDIDATE_COLUMNS = ["project", "url", "created_at", "updated_at", "title", "labels",
@@ -104,7 +104,7 @@ class Sighting(NamedTuple):
 @dataclass
 class PartResult(Tally):
     """What one input file gave (before the merge): its format and counts (the
-    :class:`~analysis.select.formats.Tally` the readers fill), its size and SHA-256, the
+    :class:`~analysis.update.select.formats.Tally` the readers fill), its size and SHA-256, the
     counts per target and the candidates."""
 
     input: str = ""
@@ -251,7 +251,7 @@ def merge(spec: Spec, parts: list[PartResult], known: DumpIssues | None = None) 
     source order) giving its creation date and source and the others counted as
     duplicates, its latest sighting (:func:`latest`) its text and whether it matches;
     sightings of an issue no input opened are not issues; leave out the issues ``known``
-    holds (by :func:`~analysis.select.known.issue_key`); sort by project order, creation
+    holds (by :func:`~analysis.update.select.known.issue_key`); sort by project order, creation
     date, URL."""
     groups: dict[tuple[int, str], list[Sighting]] = {}
     for p in parts:
@@ -367,11 +367,11 @@ def summary(sel: Selection) -> dict:
             "dump": recorded_path(known.dump), "issues": len(known), "labelled": known.labelled,
             "excluded": known.excluded,
             "left_out": sum(p["known"] for p in sel.projects.values()),
-            "rule": f"the same report by analysis.select.known.issue_key: {KEY_RULE}"},
+            "rule": f"the same report by analysis.update.select.known.issue_key: {KEY_RULE}"},
         "since": spec.since, "until": spec.until, "match": spec.match,
         "matching": ("ASCII case-insensitive, on ASCII word boundaries"
                      + (", English plural endings s/es accepted" if spec.match == "plural"
-                        else "") + " (see analysis.select.matching)"),
+                        else "") + " (see analysis.update.select.matching)"),
         "order": "project order, then created_at, then url",
         "text": (f"title, body, labels and keywords of each issue's latest sighting (by "
                  f"event or update time); bodies cut at {BODY_CHARS:,} characters, titles "

@@ -14,7 +14,7 @@ from datetime import date
 from analysis.core.errors import InputError
 from analysis.core.projects import Projects
 from analysis.keywords.compute import KeywordList, keywords_for
-from analysis.select.matching import MATCH_MODES
+from analysis.update.select.matching import MATCH_MODES
 
 DATE_ARG_RE = re.compile(r"\d{4}-\d{2}-\d{2}")
 

@@ -2,8 +2,8 @@
 read from.
 
 Each reader turns its input into this table: a filled sheet
-(:func:`analysis.labels.readers.read_sheet`: one annotator) and a Label Studio export
-(:func:`analysis.labels.studio.read_export`: every annotator of the project). One row is
+(:func:`analysis.update.labels.readers.read_sheet`: one annotator) and a Label Studio export
+(:func:`analysis.update.labels.studio.read_export`: every annotator of the project). One row is
 one annotator's answer on one issue (:data:`COLUMNS`):
 
     url, project, created_at, title    the issue (as the sheet or the task holds it)
@@ -19,8 +19,8 @@ one annotator's answer on one issue (:data:`COLUMNS`):
 
 A :class:`Read` is what one input gave: its table, the cells of columns an annotator added
 (kept as comments), the :class:`Source` (what the file was: kind, SHA-256, encoding...),
-and its problems, one message each. The merge (:mod:`analysis.labels.merge`) checks the
-tables together (:mod:`analysis.labels.checks`) and combines them; nothing in it depends
+and its problems, one message each. The merge (:mod:`analysis.update.labels.merge`) checks the
+tables together (:mod:`analysis.update.labels.checks`) and combines them; nothing in it depends
 on which reader a row came from, so the same answers give the same batch from sheets or
 from Label Studio.
 """
@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from analysis.core.errors import InputError
-from analysis.labels.codebook import CONFIDENCE, EXCLUDED, UNSURE
+from analysis.update.labels.codebook import CONFIDENCE, EXCLUDED, UNSURE
 
 COLUMNS = ["url", "project", "created_at", "title", "annotator", "label", "excluded",
            "unsure", "confidence", "comment", "seconds", "selection", "where"]

@@ -49,7 +49,7 @@ def rating(label: object, excluded: object, unsure: object) -> str:
 
 def ratings_of(table: pd.DataFrame) -> dict[str, dict[str, str]]:
     """Every report's answers by annotator, from a table of annotations (url, annotator,
-    label, excluded, unsure: :mod:`analysis.labels.annotations`)."""
+    label, excluded, unsure: :mod:`analysis.update.labels.annotations`)."""
     out: dict[str, dict[str, str]] = {}
     for r in table.itertuples(index=False):
         out.setdefault(str(r.url), {})[str(r.annotator)] = rating(r.label, r.excluded,

@@ -1,6 +1,6 @@
 """Extend a study dump with a batch of new labels: the study the pipeline runs on next.
 
-    python -m analysis.labels extend --base DUMP --batch BATCH --out STUDY
+    python -m analysis.update.labels extend --base DUMP --batch BATCH --out STUDY
         [--name NAME] [--force]
 
 ``DUMP`` is a study dump (the release, or a study an earlier ``extend`` wrote); ``BATCH``
@@ -32,7 +32,7 @@ is what ``labels merge`` wrote. ``STUDY`` is the base plus the batch:
   carried.
 
 A report in both the base and the batch (the same report by
-:func:`analysis.select.known.issue_key`: scheme, letter case, default port, doubled and
+:func:`analysis.update.select.known.issue_key`: scheme, letter case, default port, doubled and
 trailing slashes, leading zeros, issues or pull links, former names) is refused in one
 line. The base and the batch are untrusted
 and read as ingest reads a dump (:class:`~analysis.core.dumpfiles.DumpFiles`): a symbolic
@@ -73,8 +73,8 @@ from analysis.core.dumpfiles import DumpFiles, walked
 from analysis.core.dumpsafety import quoted_name
 from analysis.core.errors import InputError
 from analysis.core.paths import DumpLayout
-from analysis.labels.merge import write_folder
-from analysis.labels.records import (
+from analysis.update.labels.merge import write_folder
+from analysis.update.labels.records import (
     MERGE_FIX,
     NAME_RE,
     NAME_RULE,
@@ -83,7 +83,7 @@ from analysis.labels.records import (
     parse_json,
     recorded_batches,
 )
-from analysis.select.known import dump_issues
+from analysis.update.select.known import dump_issues
 
 BATCH_COLUMN = "Batch"
 RELEASE = "release"

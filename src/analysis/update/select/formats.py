@@ -9,7 +9,7 @@ Accepted, in the shapes the real tools write (see the tests' recorded-format fil
 - ``perceval``: GrimoireLab Perceval items (GitHub or Gitee backend), the issue under
   ``data``;
 - ``csv``: a CSV file with the columns ``url``, ``title``, ``body``, ``created_at``;
-- GH Archive hourly files are read by :mod:`analysis.select.gharchive`.
+- GH Archive hourly files are read by :mod:`analysis.update.select.gharchive`.
 
 A pull request is known by what marks it, never by a key's presence: a non-null
 ``pull_request.html_url`` (API pages from before about 2014 carry

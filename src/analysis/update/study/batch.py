@@ -1,10 +1,10 @@
 """The ``merge`` stage, one a batch (DVC's ``foreach`` over ``study.batches``): a batch's
 records merged into a batch in the upstream layout.
 
-    python -m analysis.study.batch labels/<batch> --out build/merged/<batch>
+    python -m analysis.update.study.batch labels/<batch> --out build/merged/<batch>
 
 The records' folder is merged as ``labels merge`` merges the files it is given
-(:func:`analysis.labels.merge.merge_folder`: the filled sheets or the Label Studio export,
+(:func:`analysis.update.labels.merge.merge_folder`: the filled sheets or the Label Studio export,
 checked against the candidates, with the decisions). A problem of the records is one line
 each (file, line, column, what, what to do), and the stage fails with nothing written.
 Reports the annotators did not settle and no decision settles are left out of the batch,
@@ -24,9 +24,9 @@ import pandas as pd
 from analysis.core.errors import InputError, user_error_line
 from analysis.core.paths import PATHS, DumpLayout
 from analysis.core.taxonomy import load_taxonomy
-from analysis.labels.merge import SheetProblems, folder_inputs, merge_folder, read_inputs
-from analysis.labels.records import summary_line
-from analysis.study import ledger
+from analysis.update.labels.merge import SheetProblems, folder_inputs, merge_folder, read_inputs
+from analysis.update.labels.records import summary_line
+from analysis.update.study import ledger
 
 PROG = "merge"
 
@@ -67,7 +67,7 @@ def checked_against_record(records: Path, out: Path, record: Path, codes: set[st
     changes = ledger.changes_since(previous, ratings, file_of) if previous else []
     revisions = list(previous.get("revisions") or []) if previous else []
     if changes and not revise:
-        rerun = (f"python -m analysis.study.batch {records} --out {out} --record {record}")
+        rerun = (f"python -m analysis.update.study.batch {records} --out {out} --record {record}")
         return ledger.change_lines(PROG, changes, str(record), rerun), None
     if changes:
         revisions.append({"reason": revise, "changes": [asdict(c) for c in changes]})
@@ -75,7 +75,7 @@ def checked_against_record(records: Path, out: Path, record: Path, codes: set[st
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m analysis.study.batch",
+    parser = argparse.ArgumentParser(prog="python -m analysis.update.study.batch",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("records", help="the batch's records folder (labels/<batch>)")
     parser.add_argument("--out", required=True, help="the merged batch's folder")

@@ -1,4 +1,4 @@
-"""Command line of :mod:`analysis.select` (``python -m analysis.select --help``)."""
+"""Command line of :mod:`analysis.update.select` (``python -m analysis.update.select --help``)."""
 
 from __future__ import annotations
 
@@ -12,12 +12,12 @@ from analysis.core.paths import PATHS
 from analysis.core.projects import Projects
 from analysis.core.sizes import parse_size, size_text
 from analysis.keywords.compute import read_keyword_file
-from analysis.select import engine, gharchive, outputs
-from analysis.select.formats import FILE_OPTION, LINE_OPTION, MAX_FILE, MAX_LINE, Limits
-from analysis.select.hints import python, shown
-from analysis.select.known import NONE, DumpIssues, current_dump, dump_issues
-from analysis.select.matching import MATCH_MODES
-from analysis.select.spec import Spec, build_spec
+from analysis.update.select import engine, gharchive, outputs
+from analysis.update.select.formats import FILE_OPTION, LINE_OPTION, MAX_FILE, MAX_LINE, Limits
+from analysis.update.select.hints import python, shown
+from analysis.update.select.known import NONE, DumpIssues, current_dump, dump_issues
+from analysis.update.select.matching import MATCH_MODES
+from analysis.update.select.spec import Spec, build_spec
 
 
 def size_argument(text: str) -> int:
@@ -44,10 +44,10 @@ def workers_argument(text: str) -> int | str:
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="python -m analysis.select",
+        prog="python -m analysis.update.select",
         description="Select candidate issues of the projects of the collection spec from "
                     "raw issue exports or GH Archive hourly files.",
-        epilog="Formats, matching rule and outputs: python -m pydoc analysis.select")
+        epilog="Formats, matching rule and outputs: python -m pydoc analysis.update.select")
     p.add_argument("inputs", nargs="+", metavar="INPUT",
                    help="export files, GH Archive .json.gz files, folders of them, or "
                         "quoted globs ('gharchive/2024-*.json.gz')")
@@ -208,7 +208,7 @@ def run_locked(args: argparse.Namespace,
         notes.append(f"the earlier selection {labelled}, which the sheets in {out}/"
                      f"{outputs.SHEETS_DIR}/ were made from, is kept in {kept}/ (their merge "
                      f"finds it there); write new sheets for this one: {python()} -m "
-                     f"analysis.labels sheets {out}/{engine.SELECTION_DIR}/"
+                     f"analysis.update.labels sheets {out}/{engine.SELECTION_DIR}/"
                      f"{engine.CANDIDATES_FILE} --annotators N --out {out} --force")
     record = outputs.publish(out, lambda folder: outputs.write_outputs(folder, selection))
     note = gitee_note(spec, inputs, record)
@@ -252,11 +252,11 @@ def main(argv: list[str] | None = None) -> int:
     if (Path(args.out) / outputs.SHEETS_DIR).exists():
         if not any(note.startswith("the earlier selection") for note in notes):
             print(f"select: the sheets in {args.out}/{outputs.SHEETS_DIR}/ were made from "
-                  f"an earlier selection -> write new ones: {python()} -m analysis.labels "
+                  f"an earlier selection -> write new ones: {python()} -m analysis.update.labels "
                   f"sheets {candidates} --annotators N --out {args.out} --force",
                   file=sys.stderr)
     else:
-        print(f"select: next: {python()} -m analysis.labels sheets {candidates} "
+        print(f"select: next: {python()} -m analysis.update.labels sheets {candidates} "
               f"--annotators {args.annotators or 'N'} --out {args.out}"
               + (" (select writes no sheets)" if args.annotators else ""))
     return 0

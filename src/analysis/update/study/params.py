@@ -8,8 +8,8 @@ from typing import Annotated, ClassVar
 from pydantic import AfterValidator, Field, field_validator
 
 from analysis.core.params import StageParams
-from analysis.labels.extend import RELEASE
-from analysis.labels.records import NAME_RE, NAME_RULE
+from analysis.update.labels.extend import RELEASE
+from analysis.update.labels.records import NAME_RE, NAME_RULE
 
 
 def batch_name(value: str) -> str:

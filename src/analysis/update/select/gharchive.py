@@ -42,7 +42,7 @@ import orjson
 
 from analysis.core.errors import InputError
 from analysis.core.sizes import MiB, size_text
-from analysis.select.formats import (
+from analysis.update.select.formats import (
     DATE_RE,
     DEFAULT_LIMITS,
     FILE_OPTION,
@@ -249,7 +249,7 @@ def scan_file(path: str | Path, pattern: re.Pattern[bytes], tally: Tally,
     ``pattern`` in one GH Archive file. ``tally.records`` counts every event of the file,
     and every event is counted once: a record yielded, a record skipped for a reason
     (``missing_url``, ``bad_url``, ``missing_created_at``, ``created_at_out_of_range``:
-    :func:`~analysis.select.formats.skip_reason`; ``malformed_event``: a line that is no
+    :func:`~analysis.update.select.formats.skip_reason`; ``malformed_event``: a line that is no
     JSON object, or whose ``payload`` or ``repo`` is not one), or ``other_events``
     (another repository or another type, counted without being parsed). An hour of the
     pre-2015 schema is refused (:func:`schema_problem`); so is a line longer than

@@ -9,7 +9,7 @@ wrong, what to do); the merge writes nothing while there is one. Two kinds:
   ``excluded`` or ``unsure``, an ``excluded`` cell that is not a yes/no, a row neither
   labelled, excluded nor unsure, a confidence that is not low, medium or high, minutes
   that are no number, and a selection or an annotator that differs between rows (a Label
-  Studio export's problems are its reader's: :mod:`analysis.labels.studio`);
+  Studio export's problems are its reader's: :mod:`analysis.update.labels.studio`);
 - the inputs together (:func:`table_problems`, run by the merge on the readers' tables):
   the same file twice, one annotator's labels in two inputs, an input of another selection
   (one line, and nothing else said of it: its rows are not compared), a candidate one
@@ -34,7 +34,7 @@ import pandas as pd
 from analysis.core.dates import date_problem
 from analysis.core.errors import InputError
 from analysis.core.urls import url_problem
-from analysis.labels.annotations import (
+from analysis.update.labels.annotations import (
     Read,
     created_at_by_url,
     normalise_code,
@@ -42,8 +42,8 @@ from analysis.labels.annotations import (
     parse_excluded,
     parse_minutes,
 )
-from analysis.labels.codebook import EXCLUDED, UNSURE
-from analysis.select.engine import selection_id
+from analysis.update.labels.codebook import EXCLUDED, UNSURE
+from analysis.update.select.engine import selection_id
 
 MAX_LISTED = 20
 PROJECT_RE = re.compile(r"^[A-Za-z0-9._-]+$")

@@ -13,7 +13,7 @@ import pandas as pd
 
 from analysis.core.artifacts import atomic_folder, write_csv, write_json
 from analysis.core.errors import InputError
-from analysis.select.engine import (
+from analysis.update.select.engine import (
     CANDIDATES_FILE,
     SELECTION_DIR,
     SUMMARY_FILE,
@@ -33,7 +33,7 @@ def write_outputs(folder: Path, sel: Selection) -> dict:
 
 
 # What select writes into --out (all that --force replaces), and what it leaves there:
-# the sheets ``python -m analysis.labels sheets`` writes beside the selection, a Label
+# the sheets ``python -m analysis.update.labels sheets`` writes beside the selection, a Label
 # Studio project's record, and earlier selections set aside for the sheets made from them.
 OUR_FOLDERS = (SELECTION_DIR,)
 
