@@ -21,9 +21,10 @@ from __future__ import annotations
 import csv
 import re
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+if TYPE_CHECKING:  # the frames it writes; importing this module loads no pandas
+    import pandas as pd
 
 NUL = "\x00"
 NUL_SHOWN = "\ufffd"  # what a NUL is written as
@@ -82,6 +83,8 @@ PLACEHOLDER = re.compile('"\n([0-9]+)\n"')
 
 def _string_cells(frame: pd.DataFrame) -> list[str]:
     """The columns that may hold text (object, string or category)."""
+    import pandas as pd
+
     return [c for c, dtype in frame.dtypes.items()
             if pd.api.types.is_object_dtype(dtype)
             or isinstance(dtype, pd.StringDtype | pd.CategoricalDtype)]

@@ -26,7 +26,7 @@ def year_problem(year: int) -> str | None:
     :data:`LAST_YEAR`); None when it can."""
     if FIRST_YEAR <= year <= LAST_YEAR:
         return None
-    return f"the year {year} is outside the years a study holds ({RANGE_TEXT})"
+    return f"the year {year} is outside the years an issue may have ({RANGE_TEXT})"
 
 
 def date_problem(text: object) -> str | None:

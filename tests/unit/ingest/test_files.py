@@ -233,7 +233,7 @@ def test_a_year_file_of_a_year_a_study_cannot_hold_is_refused(tmp_path, out, mon
     (src / "Issue Report" / "p" / f"p_{year}.txt").write_text("https://x.org/a/b/1\n")
     assert refused_unopened(src, out, monkeypatch) == (
         f"Issue Report/p/p_{year}.txt: a year file of the year {int(year)} is outside the "
-        "years a study holds (2008-2100) -> name the file for the year its issues were "
+        "years an issue may have (2008-2100) -> name the file for the year its issues were "
         "created in (their creation dates), or remove it")
 
 

@@ -173,7 +173,7 @@ def test_what_select_accepts_sheets_and_merge_accept(url, taxonomy):
                                   "1677-09-21T00:00:00Z", "0001-01-01T00:00:00Z"])
 def test_sheets_and_merge_refuse_a_date_a_study_cannot_hold(when, filled, tmp_path, taxonomy):
     frame = candidates_frame([("pytorch", U[0], when, "t")])
-    with pytest.raises(InputError, match="outside the years a study holds"):
+    with pytest.raises(InputError, match="outside the years an issue may have"):
         check_candidates(frame)
     for path in filled:  # the date edited in every sheet: the same date, out of range
         rows = read_rows(path)

@@ -138,11 +138,11 @@ def test_extend_says_what_it_wrote_and_how_to_run_it(filled, tmp_path, capsys):
 
 
 def readme_commands(module: str) -> list[list[str]]:
-    """The commands of ``module`` (``.venv/bin/python -m analysis.<module> ...``) that the
+    """The commands of ``module`` (``.venv/bin/python -m analysis.update.<module> ...``) that the
     update loop's reference page shows, continuation lines joined, as argument lists
     (tests/unit/test_doc_commands.py runs them)."""
     text = (ROOT / "docs" / "update-loop.md").read_text(encoding="utf-8").replace("\\\n", " ")
-    prefix = f".venv/bin/python -m analysis.{module} "
+    prefix = f".venv/bin/python -m analysis.update.{module} "
     return [shlex.split(line.split(prefix, 1)[1].split("#")[0])
             for line in text.splitlines() if line.startswith(prefix)]
 

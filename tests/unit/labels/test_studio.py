@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from analysis.core.paths import StudioPaths
-from analysis.update.labels import studio, studio_api, studio_server
+from analysis.update.labels import studio, studio_api, studio_export, studio_server
 from analysis.update.labels.__main__ import main, studio_of
 from tests.support.exports import TEAM, export_tasks, result, write_export
 from tests.support.fakestudio import export_routes, json_answer, serving
@@ -101,7 +101,7 @@ def test_a_redirect_to_another_server_does_not_carry_the_token():
 
 def test_a_large_answer_is_refused_as_it_comes_and_leaves_nothing(tmp_path, monkeypatch,
                                                                   capsys):
-    monkeypatch.setattr(studio, "MAX_EXPORT_BYTES", 1 << 20)
+    monkeypatch.setattr(studio_export, "MAX_EXPORT_BYTES", 1 << 20)
     out = tmp_path / "b"
 
     def endless():
@@ -187,11 +187,11 @@ def test_a_hostile_export_is_one_line_in_the_merge(tmp_path, capsys, case):
     ("MAX_EXPORT_BYTES", 1000, "the export is over the limit of 1,000 bytes"),
 ])
 def test_an_export_past_a_limit_is_one_line(tmp_path, monkeypatch, limit, value, said):
-    monkeypatch.setattr(studio, limit, value)
+    monkeypatch.setattr(studio_export, limit, value)
     tasks = export_tasks(3)
     tasks[2]["data"]["title"] = "x" * 2000
     path = write_export(tmp_path / "export.json", tasks)
-    with pytest.raises(studio.InputError, match=said):
+    with pytest.raises(studio_export.InputError, match=said):
         studio.read_export(path)
 
 

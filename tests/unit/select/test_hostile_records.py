@@ -34,7 +34,7 @@ def test_the_date_check():
     assert date_problem("2008-01-01") is None and date_problem("2100-12-31") is None
     for bad in BAD_DATES + ["", "soon", None, "24-01-01"]:
         assert date_problem(bad) is not None, bad
-    assert "outside the years a study holds (2008-2100)" in date_problem("9999-12-31")
+    assert "outside the years an issue may have (2008-2100)" in date_problem("9999-12-31")
     assert year_problem(1) is not None and year_problem(2025) is None
 
 

@@ -70,10 +70,13 @@ def test_stages_that_read_each_other_are_refused():
 
 def test_every_package_with_a_stage_is_found():
     found = {stage.package_name for stage in pipeline.discover()}
-    packages = {p.parent.name for p in (ROOT / "src/analysis").glob("*/__init__.py")
+    src = ROOT / "src/analysis"
+    packages = {p.parent.relative_to(src).as_posix()
+                for p in [*src.glob("*/__init__.py"), *src.glob("update/*/__init__.py")]
                 if re.search(r"\nSTAGES? = ", p.read_text(encoding="utf-8"))}
     assert found == packages == {stage.package_name for stage in pipeline.STAGES}
-    assert {s.name for s in pipeline.STAGES if s.package_name == "study"} == set(STUDY_STAGES)
+    assert {s.name for s in pipeline.STAGES
+            if s.package_name == "update/study"} == set(STUDY_STAGES)
 
 
 def test_a_foreach_stage_is_dvcs_foreach_over_its_list():

@@ -36,7 +36,7 @@ from analysis.core.errors import InputError, user_error_line
 from analysis.core.paths import PATHS, DumpLayout, StudioPaths
 from analysis.core.projects import Projects
 from analysis.core.taxonomy import load_taxonomy
-from analysis.update.labels import studio, studio_api, studio_server
+from analysis.update.labels import studio, studio_api, studio_export, studio_server
 from analysis.update.labels.codebook import codebook_for
 from analysis.update.labels.decisions import read_decisions
 from analysis.update.labels.extend import extend_dump
@@ -283,7 +283,7 @@ def run_studio_export(args: argparse.Namespace) -> int:
     server = studio_of(args)
     with atomic_path(paths.export) as scratch:
         with scratch.open("wb") as out:
-            studio_api.export(server, record["project"], out, studio.MAX_EXPORT_BYTES)
+            studio_api.export(server, record["project"], out, studio_export.MAX_EXPORT_BYTES)
         read = studio.read_export(scratch, str(paths.export))
     per = ", ".join(f"{a} {int((read.table['annotator'] == a).sum()):,}"
                     for a in read.source.annotators)

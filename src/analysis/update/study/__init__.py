@@ -39,7 +39,8 @@ STAGES = (
               f" --record {LEDGERS}/${{item}}.json",
           outs=(f"{BATCHES}/${{item}}",), kept=(f"{LEDGERS}/${{item}}.json",)),
     Stage("study", reads=("${ingest.source}", BATCHES, rel(P.projects_file)), notebook=False,
-          module="analysis.update.study.build", params=StudyParams, sections=("ingest",),
+          package="update/study", module="analysis.update.study.build", params=StudyParams,
+          sections=("ingest",),
           cmd=f"python -m analysis.update.study.build --batches {BATCHES} --out {STUDY}",
           outs=(STUDY,)),
 )
