@@ -68,6 +68,45 @@ SHORTCODE_RE = re.compile(r"\{\{<.*?>\}\}")
 SCROLLING_TABLES = """[...document.querySelectorAll('.table-wrap, pre.params')]
     .filter(e => e.scrollWidth > e.clientWidth + 1)
     .map(e => (e.querySelector('th') || e).textContent.slice(0, 40))"""
+# Tables wider than their box on the page as a reader sees it (every folded section
+# open): the first header of each that has no visible "scroll sideways" line just above
+# its box. The issue explorer lays out its own rows.
+TABLES_WITHOUT_CUE = """[...document.querySelectorAll('main table')]
+    .filter(t => t.offsetParent && !t.closest('.issue-explorer')
+                 && !(t.parentElement && t.parentElement.closest('table')))
+    .filter(t => { const w = t.getBoundingClientRect().width;
+        for (let e = t.parentElement; e && e !== document.body; e = e.parentElement)
+            if (e.clientWidth + 1 < w) return true;
+        return false; })
+    .filter(t => { const box = t.closest('.table-wrap');
+        const cue = box && box.previousElementSibling;
+        return !(cue && cue.classList.contains('scroll-cue') && cue.offsetHeight > 0); })
+    .map(t => (t.querySelector('th') || t).textContent.slice(0, 40))"""
+# Words of the page's text (letters, underscores, apostrophes: "Requirement",
+# "duplicate_url") that a line break cuts in two; hashes, addresses and code blocks may
+# break anywhere and are left out.
+WORDS_BROKEN = r"""(() => {
+  const out = [];
+  const walker = document.createTreeWalker(document.querySelector('main') || document.body,
+                                           NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    const p = n.parentElement;
+    if (!p || !p.offsetParent || p.closest('pre, .hash, a.url, script, style')) continue;
+    const re = /[A-Za-z][A-Za-z_'’]{1,23}[A-Za-z]/g;
+    for (let m = re.exec(n.data); m; m = re.exec(n.data)) {
+      const r = document.createRange();
+      r.setStart(n, m.index); r.setEnd(n, m.index + m[0].length);
+      const lines = new Set([...r.getClientRects()].filter(x => x.width > 0)
+                            .map(x => Math.round(x.top)));
+      if (lines.size > 1) out.push(m[0]);
+    }
+  }
+  return out; })()"""
+OPEN_ALL = """new Promise(done => {
+    document.querySelectorAll('details').forEach(d => d.open = true);
+    document.querySelectorAll('.callout-collapse, .collapse').forEach(
+        d => d.classList.add('show'));
+    requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(done, 50))); })"""
 # The one event handler of the site's own markup: Quarto's navbar toggle button.
 OWN_HANDLERS = {"button.navbar-toggler onclick"}
 
@@ -498,9 +537,16 @@ def test_every_page_in_a_browser(site, width):
                 assert browser.evaluate(SCROLLING_TABLES) == [], rel
                 if rel == "reproducibility.html":  # its lists folded behind their counts
                     assert facts["height"] < 9000, facts["height"]
+                # no word is broken inside ("Questio n", "duplicat e_url")
+                browser.evaluate(OPEN_ALL)
+                assert browser.evaluate(WORDS_BROKEN) == [], rel
             else:  # a phone: every hash is one short line until opened
                 assert browser.evaluate("""[...document.querySelectorAll(
                     'details.hash > summary')].every(s => s.offsetHeight < 40)"""), rel
+                # every table wider than the phone says it scrolls sideways, folded or not
+                assert browser.evaluate(TABLES_WITHOUT_CUE) == [], rel
+                browser.evaluate(OPEN_ALL)
+                assert browser.evaluate(TABLES_WITHOUT_CUE) == [], rel
             if rel in EVIL_BY_PAGE:  # hostile text is there, shown as text
                 shown = browser.evaluate("""(() => {
                     document.querySelectorAll('details').forEach(d => d.open = true);

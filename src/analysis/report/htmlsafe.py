@@ -43,6 +43,17 @@ def esc(text: object) -> str:
             .replace("{", "&#123;").replace("}", "&#125;"))
 
 
+def breakable(text: object, after: str = "/_") -> str:
+    """``text`` escaped (:func:`esc`), with a line-break opportunity (``<wbr>``) after each
+    character of ``after``: a path or an identifier (``vllm-project/vllm/issues/129``,
+    ``duplicate_url``) may wrap at its separators in a narrow column, and never inside a
+    word."""
+    out = esc(text)
+    for char in after:
+        out = out.replace(esc(char), esc(char) + "<wbr>")
+    return out
+
+
 # Characters that template text for Markdown may not hold: braces (shortcodes), dollar
 # signs (math), backslashes and backticks (escapes, code and raw blocks).
 TEMPLATE_FORBIDDEN = re.compile(r"[{}$\\`]")
