@@ -276,11 +276,15 @@ def test_every_figure_is_numbered_with_caption_and_alt_text(site):
             if "figure-img" not in block:
                 continue
             figures += 1
-            assert re.search(r"<figcaption[^>]*>\s*Figure(&nbsp;|\s)\d+:", block), \
-                (page.name, block[:300])
+            # numbered by the renderer, or (a figure of the paper) by the paper: Fig. 2
+            assert re.search(r"<figcaption[^>]*>\s*(Figure(&nbsp;|\s)\d+|Fig\. \d+):",
+                             block), (page.name, block[:300])
             alt = re.search(r'<img [^>]*alt="([^"]+)"', block)
             assert alt and alt.group(1).strip(), (page.name, block[:300])
     assert figures >= 16
+    # the rebuilt taxonomy is the paper's Fig. 2, as the page's title says
+    assert re.search(r'id="fig-taxonomy-tree"[^>]*>\s*<figure[^>]*>.*?<figcaption>Fig\. 2: ',
+                     (site.site / "taxonomy.html").read_text(encoding="utf-8"), flags=re.S)
 
 
 def docs_source(site: Paths, page: Path) -> str:
