@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from analysis.core.batches import release_rows
 from analysis.core.examples import safe_issue_url
 from analysis.core.projects import Projects
 from analysis.core.schemas import annotator_columns
@@ -205,7 +206,10 @@ class ExplorerResult:
 
 def compute(issues: pd.DataFrame, taxonomy: Taxonomy, projects: Projects) -> ExplorerResult:
     """The explorer's file and the release examples from the processed issues, projects in
-    Table I's order under their display names."""
+    Table I's order under their display names. The explorer shows every row of a study;
+    the examples the Taxonomy page calls the release's come from the release's rows only
+    (:func:`~analysis.core.batches.release_rows`), so a batch never appears among them or
+    displaces one."""
     order = projects.order(issues["project"].unique())
     return ExplorerResult(explorer=explorer_data(issues, taxonomy, order, projects.names(order)),
-                          release_examples=release_examples(issues, taxonomy))
+                          release_examples=release_examples(release_rows(issues), taxonomy))
