@@ -45,7 +45,14 @@ from analysis.report.site import RENDER_INCLUDES, render
 from analysis.report.variables import lookup, referenced_vars
 from tests.support.browser import Browser, find_chromium, serve
 from tests.support.docs import doc_block
-from tests.support.explorer import dump_rows, independent_count, views
+from tests.support.explorer import (
+    dump_rows,
+    independent_count,
+    links_showing_nothing,
+    node,
+    site_explorer_links,
+    views,
+)
 from tests.support.sites import (
     CANARY,
     CANARY_ENV,
@@ -506,6 +513,16 @@ def test_a_changed_docs_page_is_rendered_again_alone(site, tmp_path):
     render(work, renderer=renderer, log=said.append, full=True)
     assert "had not changed" not in said[-1]
     assert site_differences(some, work.site) == []
+
+
+@pytest.mark.skipif(node() is None, reason="node not installed")
+def test_every_explorer_link_shows_issues_counted_from_the_data(site, tmp_path):
+    """Every link of the site to a view of the explorer (the explorer page's example
+    too) shows at least one issue, or the number it prints, counted from the explorer's
+    data by the page's own filters (under node)."""
+    assert len(site_explorer_links(site.site)) > 20
+    assert links_showing_nothing(site.site, site.explorer.table("explorer.json"),
+                                 tmp_path) == []
 
 
 @pytest.mark.skipif(find_chromium() is None,

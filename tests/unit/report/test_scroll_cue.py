@@ -1,8 +1,8 @@
 """The "scroll sideways" line over wide tables (``report/assets/scroll-cue.html`` with
 ``site.css``), in headless Chromium on a small page: a table wider than its box gets
-Table I's line, at any width, and only while it overflows;
-a table's own line is reused; a collapsed table's line appears when it is shown; a table written in Markdown is put in a scrolling box; the
-issue explorer's table is left alone."""
+Table I's line, at any width, and only while it overflows; a table's own line is reused;
+a collapsed table's line appears when it is shown; a table written in Markdown is put in
+a scrolling box; the issue explorer's table is left alone."""
 
 from __future__ import annotations
 

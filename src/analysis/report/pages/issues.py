@@ -47,7 +47,8 @@ def example_paragraph(i: Inputs) -> str:
     if view is None:
         return "No issue is labelled in this build, so there is no view to show.\n"
     href = explorer_href(**view)
-    what = f"{esc(view['project'])}'s reports whose final theme is <code>{esc(view['theme'])}</code>"
+    what = (f"{esc(view['project'])}'s reports whose final theme is "
+            f"<code>{esc(view['theme'])}</code>")
     if view.get("text"):
         what += f" and where an annotator chose <code>{esc(view['text'])}</code>"
     return raw_html_block(

@@ -11,10 +11,10 @@ import pandas as pd
 from analysis.core.claims import paper_statement
 from analysis.core.config import load_yaml
 from analysis.core.formatting import count, plural
+from analysis.findings.compute import is_example
 from analysis.report.generated import STATUS_HELP, STATUS_LABELS, callout
 from analysis.report.htmlsafe import details_block, esc, html_table, linkify, raw_html_block
 from analysis.report.pages.base import FD, SCORECARD, Include, Inputs, P, rel
-from analysis.findings.compute import is_example
 from analysis.report.pages.overview import relations
 
 FINDINGS_VARS = rel(P.findings.vars)
