@@ -71,9 +71,11 @@ RENDERERS = ("preview", "quarto")
 DATA_MARKERS = ("alert(", "onerror", "onload", "javascript", "<script", "{{<", "$$", "$m$",
                 "HYPERLINK", "passwd", "\u202e", CANARY_ENV, "evil", "calc", "```")
 SHORTCODE_RE = re.compile(r"\{\{<.*?>\}\}")
-# Tables (and preformatted blocks) wider than their box: they scroll or are cut off.
+# Tables (and preformatted blocks) wider than their box: they scroll or are cut off. (A
+# notebook's output, a data frame as the notebook printed it, scrolls in its own box under
+# the scroll-sideways line.)
 SCROLLING_TABLES = """[...document.querySelectorAll('.table-wrap, pre.params')]
-    .filter(e => e.scrollWidth > e.clientWidth + 1)
+    .filter(e => !e.closest('.nb-output') && e.scrollWidth > e.clientWidth + 1)
     .map(e => (e.querySelector('th') || e).textContent.slice(0, 40))"""
 # Tables wider than their box on the page as a reader sees it (every folded section
 # open): the first header of each that has no visible "scroll sideways" line just above
