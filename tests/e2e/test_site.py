@@ -93,14 +93,16 @@ TABLES_WITHOUT_CUE = """[...document.querySelectorAll('main table')]
     .map(t => (t.querySelector('th') || t).textContent.slice(0, 40))"""
 # Words of the page's text (letters, underscores, apostrophes: "Requirement",
 # "duplicate_url") that a line break cuts in two; hashes, addresses and code blocks may
-# break anywhere and are left out.
+# break anywhere and are left out, as is text only screen readers read (a 1 px box).
 WORDS_BROKEN = r"""(() => {
   const out = [];
   const walker = document.createTreeWalker(document.querySelector('main') || document.body,
                                            NodeFilter.SHOW_TEXT);
   for (let n = walker.nextNode(); n; n = walker.nextNode()) {
     const p = n.parentElement;
-    if (!p || !p.offsetParent || p.closest('pre, .hash, a.url, script, style')) continue;
+    if (!p || !p.offsetParent || p.getBoundingClientRect().width < 2
+        || p.closest('pre, .hash, a.url, script, style, .screen-reader-only, .visually-hidden'))
+      continue;  // hidden for screen readers only (Quarto's callouts say "Note") or cut
     const re = /[A-Za-z][A-Za-z_'’]{1,23}[A-Za-z]/g;
     for (let m = re.exec(n.data); m; m = re.exec(n.data)) {
       const r = document.createRange();
