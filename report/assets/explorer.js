@@ -219,7 +219,17 @@
     });
   }
 
-  var api = {FILTERS: FILTERS, SORTS: SORTS, PAGE_SIZE: PAGE_SIZE, decode: decode, row: row,
+  /* What an empty view says: that nothing matches, and when text was searched, what the
+     text box searches (the release has no titles, so a word of a title finds nothing). */
+  var TEXT_SEARCHES = "the text box searches each report's address, project, theme and " +
+    "annotators' labels only: the release has no titles";
+  function emptyMessage(view) {
+    return view.text ? "No issue matches these filters: " + TEXT_SEARCHES +
+      " (try a theme code such as C.5, a label, or part of an address)." :
+      "No issue matches these filters.";
+  }
+
+  var api = {FILTERS: FILTERS, emptyMessage: emptyMessage, SORTS: SORTS, PAGE_SIZE: PAGE_SIZE, decode: decode, row: row,
              parseQuery: parseQuery, toQuery: toQuery, canonical: canonical,
              filterRows: filterRows,
              sortRows: sortRows, pageOf: pageOf, select: select, visible: visible};
@@ -306,11 +316,13 @@
       view.page = result.page;
       count.textContent = result.count.toLocaleString("en-US");
       box.querySelector(".explorer-count-word").textContent =
-        result.count === 1 ? " issue matches." : " issues match.";
+        result.count === 1 ? " issue matches." : (result.count || !view.text ?
+          " issues match." : " issues match: " + TEXT_SEARCHES + ".");
       body.textContent = "";
       result.rows.forEach(function (r) { body.appendChild(rowElement(r, data)); });
       if (!result.rows.length) {
-        var tr = el("tr"), td = el("td", {colspan: "7"}, "No issue matches these filters.");
+        var tr = el("tr"), td = el("td", {colspan: "7", "class": "explorer-empty"},
+                                   emptyMessage(view));
         tr.appendChild(td); body.appendChild(tr);
       }
       Array.prototype.forEach.call(pagers, function (p) { showPager(p, result); });

@@ -45,7 +45,14 @@ from analysis.report.site import RENDER_INCLUDES, render
 from analysis.report.variables import lookup, referenced_vars
 from tests.support.browser import Browser, find_chromium, serve
 from tests.support.docs import doc_block
-from tests.support.explorer import dump_rows, independent_count, views
+from tests.support.explorer import (
+    dump_rows,
+    independent_count,
+    links_showing_nothing,
+    node,
+    site_explorer_links,
+    views,
+)
 from tests.support.sites import (
     CANARY,
     CANARY_ENV,
@@ -64,10 +71,53 @@ RENDERERS = ("preview", "quarto")
 DATA_MARKERS = ("alert(", "onerror", "onload", "javascript", "<script", "{{<", "$$", "$m$",
                 "HYPERLINK", "passwd", "\u202e", CANARY_ENV, "evil", "calc", "```")
 SHORTCODE_RE = re.compile(r"\{\{<.*?>\}\}")
-# Tables (and preformatted blocks) wider than their box: they scroll or are cut off.
+# Tables (and preformatted blocks) wider than their box: they scroll or are cut off. (A
+# notebook's output, a data frame as the notebook printed it, scrolls in its own box under
+# the scroll-sideways line.)
 SCROLLING_TABLES = """[...document.querySelectorAll('.table-wrap, pre.params')]
-    .filter(e => e.scrollWidth > e.clientWidth + 1)
+    .filter(e => !e.closest('.nb-output') && e.scrollWidth > e.clientWidth + 1)
     .map(e => (e.querySelector('th') || e).textContent.slice(0, 40))"""
+# Tables wider than their box on the page as a reader sees it (every folded section
+# open): the first header of each that has no visible "scroll sideways" line just above
+# its box. The issue explorer lays out its own rows.
+TABLES_WITHOUT_CUE = """[...document.querySelectorAll('main table')]
+    .filter(t => t.offsetParent && !t.closest('.issue-explorer')
+                 && !(t.parentElement && t.parentElement.closest('table')))
+    .filter(t => { const w = t.getBoundingClientRect().width;
+        for (let e = t.parentElement; e && e !== document.body; e = e.parentElement)
+            if (e.clientWidth + 1 < w) return true;
+        return false; })
+    .filter(t => { const box = t.closest('.table-wrap');
+        const cue = box && box.previousElementSibling;
+        return !(cue && cue.classList.contains('scroll-cue') && cue.offsetHeight > 0); })
+    .map(t => (t.querySelector('th') || t).textContent.slice(0, 40))"""
+# Words of the page's text (letters, underscores, apostrophes: "Requirement",
+# "duplicate_url") that a line break cuts in two; hashes, addresses and code blocks may
+# break anywhere and are left out, as is text only screen readers read (a 1 px box).
+WORDS_BROKEN = r"""(() => {
+  const out = [];
+  const walker = document.createTreeWalker(document.querySelector('main') || document.body,
+                                           NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    const p = n.parentElement;
+    if (!p || !p.offsetParent || p.getBoundingClientRect().width < 2
+        || p.closest('pre, .hash, a.url, script, style, .screen-reader-only, .visually-hidden'))
+      continue;  // hidden for screen readers only (Quarto's callouts say "Note") or cut
+    const re = /[A-Za-z][A-Za-z_'’]{1,23}[A-Za-z]/g;
+    for (let m = re.exec(n.data); m; m = re.exec(n.data)) {
+      const r = document.createRange();
+      r.setStart(n, m.index); r.setEnd(n, m.index + m[0].length);
+      const lines = new Set([...r.getClientRects()].filter(x => x.width > 0)
+                            .map(x => Math.round(x.top)));
+      if (lines.size > 1) out.push(m[0]);
+    }
+  }
+  return out; })()"""
+OPEN_ALL = """new Promise(done => {
+    document.querySelectorAll('details').forEach(d => d.open = true);
+    document.querySelectorAll('.callout-collapse, .collapse').forEach(
+        d => d.classList.add('show'));
+    requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(done, 50))); })"""
 # The one event handler of the site's own markup: Quarto's navbar toggle button.
 OWN_HANDLERS = {"button.navbar-toggler onclick"}
 
@@ -237,11 +287,15 @@ def test_every_figure_is_numbered_with_caption_and_alt_text(site):
             if "figure-img" not in block:
                 continue
             figures += 1
-            assert re.search(r"<figcaption[^>]*>\s*Figure(&nbsp;|\s)\d+:", block), \
-                (page.name, block[:300])
+            # numbered by the renderer, or (a figure of the paper) by the paper: Fig. 2
+            assert re.search(r"<figcaption[^>]*>\s*(Figure(&nbsp;|\s)\d+|Fig\. \d+):",
+                             block), (page.name, block[:300])
             alt = re.search(r'<img [^>]*alt="([^"]+)"', block)
             assert alt and alt.group(1).strip(), (page.name, block[:300])
     assert figures >= 16
+    # the rebuilt taxonomy is the paper's Fig. 2, as the page's title says
+    assert re.search(r'id="fig-taxonomy-tree"[^>]*>\s*<figure[^>]*>.*?<figcaption>Fig\. 2: ',
+                     (site.site / "taxonomy.html").read_text(encoding="utf-8"), flags=re.S)
 
 
 def docs_source(site: Paths, page: Path) -> str:
@@ -465,6 +519,16 @@ def test_a_changed_docs_page_is_rendered_again_alone(site, tmp_path):
     assert site_differences(some, work.site) == []
 
 
+@pytest.mark.skipif(node() is None, reason="node not installed")
+def test_every_explorer_link_shows_issues_counted_from_the_data(site, tmp_path):
+    """Every link of the site to a view of the explorer (the explorer page's example
+    too) shows at least one issue, or the number it prints, counted from the explorer's
+    data by the page's own filters (under node)."""
+    assert len(site_explorer_links(site.site)) > 20
+    assert links_showing_nothing(site.site, site.explorer.table("explorer.json"),
+                                 tmp_path) == []
+
+
 @pytest.mark.skipif(find_chromium() is None,
                     reason="chromium not installed (Debian package `chromium`; .ci/run "
                            "installs it)")
@@ -498,9 +562,16 @@ def test_every_page_in_a_browser(site, width):
                 assert browser.evaluate(SCROLLING_TABLES) == [], rel
                 if rel == "reproducibility.html":  # its lists folded behind their counts
                     assert facts["height"] < 9000, facts["height"]
+                # no word is broken inside ("Questio n", "duplicat e_url")
+                browser.evaluate(OPEN_ALL)
+                assert browser.evaluate(WORDS_BROKEN) == [], rel
             else:  # a phone: every hash is one short line until opened
                 assert browser.evaluate("""[...document.querySelectorAll(
                     'details.hash > summary')].every(s => s.offsetHeight < 40)"""), rel
+                # every table wider than the phone says it scrolls sideways, folded or not
+                assert browser.evaluate(TABLES_WITHOUT_CUE) == [], rel
+                browser.evaluate(OPEN_ALL)
+                assert browser.evaluate(TABLES_WITHOUT_CUE) == [], rel
             if rel in EVIL_BY_PAGE:  # hostile text is there, shown as text
                 shown = browser.evaluate("""(() => {
                     document.querySelectorAll('details').forEach(d => d.open = true);

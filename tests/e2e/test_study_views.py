@@ -7,7 +7,8 @@ small synthetic release + batch 2026-01 (reports of 2025, a year the release cov
 of 2026) + batch 2026-02 (2026 only), three annotators each, two of them the same people
 (tests/support/studies.py), beside the run of the same release alone.
 
-Checked: the scorecard, the headline kappas, Table I against the paper and every
+Checked: the scorecard, the headline kappas, Table I against the paper, the examples
+the Taxonomy page calls the release's and every
 reproduced value are the same bytes as the release-only run's; the study's Table I has
 the release, each batch and the total, the totals equal the label rows, and the batch's
 2025 is its own column, marked; no theme is flagged from a count of one; every

@@ -9,6 +9,7 @@ import json
 import shutil
 import subprocess
 from collections import defaultdict
+from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import parse_qsl
 
@@ -105,3 +106,60 @@ def views(rows: list[dict]) -> list[str]:
                f"&theme={first['theme']}&agreement=contested")
     out.append("?project=no-such-project")
     return out
+
+
+class _ExplorerLinks(HTMLParser):
+    """The links of a page to the issue explorer (``issues.html`` with a query): href,
+    text and ``data-count``."""
+
+    def __init__(self):
+        super().__init__()
+        self.links: list[dict] = []
+        self._open: dict | None = None
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        href = a.get("href") or ""
+        if tag == "a" and href.split("?", 1)[0].rsplit("/", 1)[-1] == "issues.html" \
+                and "?" in href:
+            self._open = {"href": href, "text": "", "shows": a.get("data-count")}
+            self.links.append(self._open)
+
+    def handle_endtag(self, tag):
+        if tag == "a":
+            self._open = None
+
+    def handle_data(self, data):
+        if self._open is not None:
+            self._open["text"] += data
+
+
+def site_explorer_links(site: Path) -> list[tuple[str, dict]]:
+    """Every link to a view of the explorer in the rendered site at ``site`` (its pages
+    and the docs' pages): (page, link), the link's ``query`` the part after ``?``."""
+    out = []
+    for page in sorted(site.rglob("*.html")):
+        if "site_libs" in page.parts:
+            continue
+        parser = _ExplorerLinks()
+        parser.feed(page.read_text(encoding="utf-8"))
+        for link in parser.links:
+            link["query"] = "?" + link["href"].split("?", 1)[1].split("#", 1)[0]
+            out.append((page.relative_to(site).as_posix(), link))
+    return out
+
+
+def links_showing_nothing(site: Path, data: Path, tmp: Path) -> list[str]:
+    """The explorer links of the site whose view, counted by the page's own filters from
+    the explorer's file ``data``, shows no issue, or another number than the link prints
+    (its text when that is a number, else its ``data-count``): "page: query (count)"."""
+    links = site_explorer_links(site)
+    counts = page_counts(data, [link["query"] for _, link in links], tmp)
+    bad = []
+    for (page, link), n in zip(links, counts, strict=True):
+        text = link["text"].strip().replace(",", "")
+        printed = int(text) if text.isdigit() else (
+            int(link["shows"]) if link["shows"] else None)
+        if (printed is None and n < 1) or (printed is not None and n != printed):
+            bad.append(f"{page}: {link['query']} ({n}, printed {printed})")
+    return bad

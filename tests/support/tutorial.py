@@ -38,6 +38,7 @@ PAPER_VIEW = ("report/tables/findings/scorecard.csv", "report/tables/agreement/h
               "report/tables/table1/counts.csv", "report/tables/table1/claims.csv",
               "report/tables/table1/false_positives.csv",
               "report/tables/taxonomy/themes.csv", "report/tables/taxonomy/subthemes.csv",
+              "report/tables/taxonomy/examples.csv", "report/tables/explorer/release_examples.csv",
               "data/reproduced/table1.json", "data/reproduced/taxonomy.json",
               "data/reproduced/agreement.json", "data/reproduced/keywords.json",
               "data/reproduced/interviews.json")

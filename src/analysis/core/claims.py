@@ -59,6 +59,8 @@ CAUSES = {
                            "another final label in the release",
     "interview_roles": "how the background sheet's roles and experience years are read "
                        "into the paper's groups of interviewees",
+    "different_quantity": "the release records another quantity than the one the paper "
+                          "states (the claim's note names it)",
     "other": "no common cause: see the claim's note",
 }
 # "~": how far (relative to the printed value) a value may be and still be "about" it

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from analysis.core.batches import release_rows
 from analysis.core.examples import safe_issue_url
 from analysis.core.projects import Projects
 from analysis.core.schemas import annotator_columns
@@ -214,8 +215,10 @@ class ExplorerResult:
 def compute(issues: pd.DataFrame, taxonomy: Taxonomy, projects: Projects) -> ExplorerResult:
     """The explorer stage's tables from the processed issues, the taxonomy and the
     projects' descriptions; returns one :class:`ExplorerResult`: the explorer's file (every
-    labelled issue, projects in Table I's order under their display names) and the release
-    examples (a few unanimous and contested reports per theme)."""
+    labelled issue of a study, projects in Table I's order under their display names) and
+    the release examples (a few unanimous and contested reports per theme), which come from
+    the release's rows only (:func:`~analysis.core.batches.release_rows`), so a batch never
+    appears among them or displaces one."""
     order = projects.order(issues["project"].unique())
     return ExplorerResult(explorer=explorer_data(issues, taxonomy, order, projects.names(order)),
-                          release_examples=release_examples(issues, taxonomy))
+                          release_examples=release_examples(release_rows(issues), taxonomy))

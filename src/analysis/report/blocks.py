@@ -55,14 +55,26 @@ def readable_width(svg: str) -> int | None:
     return math.ceil(float(box.group(1)) * MIN_TEXT_PX / min(sizes))
 
 
+# The figures of the paper that a stage draws again, by the stage's figure
+# (``<stage>/<name>``): the paper's number. Such a figure is captioned with the paper's
+# number ("Fig. 2: ..."), as the paper and the page's title name it, and is left out of the
+# renderer's numbering (Quarto would caption the page's first figure "Figure 1").
+PAPER_FIGURES = {"taxonomy/tree": 2}
+
+
 def figure_block(fig_id: str, svg: str, caption: str, alt: str,
-                 source: tuple[str, str] | None, readable: int | None = None) -> str:
+                 source: tuple[str, str] | None, readable: int | None = None,
+                 paper_number: int | None = None) -> str:
     """The Markdown of one numbered figure (see the module docstring): ``svg`` is the
     figure's path in the site (a PNG of the same name sits next to it), ``source`` the
     (label, href) of the notebook that drew it, or None; ``readable`` the width in CSS
     pixels at which its smallest text is readable (:func:`readable_width`): on a phone the
-    figure is shown that wide and scrolls sideways, under a line that says so."""
-    caption = md_escape(check_template_text(caption, f"caption of {svg}")).strip()
+    figure is shown that wide and scrolls sideways, under a line that says so.
+    ``paper_number``: the number the paper gives the figure (:data:`PAPER_FIGURES`): the
+    caption says "Fig. N" and the figure is written as HTML, which neither renderer
+    numbers."""
+    checked = check_template_text(caption, f"caption of {svg}").strip()
+    caption = md_escape(checked).strip()
     img = (f'<a class="figure-full" href="{esc(svg)}" title="Open the full-size figure">'
            f'<img src="{esc(svg)}" alt="{esc(alt)}" class="figure-img"></a>')
     links = [f'<a href="{esc(svg)}">full-size SVG</a>',
@@ -74,6 +86,13 @@ def figure_block(fig_id: str, svg: str, caption: str, alt: str,
         style = f' style="--readable-width: {int(readable)}px"'
         cue = ('<p class="scroll-cue">Shown at a readable size: scroll sideways in the '
                "figure, or tap it for the full-size figure.</p>")
+    if paper_number is not None:
+        return raw_html_block(
+            f'<div id="{esc(fig_id)}" class="quarto-figure paper-figure"><figure '
+            f'class="figure">{cue}<div class="figure-scroll"{style}>{img}</div><figcaption>'
+            f"Fig. {int(paper_number)}: {esc(checked or 'Figure.')}</figcaption></figure>"
+            "</div>") + "\n" + raw_html_block(
+                f'<p class="figure-source">{" · ".join(links)}</p>')
     return (f"::: {{#{fig_id}}}\n"
             + raw_html_block(f'{cue}<div class="figure-scroll"{style}>{img}</div>')
             + f"\n{caption or 'Figure.'}\n:::\n\n"
@@ -96,7 +115,8 @@ def figure_includes(paths: Paths, texts: dict[str, dict[str, str]]) -> dict[str,
                 figure_id(f"{stage.name}_{svg.stem}"),
                 svg.relative_to(paths.site_src).as_posix(), stage_texts[caption_key],
                 stage_texts[alt_key], (f"notebooks/{notebook}", f"notebooks/{notebook}.html"),
-                readable_width(svg.read_text(encoding="utf-8")))
+                readable_width(svg.read_text(encoding="utf-8")),
+                PAPER_FIGURES.get(f"{stage.name}/{svg.stem}"))
     return out
 
 

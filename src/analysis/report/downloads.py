@@ -31,6 +31,7 @@ from analysis.core.table_schemas import data_dictionary, schema_for
 from analysis.core.textsafe import FORMULA_START, neutralise_cell
 from analysis.report.datapackage import datapackage, resource
 from analysis.report.htmlsafe import (
+    breakable,
     details_block,
     details_html,
     esc,
@@ -143,7 +144,7 @@ def write_downloads(paths: Paths, dest: Path) -> str:
 
     def row(name: str, target: Path, what: str) -> dict:
         return {"name": name,
-                "file": f'<a href="downloads/{esc(name)}" download>{esc(name)}</a>',
+                "file": f'<a href="downloads/{esc(name)}" download>{breakable(name)}</a>',
                 "what it holds": esc(what), "bytes": f"{target.stat().st_size:,}",
                 "SHA-256": hash_html(sha256_file(target))}
 

@@ -9,6 +9,7 @@ works from ``file://`` and under either renderer. The JSON is copied as it is, w
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from urllib.parse import quote, urlencode
 
@@ -51,3 +52,29 @@ def explorer_link(text: str, shows: int | None = None, /, **filters: object) -> 
     count = "" if shows is None else f' data-count="{int(shows)}"'
     return (f'<a class="explorer-link" href="{esc(explorer_href(**filters))}"{count}>'
             f"{text}</a>")
+
+
+def example_view(data: dict | None) -> dict[str, str] | None:
+    """The filters of an example view that shows issues of this build (the explorer page
+    links it): the project, final theme and another label an annotator chose that occur
+    together most often among the contested reports (the view then shows at least those
+    reports: the text box searches labels), or the project and theme of the first report
+    when none is contested; None without issues. Read from the explorer stage's file
+    (``explorer.json``), so the example never names a word the data do not hold."""
+    if not data or not data.get("n"):
+        return None
+    rows, sets = data["rows"], data["label_sets"]
+    seen: Counter = Counter()
+    for i in range(int(data["n"])):
+        if rows["agreed"][i] >= rows["ratings"][i]:
+            continue
+        final = data["themes"][rows["theme"][i]]
+        others = {data["labels"][v] for v in sets[rows["labels"][i]] if v is not None}
+        for other in sorted(others - {final}):
+            seen[(rows["project"][i], rows["theme"][i], other)] += 1
+    if seen:
+        (project, theme, other), _ = min(seen.items(), key=lambda kv: (-kv[1], kv[0]))
+        return {"project": data["projects"][project], "theme": data["themes"][theme],
+                "text": other}
+    return {"project": data["projects"][rows["project"][0]],
+            "theme": data["themes"][rows["theme"][0]]}

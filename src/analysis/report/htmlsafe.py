@@ -43,6 +43,33 @@ def esc(text: object) -> str:
             .replace("{", "&#123;").replace("}", "&#125;"))
 
 
+def breakable(text: object, after: str = "/_") -> str:
+    """``text`` escaped (:func:`esc`), with a line-break opportunity (``<wbr>``) after each
+    character of ``after``: a path or an identifier (``vllm-project/vllm/issues/129``,
+    ``duplicate_url``) may wrap at its separators in a narrow column, and never inside a
+    word."""
+    out = esc(text)
+    for char in after:
+        out = out.replace(esc(char), esc(char) + "<wbr>")
+    return out
+
+
+# A run of this many characters or more without a space is a "long token" (a formula, an
+# address, a long identifier): it may wrap after its separators (:data:`TOKEN_BREAKS`) in
+# a table cell, so that one such token does not make its table wider than the page.
+LONG_TOKEN = 17
+TOKEN_BREAKS = "/_=,(|"
+
+
+def cell_html(text: object) -> str:
+    """A table cell's text escaped, with each long token (:data:`LONG_TOKEN`) breakable
+    after its separators (:func:`breakable`); words and short tokens (``1,234``,
+    ``set_aside``) stay whole."""
+    parts = re.split(rf"(\S{{{LONG_TOKEN},}})", "" if text is None else str(text))
+    return "".join(breakable(part, TOKEN_BREAKS) if i % 2 else esc(part)
+                   for i, part in enumerate(parts))
+
+
 # Characters that template text for Markdown may not hold: braces (shortcodes), dollar
 # signs (math), backslashes and backticks (escapes, code and raw blocks).
 TEMPLATE_FORBIDDEN = re.compile(r"[{}$\\`]")
@@ -123,7 +150,8 @@ def rows_table(columns: list, rows: Iterable[Sequence], *, numeric: Collection =
         out.append(f"<tr{rc}>")
         for col, value in zip(columns, row, strict=True):
             cls = ' class="num"' if col in numeric else ""
-            cell = value if col in raw_columns else esc(cell_text(value))
+            cell = (value if col in raw_columns else esc(cell_text(value)) if col in numeric
+                    else cell_html(cell_text(value)))
             out.append(f'<td{cls} data-label="{esc(col)}">{cell}</td>')
         out.append("</tr>")
     out.append("</tbody></table></div>")

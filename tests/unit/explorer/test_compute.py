@@ -161,3 +161,24 @@ def test_an_issue_number_past_javascripts_exact_integers_is_kept_as_text():
         assert explorer.split_url(f"{base}{number}") == (base[:-1], str(number))
     text = explorer_json({"url_tail": [explorer.split_url(f"{base}{2**53 + 1}")[1], 12]})
     assert text == '{"url_tail":["9007199254740993",12]}'
+
+
+def test_the_release_examples_of_a_study_are_the_releases_own(small):
+    """A study (the release extended with batches, a ``batch`` column, batch annotators in
+    columns of their own): the examples the Taxonomy page calls the release's are those of
+    the release alone, byte for byte; a batch's report, however early in the fixed order,
+    neither appears among them nor displaces one of the release's."""
+    release = issues()
+    batch = pd.DataFrame({
+        "project": "vllm", "year": 2026, "final_label": ["A.1", "A.1", "B.1"],
+        "issue_url": [f"https://github.com/vllm-project/vllm/issues/9{n}" for n in range(3)],
+        "annotator_1": None, "annotator_2": None, "annotator_10": None,
+        "annotator_11": ["A.1", "A.2", "B.2"], "annotator_12": ["A.1", "A.1", "B.1"]})
+    study = pd.concat([release.assign(batch="release"), batch.assign(batch="2026-01")],
+                      ignore_index=True)
+    alone = explorer.release_examples(release, small)
+    result = explorer.compute(study, small, PROJECTS)
+    assert result.release_examples.to_csv() == alone.to_csv()
+    assert not result.release_examples["issue_url"].str.contains("/issues/9").any()
+    # the explorer itself shows the whole study
+    assert result.explorer["n"] == len(study)

@@ -73,10 +73,13 @@ def test_reproduced_values(result):
     assert rep["interviews.users.students.mean_years"]["value"] == pytest.approx(
         (8 / 12 + 3 + 1.5) / 3)
     assert rep["interviews.users.engineers.min_years"]["value"] == 4.0
-    # years in framework validation: not in the sheet, their years with LLMs in the note
-    assert rep["interviews.developers.managers.min_years"] == {
-        "value": None, "note": "the managers' years with LLMs, for comparison: 9",
-        "cause": "interview_roles"}
+    # years in framework validation are not in the sheet: their years with LLMs are
+    # compared, the note naming that quantity
+    managers = rep["interviews.developers.managers.min_years"]
+    assert managers["value"] == 9.0 and managers["cause"] == "different_quantity"
+    assert managers["note"].startswith("a different quantity: the background sheet's years "
+                                       "of experience with LLMs ('Experience Years for "
+                                       "LLMs': 9)")
     assert rep["interviews.developers.training.count"]["value"] == 2
     assert rep["interviews.developers.deployment.count"]["value"] == 0
     assert rep["interviews.developers.feature_engineers.count"]["value"] == 2
@@ -92,12 +95,9 @@ def test_every_interview_claim_is_reproduced(result):
     produced = set(outputs.claim_values(result))
     assert ids and ids <= produced
     # beyond them only the session length, which the paper states of the real sessions:
-    # not reproducible (the release has the guideline's plan), the plan kept as a note;
-    # and the managers' years in framework validation, which the sheet does not hold
-    # (their years with LLMs kept as a note)
+    # not reproducible (the release has the guideline's plan), the plan kept as a note
     assert produced - ids == {"interviews.session.min_minutes",
-                              "interviews.session.max_minutes",
-                              "interviews.developers.managers.min_years"}
+                              "interviews.session.max_minutes"}
     assert not mine.set_index("claim_id").loc[sorted(produced - ids), "reproducible"].any()
     session = outputs.claim_values(result)["interviews.session.max_minutes"]
     assert session["value"] == 40 and session["note"].startswith("the guideline plans 30–40")
@@ -121,7 +121,11 @@ def test_mirror_values(taxonomy):
     assert rep["interviews.users.students.mean_years"]["value"] == pytest.approx(
         (3 + 8 / 12 + 2 + 2 + 1.5 + 1.5 + 3 + 3 + 2.5) / 9)
     assert rep["interviews.users.engineers.min_years"]["value"] == 3.0
-    assert rep["interviews.developers.managers.min_years"]["value"] is None
+    # the sheet's managers have 7 and 6 years with LLMs, both under the paper's 8 (in
+    # framework validation): a difference, of another quantity
+    managers = rep["interviews.developers.managers.min_years"]
+    assert managers["value"] == 6.0 and "'Experience Years for LLMs': 6, 7" in managers["note"]
+    assert judge("8", managers["value"], relation=">") == "differs"
     assert rep["interviews.developers.training.count"]["value"] == 2
     assert rep["interviews.guideline.parts"]["value"] == 4
     counts = data.quality["anomaly_counts"]

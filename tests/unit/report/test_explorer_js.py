@@ -15,13 +15,16 @@ from analysis.core.paths import PATHS
 from analysis.core.projects import Projects
 from analysis.core.taxonomy import load_taxonomy
 from analysis.explorer.compute import explorer_data
+from analysis.report.explorer import example_view, explorer_href
 from tests.support.dumps import small_dump
 from tests.support.explorer import (
     EXPLORER_JS,
     dump_rows,
     independent_count,
+    links_showing_nothing,
     node,
     page_counts,
+    site_explorer_links,
     views,
 )
 from tests.support.mirror import MIRROR, needs_mirror
@@ -171,3 +174,58 @@ def test_filtered_counts_on_the_release_equal_an_independent_count(tmp_path):
     assert page_counts(data, queries, tmp_path) == [independent_count(rows, q)
                                                     for q in queries]
     assert pd.Series([r["agreement"] for r in rows]).nunique() == 2
+
+
+def test_the_example_view_shows_issues(synthetic, tmp_path):
+    """The explorer page's example (a project, a final theme and another label an
+    annotator chose, from the data) shows at least one issue, counted by the page's own
+    filters; without contested reports it is the first report's project and theme."""
+    _, data = synthetic
+    view = example_view(data)
+    assert set(view) == {"project", "theme", "text"} and view["text"] != view["theme"]
+    unanimous = {**data, "rows": {**data["rows"], "agreed": list(data["rows"]["ratings"])}}
+    plain = example_view(unanimous)
+    assert set(plain) == {"project", "theme"}
+    queries = ["?" + explorer_href(**v).split("?", 1)[1] for v in (view, plain)]
+    assert all(n >= 1 for n in page_counts(data, queries, tmp_path))
+    assert example_view(None) is None and example_view({**data, "n": 0}) is None
+
+
+def test_an_empty_text_search_says_what_the_box_searches(tmp_path):
+    got = run_js(tmp_path, """[X.emptyMessage(X.parseQuery("?project=vllm&text=flash")),
+                               X.emptyMessage(X.parseQuery("?project=vllm"))]""")
+    assert "address, project, theme and annotators' labels only" in got[0]
+    assert "the release has no titles" in got[0]
+    assert got[1] == "No issue matches these filters."
+    page = (PATHS.root / "report" / "issues.qmd").read_text(encoding="utf-8")
+    assert "the release has no titles" in page and "aria-describedby=\"explorer-text-help\"" in page
+
+
+def test_a_site_link_to_an_empty_view_is_found(synthetic, tmp_path):
+    """The site check (:func:`links_showing_nothing`) flags a link whose view shows no
+    issue (a title's word: the release has none) or another count than it prints."""
+    _, data = synthetic
+    (tmp_path / "data.json").write_text(json.dumps(data), encoding="utf-8")
+    site = tmp_path / "site"
+    (site / "docs").mkdir(parents=True)
+    good = explorer_href(**example_view(data))
+    (site / "a.html").write_text(
+        f'<a href="{good}">example</a> <a href="issues.html?project=vllm&amp;text=flash">'
+        f'flash</a> <a href="issues.html?project=no-such">3</a>', encoding="utf-8")
+    (site / "docs" / "b.html").write_text(f'<a href="../{good}">x</a>', encoding="utf-8")
+    bad = links_showing_nothing(site, tmp_path / "data.json", tmp_path)
+    assert bad == ["a.html: ?project=vllm&text=flash (0, printed None)",
+                   "a.html: ?project=no-such (0, printed 3)"]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not (PATHS.root / "report" / "_site" / "issues.html").is_file()
+                    or not PATHS.explorer.table("explorer.json").is_file(),
+                    reason="no built site (make report builds it)")
+def test_every_explorer_link_of_the_built_site_shows_issues(tmp_path):
+    """The site this project built (``make report``): every link to a view of the
+    explorer, the examples included, shows at least one issue (or the number it
+    prints), counted from the explorer's data by the page's own filters."""
+    site = PATHS.root / "report" / "_site"
+    assert len(site_explorer_links(site)) > 10
+    assert links_showing_nothing(site, PATHS.explorer.table("explorer.json"), tmp_path) == []

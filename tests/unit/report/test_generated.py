@@ -66,3 +66,19 @@ def test_a_figure_is_shown_on_a_phone_at_the_width_its_smallest_text_needs():
     assert 'style="--readable-width: 563px"' in block and 'class="scroll-cue"' in block
     narrow = figure_block("fig-x", "figures/x.svg", "Caption.", "Alt.", None, 300)
     assert "--readable-width" not in narrow and "scroll-cue" not in narrow
+
+
+def test_a_figure_of_the_paper_is_captioned_with_the_papers_number():
+    """The taxonomy tree is the paper's Fig. 2: its caption says so and it is HTML that
+    neither renderer numbers (Quarto would call the page's first figure "Figure 1"); any
+    other figure stays a numbered div figure."""
+    from analysis.report.blocks import PAPER_FIGURES, figure_block
+
+    assert PAPER_FIGURES["taxonomy/tree"] == 2
+    block = figure_block("fig-taxonomy-tree", "figures/t.svg", "The tree <b>.", "Alt.",
+                         None, 600, paper_number=2)
+    assert "<figcaption>Fig. 2: The tree &lt;b&gt;.</figcaption>" in block
+    assert ":::" not in block and 'id="fig-taxonomy-tree"' in block
+    assert 'class="scroll-cue"' in block and 'alt="Alt."' in block
+    assert block.startswith("```{=html}") and "figure-source" in block
+    assert figure_block("fig-x", "figures/x.svg", "C.", "A.", None).startswith("::: {#fig-x}")

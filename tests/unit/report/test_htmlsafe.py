@@ -80,3 +80,15 @@ def test_headings_move_under_the_section_keeping_their_distances():
     assert headings_from(fragment, 3) == '<h3 id="x">a</h3><p>t</p><h4>b</h4><h3>c</h3>'
     assert headings_from("<h1>a</h1><h6>b</h6>", 3) == "<h3>a</h3><h6>b</h6>"  # h8 -> h6
     assert headings_from("<p>no heading</p><hr>", 3) == "<p>no heading</p><hr>"
+
+
+def test_breakable_text_wraps_at_its_separators_only():
+    """A path or an identifier may wrap after a slash or an underscore, never inside a word;
+    the text is escaped first."""
+    from analysis.report.htmlsafe import breakable
+
+    assert breakable("vllm-project/vllm/issues/129") == (
+        "vllm-project/<wbr>vllm/<wbr>issues/<wbr>129")
+    assert breakable("duplicate_url") == "duplicate_<wbr>url"
+    assert breakable("<b>/x") == "&lt;b&gt;/<wbr>x"
+    assert breakable("plain") == "plain"

@@ -125,7 +125,7 @@ def test_there_are_the_result_pages_in_navbar_order():
                               "table1.qmd",
                               "taxonomy.qmd", "agreement.qmd", "interviews.qmd",
                               "keywords.qmd", "changes.qmd", "findings.qmd",
-                              "reproducibility.qmd", "notebooks.qmd"]
+                              "reproducibility.qmd", "notebooks.qmd", "glossary.qmd"]
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)

@@ -9,8 +9,8 @@ from __future__ import annotations
 import pandas as pd
 
 from analysis.core.formatting import MISSING, count
-from analysis.report.explorer import explorer_link
-from analysis.report.htmlsafe import esc
+from analysis.report.explorer import example_view, explorer_href, explorer_link
+from analysis.report.htmlsafe import esc, raw_html_block
 from analysis.report.pages.base import TX, Include, Inputs, P, table, tables_of
 from analysis.report.pages.taxonomy import issue_link
 
@@ -37,6 +37,23 @@ def contested_by_project(i: Inputs) -> str:
     frame = pd.DataFrame(rows, columns=["project", "reports", "contested", "unanimous"])
     return table(frame, numeric=["reports", "contested", "unanimous"],
                  classes="table compact", raw=tuple(frame.columns))
+
+
+def example_paragraph(i: Inputs) -> str:
+    """The explorer page's example of a shared view: a link to the view
+    (:func:`~analysis.report.explorer.example_view`, one that shows issues of this build)
+    with its address and what it shows."""
+    view = example_view(i.json(EXPLORER))
+    if view is None:
+        return "No issue is labelled in this build, so there is no view to show.\n"
+    href = explorer_href(**view)
+    what = (f"{esc(view['project'])}'s reports whose final theme is "
+            f"<code>{esc(view['theme'])}</code>")
+    if view.get("text"):
+        what += f" and where an annotator chose <code>{esc(view['text'])}</code>"
+    return raw_html_block(
+        f'<p>For example, <a class="explorer-link" href="{esc(href)}"><code>{esc(href)}'
+        f"</code></a> shows {what} (capitals do not matter).</p>")
 
 
 def _report_items(group: pd.DataFrame) -> str:
@@ -85,5 +102,6 @@ def release_examples(i: Inputs) -> str:
 
 INCLUDES: tuple[Include, ...] = (
     Include("agreement/contested.md", (EXPLORER,), contested_by_project),
+    Include("issues/example.md", (EXPLORER,), example_paragraph),
     Include("taxonomy/release_examples.md", (RELEASE_EXAMPLES, EXAMPLES), release_examples),
 )

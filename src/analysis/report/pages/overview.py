@@ -45,7 +45,8 @@ def _differs_table(rows: pd.DataFrame) -> str:
     """Claims that differ: what the paper says, its value, ours and why (issue URLs in
     the reason as links)."""
     shown = pd.DataFrame({
-        "what the paper says": [f'{esc(d)}<span class="claim-id">{esc(c)} · {esc(w)}</span>'
+        "what the paper says": [f'{esc(d)} <span class="claim-id">'
+                                f'{esc(c).replace(".", ".<wbr>")} · {esc(w)}</span>'
                                 for d, c, w in zip(rows["description"], rows["claim_id"],
                                                    rows["source"], strict=True)],
         "paper": [esc(paper_statement(v, r)) for v, r in zip(

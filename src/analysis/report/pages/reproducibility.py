@@ -11,6 +11,7 @@ import pandas as pd
 from analysis.core.claims import paper_statement
 from analysis.core.config import load_yaml
 from analysis.core.formatting import count, plural
+from analysis.findings.compute import is_example
 from analysis.report.generated import STATUS_HELP, STATUS_LABELS, callout
 from analysis.report.htmlsafe import details_block, esc, html_table, linkify, raw_html_block
 from analysis.report.pages.base import FD, SCORECARD, Include, Inputs, P, rel
@@ -75,32 +76,68 @@ def scorecard_summary(totals: dict, by_source: pd.DataFrame,
     return "\n".join(lines)
 
 
+# A verdict as the verb of a sentence, for one claim and for several: "the 1 printed
+# number that differs", "the 7 printed numbers that differ".
+VERDICT_VERBS = {"exact": ("is exact", "are exact"),
+                 "rounding": ("is within rounding", "are within rounding"),
+                 "differs": ("differs", "differ"),
+                 "not_reproducible": ("cannot be reproduced", "cannot be reproduced")}
+# The two kinds of claim (the findings stage's scoreboards), in the singular and plural.
+KIND_NAMES = (("printed", "printed number", "printed numbers"),
+              ("examples", "cited example", "cited examples"))
+
+
+def verdict_heading(label: str, n: dict[str, int]) -> str:
+    """A verdict's heading with its count of each kind of claim, the same counts as the
+    scoreboards above it: ``Exact: 122 printed numbers, 3 cited examples``."""
+    return (f"{label[:1].upper()}{label[1:]}: "
+            + ", ".join(plural(n[kind], one, many) for kind, one, many in KIND_NAMES))
+
+
+def verdict_title(n: int, one: str, many: str, status: str) -> str:
+    """The title of a folded list of claims, a sentence in number agreement: ``The 1
+    printed number that differs``, ``The 7 printed numbers that differ``."""
+    verb = VERDICT_VERBS[status][0 if int(n) == 1 else 1]
+    return f"The {plural(n, one, many)} that {verb}"
+
+
+def claims_list(rows: pd.DataFrame, table_id: str) -> str:
+    """One folded list's table: each claim with the paper's statement, ours and the note."""
+    rows = rows.assign(paper_value=[paper_statement(v, r) for v, r in zip(
+        rows["paper_value"], relations(rows), strict=True)])
+    shown = rows[["claim_id", "description", "paper_value", "reproduced_value", "note",
+                  "source"]].rename(columns={
+                      "claim_id": "claim", "description": "what", "paper_value": "paper",
+                      "reproduced_value": "ours", "source": "where"})
+    shown["claim"] = [esc(c).replace(".", ".<wbr>") for c in shown["claim"]]
+    shown["note"] = shown["note"].map(linkify)
+    return raw_html_block(html_table(shown, numeric=["paper", "ours"],
+                                     classes="table sortable scorecard cards",
+                                     raw_columns=("claim", "note"), table_id=table_id))
+
+
 def scorecard_full(card: pd.DataFrame) -> str:
-    """The whole scorecard, one section per verdict, each list folded behind its count (the
-    page stays short; the verdicts' counts are its headings)."""
+    """The whole scorecard, one section per verdict headed by its count of printed numbers
+    and of cited examples (the scoreboards' counts: one set of counts on the page), each
+    kind's list folded behind a sentence that names it (the page stays short)."""
+    examples = is_example(card)
     out = []
     for s, label in STATUS_LABELS.items():
-        rows = card[card["status"] == s]
-        out.append(f"### {label.capitalize()}: {len(rows):,} claims "
-                   f"{{#scorecard-{s.replace('_', '-')}}}\n")
+        mine = card["status"] == s
+        parts = {"printed": card[mine & ~examples], "examples": card[mine & examples]}
+        anchor = s.replace("_", "-")
+        out.append(f"### {verdict_heading(label, {k: len(v) for k, v in parts.items()})} "
+                   f"{{#scorecard-{anchor}}}\n")
         out.append(f"{STATUS_HELP[s].capitalize()}.\n")
-        if rows.empty:
+        if not mine.any():
             out.append("No claims.\n")
             continue
-        rows = rows.assign(paper_value=[paper_statement(v, r) for v, r in zip(
-            rows["paper_value"], relations(rows), strict=True)])
-        shown = rows[["claim_id", "description", "paper_value", "reproduced_value", "note",
-                      "source"]].rename(columns={
-                          "claim_id": "claim", "description": "what", "paper_value": "paper",
-                          "reproduced_value": "ours", "source": "where"})
-        shown["claim"] = [esc(c).replace(".", ".<wbr>") for c in shown["claim"]]
-        shown["note"] = shown["note"].map(linkify)
-        block = raw_html_block(html_table(shown, numeric=["paper", "ours"],
-                                          classes="table sortable scorecard cards",
-                                          raw_columns=("claim", "note"),
-                                          table_id=f"scorecard-table-{s.replace('_', '-')}"))
-        out.append(callout("note", f"The {plural(len(rows), 'claim')} {label}", block,
-                           collapse=True))
+        for kind, one, many in KIND_NAMES:
+            if parts[kind].empty:
+                continue
+            block = claims_list(parts[kind], f"scorecard-table-{anchor}-{kind}")
+            out.append(callout("note", verdict_title(len(parts[kind]), one, many, s), block,
+                               collapse=True))
     return "\n".join(out)
 
 

@@ -183,7 +183,9 @@ YEAR_MARK = ('<span class="year-mark" title="a year the release also covers: the
 def study_table(counts: pd.DataFrame) -> str:
     """The study's Table I: per project, each part's years and total side by side (the
     release, each batch, then the whole study with its types); a batch's year that the
-    release also covers is marked with a dagger, its reports the batch's own."""
+    release also covers is marked with a dagger, its reports the batch's own. Above it,
+    Table I's line saying it scrolls sideways, shown while it is wider than its box (at
+    1280 px too, when a study has many batches)."""
     counts = counts.assign(batch=counts["batch"].fillna("").astype(str),
                            column=counts["column"].astype(str),
                            project=counts["project"].astype(str))
@@ -202,7 +204,9 @@ def study_table(counts: pd.DataFrame) -> str:
             for part, shown, _ in groups for c in shown]
         cls = ' class="sum"' if project == SUM else ""
         rows.append(f"<tr{cls}>{''.join(cells)}</tr>")
-    return (f'<div class="table-wrap"><table class="table compare study wide"><thead>'
+    return ('<p class="scroll-cue">The table is wider than the screen: scroll sideways in it '
+            "for each part's years and totals.</p>"
+            f'<div class="table-wrap"><table class="table compare study wide"><thead>'
             f'<tr>{"".join(top)}</tr><tr>{"".join(sub)}</tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table></div>')
 

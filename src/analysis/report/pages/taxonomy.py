@@ -15,6 +15,7 @@ from analysis.report.explorer import explorer_link
 from analysis.report.generated import callout, status_badge
 from analysis.report.htmlsafe import (
     SECTION_BODY,
+    breakable,
     details_block,
     esc,
     headings_from,
@@ -157,8 +158,8 @@ def issue_link(url: object, text: object) -> str:
     """An escaped link to a GitHub or Gitee issue; any other URL is shown as text only
     (the URL comes from data, so it is validated before it becomes an ``href``)."""
     safe = safe_issue_url(url)
-    return (f'<a href="{esc(safe)}" rel="noopener">{esc(text)}</a>' if safe
-            else esc(text))
+    return (f'<a href="{esc(safe)}" rel="noopener">{breakable(text)}</a>' if safe
+            else breakable(text))
 
 
 def example_items(examples: pd.DataFrame) -> dict[str, str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from analysis.core.paths import ROOT as PROJECT_ROOT
 from analysis.report.pages import overview
 from tests.unit.report.pages.conftest import scorecard
 
@@ -35,6 +36,13 @@ def test_the_claims_that_differ_follow_the_paper():
     assert out.index(">a · Abstract<") < out.index(">b · Section IV<")
     assert ">c ·" not in out
     card.loc[1, "relation"] = ">"
+    card.loc[1, "claim_id"] = "t.sub.a"
+    # the id is set apart from the text: a space, its own element, a line of its own in
+    # the table, breaking only after its dots
+    assert ' <span class="claim-id">t.<wbr>sub.<wbr>a · Abstract</span>' in (
+        overview.scorecard_differs(card, {}))
+    css = (PROJECT_ROOT / "report" / "assets" / "site.css").read_text(encoding="utf-8")
+    assert "span.claim-id {" in css and "td span.claim-id { display: block;" in css
     assert ">&gt;1<" in overview.scorecard_differs(card, {}).replace('class="num">', ">")
     assert "No number of the paper differs" in overview.scorecard_differs(card.iloc[2:], {})
 

@@ -62,11 +62,27 @@ def test_full_scorecard_one_section_per_verdict():
                      ("d.1", "2", "3", "differs"))
     card.loc[16, "relation"] = ">"
     out = reproducibility.scorecard_full(card)
-    assert "### Exact: 16 claims {#scorecard-exact}" in out
-    assert "### Within rounding: 0 claims" in out and "No claims." in out
+    assert "### Exact: 16 printed numbers, 0 cited examples {#scorecard-exact}" in out
+    assert "### Within rounding: 0 printed numbers, 0 cited examples" in out
+    assert "No claims." in out
     assert out.count('collapse="true"') == 2  # every list folded behind its count
-    assert "The 16 claims exact" in out and "The 1 claim differs" in out
+    assert "The 16 printed numbers that are exact" in out
+    assert "The 1 printed number that differs" in out
     assert ">&gt;2<" in out.replace('class="num">', ">") and "c.<wbr>1" in out
+
+
+def test_the_verdicts_headings_count_each_kind_as_the_scoreboards_do():
+    """The full scorecard's headings give the scoreboards' counts (printed numbers and
+    cited examples apart), and each folded list is a sentence in number agreement."""
+    card = scorecard(("p.1", "1", "2", "differs"), ("p.2", "1", "3", "differs"),
+                     ("examples.ref1", "A.1", "A.2", "differs"),
+                     ("p.3", "1", "", "not_reproducible"))
+    out = reproducibility.scorecard_full(card)
+    assert "### Differs: 2 printed numbers, 1 cited example {#scorecard-differs}" in out
+    assert "The 2 printed numbers that differ" in out
+    assert "The 1 cited example that differs" in out
+    assert "The 1 printed number that cannot be reproduced" in out
+    assert "claims differs" not in out
 
 
 def test_params_and_seeds(project):

@@ -81,3 +81,17 @@ def test_includes_read_their_inputs(project):
     assert out["table1/study.md"] == ""  # the release alone: no study section
     assert "st-differs" in out["table1_compare.md"]
     assert '<td class="num" data-label="Total">10</td>' in out["tables/table1/counts.md"]
+
+
+def test_the_studys_table_says_it_scrolls_sideways_when_it_is_wider_than_its_box():
+    """The study's Table I (the release, each batch and the study side by side) sits in a
+    box that scrolls, under Table I's line (shown while the table overflows it)."""
+    counts = pd.DataFrame({
+        "project": ["pytorch"] * 4, "name": ["PyTorch"] * 4,
+        "batch": ["release", "release", "2026-01", ""],
+        "column": ["2023", "Total", "2026", "Total"], "issues": [3, 3, 2, 5],
+        "release_year": [False] * 4})
+    html = table1.study_table(counts)
+    assert html.startswith('<p class="scroll-cue">The table is wider than the screen: scroll '
+                           "sideways in it")
+    assert '<div class="table-wrap"><table class="table compare study wide">' in html

@@ -19,7 +19,7 @@ EXAMPLES = pd.DataFrame({
 
 def test_issue_links_only_for_github_and_gitee_urls():
     assert taxonomy.issue_link("https://github.com/a/b/issues/1", "a/b#1") == (
-        '<a href="https://github.com/a/b/issues/1" rel="noopener">a/b#1</a>')
+        '<a href="https://github.com/a/b/issues/1" rel="noopener">a/<wbr>b#1</a>')
     assert "<a" not in taxonomy.issue_link('javascript:alert("x")', "x")
     assert "<a" not in taxonomy.issue_link('https://github.com/a/b/issues/1" onclick="x', "x")
     assert taxonomy.issue_link("https://evil.example/a/b/issues/1", "<b>") == "&lt;b&gt;"
