@@ -101,14 +101,17 @@ def test_a_clone_without_the_mirror_fetches_the_release_and_ingests_it(tmp_path)
     for folder in ("release", "download"):
         shutil.rmtree(work / "data" / folder)
     offline_url = unreachable_url(f"{commit}.zip")
-    set_params(work, "ingest", release_url=offline_url)
+    set_params(work, "ingest", release_url=offline_url, swh_api=unreachable_url("api/1"))
     params = (work / "params.yaml").read_bytes()
     before = snapshot(work)
     data_before = sorted(p.name for p in (work / "data").iterdir())
     proc = fetch(work)
     assert (proc.returncode, proc.stdout) == (1, "")
     assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
-    assert proc.stderr.startswith(f"ingest fetch: {offline_url}: download failed (")
+    assert proc.stderr.startswith("ingest fetch: ")
+    # every source it tried, in order: GitHub's archive, then Software Heritage's vault
+    assert f"{offline_url}: download failed (" in proc.stderr
+    assert proc.stderr.index(offline_url) < proc.stderr.index("Software Heritage")
     assert "data/release/" in proc.stderr and "ingest.mirror" in proc.stderr
     assert "ingest.source" in proc.stderr
     assert (work / "params.yaml").read_bytes() == params and snapshot(work) == before

@@ -253,8 +253,10 @@ def test_no_broken_internal_link_image_or_anchor(site):
         for ref in parse(page).refs:
             if re.match(r"^[a-z][\w+.-]*:", ref):  # http:, data:, mailto:
                 assert not ref.startswith(("http:", "https:")) or re.match(
-                    r"https://(github\.com|arxiv\.org|gitee\.com|(www|data)\.gharchive\.org|labelstud\.io)(/|$)",
-                    ref), ref  # the paper, the data, GH Archive hours and the annotation tool
+                    r"https://(github\.com|arxiv\.org|gitee\.com|(www|data)\.gharchive\.org"
+                    r"|labelstud\.io|archive\.softwareheritage\.org)(/|$)",
+                    ref), ref  # the paper, the data and its archived copy, GH Archive hours
+                # and the annotation tool
                 continue
             path, _, anchor = ref.partition("#")
             path = path.partition("?")[0]
