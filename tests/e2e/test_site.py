@@ -317,7 +317,9 @@ def test_no_quarto_syntax_survives(site):
         quoted = docs_source(site, page)
         for syntax in ("{#fig-", "fig-alt="):
             assert syntax not in html or syntax in quoted, page.name
-        for found in SHORTCODE_RE.findall(html.replace("&lt;", "<").replace("&gt;", ">")):
+        # text as shown: <wbr> (a place a long path may wrap) is no character of it
+        shown = html.replace("<wbr>", "").replace("&lt;", "<").replace("&gt;", ">")
+        for found in SHORTCODE_RE.findall(shown):
             quoted_here = bool(quoted) and " ".join(found.split()) in quoted
             assert quoted_here or any(found in p or p in found for p in PAYLOADS), (
                 page.name, found)
