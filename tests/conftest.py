@@ -13,7 +13,7 @@ from analysis.core.projects import Projects
 from analysis.core.taxonomy import load_taxonomy
 from analysis.tools.nbrun import STAGE_LOG
 from tests.support.dumps import small_dump
-from tests.support.runs import stage_runs, summary
+from tests.support.runs import clean_readers, stage_runs, summary
 from tests.support.tiers import forbid_slow_work
 
 STAGE_LOG_KEY = pytest.StashKey[Path]()
@@ -100,4 +100,5 @@ def pytest_terminal_summary(terminalreporter, config):
     """The number of pipeline runs the session made, at the end of its report."""
     log = config.stash.get(STAGE_LOG_KEY, None)
     if log is not None:
-        terminalreporter.write_line(summary(stage_runs(log)))
+        terminalreporter.write_line(summary(stage_runs(log),
+                                            clean_readers(PATHS.root / "dvc.yaml")))

@@ -29,6 +29,7 @@ from pathlib import Path
 import pytest
 from filelock import FileLock
 
+from tests.support.declarations import audit_env
 from tests.support.dumps import small_dump
 from tests.support.workspace import copy_project, reproduce, set_params
 
@@ -62,6 +63,7 @@ class Run:
     dump: Path      # the dump its params.yaml names (ingest.source)
     written: dict   # what small_dump wrote: project -> [(year, row)]
     output: str     # what the run printed
+    declarations: Path  # the stage declarations each stage opened (support.declarations)
 
 
 @pytest.fixture(scope="session")
@@ -78,16 +80,19 @@ def point_at(work: Path, dump: Path) -> None:
 
 @pytest.fixture(scope="session")
 def small_run(shared_small_dump, tmp_path_factory) -> Run:
-    """The pipeline once, in a copy of the project, on the shared small dump."""
+    """The pipeline once, in a copy of the project, on the shared small dump; the
+    declarations each stage opens are logged as it runs (an audit hook that only writes
+    its log)."""
     def build(folder: Path) -> None:
         work = copy_project(folder / "project")
         point_at(work, shared_small_dump)
-        (folder / "repro.out").write_text(reproduce(work, "--jobs", "2").stdout)
+        said = reproduce(work, "--jobs", "2", env=audit_env(folder, work)).stdout
+        (folder / "repro.out").write_text(said)
 
     folder = shared_folder(tmp_path_factory, "small-run", build)
     written = small_dump(tmp_path_factory.mktemp("small-dump-rows"))  # the same rows again
     return Run(folder / "project", shared_small_dump, written,
-               (folder / "repro.out").read_text())
+               (folder / "repro.out").read_text(), folder / "declarations.log")
 
 
 @pytest.fixture(scope="session")

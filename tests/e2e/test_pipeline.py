@@ -1,7 +1,7 @@
 """End to end: `dvc repro` in a throw-away copy of the project, on a synthetic dump (the
 shared run of conftest.py) and on the offline mirror, fetched as `make report` fetches it,
 which must reproduce the committed dvc.lock. (Byte-for-byte determinism:
-test_determinism.py; newer and defective dumps: test_dumps.py.)"""
+test_update_tutorial.py's fresh clone; newer and defective dumps: test_dumps.py.)"""
 
 from __future__ import annotations
 

@@ -27,7 +27,7 @@ from tests.support.reads import undeclared_reads
 from tests.support.studies import BATCH_HOURS, EXCLUDED, SPLIT, UNDECIDED, P
 from tests.support.table_checks import table_problems, written_csvs
 from tests.support.tutorial import PAGE, named
-from tests.support.workspace import compare_outputs, reproduce
+from tests.support.workspace import compare_outputs, lock_difference, reproduce
 
 pytestmark = pytest.mark.slow
 
@@ -190,10 +190,15 @@ def test_a_fresh_clone_rebuilds_the_same_study_and_site(team_study, tmp_path):
     assert not (clone / "build").exists() and not (clone / "data/raw").exists()
     assert (clone / "labels/2026-01/sheets/annotator_alice.csv").read_bytes() == (
         work / "labels/2026-01/sheets/annotator_alice.csv").read_bytes()  # as saved: CRLF
-    reproduce(clone)
+    # Same input, same bytes: the team's run took two stages at a time, the clone's one
+    # at a time, in another folder; every output and dvc.lock must come out the same.
+    reproduce(clone, "--jobs", "1")
     differences = [d for d in compare_outputs(work, clone) if not d.startswith("gharchive/")
                    and not same_but_the_build_commit(work, clone, d.split(": ", 1)[0])]
     assert not differences, "\n".join(differences[:20])
+    lock = lock_difference(*((w / "dvc.lock").read_text(encoding="utf-8")
+                             for w in (work, clone)))
+    assert not lock, f"dvc.lock differs between the two runs: {lock}"
     for rel in ("build/study/dump/Issue Report/vllm/vllm.csv", "data/provenance.json",
                 "report/tables/table1/study.csv"):
         assert (clone / rel).read_bytes() == (work / rel).read_bytes()

@@ -142,7 +142,7 @@ def write_interview_files(root: Path) -> None:
 DETAIL_FILES = {"Question": "question_intents.csv", "Requirement": "requirement_expections.csv",
                 "Bug": "bug_symptoms.csv"}
 KEYWORDS = ("pytorch_keywords = ['llm', 'LLM', 'llama', 'yi', 'transformer', 'lora']\n"
-            "tensorflow_keywords = ['llm', 'bert', 'TPU']\n")
+            "tensorflow_keywords = ['llm', 'bert', 'TPU']\nmindspore_keywords = ['llm']\n")
 
 
 def write_detail_files(root: Path, items_per_subtheme: int = 2) -> dict[str, int]:

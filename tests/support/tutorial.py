@@ -105,13 +105,10 @@ def build_team_study(folder: Path, run: Path, dump: Path) -> None:
     """The tutorial, both batches, in ``folder/project``, a copy of the release's ``run``
     on ``dump`` (see the module's docstring)."""
     work = copy_run(run, folder / "project")
-    # the release: the synthetic one with a keyword list for every framework of
-    # data/projects.yaml (select needs them; the synthetic one has two), outside the
-    # project so that a clone reads it too
+    # the release: the synthetic one (a keyword list for every framework of
+    # data/projects.yaml, which select needs), outside the project so that a clone reads
+    # it too; the same files as the run's, so no analysis stage reruns
     release = shutil.copytree(dump, folder / "release")
-    keywords = release / "filter_keywords"
-    keywords.write_text(keywords.read_text(encoding="utf-8") + "mindspore_keywords = ['llm']\n",
-                        encoding="utf-8")
     set_params(work, "ingest", source=release)
     reproduce(work)  # the release alone: the paper view a batch must not change
     keep(work, PAPER_VIEW, folder / "release-only")

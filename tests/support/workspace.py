@@ -64,11 +64,12 @@ def set_params(work: Path, section: str, **values: object) -> None:
     path.write_text(text, encoding="utf-8")
 
 
-def run_in(work: Path, command: list[str], check: bool = True) -> subprocess.CompletedProcess:
-    """Run ``command`` in a copy, with the copy's code (:func:`pipeline_env`); raise with
-    its output when it fails and ``check`` is set."""
-    proc = subprocess.run(command, cwd=work, env=pipeline_env(work), capture_output=True,
-                          text=True)
+def run_in(work: Path, command: list[str], check: bool = True,
+           env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """Run ``command`` in a copy, with the copy's code (:func:`pipeline_env`, updated with
+    ``env``); raise with its output when it fails and ``check`` is set."""
+    proc = subprocess.run(command, cwd=work, env={**pipeline_env(work), **(env or {})},
+                          capture_output=True, text=True)
     if check and proc.returncode:
         raise RuntimeError(f"{' '.join(command)} failed ({proc.returncode}):\n"
                            f"{proc.stdout}\n{proc.stderr}")
@@ -80,10 +81,11 @@ def dvc(work: Path, *args: str, check: bool = True) -> subprocess.CompletedProce
     return run_in(work, ["dvc", *args], check=check)
 
 
-def reproduce(work: Path, *args: str) -> subprocess.CompletedProcess:
+def reproduce(work: Path, *args: str,
+              env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     """Run the pipeline in a copy as ``make report`` does (``python -m
-    analysis.tools.repro <args>``)."""
-    return run_in(work, [sys.executable, "-m", "analysis.tools.repro", *args])
+    analysis.tools.repro <args>``), with ``env`` added to its environment."""
+    return run_in(work, [sys.executable, "-m", "analysis.tools.repro", *args], env=env)
 
 
 SKIP_DIRS = {".git", ".dvc", "__pycache__", ".pytest_cache", ".ruff_cache"}

@@ -7,8 +7,9 @@ import sys
 
 import pytest
 
+from analysis.core.paths import PATHS
 from analysis.tools.nbrun import STAGE_LOG, note_stage_run
-from tests.support.runs import stage_runs, summary, whole_runs
+from tests.support.runs import clean_readers, pipeline_runs, stage_runs, summary
 from tests.support.tiers import SlowWorkInFastTest, is_slow_command
 
 
@@ -47,17 +48,31 @@ def test_a_fast_test_that_runs_a_notebook_fails():
 def test_each_finished_stage_is_logged_and_whole_runs_counted(tmp_path, monkeypatch):
     log = tmp_path / "stages.log"
     monkeypatch.setenv(STAGE_LOG, str(log))
-    for stage in ("clean", "table1", "agreement", "table1", "clean", "findings"):
-        note_stage_run(stage, tmp_path / "p")
+    p, q = tmp_path / "p", tmp_path / "q"
+    for stage, folder in [("clean", p), ("table1", p), ("clean", q), ("agreement", p),
+                          ("table1", p), ("clean", p), ("agreement", p), ("clean", p),
+                          ("table1", q), ("findings", p)]:
+        note_stage_run(stage, folder)
     runs = stage_runs(log)
-    assert runs[0] == ("clean", str(tmp_path / "p")) and len(runs) == 6
-    assert whole_runs(runs) == 2
-    assert summary(runs) == ("pipeline runs: 2 whole; 6 notebook stage runs "
-                             "(agreement 1, clean 2, findings 1, table1 2)")
+    assert runs[0] == ("clean", str(p)) and len(runs) == 10
+    readers = frozenset({"table1", "agreement"})
+    # p: one clean reached both readers, one reached agreement only, the last neither;
+    # q: its clean reached table1 only
+    assert pipeline_runs(runs, readers) == (1, 3)
+    assert summary(runs, readers) == (
+        "pipeline runs: 1 whole, 3 partial; 10 notebook stage runs "
+        "(agreement 2, clean 4, findings 1, table1 3)")
+
+
+def test_the_readers_of_clean_come_from_dvc_yaml():
+    readers = clean_readers(PATHS.root / "dvc.yaml")
+    assert {"table1", "agreement", "explorer"} <= readers
+    assert not readers & {"clean", "ingest", "keywords", "interviews"}
 
 
 def test_no_log_no_runs(tmp_path, monkeypatch):
     monkeypatch.delenv(STAGE_LOG, raising=False)
     note_stage_run("clean", tmp_path)  # nothing to write to: nothing written
     assert stage_runs(tmp_path / "absent.log") == []
-    assert summary([]) == "pipeline runs: 0 whole; 0 notebook stage runs (none)"
+    assert summary([], frozenset({"table1"})) == (
+        "pipeline runs: 0 whole, 0 partial; 0 notebook stage runs (none)")
