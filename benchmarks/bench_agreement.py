@@ -212,7 +212,7 @@ def run(results_dir: Path) -> dict:
             shutil.copyfile(source, target)
         start = time.perf_counter()
         if run_notebook(PATHS.agreement.notebook_source, stage.agreement.notebook,
-                        {"root": str(stage.root), **params}):
+                        {"root": str(stage.root), "params": params}):
             raise RuntimeError("the agreement notebook failed on the mirror")
         seconds = time.perf_counter() - start
         mirror_full = measure(FULL, str(small), str(params.get("bootstrap_resamples", 1000)))

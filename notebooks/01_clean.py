@@ -7,9 +7,11 @@
 
 # %% tags=["parameters"]
 root = "."  # the project root: every path below derives from it (analysis.core.paths)
-# The stage's section of params.yaml (the one place its values are written), injected by
-# `python -m analysis.tools.nbrun`; run by hand, inject them the same way.
-duplicates = None
+# The stage's settings, by name, each in place of its value in the stage's section of
+# params.yaml (which the cell that builds them reads from `root`). nbrun injects the whole
+# section, so the executed notebook shows every value; run by hand, leave it empty or give
+# only what to change (docs/layout.md, "A notebook run by hand").
+params = {}
 
 # %%
 import warnings
@@ -34,7 +36,7 @@ from analysis.core.taxonomy import load_taxonomy
 # applied: a row is kept (perhaps flagged) or set aside with a reason.
 
 # %%
-params = CleanParams.of(root, duplicates=duplicates)
+params = CleanParams.read(root, params)
 paths = Paths(Path(root).resolve())
 taxonomy = load_taxonomy(paths.taxonomy_file)
 projects = Projects.load(paths.projects_file)

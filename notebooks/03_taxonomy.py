@@ -8,10 +8,11 @@
 
 # %% tags=["parameters"]
 root = "."  # the project root: every path below derives from it (analysis.core.paths)
-# The stage's section of params.yaml (the one place its values are written), injected by
-# `python -m analysis.tools.nbrun`; run by hand, inject them the same way.
-detail_files = None
-item_split = None
+# The stage's settings, by name, each in place of its value in the stage's section of
+# params.yaml (which the cell that builds them reads from `root`). nbrun injects the whole
+# section, so the executed notebook shows every value; run by hand, leave it empty or give
+# only what to change (docs/layout.md, "A notebook run by hand").
+params = {}
 
 # %%
 import warnings
@@ -40,7 +41,7 @@ from analysis.taxonomy.params import TaxonomyParams
 # paper's cited examples.
 
 # %%
-params = TaxonomyParams.of(root, detail_files=detail_files, item_split=item_split)
+params = TaxonomyParams.read(root, params)
 paths = Paths(Path(root).resolve())
 taxonomy = load_taxonomy(paths.taxonomy_file)
 parsed = details.parse_detail_files(paths.raw, params.detail_files, taxonomy)

@@ -11,12 +11,11 @@
 
 # %% tags=["parameters"]
 root = "."  # the project root: every path below derives from it (analysis.core.paths)
-# The stage's section of params.yaml (the one place its values are written), injected by
-# `python -m analysis.tools.nbrun`; run by hand, inject them the same way.
-bootstrap_resamples = None
-seed = None
-confidence_level = None
-ac1_categories = None
+# The stage's settings, by name, each in place of its value in the stage's section of
+# params.yaml (which the cell that builds them reads from `root`). nbrun injects the whole
+# section, so the executed notebook shows every value; run by hand, leave it empty or give
+# only what to change (docs/layout.md, "A notebook run by hand").
+params = {}
 
 # %%
 from pathlib import Path
@@ -53,8 +52,7 @@ from analysis.core.taxonomy import load_taxonomy
 # batches of new labels) the paper's kappas are the release's rows and annotators.
 
 # %%
-params = AgreementParams.of(root, bootstrap_resamples=bootstrap_resamples, seed=seed,
-                            confidence_level=confidence_level, ac1_categories=ac1_categories)
+params = AgreementParams.read(root, params)
 paths = Paths(Path(root).resolve())
 issues = load_issues(paths.clean.issues_parquet)
 taxonomy = load_taxonomy(paths.taxonomy_file)

@@ -10,12 +10,11 @@
 
 # %% tags=["parameters"]
 root = "."  # the project root: every path below derives from it (analysis.core.paths)
-# The stage's section of params.yaml (the one place its values are written), injected by
-# `python -m analysis.tools.nbrun`; run by hand, inject them the same way.
-sheet = None
-groups = None
-translations = None
-role_categories = None
+# The stage's settings, by name, each in place of its value in the stage's section of
+# params.yaml (which the cell that builds them reads from `root`). nbrun injects the whole
+# section, so the executed notebook shows every value; run by hand, leave it empty or give
+# only what to change (docs/layout.md, "A notebook run by hand").
+params = {}
 
 # %%
 from pathlib import Path
@@ -38,8 +37,7 @@ from analysis.interviews.params import InterviewsParams
 # node checked against the taxonomy.
 
 # %%
-params = InterviewsParams.of(root, sheet=sheet, groups=groups, translations=translations,
-                             role_categories=role_categories)
+params = InterviewsParams.read(root, params)
 paths = Paths(Path(root).resolve())
 files = read.read_release(paths.raw, params.sheet)
 taxonomy = load_taxonomy(paths.taxonomy_file)

@@ -9,11 +9,11 @@
 
 # %% tags=["parameters"]
 root = "."  # the project root: every path below derives from it (analysis.core.paths)
-# The stage's section of params.yaml (the one place its values are written), injected by
-# `python -m analysis.tools.nbrun`; run by hand, inject them the same way.
-baseline = None
-resamples = None
-seed = None
+# The stage's settings, by name, each in place of its value in the stage's section of
+# params.yaml (which the cell that builds them reads from `root`). nbrun injects the whole
+# section, so the executed notebook shows every value; run by hand, leave it empty or give
+# only what to change (docs/layout.md, "A notebook run by hand").
+params = {}
 
 # %%
 from pathlib import Path
@@ -35,7 +35,7 @@ from analysis.core.stage import write_outputs
 # agreement stage's metrics).
 
 # %%
-params = CompareParams.of(root, baseline=baseline, resamples=resamples, seed=seed)
+params = CompareParams.read(root, params)
 paths = Paths(Path(root).resolve())
 issues = pd.read_parquet(paths.clean.issues_parquet)
 projects = Projects.load(paths.projects_file)

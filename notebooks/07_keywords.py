@@ -10,9 +10,11 @@
 
 # %% tags=["parameters"]
 root = "."  # the project root: every path below derives from it (analysis.core.paths)
-# The stage's section of params.yaml (the one place its values are written), injected by
-# `python -m analysis.tools.nbrun`; run by hand, inject them the same way.
-keywords_file = None
+# The stage's settings, by name, each in place of its value in the stage's section of
+# params.yaml (which the cell that builds them reads from `root`). nbrun injects the whole
+# section, so the executed notebook shows every value; run by hand, leave it empty or give
+# only what to change (docs/layout.md, "A notebook run by hand").
+params = {}
 
 # %%
 from pathlib import Path
@@ -30,7 +32,7 @@ from analysis.keywords.params import KeywordsParams
 # and the ordinary-words list the audit checks them against.
 
 # %%
-params = KeywordsParams.of(root, keywords_file=keywords_file)
+params = KeywordsParams.read(root, params)
 paths = Paths(Path(root).resolve())
 source = paths.raw / params.keywords_file
 lists = keywords.read_keyword_file(source) if source.is_file() else []

@@ -9,9 +9,11 @@
 
 # %% tags=["parameters"]
 root = "."  # the project root: every path below derives from it (analysis.core.paths)
-# The stage's section of params.yaml (the one place its values are written), injected by
-# `python -m analysis.tools.nbrun`; run by hand, inject them the same way.
-dominant_share = None
+# The stage's settings, by name, each in place of its value in the stage's section of
+# params.yaml (which the cell that builds them reads from `root`). nbrun injects the whole
+# section, so the executed notebook shows every value; run by hand, leave it empty or give
+# only what to change (docs/layout.md, "A notebook run by hand").
+params = {}
 
 # %%
 from pathlib import Path
@@ -29,7 +31,7 @@ from analysis.findings.challenges import load_challenges
 from analysis.findings.params import FindingsParams
 
 # %%
-params = FindingsParams.of(root, dominant_share=dominant_share)
+params = FindingsParams.read(root, params)
 paths = Paths(Path(root).resolve())
 reproduced = [read_json(f) for f in sorted(paths.reproduced.glob("*.json"))]
 claims = pd.concat([load_claims(paths.claims_file),

@@ -103,8 +103,8 @@ def test_notebook_runs_on_a_synthetic_dump_with_missing_ratings(tmp_path, taxono
 
     paths = stage_root(tmp_path, taxonomy, projects, missing=0.1)
     code = run(PATHS.agreement.notebook_source, paths.agreement.notebook,
-               {**parse_params("agreement", []), "root": str(paths.root),
-                "bootstrap_resamples": 40, "seed": 3})
+               {**parse_params("agreement", [["bootstrap_resamples", "40"], ["seed", "3"]]),
+                "root": str(paths.root)})
     assert code == 0
     assert paths.agreement.notebook.is_file()
     for name in PATHS.agreement.TABLES:
@@ -146,8 +146,8 @@ def test_a_wrong_setting_stops_the_notebook_with_one_line(tmp_path, taxonomy, pr
 
     paths = stage_root(tmp_path, taxonomy, projects)
     code = run(PATHS.agreement.notebook_source, paths.agreement.notebook,
-               {**parse_params("agreement", []), "root": str(paths.root),
-                "confidence_level": 2})
+               {**parse_params("agreement", [["confidence_level", "2"]]),
+                "root": str(paths.root)})
     assert code == 1
     assert capsys.readouterr().err.strip() == (
         "04_agreement: params.yaml, column 'agreement.confidence_level': "

@@ -36,8 +36,8 @@ def test_compare_notebook_on_a_synthetic_run(tmp_path, taxonomy):
 
     stage = paths.compare
     assert run(PATHS.compare.notebook_source, stage.notebook,
-               {"root": str(root), "baseline": BASELINE, "resamples": 1000,
-                "seed": 1}) == 0
+               {"root": str(root), "params": {"baseline": BASELINE, "resamples": 1000,
+                                              "seed": 1}}) == 0
     variables = artifacts.read_json(stage.vars)
     assert variables["projects_text"].startswith("New projects: sglang;")
     assert variables["years_new"] == "2026"

@@ -47,7 +47,7 @@ def test_findings_notebook_scores_every_claim_from_every_stage_file(tmp_path):
 
     stage = paths.findings
     assert run(PATHS.findings.notebook_source, stage.notebook,
-               {"root": str(root), "dominant_share": 60}) == 0
+               {"root": str(root), "params": {"dominant_share": 60}}) == 0
     card = pd.read_csv(stage.table("scorecard.csv"), dtype=str, keep_default_na=False)
     examples = example_claims(load_examples(PATHS.examples_file))
     assert card["claim_id"].tolist() == (load_claims(PATHS.claims_file)["claim_id"].tolist()

@@ -41,7 +41,7 @@ def test_notebook_runs_on_synthetic_inputs(tmp_path):
     for attempt in ("a", "b"):
         root = tmp_path / attempt
         paths = project(root)
-        params = {"root": str(root), **load_params(paths.params)["interviews"]}
+        params = {"root": str(root), "params": load_params(paths.params)["interviews"]}
         assert run(PATHS.interviews.notebook_source, paths.interviews.notebook, params) == 0
         stage = paths.interviews
         written = [stage.processed, stage.tables, stage.figures]
@@ -107,12 +107,12 @@ def test_a_role_pattern_that_is_no_regular_expression_stops_the_stage_with_one_l
     """Checked when the notebook builds its settings: before, ``re`` failed deep in the
     cleaning with its traceback."""
     paths = project(tmp_path)
-    params = {"root": str(tmp_path), **load_params(paths.params)["interviews"]}
-    params["role_categories"] = [*params["role_categories"],
-                                 {"key": "lead", "type": "Developer", "pattern": "lead ("}]
+    categories = [*load_params(paths.params)["interviews"]["role_categories"],
+                  {"key": "lead", "type": "Developer", "pattern": "lead ("}]
+    params = {"root": str(tmp_path), "params": {"role_categories": categories}}
     assert run(PATHS.interviews.notebook_source, paths.interviews.notebook, params) == 1
     err = capsys.readouterr().err.strip()
-    at = f"interviews.role_categories[{len(params['role_categories']) - 1}].pattern"
+    at = f"interviews.role_categories[{len(categories) - 1}].pattern"
     assert err.startswith(f"05_interviews: params.yaml, column '{at}': {at} is 'lead (': it "
                           "must be a regular expression")
     assert err.endswith(f"-> set {at} in params.yaml") and "\n" not in err

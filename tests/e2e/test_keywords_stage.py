@@ -27,7 +27,7 @@ def test_keywords_notebook_with_and_without_the_file(tmp_path, present):
         (Paths(root).raw / KEYWORDS_FILE).write_text(SOURCE, encoding="utf-8")
     stage = Paths(root).keywords
     assert run(PATHS.keywords.notebook_source, stage.notebook,
-               {"root": str(root), "keywords_file": KEYWORDS_FILE}) == 0
+               {"root": str(root), "params": {"keywords_file": KEYWORDS_FILE}}) == 0
     rep = artifacts.read_json(stage.reproduced)
     variables = artifacts.read_json(stage.vars)
     if present:

@@ -35,14 +35,16 @@ def test_jupytext_config_keeps_versions_out():
 
 @pytest.mark.slow
 def test_clean_and_table1_notebooks_on_a_synthetic_dump(dump, tmp_path):
-    """The clean and table1 stages write what their paths name, from a root parameter."""
+    """The clean and table1 stages write what their paths name, from a root parameter.
+    Given nothing else, as in a run by hand, the clean notebook reads its settings from the
+    root's params.yaml."""
     raw, written = dump
     root = tmp_path / "project"
     copy_curated(root)
     shutil.copytree(raw, Paths(root).raw)
     paths = Paths(root)
     assert run(PATHS.clean.notebook_source, paths.clean.notebook,
-               {"root": str(root), "duplicates": "keep"}) == 0
+               {"root": str(root)}) == 0
     issues = pd.read_parquet(paths.clean.issues_parquet)
     assert len(issues) == sum(len(r) for r in written.values())
     assert all(paths.clean.processed_file(name).is_file()
@@ -76,6 +78,19 @@ def test_user_error_in_a_notebook_is_one_message_and_leaves_no_output(tmp_path, 
     assert not paths.clean.notebook.exists()
     assert not paths.clean.issues_parquet.exists()
     assert not list(paths.notebooks.glob(".*"))  # no temporary leftovers
+
+
+@pytest.mark.slow
+def test_a_value_the_parameters_cell_does_not_take_ends_the_run_in_one_line(tmp_path, capsys):
+    root = tmp_path / "project"
+    copy_curated(root)
+    paths = Paths(root)
+    code = run(PATHS.table1.notebook_source, paths.table1.notebook,
+               {"root": str(root), "params": {"seed": 1}})
+    assert code == 1
+    assert capsys.readouterr().err.strip() == (
+        "02_table1: its parameters cell names root, not params (the stage has no settings)")
+    assert not paths.table1.notebook.exists()
 
 
 @pytest.mark.parametrize("stage, name, value, setting", [

@@ -49,7 +49,7 @@ def stage_inputs(root: Path, bug: str = BUG) -> dict:
              "Bug": ["C.1", "C.6", "C.9"]}
     issues = synthetic_issues(codes, ["pytorch", "vllm", "NewProject"], [2023, 2024, 2026])
     artifacts.write_parquet(paths.clean.issues_parquet, issues)
-    return {"root": str(root), **params}
+    return {"root": str(root), "params": params}
 
 
 def stage_outputs(root: Path) -> list[Path]:
@@ -110,6 +110,6 @@ def test_unrecoverable_detail_file_stops_the_stage(tmp_path, capsys):
     stage = Paths(tmp_path).taxonomy
     assert run(PATHS.taxonomy.notebook_source, stage.notebook, params) == 1
     err = capsys.readouterr().err
-    bug_file = params["detail_files"]["Bug"]
+    bug_file = params["params"]["detail_files"]["Bug"]
     assert f"{bug_file}, line 2" in err and "theme,sub-theme,details" in err
     assert not stage.notebook.exists() and not stage.vars.exists()

@@ -17,12 +17,10 @@ import json
 import shutil
 from pathlib import Path
 
-import yaml
-
 from analysis.core import artifacts
 from analysis.core.paths import PATHS, ROOT, Paths
 from analysis.ingest.ingest import ingest
-from analysis.tools.nbrun import run
+from analysis.tools.nbrun import parse_params, run
 from tests.support.dumps import Project, write_dump
 
 CANARY_ENV = "ANALYSIS_CANARY"   # set by the site tests: its value must never reach a page
@@ -116,9 +114,10 @@ FAST = {"agreement": {"bootstrap_resamples": 100}}  # a smaller bootstrap for th
 
 
 def stage_parameters(root: Path) -> dict[str, dict]:
-    """Each stage's notebook parameters: the project root and its params.yaml section."""
-    params = yaml.safe_load((root / "params.yaml").read_text(encoding="utf-8"))
-    return {stage: {"root": str(root), **(params.get(stage) or {}), **FAST.get(stage, {})}
+    """Each stage's notebook parameters as nbrun injects them: the project root and its
+    params.yaml section, with the values of :data:`FAST` in place."""
+    return {stage: parse_params(stage, [[name, json.dumps(value)] for name, value in
+                                        FAST.get(stage, {}).items()], root)
             for stage in STAGE_ORDER}
 
 

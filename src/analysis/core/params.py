@@ -2,10 +2,14 @@
 
 Each stage declares its model in its own package (``analysis.<stage>.params``, a
 :class:`StageParams` whose fields are named as in ``params.yaml``, named by its
-``STAGE``). A stage's notebook gets its section of params.yaml as injected values
-(:mod:`analysis.tools.nbrun`) and builds its model from them once (``Model.of(root,
-...)``); the model checks every value as it is built, and the stage passes it on, so a
-setting keeps its params.yaml name down to the code that uses it
+``STAGE``). A setting is written twice: its value in params.yaml, its name, type and check
+in the model. A stage's notebook names none of them: its ``parameters`` cell holds
+``params = {}``, which :mod:`analysis.tools.nbrun` replaces by the stage's whole section
+(so the executed notebook shows every value it ran with), and it builds its model from it
+once (``params = Model.read(root, params)``: the section of the project's params.yaml,
+each setting ``params`` gives in place of the file's, so a notebook run by hand reads
+params.yaml itself). The model checks every value as it is built, and the stage passes it
+on, so a setting keeps its params.yaml name down to the code that uses it
 (``params.confidence_level``, or a keyword of that name). A wrong value is one message
 naming the setting, what it must be and where to set it (:func:`setting_error`), instead
 of a traceback from deep in the stage; checks that need the data (AC1's categories against
@@ -18,6 +22,7 @@ on its way too.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Annotated, Any, ClassVar, Self, get_args, get_origin
 
@@ -46,7 +51,7 @@ class StageParams(Settings):
     @classmethod
     def of(cls, root: str | Path | None = None, file: str = PARAMS_FILE, **values: Any
            ) -> Self:
-        """The settings from their values (as injected from ``file``), or the
+        """The settings from their values (those of the section of ``file``), or the
         :class:`~analysis.core.errors.InputError` of the first wrong one. ``root``: the
         project's root, whose ``data/raw/`` a :data:`DumpFile` setting must stay in."""
         context = {"raw": Paths(Path(root)).raw} if root is not None else None
@@ -59,13 +64,36 @@ class StageParams(Settings):
     def load(cls, params_file: str | os.PathLike[str]) -> Self:
         """The settings of the section :attr:`section` of the params file ``params_file``
         (what a stage that is no notebook reads)."""
+        return cls.of(file=str(params_file), **cls.section_in(params_file))
+
+    @classmethod
+    def read(cls, root: str | Path, params: Mapping[str, Any] | Self | None = None
+             ) -> Self:
+        """The settings a stage's notebook runs with: the section :attr:`section` of the
+        params.yaml of the project at ``root``, each setting ``params`` gives (the mapping
+        the notebook's ``parameters`` cell receives) replacing the file's. Without a
+        params.yaml at ``root``, ``params`` alone; a model already built is taken as its
+        values (a notebook's cell run twice)."""
+        if params is not None and not isinstance(params, Mapping | StageParams):
+            raise InputError(f"the {cls.section} settings are {params!r}, not a mapping",
+                             file=PARAMS_FILE, column=cls.section,
+                             fix=f"give the {cls.section} settings as a mapping of names "
+                                 "to values")
+        file = Paths(Path(root)).params
+        section = cls.section_in(file) if file.is_file() else {}
+        return cls.of(root, **{**section, **{str(k): v for k, v in dict(params or {}).items()}})
+
+    @classmethod
+    def section_in(cls, params_file: str | os.PathLike[str]) -> dict[str, Any]:
+        """The values of the section :attr:`section` of the params file ``params_file``
+        (none when it has no such section), by name."""
         values = load_params(params_file).get(cls.section) or {}
         if not isinstance(values, dict):
             raise InputError(f"the {cls.section} section is not a mapping",
                              file=str(params_file),
                              fix=f"see the {cls.section} section of the repository's "
                                  f"{PARAMS_FILE}")
-        return cls.of(file=str(params_file), **{str(k): v for k, v in values.items()})
+        return {str(k): v for k, v in values.items()}
 
 
 def setting_at(model: type[StageParams], loc: tuple) -> tuple[str, str]:

@@ -3,13 +3,17 @@
     python -m analysis.tools.nbrun STAGE [-p NAME VALUE] [--root PATH]
 
 The stage's percent-format notebook (``notebooks/NN_<stage>.py``, see
-:mod:`analysis.core.paths`) is converted in memory (kernel ``python3``); the project root
-(``root``), the stage's section of params.yaml and ``-p`` values are injected into its
-``parameters`` cell (every path the notebook uses derives from ``root``), and it runs with
-the project root as working directory. The executed notebook is written once the run has
-succeeded, with papermill's timing metadata removed, to a temporary file outside the folders
-DVC tracks (:func:`~analysis.core.artifacts.atomic_path`) and moved into place, so a failed
-or interrupted run leaves no half-written notebook, and nothing in ``report/notebooks/``
+:mod:`analysis.core.paths`) is converted in memory (kernel ``python3``) and papermill
+injects two values into its ``parameters`` cell (:func:`parse_params`): the project root,
+``root`` (every path the notebook uses derives from it), and, for a stage with settings,
+``params``, the stage's whole section of params.yaml with the ``-p`` values in place of its
+own (the notebook builds the stage's typed settings from it, see
+:mod:`analysis.core.params`); a value the cell does not name stops the run
+(:func:`check_parameters`). It runs with the project root as working directory. The
+executed notebook is written once the run has succeeded, with papermill's timing metadata
+removed, to a temporary file outside the folders DVC tracks
+(:func:`~analysis.core.artifacts.atomic_path`) and moved into place, so a failed or
+interrupted run leaves no half-written notebook, and nothing in ``report/notebooks/``
 (which DVC would restore around, and the website would read). Absolute paths of the
 machine in its outputs are replaced by placeholders. A user error raised inside the
 notebook (:class:`~analysis.core.errors.InputError`), or a notebook that cannot be written,
@@ -29,6 +33,7 @@ garbage collector's final passes (:data:`FREEZE_AT_EXIT`).
 from __future__ import annotations
 
 import argparse
+import ast
 import gc
 import glob
 import logging
@@ -56,7 +61,8 @@ VOLATILE_NB_KEYS = ("start_time", "end_time", "duration", "exception")
 
 
 def load_notebook(path: Path):
-    """Read a percent-format notebook, set its kernel, and check its parameters cell."""
+    """Read a percent-format notebook, set its kernel, and check that it has one
+    ``parameters`` cell."""
     import jupytext
 
     nb = jupytext.read(path)
@@ -67,6 +73,27 @@ def load_notebook(path: Path):
         raise SystemExit(f"{path}: needs exactly one cell tagged 'parameters' "
                          f"(found {len(tagged)})")
     return nb
+
+
+def parameter_names(nb) -> list[str]:
+    """The names the notebook's ``parameters`` cell assigns, in order (``root``, and
+    ``params`` for a stage with settings)."""
+    cell = next(c for c in nb.cells if "parameters" in c.get("metadata", {}).get("tags", []))
+    return [target.id for node in ast.parse(cell.source).body if isinstance(node, ast.Assign)
+            for target in node.targets if isinstance(target, ast.Name)]
+
+
+def check_parameters(nb, parameters: dict, notebook: Path) -> str | None:
+    """Why the notebook cannot take ``parameters``, or None: a name its ``parameters``
+    cell does not assign (papermill would inject it anyway, and nothing would read it)."""
+    names = parameter_names(nb)
+    unknown = [name for name in parameters if name not in names]
+    if not unknown:
+        return None
+    hint = ("a setting of the stage is a key of params" if "params" in names
+            else "the stage has no settings")
+    return (f"{notebook.stem}: its parameters cell names {', '.join(names)}, not "
+            f"{', '.join(unknown)} ({hint})")
 
 
 def strip_volatile(nb, notebook: str, output: str) -> None:
@@ -201,13 +228,19 @@ def scrub_outputs(nb, paths: list[tuple[str, str]]) -> None:
 
 
 def parse_params(section: str | None, pairs: list[list[str]], root: Path = ROOT) -> dict:
-    """Parameters: the project root, the params.yaml section (if any), then ``-p name
-    value`` pairs (YAML)."""
+    """The values papermill injects: ``root``, the project root, and ``params``, the
+    section ``section`` of its params.yaml with the ``-p name value`` pairs (YAML) in
+    place of its values; no ``params`` for a stage that has no section and no pairs. A
+    pair named ``root`` sets the root."""
     params: dict = {"root": str(root)}  # run() turns it into the kernel's working folder
-    if section:
-        params.update(load_params(Paths(root).params).get(section) or {})
-    for name, value in pairs:
-        params[name] = safe_load(value)
+    given = {name: safe_load(value) for name, value in pairs}
+    if "root" in given:
+        params["root"] = given.pop("root")
+    values = load_params(Paths(root).params) if section else {}
+    if section in values or given:
+        own = values.get(section) or {}
+        # a section that is no mapping is passed as it is: the notebook refuses it in one line
+        params["params"] = {**own, **given} if isinstance(own, dict) else own
     return params
 
 
@@ -352,6 +385,10 @@ def run(notebook: Path, output: Path, parameters: dict) -> int:
             from papermill.exceptions import PapermillExecutionError
 
         nb = load_notebook(notebook)
+        refused = check_parameters(nb, parameters, notebook)
+        if refused:
+            print(refused, file=sys.stderr)
+            return 1
         # what a run killed under an older version left beside the output
         remove_stale(output.parent, f".{glob.escape(output.stem)}.*.ipynb")
         logging.getLogger("papermill").setLevel(logging.WARNING)
@@ -446,7 +483,9 @@ def main(argv: list[str] | None = None) -> int:
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("stage", choices=list(STAGES), help="the stage whose notebook to run")
     parser.add_argument("-p", nargs=2, action="append", default=[],
-                        metavar=("NAME", "VALUE"), help="a parameter (value read as YAML)")
+                        metavar=("NAME", "VALUE"),
+                        help="a setting of the stage in place of its params.yaml value "
+                             "(the value read as YAML); root: the project root")
     parser.add_argument("--root", type=Path, default=ROOT,
                         help="project root (default: this checkout)")
     args = parser.parse_args(argv)

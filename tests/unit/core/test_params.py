@@ -1,6 +1,6 @@
 """The stages' typed settings (:mod:`analysis.core.params`): named as in params.yaml,
-built by each notebook from its injected values, and every wrong value one message naming
-the setting."""
+built by each notebook from its section (injected whole, or read from the project's
+params.yaml), and every wrong value one message naming the setting."""
 
 from __future__ import annotations
 
@@ -51,18 +51,67 @@ def test_fields_are_named_as_in_params_yaml_and_the_committed_values_pass(model)
 @pytest.mark.parametrize("model", [s.params for s in STAGES
                                    if s.params is not None and s.notebook],
                          ids=lambda m: m.section)  # ingest and study are no notebooks
-def test_each_notebook_takes_its_section_and_builds_its_settings_once(model):
-    """The parameters cell names exactly the section's settings (and the root), and the
-    notebook builds the stage's model from them, each under its own name."""
+def test_each_notebook_takes_its_section_whole_and_builds_its_settings_once(model):
+    """The parameters cell names the root and ``params``, a mapping it leaves empty (nbrun
+    injects the section), and the notebook builds the stage's model from it once: no
+    setting is named in the notebook, so none is written more than twice (params.yaml, the
+    model)."""
     notebook = PATHS.stage(model.section).notebook_source.read_text(encoding="utf-8")
     cell = notebook.split('# %% tags=["parameters"]\n', 1)[1].split("\n# %%", 1)[0]
-    injected = re.findall(r"^(\w+) = ", cell, flags=re.M)
-    assert injected == ["root", *model.model_fields]
-    built = re.search(rf"params = {model.__name__}\.of\(([^)]*)\)", notebook)
-    assert built, f"{model.__name__}.of(...) not found"
-    pairs = re.findall(r"(\w+)=(\w+)", built.group(1))
-    assert pairs == [(name, name) for name in model.model_fields]
-    assert notebook.count(f"{model.__name__}.of(") == 1
+    assert re.findall(r"^(\w+) = (.*?)(?:  #.*)?$", cell, flags=re.M) == [
+        ("root", '"."'), ("params", "{}")]
+    assert notebook.count(f"{model.__name__}.") == 1
+    assert f"\nparams = {model.__name__}.read(root, params)\n" in notebook
+    assigned = [name for name in model.model_fields
+                if re.search(rf"^{name}\s*=(?!=)", notebook, flags=re.M)]
+    assert assigned == [], f"settings assigned in the notebook: {assigned}"
+
+
+def project_with(tmp_path, text: str | None) -> Path:
+    """A project root whose params.yaml is ``text`` (none when None)."""
+    if text is not None:
+        (tmp_path / "params.yaml").write_text(text, encoding="utf-8")
+    return tmp_path
+
+
+def test_a_notebook_reads_its_section_from_the_root_each_given_setting_in_its_place(
+        tmp_path):
+    root = project_with(tmp_path, "agreement:\n  bootstrap_resamples: 10\n  seed: 1\n"
+                                  "  confidence_level: 0.95\n  ac1_categories: taxonomy\n")
+    assert AgreementParams.read(root) == AgreementParams.of(**AGREEMENT)
+    assert AgreementParams.read(str(root), {}) == AgreementParams.of(**AGREEMENT)
+    changed = AgreementParams.read(root, {"seed": 7})
+    assert (changed.seed, changed.bootstrap_resamples) == (7, 10)
+    assert AgreementParams.read(root, changed) == changed  # the cell run a second time
+
+
+def test_a_notebook_given_its_whole_section_needs_no_params_yaml(tmp_path):
+    root = project_with(tmp_path, None)
+    assert AgreementParams.read(root, AGREEMENT) == AgreementParams.of(**AGREEMENT)
+    err = pytest.raises(InputError, AgreementParams.read, root, {"seed": 1}).value
+    assert str(err).startswith("params.yaml, column 'agreement.bootstrap_resamples': "
+                               "agreement.bootstrap_resamples is not set")
+
+
+def test_a_wrong_setting_given_to_a_notebook_is_one_message_naming_it(tmp_path):
+    root = project_with(tmp_path, "findings:\n  dominant_share: 50\n")
+    err = pytest.raises(InputError, FindingsParams.read, root, {"dominant": 3}).value
+    assert str(err) == ("params.yaml, column 'findings.dominant': findings.dominant is not a "
+                        "setting of this stage -> remove findings.dominant from params.yaml")
+    err = pytest.raises(InputError, FindingsParams.read, root, {"dominant_share": 500}).value
+    assert err.column == "findings.dominant_share"
+    err = pytest.raises(InputError, FindingsParams.read, root, [50]).value
+    assert str(err).startswith("params.yaml, column 'findings': the findings settings are "
+                               "[50], not a mapping")
+    project_with(tmp_path, "findings: 50\n")
+    with pytest.raises(InputError, match="the findings section is not a mapping"):
+        FindingsParams.read(root)
+
+
+def test_a_dump_file_given_to_a_notebook_is_checked_against_the_root(dump_with_links):
+    err = pytest.raises(InputError, KeywordsParams.read, dump_with_links,
+                        {"keywords_file": "outside.csv"}).value
+    assert "a symbolic link leads it out of data/raw/" in str(err)
 
 
 @pytest.mark.parametrize(("name", "value"), [

@@ -1,5 +1,6 @@
-"""nbrun's measurements and kernel handling, without running a kernel: the split of a run
-read from papermill's time stamps, the import cell of every notebook, the readiness wait."""
+"""nbrun's parameters, measurements and kernel handling, without running a kernel: the
+values injected and the names a notebook takes, the split of a run read from papermill's
+time stamps, the import cell of every notebook, the readiness wait."""
 
 from __future__ import annotations
 
@@ -23,8 +24,11 @@ from analysis.tools import nbrun
 from analysis.tools.nbrun import (
     FREEZE_AT_EXIT,
     KERNEL_ARGS,
+    check_parameters,
     import_cell,
     load_notebook,
+    parameter_names,
+    parse_params,
     stage_timings,
     strip_volatile,
     wait_until_ready,
@@ -115,6 +119,60 @@ def test_run_record_keeps_the_split(tmp_path):
     assert (data["kernel_start"], data["imports"], data["work"], data["other"]) == (
         1.5, 0.8, 3.95, 0.25)
     assert runlog.read_all(tmp_path)[0]["stage"] == "clean"
+
+
+# --------------------------------------------------------------------------- parameters
+
+
+def project(tmp_path, text: str):
+    (tmp_path / "params.yaml").write_text(text, encoding="utf-8")
+    return tmp_path
+
+
+def test_a_stage_gets_its_root_and_its_whole_section_as_one_mapping(tmp_path):
+    root = project(tmp_path, "agreement:\n  seed: 1\n  confidence_level: 0.95\n"
+                             "clean:\n  duplicates: keep\n")
+    assert parse_params("agreement", [], root) == {
+        "root": str(root), "params": {"seed": 1, "confidence_level": 0.95}}
+    assert parse_params("agreement", [["seed", "7"], ["extra", "[a]"]], root) == {
+        "root": str(root), "params": {"seed": 7, "confidence_level": 0.95, "extra": ["a"]}}
+    assert parse_params("agreement", [["root", "/elsewhere"]], root) == {
+        "root": "/elsewhere", "params": {"seed": 1, "confidence_level": 0.95}}
+
+
+def test_a_stage_without_a_section_gets_its_root_only_unless_given_a_value(tmp_path):
+    root = project(tmp_path, "clean:\n  duplicates: keep\n")
+    assert parse_params("table1", [], root) == {"root": str(root)}
+    assert parse_params(None, [], root) == {"root": str(root)}
+    assert parse_params("table1", [["seed", "1"]], root) == {"root": str(root),
+                                                              "params": {"seed": 1}}
+    project(tmp_path, "findings:\nkeywords: 5\n")  # empty; no mapping: the notebook says so
+    assert parse_params("findings", [], root)["params"] == {}
+    assert parse_params("keywords", [], root)["params"] == 5
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_every_notebook_takes_what_nbrun_injects_for_its_stage(path):
+    stage = nbrun.stage_name(path)
+    nb = load_notebook(path)
+    assert parameter_names(nb) in (["root"], ["root", "params"])
+    assert check_parameters(nb, parse_params(stage, []), path) is None
+
+
+def test_a_value_the_parameters_cell_does_not_name_stops_the_run(tmp_path):
+    path = tmp_path / "01_toy.py"
+    path.write_text('# %% tags=["parameters"]\nroot = "."  # the root\nparams = {}\n\n'
+                    "# %%\nimport os\n", encoding="utf-8")
+    nb = load_notebook(path)
+    assert parameter_names(nb) == ["root", "params"]
+    assert check_parameters(nb, {"root": ".", "params": {"seed": 1}}, path) is None
+    assert check_parameters(nb, {"root": ".", "seed": 1}, path) == (
+        "01_toy: its parameters cell names root, params, not seed (a setting of the stage "
+        "is a key of params)")
+    path.write_text('# %% tags=["parameters"]\nroot = "."\n\n# %%\nimport os\n',
+                    encoding="utf-8")
+    assert check_parameters(load_notebook(path), {"root": ".", "params": {}}, path) == (
+        "01_toy: its parameters cell names root, not params (the stage has no settings)")
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
