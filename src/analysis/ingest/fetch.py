@@ -137,14 +137,20 @@ def read_manifest(manifest: str, paths: Paths) -> dict[str, str]:
     return entries
 
 
+def https_param(url: str | None, key: str, what: str, params_name: str, fix: str) -> str:
+    """``url``, the value of ``ingest.<key>`` in ``params_name``: the address of ``what``
+    that the release is downloaded from, refused in one message (with ``fix``) unless it
+    is an https URL, so that nothing is downloaded unencrypted or from a local path."""
+    if not url or not url.lower().startswith("https://"):
+        raise InputError(f"ingest.{key} must be the https:// URL of {what}, not {url!r}",
+                         file=params_name, column=f"ingest.{key}", fix=fix)
+    return url
+
+
 def release_url(params: IngestParams, params_name: str) -> str:
     """``ingest.release_url``, refusing anything but an https URL."""
-    url = params.release_url
-    if not url or not url.lower().startswith("https://"):
-        raise InputError(f"ingest.release_url must be the https:// URL of the release archive, "
-                         f"not {url!r}", file=params_name, column="ingest.release_url",
-                         fix="set it to the archive URL of the pinned commit (see docs/data.md)")
-    return url
+    return https_param(params.release_url, "release_url", "the release archive", params_name,
+                       "set it to the archive URL of the pinned commit (see docs/data.md)")
 
 
 def fetch(params: IngestParams, paths: Paths = PATHS, params_name: str | None = None,
@@ -249,13 +255,9 @@ def release_routes(params: IngestParams, params_name: str) -> list[tuple[str, Ca
 
 def swh_api(params: IngestParams, params_name: str) -> str:
     """``ingest.swh_api``, refusing anything but an https URL."""
-    api = params.swh_api
-    if not api or not api.lower().startswith("https://"):
-        raise InputError(f"ingest.swh_api must be the https:// URL of Software Heritage's web "
-                         f"API, not {api!r}", file=params_name, column="ingest.swh_api",
-                         fix="set it to https://archive.softwareheritage.org/api/1/ (or "
-                             "ingest.swh_directory to null)")
-    return api
+    return https_param(params.swh_api, "swh_api", "Software Heritage's web API", params_name,
+                       "set it to https://archive.softwareheritage.org/api/1/ (or "
+                       "ingest.swh_directory to null)")
 
 
 def stage_route(route: Callable, params: IngestParams, paths: Paths, staged: Path,
