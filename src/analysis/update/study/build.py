@@ -23,13 +23,13 @@ from pathlib import Path
 
 from analysis.core.artifacts import atomic_folder, to_json_text
 from analysis.core.errors import InputError, user_error_line
-from analysis.core.paths import PATHS, ROOT
+from analysis.core.paths import PATHS
 from analysis.core.projects import Projects
 from analysis.ingest.ingest import ingest
 from analysis.ingest.params import IngestParams
 from analysis.update.labels.extend import extend, write_study
 from analysis.update.study import BATCHES, STUDY
-from analysis.update.study.params import StudyParams
+from analysis.update.study.params import add_params_option, listed_batches
 
 PROG = "study"
 DUMP = "dump"
@@ -80,12 +80,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="the merged batches, one folder each (default: %(default)s)")
     parser.add_argument("--out", default=STUDY, help="the study's folder (default: "
                                                      "%(default)s)")
-    parser.add_argument("--params", default=str(PATHS.params), metavar="FILE",
-                        help="params file (ingest.*, study.batches) (default: %(default)s)")
+    add_params_option(parser, "ingest.*, study.batches")
     args = parser.parse_args(argv)
-    root = Path(args.params).resolve().parent if args.params else ROOT
     try:
-        names = StudyParams.load(args.params).batches
+        root, names = listed_batches(args.params)
         record = build_study(IngestParams.load(args.params), names, root / args.batches,
                              root / args.out, Projects.load(PATHS.projects_file).renames())
     except (InputError, OSError) as exc:

@@ -22,11 +22,11 @@ from pathlib import Path
 from analysis.core.artifacts import to_json_text, write_text
 from analysis.core.batchfiles import read_record, walk_records
 from analysis.core.errors import InputError, user_error_line
-from analysis.core.paths import PATHS, ROOT, Paths
+from analysis.core.paths import Paths
 from analysis.core.safeyaml import safe_load
 from analysis.update.labels.merge import folder_inputs
 from analysis.update.study import INDEX, RECORDS
-from analysis.update.study.params import StudyParams
+from analysis.update.study.params import StudyParams, add_params_option, listed_batches
 
 PROG = "batches"
 LISTED = "study.batches in params.yaml"
@@ -110,12 +110,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m analysis.update.study.records",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", default=INDEX, help="the record (default: %(default)s)")
-    parser.add_argument("--params", default=str(PATHS.params), metavar="FILE",
-                        help="params file (study.batches) (default: %(default)s)")
+    add_params_option(parser, "study.batches")
     args = parser.parse_args(argv)
-    root = Path(args.params).resolve().parent if args.params else ROOT
     try:
-        names = StudyParams.load(args.params).batches
+        root, names = listed_batches(args.params)
         records = [batch_record(root, name) for name in names]
     except InputError as exc:
         print(user_error_line(PROG, exc), file=sys.stderr)
