@@ -21,7 +21,7 @@ from pathlib import Path
 
 from analysis.core.artifacts import to_json_text, write_text
 from analysis.core.batchfiles import read_record, walk_records
-from analysis.core.errors import InputError, user_error_line
+from analysis.core.errors import InputError, run_command, user_error_line
 from analysis.core.paths import Paths
 from analysis.core.safeyaml import safe_load
 from analysis.update.labels.merge import folder_inputs
@@ -112,14 +112,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default=INDEX, help="the record (default: %(default)s)")
     add_params_option(parser, "study.batches")
     args = parser.parse_args(argv)
-    try:
-        root, names = listed_batches(args.params)
-        records = [batch_record(root, name) for name in names]
-    except InputError as exc:
-        print(user_error_line(PROG, exc), file=sys.stderr)
-        return 1
-    (root / args.out).parent.mkdir(parents=True, exist_ok=True)
-    write_text(root / args.out, to_json_text({"batches": records}))
+    return run_command(PROG, lambda: listed_records(args.params),
+                       lambda listed: write_index(*listed, args.out), errors=(InputError,))
+
+
+def listed_records(params: str) -> tuple[Path, list[str], list[dict]]:
+    """The project of the params file, the batches it lists and their records
+    (:func:`batch_record`)."""
+    root, names = listed_batches(params)
+    return root, names, [batch_record(root, name) for name in names]
+
+
+def write_index(root: Path, names: list[str], records: list[dict], out: str) -> int:
+    """Write the batches' ``records`` to ``out`` and say what the study holds; the exit
+    status."""
+    (root / out).parent.mkdir(parents=True, exist_ok=True)
+    write_text(root / out, to_json_text({"batches": records}))
     note = unlisted_note(root, names)
     print(f"{PROG}: {len(records)} batch(es) in the study"
           + (f" ({', '.join(names)})" if names else ": the release alone")
