@@ -12,7 +12,6 @@ out). params.yaml and every other tracked file are never written.
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,7 +25,7 @@ from analysis.core.artifacts import (
     temporary_folder,
 )
 from analysis.core.dumpfiles import unreadable
-from analysis.core.errors import InputError
+from analysis.core.errors import InputError, run_command
 from analysis.core.formatting import plural
 from analysis.core.paths import PATHS, Paths, project_path
 from analysis.core.textsafe import visible
@@ -394,12 +393,14 @@ def run(params_file: Path, cafile: str | None = None) -> int:
     """``python -m analysis.ingest fetch``: fetch for the project whose params file is
     ``params_file``; one line on stdout, or one on stderr and exit code 1."""
     params_file = Path(os.path.abspath(params_file))
-    try:
-        message = fetch(IngestParams.load(params_file), Paths(params_file.parent),
-                        str(params_file), cafile=cafile)
-    except InputError as exc:
-        print(f"ingest fetch: {exc}", file=sys.stderr)
-        return 1
+    return run_command(
+        "ingest fetch", lambda: fetch(IngestParams.load(params_file), Paths(params_file.parent),
+                                      str(params_file), cafile=cafile),
+        fetched, errors=(InputError,))
+
+
+def fetched(message: str) -> int:
+    """Say what fetch did (``message``); the exit status."""
     print(f"ingest fetch: {message}")
     return 0
 
