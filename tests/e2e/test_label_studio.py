@@ -24,6 +24,7 @@ import pytest
 from analysis.core.paths import DumpLayout, SheetPaths, StudioPaths
 from analysis.update.labels.__main__ import main as labels
 from tests.e2e.test_update_loop import archive
+from tests.support.exports import result
 from tests.support.sheets import fill, read_rows
 from tests.support.studio import call, running, sign_up, token_of
 from tests.unit.test_doc_commands import BASE, make_project, run_block
@@ -46,19 +47,6 @@ ANSWERS = {
     f"{P}3": [("A.4", "", "", 1), ("A.4", "", "", 1), ("A.4", "", "", 1)],
 }
 DECIDED = {f"{V}3": "A.2", f"{V}4": "excluded", f"{D}2": "C.5"}
-
-
-def result(answer: str, confidence: str, comment: str) -> list[dict]:
-    """An annotation's result as Label Studio's editor submits it."""
-    items = [{"from_name": "theme", "to_name": "issue", "type": "choices",
-              "value": {"choices": [answer]}}]
-    if confidence:
-        items.append({"from_name": "confidence", "to_name": "issue", "type": "choices",
-                      "value": {"choices": [confidence]}})
-    if comment:
-        items.append({"from_name": "comment", "to_name": "issue", "type": "textarea",
-                      "value": {"text": [comment]}})
-    return items
 
 
 def annotate(server, project: int, tokens: dict[str, str]) -> None:

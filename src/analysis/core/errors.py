@@ -7,6 +7,11 @@ traceback.
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable, Collection
+from typing import TypeVar
+
+T = TypeVar("T")
 LINE_BREAKS = str.maketrans({"\r": "\\r", "\n": "\\n"})
 
 
@@ -67,3 +72,22 @@ def user_error_line(prog: str, exc: InputError | OSError) -> str:
     """What a command prints for a problem the user can fix, on one line: ``prog: `` and
     the message (an operating-system error as :func:`os_problem` words it)."""
     return f"{prog}: {os_problem(exc) if isinstance(exc, OSError) else exc}"
+
+
+def run_command(prog: str, work: Callable[[], T], done: Callable[[T], int] | None = None, *,
+                status: int = 1, errors: tuple[type[Exception], ...] = (InputError, OSError),
+                errnos: Collection[int] | None = None) -> int:
+    """A command line's exit status: ``work()`` run, then ``done`` told its result (without
+    ``done`` the result is the status). A problem the user can fix that stops the work (one
+    of ``errors``; an operating-system error only with one of ``errnos``, when they are
+    given) is the line :func:`user_error_line` words, on stderr, and ``status``, instead of
+    a traceback. ``done``, which says what was done, is outside: an error of its own is a
+    bug, not the user's. The commands share this so that each ends the same way."""
+    try:
+        result = work()
+    except errors as exc:
+        if errnos is not None and isinstance(exc, OSError) and exc.errno not in errnos:
+            raise
+        print(user_error_line(prog, exc), file=sys.stderr)
+        return status
+    return done(result) if done else result

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from analysis.core import runlog
 from analysis.core.artifacts import write_json
-from analysis.core.errors import InputError
+from analysis.core.errors import InputError, run_command
 from analysis.core.paths import PATHS, ROOT, project_path
 from analysis.ingest import fetch
 from analysis.ingest import ingest as copying
@@ -62,28 +62,36 @@ def main(argv: Iterable[str] | None = None) -> int:
         code = fetch.run(Path(args.params))
         own_run_record("fetch", started, Path(args.params).resolve().parent, code)
         return code
-    try:
-        params = IngestParams.load(args.params)
-        if args.study:
-            result = ingest_study(project_path(args.study), project_path(args.out),
-                                  max_files=params.max_files)
-        else:
-            result = ingest(params.source, project_path(args.out),
-                            manifest=params.manifest or None, commit=params.commit or None,
-                            archive_sha256=params.archive_sha256, max_bytes=params.max_bytes,
-                            max_files=params.max_files)
-        write_json(project_path(args.provenance), result.provenance)
-    except InputError as exc:
-        print(f"ingest: {exc}", file=sys.stderr)
-        return 1
-    prov = result.provenance
+    return run_command("ingest", lambda: run_ingest(args),
+                       lambda prov: ingested(prov, args.out, started), errors=(InputError,))
+
+
+def run_ingest(args: argparse.Namespace) -> dict:
+    """The ``ingest`` stage as ``args`` ask (the study that ``--study`` names, else
+    ``ingest.source``), its provenance written; the provenance."""
+    params = IngestParams.load(args.params)
+    if args.study:
+        result = ingest_study(project_path(args.study), project_path(args.out),
+                              max_files=params.max_files)
+    else:
+        result = ingest(params.source, project_path(args.out),
+                        manifest=params.manifest or None, commit=params.commit or None,
+                        archive_sha256=params.archive_sha256, max_bytes=params.max_bytes,
+                        max_files=params.max_files)
+    write_json(project_path(args.provenance), result.provenance)
+    return result.provenance
+
+
+def ingested(prov: dict, out: str, started: float) -> int:
+    """Say what was ingested into ``out`` (its provenance ``prov``) and record the run of
+    this checkout; the exit status."""
     batches = ", ".join(b["name"] for b in prov.get("study", {}).get("batches", []))
     print(f"ingest: {prov['file_count']} files from {prov['source']} ({prov['source_kind']})"
           + (f" + batches {batches}" if batches else "") + ", "
           f"{'verified against ' + prov['manifest']['path'] if prov['verified'] else 'no manifest'}"
           f"; {len(prov['ignored'])} junk file(s) ignored; {len(prov['not_in_manifest'])} not in "
           "manifest")
-    own_run_record("ingest", started, project_path(args.out), 0)
+    own_run_record("ingest", started, project_path(out), 0)
     return 0
 
 

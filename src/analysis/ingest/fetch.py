@@ -12,7 +12,6 @@ out). params.yaml and every other tracked file are never written.
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,7 +25,7 @@ from analysis.core.artifacts import (
     temporary_folder,
 )
 from analysis.core.dumpfiles import unreadable
-from analysis.core.errors import InputError
+from analysis.core.errors import InputError, run_command
 from analysis.core.formatting import plural
 from analysis.core.paths import PATHS, Paths, project_path
 from analysis.core.textsafe import visible
@@ -137,14 +136,20 @@ def read_manifest(manifest: str, paths: Paths) -> dict[str, str]:
     return entries
 
 
+def https_param(url: str | None, key: str, what: str, params_name: str, fix: str) -> str:
+    """``url``, the value of ``ingest.<key>`` in ``params_name``: the address of ``what``
+    that the release is downloaded from, refused in one message (with ``fix``) unless it
+    is an https URL, so that nothing is downloaded unencrypted or from a local path."""
+    if not url or not url.lower().startswith("https://"):
+        raise InputError(f"ingest.{key} must be the https:// URL of {what}, not {url!r}",
+                         file=params_name, column=f"ingest.{key}", fix=fix)
+    return url
+
+
 def release_url(params: IngestParams, params_name: str) -> str:
     """``ingest.release_url``, refusing anything but an https URL."""
-    url = params.release_url
-    if not url or not url.lower().startswith("https://"):
-        raise InputError(f"ingest.release_url must be the https:// URL of the release archive, "
-                         f"not {url!r}", file=params_name, column="ingest.release_url",
-                         fix="set it to the archive URL of the pinned commit (see docs/data.md)")
-    return url
+    return https_param(params.release_url, "release_url", "the release archive", params_name,
+                       "set it to the archive URL of the pinned commit (see docs/data.md)")
 
 
 def fetch(params: IngestParams, paths: Paths = PATHS, params_name: str | None = None,
@@ -249,13 +254,9 @@ def release_routes(params: IngestParams, params_name: str) -> list[tuple[str, Ca
 
 def swh_api(params: IngestParams, params_name: str) -> str:
     """``ingest.swh_api``, refusing anything but an https URL."""
-    api = params.swh_api
-    if not api or not api.lower().startswith("https://"):
-        raise InputError(f"ingest.swh_api must be the https:// URL of Software Heritage's web "
-                         f"API, not {api!r}", file=params_name, column="ingest.swh_api",
-                         fix="set it to https://archive.softwareheritage.org/api/1/ (or "
-                             "ingest.swh_directory to null)")
-    return api
+    return https_param(params.swh_api, "swh_api", "Software Heritage's web API", params_name,
+                       "set it to https://archive.softwareheritage.org/api/1/ (or "
+                       "ingest.swh_directory to null)")
 
 
 def stage_route(route: Callable, params: IngestParams, paths: Paths, staged: Path,
@@ -392,12 +393,14 @@ def run(params_file: Path, cafile: str | None = None) -> int:
     """``python -m analysis.ingest fetch``: fetch for the project whose params file is
     ``params_file``; one line on stdout, or one on stderr and exit code 1."""
     params_file = Path(os.path.abspath(params_file))
-    try:
-        message = fetch(IngestParams.load(params_file), Paths(params_file.parent),
-                        str(params_file), cafile=cafile)
-    except InputError as exc:
-        print(f"ingest fetch: {exc}", file=sys.stderr)
-        return 1
+    return run_command(
+        "ingest fetch", lambda: fetch(IngestParams.load(params_file), Paths(params_file.parent),
+                                      str(params_file), cafile=cafile),
+        fetched, errors=(InputError,))
+
+
+def fetched(message: str) -> int:
+    """Say what fetch did (``message``); the exit status."""
     print(f"ingest fetch: {message}")
     return 0
 

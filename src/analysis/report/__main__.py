@@ -19,7 +19,7 @@ import errno
 import sys
 from pathlib import Path
 
-from analysis.core.errors import InputError, user_error_line
+from analysis.core.errors import run_command
 from analysis.core.paths import Paths
 from analysis.report.quarto import setup
 from analysis.report.site import needs_render, render
@@ -48,32 +48,32 @@ def main(argv: list[str] | None = None) -> int:
                         help="project root (default: this checkout)")
     args = parser.parse_args(argv)
     paths = Paths(args.root.resolve()) if args.root else Paths()
-    try:
-        if args.step == "quarto-setup":
-            setup()
-        elif args.step == "generate":
-            # step 1 alone needs pandas, pandera and matplotlib: the render step loads none
-            from analysis.report.generation import generate
+    # an OSError (an output that cannot be read, say) is the user's to fix: USER_ERRNOS
+    return run_command("report", lambda: run_step(args, paths), errnos=USER_ERRNOS)
 
-            generate(paths)
-        elif args.step == "render":
-            reason = needs_render(paths, args.renderer) if args.if_needed else "asked"
-            site = paths.site.relative_to(paths.root).as_posix()
-            if reason is None:
-                print(f"report: {site}/ shows the current sources; not rendered again")
-            else:
-                if args.if_needed:
-                    print(f"report: rendering {site}/ again: {reason}")
-                render(paths, renderer=args.renderer, full=args.full)
+
+def run_step(args: argparse.Namespace, paths: Paths) -> int:
+    """Run the step ``args`` names; the exit status."""
+    if args.step == "quarto-setup":
+        setup()
+    elif args.step == "generate":
+        # step 1 alone needs pandas, pandera and matplotlib: the render step loads none
+        from analysis.report.generation import generate
+
+        generate(paths)
+    elif args.step == "render":
+        reason = needs_render(paths, args.renderer) if args.if_needed else "asked"
+        site = paths.site.relative_to(paths.root).as_posix()
+        if reason is None:
+            print(f"report: {site}/ shows the current sources; not rendered again")
         else:
-            from analysis.report.generation import build
+            if args.if_needed:
+                print(f"report: rendering {site}/ again: {reason}")
+            render(paths, renderer=args.renderer, full=args.full)
+    else:
+        from analysis.report.generation import build
 
-            build(paths, renderer=args.renderer)
-    except (InputError, OSError) as exc:  # OSError: an output that cannot be read, say
-        if isinstance(exc, OSError) and exc.errno not in USER_ERRNOS:
-            raise
-        print(user_error_line("report", exc), file=sys.stderr)
-        return 1
+        build(paths, renderer=args.renderer)
     return 0
 
 

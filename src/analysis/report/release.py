@@ -27,7 +27,6 @@ import json
 import mimetypes
 import shutil
 import subprocess
-import sys
 import tarfile
 import zipfile
 from dataclasses import dataclass
@@ -35,7 +34,7 @@ from datetime import datetime
 from pathlib import Path
 
 from analysis.core.artifacts import sha256_file, write_json
-from analysis.core.errors import InputError
+from analysis.core.errors import InputError, run_command
 from analysis.core.paths import PATHS, Paths
 from analysis.core.safeyaml import safe_load
 from analysis.report.archive_text import (
@@ -469,11 +468,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="build even when the evaluators' page measures another commit "
                              "(the archive's README then says so)")
     args = parser.parse_args(argv)
-    try:
-        target = release(out=args.out, measured=not args.unmeasured)
-    except InputError as exc:
-        print(f"release: {exc}", file=sys.stderr)
-        return 2
+    return run_command("release", lambda: release(out=args.out, measured=not args.unmeasured),
+                       released, status=2, errors=(InputError,))
+
+
+def released(target: Path) -> int:
+    """Say where the archive is, its size and SHA-256; the exit status."""
     print(f"release: {target} ({target.stat().st_size / (1 << 20):.1f} MiB, sha256 "
           f"{sha256_file(target)}); unpacked beside it in {target.with_suffix('')}/")
     return 0

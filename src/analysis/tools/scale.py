@@ -25,7 +25,7 @@ from pathlib import Path
 from analysis.core.artifacts import atomic_folder
 from analysis.core.dump import ISSUE_DIR, discover_projects
 from analysis.core.dumpfiles import DumpFiles
-from analysis.core.errors import InputError, os_problem
+from analysis.core.errors import InputError, os_problem, run_command
 
 ISSUE_NUMBER_RE = re.compile(rb"(/(?:issues|pull)/)(\d+)")
 LINE_END_RE = re.compile(rb"\r\n|\n|\r")
@@ -115,13 +115,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("dest", type=Path, help="the folder to write (must not exist)")
     parser.add_argument("--times", type=int, default=10, help="the scale factor (default 10)")
     args = parser.parse_args(argv)
-    try:
-        done = scale_dump(args.source, args.dest, args.times)
-    except InputError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    print(f"{args.dest}: {done['files']} files, {done['repeated_files']} repeated "
-          f"{args.times} times (issue numbers + k * {done['stride']})")
+    return run_command("error", lambda: scale_dump(args.source, args.dest, args.times),
+                       lambda done: scaled(args.dest, args.times, done), status=2,
+                       errors=(InputError,))
+
+
+def scaled(dest: Path, times: int, done: dict) -> int:
+    """Say what :func:`scale_dump` wrote; the exit status."""
+    print(f"{dest}: {done['files']} files, {done['repeated_files']} repeated "
+          f"{times} times (issue numbers + k * {done['stride']})")
     return 0
 
 

@@ -28,7 +28,7 @@ from analysis.clean.rules import RULES
 from analysis.clean.scan import Reading, scan_dump
 from analysis.core.dump import MAX_LINE
 from analysis.core.dumpfiles import DumpFiles
-from analysis.core.errors import InputError, user_error_line
+from analysis.core.errors import run_command
 from analysis.core.paths import PATHS
 from analysis.core.projects import Projects
 from analysis.core.quality import AnomalySample, quality_report
@@ -117,13 +117,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.max_problems < 1 or args.max_line < 1:
         parser.error("--max-problems and --max-line must be 1 or more")
     give_back_freed_memory()
-    try:
-        quality = check_dump(Path(args.dump), args.duplicates, args.max_problems,
-                             args.max_line)
-    except (InputError, OSError) as exc:  # OSError: a folder of the dump not listed
-        print(user_error_line("validate", exc), file=sys.stderr)
-        return 1
-    print("\n".join(report_lines(quality, args.max_problems)))
+    # an OSError is the user's too (a folder of the dump not listed, say)
+    return run_command("validate", lambda: check_dump(Path(args.dump), args.duplicates,
+                                                      args.max_problems, args.max_line),
+                       lambda quality: print_report(quality, args.max_problems))
+
+
+def print_report(quality: dict, limit: int) -> int:
+    """Print :func:`report_lines`; the exit status."""
+    print("\n".join(report_lines(quality, limit)))
     return 0
 
 

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from analysis.core.errors import InputError, user_error_line
+import errno
+
+import pytest
+
+from analysis.core.errors import InputError, run_command, user_error_line
 
 
 def test_message_names_place_problem_and_fix():
@@ -25,3 +29,29 @@ def test_a_command_prints_a_user_error_on_one_line_after_its_name():
     assert user_error_line("merge", denied) == (
         "merge: out/x.csv: cannot read or write it (Permission denied) -> check the path, "
         "its permissions and the free space")
+
+
+def fails(exc: Exception):
+    def work():
+        raise exc
+    return work
+
+
+def test_a_command_ends_a_user_error_with_its_line_and_status(capsys):
+    assert run_command("select", lambda: 0) == 0
+    assert run_command("release", lambda: "out.zip", lambda target: len(target)) == 7
+    assert run_command("select", fails(InputError("bad", file="a.csv"))) == 1
+    assert capsys.readouterr().err == "select: a.csv: bad\n"
+    denied = PermissionError(errno.EACCES, "Permission denied", "x")
+    assert run_command("report", fails(denied), status=2, errnos=(errno.EACCES,)) == 2
+    assert capsys.readouterr().err.startswith("report: x: cannot read or write it")
+
+
+def test_a_command_keeps_the_traceback_of_what_is_not_the_users():
+    with pytest.raises(FileNotFoundError):
+        run_command("report", fails(FileNotFoundError(errno.ENOENT, "gone")),
+                    errnos=(errno.EACCES,))
+    with pytest.raises(OSError):
+        run_command("release", fails(OSError("disk")), errors=(InputError,))
+    with pytest.raises(KeyError):  # what is done with the result is not guarded
+        run_command("select", lambda: 1, lambda n: {}[n])

@@ -11,7 +11,6 @@ from analysis.core.formatting import (
     count,
     dec,
     decimal,
-    interval,
     is_missing,
     pct,
     pval,
@@ -20,13 +19,20 @@ from analysis.core.formatting import (
 )
 from analysis.report.generated import STATUS_MARK, callout
 from analysis.report.htmlsafe import esc, raw_html_block
-from analysis.report.pages.base import AG, Include, Inputs, annotator, claims_include, table
+from analysis.report.pages.base import (
+    AG,
+    Include,
+    Inputs,
+    annotator,
+    claims_include,
+    intervals,
+    table,
+)
 
 
 def _intervals(frame: pd.DataFrame, prefix: str, kind: str) -> list[str]:
     """``kind`` ("ci": analytic, "boot": bootstrap) intervals of the coefficient ``prefix``."""
-    return [interval(a, b) for a, b in zip(frame[f"{prefix}_{kind}_low"],
-                                           frame[f"{prefix}_{kind}_high"], strict=True)]
+    return intervals(frame, f"{prefix}_{kind}_low", f"{prefix}_{kind}_high")
 
 
 def agreement_headline(i: Inputs) -> str:
@@ -94,8 +100,7 @@ def agreement_categories(i: Inputs) -> str:
         "code": c["code"], "theme": c["name"], "type": c["type"],
         "ratings": c["ratings"].map(count),
         "κ for the theme (complete rows)": c["kappa"].map(dec),
-        "bootstrap interval": [interval(a, b) for a, b in zip(c["boot_low"], c["boot_high"],
-                                                         strict=True)],
+        "bootstrap interval": intervals(c, "boot_low", "boot_high"),
         "specific agreement": c["specific_agreement"].map(dec),
         "note": c["note"].fillna("").astype(str)})
     return table(shown, numeric=["ratings", "κ for the theme (complete rows)",
@@ -117,12 +122,10 @@ def agreement_groups(i: Inputs) -> str:
         "issues": s["issues"].map(count),
         "Fleiss' κ, complete rows": s["value"].map(dec),
         "issues it uses": s["issues_used"].map(count),
-        "bootstrap interval": [interval(a, b) for a, b in zip(s["boot_low"], s["boot_high"],
-                                                         strict=True)],
+        "bootstrap interval": intervals(s, "boot_low", "boot_high"),
         "Fleiss' κ, Gwet's generalised": s["value_gen"].map(dec),
         "issues it uses ": s["issues_used_gen"].map(count),
-        "analytic interval": [interval(a, b) for a, b in zip(s["ci_low_gen"], s["ci_high_gen"],
-                                                        strict=True)],
+        "analytic interval": intervals(s, "ci_low_gen", "ci_high_gen"),
         "observed": s["observed"].map(dec), "chance": s["chance"].map(dec),
         "note": s["note"].fillna("").astype(str)})
     return table(shown, numeric=[c for c in shown.columns if c not in ("by", "group", "note")])
@@ -180,8 +183,7 @@ def agreement_versus_final(i: Inputs) -> str:
         "label column": a["annotator"].map(annotator), "issues": a["n"].map(count),
         "equal to the final label": a["agreement"].map(lambda x: pct(x, fraction=True)),
         "Cohen's κ with the final label": a["kappa"].map(dec),
-        "asymptotic interval": [interval(x, y) for x, y in zip(a["ci_low"], a["ci_high"],
-                                                        strict=True)]})
+        "asymptotic interval": intervals(a, "ci_low", "ci_high")})
     return table(shown, numeric=list(shown.columns[1:]), classes="table compact")
 
 

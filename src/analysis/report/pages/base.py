@@ -21,7 +21,7 @@ from pathlib import Path
 import pandas as pd
 
 from analysis.core.claims import paper_statement
-from analysis.core.formatting import MISSING, count
+from analysis.core.formatting import MISSING, count, interval
 from analysis.core.paths import Paths, StagePaths
 from analysis.report.generated import STATUS_LABELS, callout, status_badge
 from analysis.report.htmlsafe import details_block, esc, html_table, raw_html_block
@@ -151,6 +151,13 @@ def code_list(items: list[str]) -> str:
 def annotator(name: object) -> str:
     """A label column as a reader names it: ``annotator_3`` -> ``annotator 3``."""
     return str(name).replace("annotator_", "annotator ")
+
+
+def intervals(frame: pd.DataFrame, low: str, high: str) -> list[str]:
+    """The interval of each row of ``frame`` as a cell (:func:`interval`), from its columns
+    ``low`` and ``high``: the stages write an interval's two ends in two columns, the pages
+    show it in one."""
+    return [interval(a, b) for a, b in zip(frame[low], frame[high], strict=True)]
 
 
 # -- the paper's claims beside ours ----------------------------------------------------

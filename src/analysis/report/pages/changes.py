@@ -13,7 +13,6 @@ from analysis.core.formatting import (
     count,
     dec,
     decimal,
-    interval,
     is_missing,
     pct,
     signed,
@@ -21,7 +20,7 @@ from analysis.core.formatting import (
 )
 from analysis.report.generated import callout
 from analysis.report.htmlsafe import esc
-from analysis.report.pages.base import AG, CP, Include, Inputs, table
+from analysis.report.pages.base import AG, CP, Include, Inputs, intervals, table
 
 STATUS_CLASSES = {"new": "st-exact", "removed": "st-differs", "changed": "st-rounding"}
 CHANGE_COLUMNS = ["baseline", "current", "change", "change %"]
@@ -73,11 +72,9 @@ def compare_kappa(i: Inputs) -> str:
     shown = pd.DataFrame({
         "type": k["type"],
         "baseline κ": k["baseline"].map(dec),
-        "baseline analytic interval": [interval(a, b) for a, b in zip(k["baseline_ci_low"],
-                                                        k["baseline_ci_high"], strict=True)],
+        "baseline analytic interval": intervals(k, "baseline_ci_low", "baseline_ci_high"),
         "current κ": k["current"].map(dec),
-        "current analytic interval": [interval(a, b) for a, b in zip(k["current_ci_low"],
-                                                       k["current_ci_high"], strict=True)],
+        "current analytic interval": intervals(k, "current_ci_low", "current_ci_high"),
         "change": k["change"].map(signed),
         "intervals overlap": k["intervals_overlap"].map(
             lambda x: MISSING if is_missing(x) else yes_no(x))})
@@ -255,13 +252,11 @@ def study_agreement(i: Inputs) -> str:
         "batch": f["batch"].astype(str), "issues": f["issues"].map(count),
         "annotators": f["annotators"].map(count),
         "Fleiss' κ (complete rows)": f["fleiss_kappa"].map(dec),
-        "its interval": [interval(a, b) for a, b in zip(
-            f["fleiss_kappa_ci_low"], f["fleiss_kappa_ci_high"], strict=True)],
+        "its interval": intervals(f, "fleiss_kappa_ci_low", "fleiss_kappa_ci_high"),
         "rows complete": f["issues_complete"].map(count),
         "generalised κ": f["fleiss_kappa_generalised"].map(dec),
-        "interval": [interval(a, b) for a, b in zip(f["fleiss_kappa_generalised_ci_low"],
-                                                     f["fleiss_kappa_generalised_ci_high"],
-                                                     strict=True)],
+        "interval": intervals(f, "fleiss_kappa_generalised_ci_low",
+                              "fleiss_kappa_generalised_ci_high"),
         "α": f["krippendorff_alpha"].map(dec), "AC1": f["gwet_ac1"].map(dec)})
     return ("### Agreement per batch\n\nEach batch on its own annotators' columns, with "
             "analytic intervals; the last row is all batches together, where no report is "

@@ -32,7 +32,7 @@ import sys
 from pathlib import Path
 
 from analysis.core.artifacts import atomic_path, to_json_text, write_text
-from analysis.core.errors import InputError, user_error_line
+from analysis.core.errors import InputError, run_command
 from analysis.core.paths import PATHS, DumpLayout, StudioPaths
 from analysis.core.projects import Projects
 from analysis.core.taxonomy import load_taxonomy
@@ -423,10 +423,7 @@ def main(argv: list[str] | None = None) -> int:
     name = args.command if args.command != "studio" else args.studio
     prog = args.command if args.command != "studio" else "studio"
     try:
-        return commands[name](args)
-    except (InputError, OSError) as exc:
-        print(user_error_line(prog, exc), file=sys.stderr)
-        return 1
+        return run_command(prog, lambda: commands[name](args))
     except SheetProblems as exc:
         print("\n".join(exc.lines("merge")), file=sys.stderr)
         return 1

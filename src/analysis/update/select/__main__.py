@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from analysis.core.errors import InputError, user_error_line
+from analysis.core.errors import InputError, run_command
 from analysis.core.locks import folder_lock
 from analysis.core.paths import PATHS
 from analysis.core.projects import Projects
@@ -235,11 +235,14 @@ def summary_line(record: dict, name: str, out: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    try:
-        record, name, notes = run(args, sys.stderr.isatty())
-    except (InputError, OSError) as exc:
-        print(user_error_line("select", exc), file=sys.stderr)
-        return 1
+    return run_command("select", lambda: run(args, sys.stderr.isatty()),
+                       lambda ran: report_selection(args, *ran))
+
+
+def report_selection(args: argparse.Namespace, record: dict, name: str,
+                     notes: list[str]) -> int:
+    """Say what the selection ``record`` holds, its ``notes`` and what to do next; the exit
+    status (:data:`NO_CANDIDATES` when it found none)."""
     print(summary_line(record, name, args.out))
     for note in notes:
         print(f"select: {note}", file=sys.stderr)

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis.core.errors import InputError, user_error_line
+from analysis.core.errors import run_command
 from analysis.core.paths import PATHS, DumpLayout
 from analysis.core.taxonomy import load_taxonomy
 from analysis.update.labels.merge import SheetProblems, folder_inputs, merge_folder, read_inputs
@@ -90,20 +90,34 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     records, out = Path(args.records), Path(args.out)
     try:
-        codes = set(load_taxonomy(args.taxonomy).codes)
-        lines, kept = checked_against_record(records, out, Path(args.record), codes,
-                                             args.revise) if args.record else ([], None)
-        if lines:
-            shutil.rmtree(out, ignore_errors=True)
-            print("\n".join(lines), file=sys.stderr)
-            return 1
-        result = merge_folder(records, out, codes, force=True)
-    except (InputError, OSError) as exc:
-        print(user_error_line(PROG, exc), file=sys.stderr)
-        return 1
+        return run_command(PROG, lambda: merge_checked(args, records, out),
+                           lambda merged: record_merge(args, records, out, merged))
     except SheetProblems as exc:
         print("\n".join(exc.lines(PROG, str(records))), file=sys.stderr)
         return 1
+
+
+def merge_checked(args: argparse.Namespace, records: Path, out: Path):
+    """The batch merged into ``out``, once its answers are checked against the record of
+    its last merge (``--record``): the merge's result and the record to keep (None
+    without ``--record``); None when the check refuses the answers (it says why on
+    stderr, and ``out`` is removed)."""
+    codes = set(load_taxonomy(args.taxonomy).codes)
+    lines, kept = checked_against_record(records, out, Path(args.record), codes,
+                                         args.revise) if args.record else ([], None)
+    if lines:
+        shutil.rmtree(out, ignore_errors=True)
+        print("\n".join(lines), file=sys.stderr)
+        return None
+    return merge_folder(records, out, codes, force=True), kept
+
+
+def record_merge(args: argparse.Namespace, records: Path, out: Path, merged) -> int:
+    """After :func:`merge_checked`: keep the record of the merge, say what was merged and
+    what is left to decide; the exit status (1 when the check refused the answers)."""
+    if merged is None:
+        return 1
+    result, kept = merged
     if kept is not None:
         ledger.write_ledger(Path(args.record), ledger.ledger(
             records.name, kept["sheets"], kept["ratings"], sorted(result.applied),

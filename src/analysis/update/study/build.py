@@ -22,14 +22,14 @@ import tempfile
 from pathlib import Path
 
 from analysis.core.artifacts import atomic_folder, to_json_text
-from analysis.core.errors import InputError, user_error_line
-from analysis.core.paths import PATHS, ROOT
+from analysis.core.errors import InputError, run_command
+from analysis.core.paths import PATHS
 from analysis.core.projects import Projects
 from analysis.ingest.ingest import ingest
 from analysis.ingest.params import IngestParams
 from analysis.update.labels.extend import extend, write_study
 from analysis.update.study import BATCHES, STUDY
-from analysis.update.study.params import StudyParams
+from analysis.update.study.params import add_params_option, listed_batches
 
 PROG = "study"
 DUMP = "dump"
@@ -80,23 +80,27 @@ def main(argv: list[str] | None = None) -> int:
                         help="the merged batches, one folder each (default: %(default)s)")
     parser.add_argument("--out", default=STUDY, help="the study's folder (default: "
                                                      "%(default)s)")
-    parser.add_argument("--params", default=str(PATHS.params), metavar="FILE",
-                        help="params file (ingest.*, study.batches) (default: %(default)s)")
+    add_params_option(parser, "ingest.*, study.batches")
     args = parser.parse_args(argv)
-    root = Path(args.params).resolve().parent if args.params else ROOT
-    try:
-        names = StudyParams.load(args.params).batches
-        record = build_study(IngestParams.load(args.params), names, root / args.batches,
-                             root / args.out, Projects.load(PATHS.projects_file).renames())
-    except (InputError, OSError) as exc:
-        print(user_error_line(PROG, exc), file=sys.stderr)
-        return 1
+    return run_command(PROG, lambda: listed_study(args),
+                       lambda record: study_built(record, args.out))
+
+
+def listed_study(args: argparse.Namespace) -> dict:
+    """:func:`build_study` of the batches the params file lists, in its project."""
+    root, names = listed_batches(args.params)
+    return build_study(IngestParams.load(args.params), names, root / args.batches,
+                       root / args.out, Projects.load(PATHS.projects_file).renames())
+
+
+def study_built(record: dict, out: str) -> int:
+    """Say what the study in ``out`` holds (its ``record``); the exit status."""
     release = record["release"]
     added = ", ".join(f"{e['name']} ({e['label_rows']:,} label rows, {e['excluded']:,} "
                       "excluded)" for e in record["batches"])
     print(f"{PROG}: the release ({release['file_count']} files from {release['source']}"
           f"{', verified' if release['verified'] else ''})"
-          + (f" + {added}" if added else ", no batch") + f"; wrote {args.out}/{DUMP}")
+          + (f" + {added}" if added else ", no batch") + f"; wrote {out}/{DUMP}")
     return 0
 
 

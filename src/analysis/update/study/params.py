@@ -3,11 +3,14 @@ of the team's batches (their records are ``labels/<batch>/``)."""
 
 from __future__ import annotations
 
+import argparse
+from pathlib import Path
 from typing import Annotated, ClassVar
 
 from pydantic import AfterValidator, Field, field_validator
 
 from analysis.core.params import StageParams
+from analysis.core.paths import PATHS, ROOT
 from analysis.update.labels.extend import RELEASE
 from analysis.update.labels.records import NAME_RE, NAME_RULE
 
@@ -41,3 +44,18 @@ class StudyParams(StageParams):
     def null_is_none(cls, value: object) -> object:
         """``batches:`` left empty is no batch."""
         return [] if value is None else value
+
+
+def add_params_option(parser: argparse.ArgumentParser, reads: str) -> None:
+    """A study command's ``--params`` option; ``reads`` names the sections it reads."""
+    parser.add_argument("--params", default=str(PATHS.params), metavar="FILE",
+                        help=f"params file ({reads}) (default: %(default)s)")
+
+
+def listed_batches(params: str) -> tuple[Path, list[str]]:
+    """The project a study command works in (the folder of the params file ``params``:
+    the other paths it is given are relative to it) and the batches ``study.batches``
+    lists there, so that a command run on another checkout's params reads that checkout.
+    A list that is not valid is an :class:`~analysis.core.errors.InputError`."""
+    root = Path(params).resolve().parent if params else ROOT
+    return root, StudyParams.load(params).batches

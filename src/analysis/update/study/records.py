@@ -21,12 +21,12 @@ from pathlib import Path
 
 from analysis.core.artifacts import to_json_text, write_text
 from analysis.core.batchfiles import read_record, walk_records
-from analysis.core.errors import InputError, user_error_line
-from analysis.core.paths import PATHS, ROOT, Paths
+from analysis.core.errors import InputError, run_command, user_error_line
+from analysis.core.paths import Paths
 from analysis.core.safeyaml import safe_load
 from analysis.update.labels.merge import folder_inputs
 from analysis.update.study import INDEX, RECORDS
-from analysis.update.study.params import StudyParams
+from analysis.update.study.params import StudyParams, add_params_option, listed_batches
 
 PROG = "batches"
 LISTED = "study.batches in params.yaml"
@@ -110,18 +110,24 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m analysis.update.study.records",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", default=INDEX, help="the record (default: %(default)s)")
-    parser.add_argument("--params", default=str(PATHS.params), metavar="FILE",
-                        help="params file (study.batches) (default: %(default)s)")
+    add_params_option(parser, "study.batches")
     args = parser.parse_args(argv)
-    root = Path(args.params).resolve().parent if args.params else ROOT
-    try:
-        names = StudyParams.load(args.params).batches
-        records = [batch_record(root, name) for name in names]
-    except InputError as exc:
-        print(user_error_line(PROG, exc), file=sys.stderr)
-        return 1
-    (root / args.out).parent.mkdir(parents=True, exist_ok=True)
-    write_text(root / args.out, to_json_text({"batches": records}))
+    return run_command(PROG, lambda: listed_records(args.params),
+                       lambda listed: write_index(*listed, args.out), errors=(InputError,))
+
+
+def listed_records(params: str) -> tuple[Path, list[str], list[dict]]:
+    """The project of the params file, the batches it lists and their records
+    (:func:`batch_record`)."""
+    root, names = listed_batches(params)
+    return root, names, [batch_record(root, name) for name in names]
+
+
+def write_index(root: Path, names: list[str], records: list[dict], out: str) -> int:
+    """Write the batches' ``records`` to ``out`` and say what the study holds; the exit
+    status."""
+    (root / out).parent.mkdir(parents=True, exist_ok=True)
+    write_text(root / out, to_json_text({"batches": records}))
     note = unlisted_note(root, names)
     print(f"{PROG}: {len(records)} batch(es) in the study"
           + (f" ({', '.join(names)})" if names else ": the release alone")
