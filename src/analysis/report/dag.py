@@ -4,11 +4,16 @@
 block itself, with the Mermaid script it ships (nothing is fetched), and the pandoc preview
 shows the text. Where DVC cannot answer (a folder that is not a DVC repository, as in the
 tests), the same text is derived from ``dvc.yaml`` the way DVC does it: stage B follows
-stage A when B depends on a path that A writes (or a path inside it).
+stage A when B depends on a path that A writes (or a path inside it). Either way the stages
+are then drawn in two boxes, the package's two parts: the update loop (the stages that
+run a module of ``analysis.update``: a team's batches made into a study) and the
+reproduction (every other stage).
 """
 
 from __future__ import annotations
 
+import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -82,10 +87,47 @@ def graph_from_dvc_yaml(path: Path) -> tuple[list[str], list[tuple[str, str]]]:
     return sorted(stages), sorted(edges)
 
 
+UPDATE_PACKAGE = "analysis.update"
+WINGS = {"update": "update loop: batches of new labels into a study",
+         "reproduction": "reproduction of the paper"}
+NODE = re.compile(r'^\s*(\w+)\["([^"]*)"\]\s*$')
+
+
+def update_stages(path: Path) -> frozenset[str]:
+    """The stages of ``dvc.yaml`` whose command runs a module of the update loop
+    (``python -m analysis.update...``); a ``foreach`` stage by its own name."""
+    stages = (safe_load(path.read_text(encoding="utf-8")) or {}).get("stages", {})
+    found = set()
+    for name, stage in stages.items():
+        words = shlex.split(str((stage.get("do") or stage).get("cmd", "")))
+        module = words[words.index("-m") + 1] if "-m" in words[:-1] else ""
+        if module == UPDATE_PACKAGE or module.startswith(UPDATE_PACKAGE + "."):
+            found.add(name)
+    return frozenset(found)
+
+
+def with_wings(text: str, update: frozenset[str]) -> str:
+    """The Mermaid flowchart ``text`` with its stages in two boxes: those of ``update``
+    (``merge@2026-01`` by its stage ``merge``) in the update loop's, the others in the
+    reproduction's; the edges after them, as before. A box with no stage is left out."""
+    lines = text.splitlines()
+    nodes = [(line.strip(), NODE.match(line).group(2)) for line in lines if NODE.match(line)]
+    rest = [line for line in lines[1:] if not NODE.match(line)]
+    out = [lines[0]]
+    for wing, title in WINGS.items():
+        inside = [node for node, name in nodes
+                  if (name.split("@", 1)[0] in update) == (wing == "update")]
+        if inside:
+            out += [f'\tsubgraph {wing}["{title}"]', *(f"\t\t{n}" for n in inside), "\tend"]
+    return "\n".join(out + rest) + "\n"
+
+
 def pipeline_graph(root: Path) -> tuple[str, str]:
-    """The stage graph as Mermaid text, and how it was obtained."""
+    """The stage graph as Mermaid text, its stages in the package's two parts, and how the
+    graph was obtained."""
+    update = update_stages(Paths(root).dvc_yaml)
     text = dvc_mermaid(root)
     if text:
-        return text, "dvc dag --mermaid"
+        return with_wings(text, update), "dvc dag --mermaid"
     stages, edges = graph_from_dvc_yaml(Paths(root).dvc_yaml)
-    return to_mermaid(stages, edges), "derived from dvc.yaml"
+    return with_wings(to_mermaid(stages, edges), update), "derived from dvc.yaml"

@@ -8,7 +8,14 @@ import shutil
 import pytest
 
 from analysis.core.paths import ROOT
-from analysis.report.dag import dvc_mermaid, graph_from_dvc_yaml, pipeline_graph, to_mermaid
+from analysis.report.dag import (
+    dvc_mermaid,
+    graph_from_dvc_yaml,
+    pipeline_graph,
+    to_mermaid,
+    update_stages,
+    with_wings,
+)
 
 
 @pytest.mark.slow  # starts DVC
@@ -22,7 +29,8 @@ def test_outside_a_dvc_repository_the_graph_is_derived_from_dvc_yaml(tmp_path):
         shutil.copyfile(ROOT / name, tmp_path / name)
     text, how = pipeline_graph(tmp_path)
     assert how == "derived from dvc.yaml"
-    assert text == to_mermaid(*graph_from_dvc_yaml(tmp_path / "dvc.yaml"))
+    assert text == with_wings(to_mermaid(*graph_from_dvc_yaml(tmp_path / "dvc.yaml")),
+                              update_stages(tmp_path / "dvc.yaml"))
 
 
 def test_a_foreach_stage_is_one_stage_an_item_of_its_list(tmp_path):
@@ -40,3 +48,25 @@ def test_a_foreach_stage_is_one_stage_an_item_of_its_list(tmp_path):
 def test_to_mermaid_numbers_the_stages_in_order():
     assert to_mermaid(["b", "a"], [("a", "b")]) == (
         'flowchart TD\n\tnode1["a"]\n\tnode2["b"]\n\tnode1-->node2\n')
+
+
+def test_the_stages_are_drawn_in_the_two_parts_of_the_package(tmp_path):
+    (tmp_path / "dvc.yaml").write_text(
+        "stages:\n"
+        "  batches: {cmd: python -m analysis.update.study.records --out b, outs: [b]}\n"
+        "  merge:\n    foreach: ${study.batches}\n"
+        "    do: {cmd: 'python -m analysis.update.study.batch labels/${item}',"
+        " deps: [b], outs: ['m/${item}']}\n"
+        "  clean: {cmd: python -m analysis.tools.nbrun clean, deps: [m], outs: [c]}\n",
+        encoding="utf-8")
+    (tmp_path / "params.yaml").write_text("study:\n  batches: [x]\n", encoding="utf-8")
+    assert update_stages(tmp_path / "dvc.yaml") == {"batches", "merge"}
+    text = with_wings(to_mermaid(*graph_from_dvc_yaml(tmp_path / "dvc.yaml")),
+                      update_stages(tmp_path / "dvc.yaml"))
+    update, reproduction = text.split("\tsubgraph ")[1:]
+    assert '"batches"' in update and '"merge@x"' in update and '"clean"' not in update
+    assert reproduction.startswith('reproduction["') and '"clean"' in reproduction
+    assert "-->" not in update and text.count("\tend\n") == 2
+    assert with_wings("flowchart TD\n\tnode1[\"a\"]\n", frozenset()) == (
+        'flowchart TD\n\tsubgraph reproduction["reproduction of the paper"]\n'
+        '\t\tnode1["a"]\n\tend\n')
