@@ -88,7 +88,7 @@ def graph_from_dvc_yaml(path: Path) -> tuple[list[str], list[tuple[str, str]]]:
 
 
 UPDATE_PACKAGE = "analysis.update"
-WINGS = {"update": "update loop: batches of new labels into a study",
+PARTS = {"update": "update loop: batches of new labels into a study",
          "reproduction": "reproduction of the paper"}
 NODE = re.compile(r'^\s*(\w+)\["([^"]*)"\]\s*$')
 
@@ -114,11 +114,11 @@ def with_wings(text: str, update: frozenset[str]) -> str:
     nodes = [(line.strip(), NODE.match(line).group(2)) for line in lines if NODE.match(line)]
     rest = [line for line in lines[1:] if not NODE.match(line)]
     out = [lines[0]]
-    for wing, title in WINGS.items():
+    for part, title in PARTS.items():
         inside = [node for node, name in nodes
-                  if (name.split("@", 1)[0] in update) == (wing == "update")]
+                  if (name.split("@", 1)[0] in update) == (part == "update")]
         if inside:
-            out += [f'\tsubgraph {wing}["{title}"]', *(f"\t\t{n}" for n in inside), "\tend"]
+            out += [f'\tsubgraph {part}["{title}"]', *(f"\t\t{n}" for n in inside), "\tend"]
     return "\n".join(out + rest) + "\n"
 
 

@@ -48,7 +48,7 @@ def discover() -> list[Stage]:
 
 def stage_packages() -> list[str]:
     """The packages below ``analysis`` that may declare stages: each top-level package,
-    and the packages of the update wing (``update.study`` declares the study's stages)."""
+    and the packages of the update loop (``update.study`` declares the study's stages)."""
     names = []
     for module in pkgutil.iter_modules(analysis.__path__):
         if module.ispkg:
