@@ -181,12 +181,18 @@ NOT_MEASURED = "not measured yet"
 def test_times(tests: dict) -> dict:
     """``test_fast`` and ``test``: how long ``make test-fast`` and ``make test`` took in the
     measured clone (``6 min 38 s``), or :data:`NOT_MEASURED` when the record has no such
-    time or the run failed."""
+    time or the run failed; ``test_pipeline_runs``: the pipeline runs ``make test`` counted
+    (a whole run: the clean stage and every stage that reads it), when the record has them."""
     out = {}
     for name in ("test_fast", "test"):
         step = tests.get(name) or {}
         ok = step.get("seconds") is not None and step.get("exit_status") == 0
         out[name] = minutes(step["seconds"]) if ok else NOT_MEASURED
+    runs = (tests.get("test") or {}).get("pipeline_runs")
+    out["test_pipeline_runs"] = (
+        f"{runs['whole']} whole pipeline runs and {runs['partial']} partial ones "
+        f"({runs['notebook_stage_runs']} notebook stage runs in all)" if runs
+        else NOT_MEASURED)
     return out
 
 

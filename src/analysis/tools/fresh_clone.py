@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import resource
 import shutil
 import subprocess
@@ -85,6 +86,31 @@ def run_step(argv: list[str], cwd: Path, env: dict[str, str], log: Path) -> dict
             "peak_memory_mib": round(peak / MIB), "exit_status": proc.returncode}
 
 
+RUNS_LINE = re.compile(r"^pipeline runs: (\d+) whole, (\d+) partial; (\d+) notebook stage runs",
+                       re.M)
+
+
+def pipeline_runs_said(output: str) -> dict | None:
+    """The pipeline runs the test suite counted, from the line it prints at its end
+    (``pipeline runs: 5 whole, 3 partial; 80 notebook stage runs (...)``), the last such
+    line of ``output``; None if it printed none."""
+    found = RUNS_LINE.findall(output)
+    if not found:
+        return None
+    whole, partial, stages = map(int, found[-1])
+    return {"whole": whole, "partial": partial, "notebook_stage_runs": stages}
+
+
+def written_since(log: Path, start: int) -> str:
+    """What the steps wrote to ``log`` after its first ``start`` bytes ("" if none)."""
+    try:
+        with log.open("rb") as said:
+            said.seek(start)
+            return said.read().decode("utf-8", "replace")
+    except FileNotFoundError:
+        return ""
+
+
 def size_mib(path: Path) -> float:
     """The disk a file tree takes (its files' sizes, links not followed), in MiB."""
     if not path.exists():
@@ -122,7 +148,11 @@ def measure(commit: str, clone: Path, caches: Path, log: Path, tests: bool = Fal
     timed = {}
     if tests and all(s["exit_status"] == 0 for s in steps.values()):
         for name, argv in TEST_STEPS:
+            start = log.stat().st_size if log.exists() else 0
             timed[name] = run_step(argv, clone, env, log)
+            runs = pipeline_runs_said(written_since(log, start))
+            if runs is not None:
+                timed[name]["pipeline_runs"] = runs
     return {"commit": commit, "steps": steps, **({"tests": timed} if timed else {}),
             "total_seconds": round(sum(s["seconds"] for s in steps.values()), 1),
             "peak_memory_mib": max(s["peak_memory_mib"] for s in steps.values()),

@@ -63,3 +63,19 @@ def test_the_page_gives_the_test_times_or_says_they_are_not_measured():
     assert (got["test_fast"], got["test"]) == ("1 min 15 s", "not measured yet")
     got = fresh_clone_vars({"commit": "c" * 40})
     assert (got["test_fast"], got["test"]) == ("not measured yet", "not measured yet")
+
+
+def test_the_pipeline_runs_the_suite_counted_are_read_from_its_last_line():
+    from analysis.report.variables import fresh_clone_vars
+    from analysis.tools.fresh_clone import pipeline_runs_said
+
+    said = ("... 2800 passed\npipeline runs: 9 whole, 1 partial; 90 notebook stage runs (a 1)\n"
+            "pipeline runs: 6 whole, 4 partial; 70 notebook stage runs (clean 10)\n")
+    runs = pipeline_runs_said(said)
+    assert runs == {"whole": 6, "partial": 4, "notebook_stage_runs": 70}
+    assert pipeline_runs_said("2800 passed\n") is None
+    record = {"commit": "c" * 40, "tests": {"test": {"seconds": 300, "exit_status": 0,
+                                                     "pipeline_runs": runs}}}
+    assert fresh_clone_vars(record)["test_pipeline_runs"] == (
+        "6 whole pipeline runs and 4 partial ones (70 notebook stage runs in all)")
+    assert fresh_clone_vars({"commit": "c"})["test_pipeline_runs"] == "not measured yet"
