@@ -34,10 +34,18 @@ from analysis.agreement.compute import (
     make_scale,
     paper_kappas,
 )
-from analysis.agreement.inputs import load_issues
+from analysis.agreement.inputs import load_issues, load_people
+from analysis.agreement.pairwise import cross_table
 from analysis.agreement.params import AgreementParams
+from analysis.agreement.people import (
+    annotators_by_batch,
+    batch_ratings,
+    clipped_cohen,
+    majority_of_others,
+    person_names,
+)
 from analysis.agreement.ratings import encode_ratings
-from analysis.core.batches import release_rows
+from analysis.core.batches import new_batches, release_rows
 from analysis.core.claims import load_claims
 from analysis.core.paths import Paths
 from analysis.core.projects import Projects
@@ -157,10 +165,78 @@ assert np.allclose(kappas["kappa"], stage_kappas, rtol=0, atol=1e-12, equal_nan=
 table.round(4)
 
 # %% [markdown]
+# ## Each annotator, batch by batch (a study)
+#
+# A study (the release extended with batches of new labels) gives each person one label
+# column, kept from batch to batch, and names them (the clean stage's table of its
+# people). Per batch and person: Cohen's kappa against the majority of the batch's *other*
+# annotators and against the final label, each with its interval and n, and Cohen's kappa
+# between every two of them. A dump without batches (the release alone) has none, and
+# writes none of these tables.
+
+# %%
+people = load_people(paths.clean.processed_file("people.csv"))
+later = new_batches(issues)
+people if people is not None else "no batches: the release alone"
+
+# %% [markdown]
+# The first new batch, step by step: its ratings on its own columns, each column under the
+# name of the person who labelled in it, beside the final label.
+
+# %%
+if later:
+    batch = later[0]
+    batch_rows = issues[(issues["batch"].astype(str) == batch).to_numpy()]
+    coded, coded_final = batch_ratings(batch_rows, taxonomy.codes)
+    names = person_names(people, batch, list(coded.annotators))
+    first = coded.annotators[0]
+    shown = batch_rows[[*coded.annotators, "final_label"]].rename(columns=names)
+shown.head(10) if later else "no batches"
+
+# %% [markdown]
+# The reference for the first person: on each issue, the label more than half of the
+# *other* annotators who rated it gave (empty where they tie), so the person's own label is
+# not part of what they are compared with, as it is of the final label. The person's
+# label against it, category by category (the diagonal agrees):
+
+# %%
+if later:
+    reference = majority_of_others(coded.codes, 0, coded.n_categories)
+    against = cross_table(coded.codes[:, 0], reference, coded.n_categories)
+    used = [i for i in range(coded.n_categories) if against[i].any() or against[:, i].any()]
+    crossed = pd.DataFrame(against[np.ix_(used, used)],
+                           index=pd.Index([coded.categories[i] for i in used], name=names[first]),
+                           columns=[coded.categories[i] for i in used])
+crossed if later else "no batches"
+
+# %% [markdown]
+# Cohen's kappa of that table, with its interval (clipped to [-1, 1]) and n:
+
+# %%
+if later:
+    first_kappa = clipped_cohen(coded.codes[:, 0], reference, coded.n_categories,
+                                params.confidence_level)
+pd.Series(first_kappa) if later else "no batches"
+
+# %% [markdown]
+# The same for every person of every batch (the release's columns, which it names by
+# column, first), against the others' majority and against the final label; then every two
+# annotators of a batch:
+
+# %%
+by_batch = annotators_by_batch(issues, people, taxonomy.codes, params.confidence_level)
+persons, pairs = by_batch if by_batch is not None else (None, None)
+persons.round(4) if persons is not None else "no batches"
+
+# %%
+pairs.round(4) if pairs is not None else "no batches"
+
+# %% [markdown]
 # ## Outputs
 #
 # The candidate groupings of the labels beside the paper's kappas, each batch's own
-# agreement (a study), then the stage's tables, figures and values written.
+# agreement and each of its annotators' (a study), then the stage's tables, figures and
+# values written.
 
 # %%
 result = Agreement(analysis=analysed, headline=table,
@@ -168,7 +244,8 @@ result = Agreement(analysis=analysed, headline=table,
                    paper_kappas=paper_kappas(claims), project_names=projects.names(keys),
                    batches=batch_agreement(issues, taxonomy, make_scale,
                                            params.confidence_level,
-                                           analysed.facts["ac1_categories"]))
+                                           analysed.facts["ac1_categories"]),
+                   persons=persons, pairs=pairs)
 write_outputs(paths.agreement, outputs.build(result))
 
 # %% [markdown]

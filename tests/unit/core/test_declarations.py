@@ -73,7 +73,8 @@ def test_every_declared_file_has_a_description_and_only_csvs_have_columns(stage)
 def test_the_paths_list_the_declared_files_in_order():
     assert P.agreement.TABLES == tuple(stage_declaration("agreement")["tables"])
     assert P.agreement.FIGURES == tuple(stage_declaration("agreement")["figures"])
-    assert P.agreement.STUDY_TABLES == ("batches.csv",)
+    assert P.agreement.STUDY_TABLES == ("batches.csv", "annotators_by_batch.csv",
+                                        "pairs_by_batch.csv")
     assert P.compare.STUDY_TABLES == ("additions.csv", "drift.csv", "drift_tests.csv")
     assert "issues.parquet" in P.clean.PROCESSED and not P.clean.TABLES
     assert "details.html" in P.taxonomy.TABLES  # not a CSV: declared, without columns
