@@ -16,13 +16,15 @@ person's agreement can be read batch by batch. Per batch and person, on the batc
 
 Every kappa comes with its asymptotic normal interval (statsmodels' standard error, as
 :func:`analysis.agreement.pairwise.cohen`), clipped to [-1, 1] (a batch of tens of
-reports gives wide intervals) and the number of issues it is computed on.
+reports gives wide intervals; two raters who agree on every issue, none), and the number
+of issues it is computed on.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from statsmodels.stats.inter_rater import cohens_kappa
 
 from analysis.agreement.batches import own_columns
 from analysis.agreement.pairwise import cohen, cross_table
@@ -77,19 +79,27 @@ def majority_of_others(codes: np.ndarray, a: int, n_categories: int) -> np.ndarr
     return np.where(2 * best > raters, counts.argmax(axis=1), MISSING)
 
 
+ROUND_OFF = 1e-12  # a variance this far below zero is zero, computed in floating point
+
+
 def clipped_cohen(x: np.ndarray, y: np.ndarray, n_categories: int,
                   confidence_level: float) -> dict:
     """Cohen's kappa of ``x`` against ``y`` on the issues both have
     (:func:`~analysis.agreement.pairwise.cohen`: n, agreement, kappa, interval, note),
-    the interval clipped to [-1, 1]; where statsmodels' variance comes out negative (a
-    rater who gives one label throughout), no interval, and the note says so."""
+    the interval clipped to [-1, 1]. Where statsmodels' variance comes out a round-off
+    below zero (two raters who agree on every issue; one who gives one label throughout),
+    it is zero, on every machine alike, and the interval is the kappa itself; a variance
+    clearly below zero gives no interval, and the note says so."""
+    table = cross_table(x, y, n_categories)
     with np.errstate(invalid="ignore"):
-        res = cohen(cross_table(x, y, n_categories), confidence_level)
-    if res["kappa"] is None:
-        return res
-    if not (np.isfinite(res["ci_low"]) and np.isfinite(res["ci_high"])):
-        return {**res, "ci_low": None, "ci_high": None,
-                "note": "no interval: the standard error is not defined"}
+        res = cohen(table, confidence_level)
+        if res["kappa"] is None:
+            return res
+        if not (np.isfinite(res["ci_low"]) and np.isfinite(res["ci_high"])):
+            if cohens_kappa(table).var_kappa < -ROUND_OFF:
+                return {**res, "ci_low": None, "ci_high": None,
+                        "note": "no interval: the variance is negative"}
+            res = {**res, "ci_low": res["kappa"], "ci_high": res["kappa"]}
     return {**res, "ci_low": float(np.clip(res["ci_low"], -1.0, 1.0)),
             "ci_high": float(np.clip(res["ci_high"], -1.0, 1.0))}
 

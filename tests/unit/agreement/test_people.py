@@ -160,13 +160,32 @@ def test_a_kappa_that_is_not_defined_says_why():
     assert first["final_kappa"] is None or pd.isna(first["final_kappa"])
     assert first["note"].startswith("final label: not defined")
     assert "majority of the others: not defined" in first["note"]
-    # the third's kappa is 0, but one of the two raters (the final label) gives one label
-    # throughout: statsmodels' variance is negative, so there is no interval
+    # the third's kappa is 0, one of the two raters (the final label) giving one label
+    # throughout: statsmodels' variance is a round-off below zero, that is zero
     third = table.iloc[2]
     assert third["final_kappa"] == pytest.approx(0.0)
-    assert third["final_ci_low"] is None and third["final_ci_high"] is None
-    assert third["note"].startswith("final label: no interval: the standard error is not "
-                                    "defined; majority of the others: ")
+    assert third["final_ci_low"] == third["final_ci_high"] == third["final_kappa"]
+    assert not third["note"].startswith("final label")
+
+
+def test_perfect_agreement_has_an_interval_of_no_width_on_every_machine():
+    x = np.array([0, 1, 1, 1, 1, 2], dtype=np.int8)  # statsmodels: var_kappa -7e-17
+    res = clipped_cohen(x, x.copy(), 4, 0.95)  # (the sqrt of it is NaN)
+    assert (res["kappa"], res["ci_low"], res["ci_high"], res["note"]) == (1.0, 1.0, 1.0, "")
+
+
+def test_a_variance_clearly_below_zero_gives_no_interval(monkeypatch):
+    from types import SimpleNamespace
+
+    from analysis.agreement import people
+
+    monkeypatch.setattr(people, "cohen", lambda table, level: {
+        "n": 4, "agreement": 0.5, "kappa": 0.2, "ci_low": float("nan"),
+        "ci_high": float("nan"), "note": ""})
+    monkeypatch.setattr(people, "cohens_kappa", lambda table: SimpleNamespace(var_kappa=-0.1))
+    res = people.clipped_cohen(np.zeros(4, np.int8), np.ones(4, np.int8), 2, 0.95)
+    assert (res["ci_low"], res["ci_high"]) == (None, None)
+    assert res["note"] == "no interval: the variance is negative"
 
 
 def test_every_two_annotators_of_a_batch_once():

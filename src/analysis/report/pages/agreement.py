@@ -399,7 +399,8 @@ def agreement_annotators(i: Inputs) -> str:
            "label (the majority of all, the person included, or the adjudicators' "
            "decision, so it reads higher): Cohen's κ with its "
            f"{md_escape(level)} asymptotic interval, clipped to [-1, 1], and n, the "
-           "reports it is computed on. A batch of tens of reports gives wide intervals.\n\n",
+           "reports it is computed on. A batch of tens of reports gives wide intervals; the "
+           "asymptotic interval of two who agree on every report has no width.\n\n",
            persons_followed(persons)]
     for batch in dict.fromkeys(persons["batch"].astype(str)):
         mine = persons[persons["batch"].astype(str) == batch]
