@@ -24,28 +24,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from analysis.agreement import fleiss, outputs
-from analysis.agreement.batches import batch_agreement
-from analysis.agreement.compute import (
-    Agreement,
-    analyse,
-    grouping_versus_paper,
-    headline,
-    make_scale,
-    paper_kappas,
-)
+from analysis.agreement import batches, compute, fleiss, outputs, people
 from analysis.agreement.inputs import load_issues, load_people
-from analysis.agreement.pairwise import cross_table
 from analysis.agreement.params import AgreementParams
-from analysis.agreement.people import (
-    annotators_by_batch,
-    batch_ratings,
-    clipped_cohen,
-    majority_of_others,
-    person_names,
-)
 from analysis.agreement.ratings import encode_ratings
-from analysis.core.batches import new_batches, release_rows
+from analysis.core.batches import release_rows
 from analysis.core.claims import load_claims
 from analysis.core.paths import Paths
 from analysis.core.projects import Projects
@@ -79,7 +62,7 @@ release["type"].value_counts()
 
 # %%
 ratings = encode_ratings(release, taxonomy.codes)
-scale = make_scale(ratings.categories, taxonomy)
+scale = compute.make_scale(ratings.categories, taxonomy)
 types = [t for t in scale.types if (release["type"].astype(str) == t).any()]
 pd.DataFrame({"category": scale.categories,
               "type": [scale.types[i] for i in scale.type_index]}).T
@@ -144,7 +127,8 @@ round(fleiss.kappa(agreement_per_issue, chance), 4)
 
 # %%
 kappas = fleiss.kappa_table(release, types, ratings.categories)
-kappas["paper_kappa"] = [paper_kappas(claims).get(t.lower(), "") for t in kappas["type"]]
+kappas["paper_kappa"] = [compute.paper_kappas(claims).get(t.lower(), "")
+                         for t in kappas["type"]]
 kappas.round(4)
 
 # %% [markdown]
@@ -158,8 +142,8 @@ kappas.round(4)
 
 # %%
 keys = [str(p) for p in pd.unique(release["project"])]
-analysed = analyse(release, taxonomy, projects.order(keys), params)
-table = headline(analysed, claims)
+analysed = compute.analyse(release, taxonomy, projects.order(keys), params)
+table = compute.headline(analysed, claims)
 stage_kappas = table.set_index("group").loc[kappas["type"], "kappa"].to_numpy(dtype=float)
 assert np.allclose(kappas["kappa"], stage_kappas, rtol=0, atol=1e-12, equal_nan=True)
 table.round(4)
@@ -172,64 +156,32 @@ table.round(4)
 # people). Per batch and person: Cohen's kappa against the majority of the batch's *other*
 # annotators and against the final label, each with its interval and n, and Cohen's kappa
 # between every two of them. A dump without batches (the release alone) has none, and
-# writes none of these tables.
+# writes none of these tables. The first person of the first new batch, step by step: the
+# batch's ratings under each person's name, the majority of the others for the first person
+# (the label more than half of the others who rated the issue gave; empty where they tie:
+# the person's own label is not part of it, as it is of the final label), the final label:
 
 # %%
-people = load_people(paths.clean.processed_file("people.csv"))
-later = new_batches(issues)
-people if people is not None else "no batches: the release alone"
+people_of_study = load_people(paths.clean.processed_file("people.csv"))
+steps = people.walkthrough(issues, people_of_study, taxonomy.codes, params.confidence_level)
+steps.labels.head(10) if steps else "no batches: the release alone"
 
 # %% [markdown]
-# The first new batch, step by step: its ratings on its own columns, each column under the
-# name of the person who labelled in it, beside the final label.
+# The first person's Cohen's kappa against the others' majority, with its interval
+# (clipped to [-1, 1]) and n, the issues where the others have a majority:
 
 # %%
-if later:
-    batch = later[0]
-    batch_rows = issues[(issues["batch"].astype(str) == batch).to_numpy()]
-    coded, coded_final = batch_ratings(batch_rows, taxonomy.codes)
-    names = person_names(people, batch, list(coded.annotators))
-    first = coded.annotators[0]
-    shown = batch_rows[[*coded.annotators, "final_label"]].rename(columns=names)
-shown.head(10) if later else "no batches"
-
-# %% [markdown]
-# The reference for the first person: on each issue, the label more than half of the
-# *other* annotators who rated it gave (empty where they tie), so the person's own label is
-# not part of what they are compared with, as it is of the final label. The person's
-# label against it, category by category (the diagonal agrees):
-
-# %%
-if later:
-    reference = majority_of_others(coded.codes, 0, coded.n_categories)
-    against = cross_table(coded.codes[:, 0], reference, coded.n_categories)
-    used = [i for i in range(coded.n_categories) if against[i].any() or against[:, i].any()]
-    crossed = pd.DataFrame(against[np.ix_(used, used)],
-                           index=pd.Index([coded.categories[i] for i in used], name=names[first]),
-                           columns=[coded.categories[i] for i in used])
-crossed if later else "no batches"
-
-# %% [markdown]
-# Cohen's kappa of that table, with its interval (clipped to [-1, 1]) and n:
-
-# %%
-if later:
-    first_kappa = clipped_cohen(coded.codes[:, 0], reference, coded.n_categories,
-                                params.confidence_level)
-pd.Series(first_kappa) if later else "no batches"
+pd.Series(steps.kappa, name=steps.person) if steps else "no batches"
 
 # %% [markdown]
 # The same for every person of every batch (the release's columns, which it names by
-# column, first), against the others' majority and against the final label; then every two
-# annotators of a batch:
+# column, first), against the others' majority and against the final label; the table of
+# every two annotators of a batch is written beside it:
 
 # %%
-by_batch = annotators_by_batch(issues, people, taxonomy.codes, params.confidence_level)
-persons, pairs = by_batch if by_batch is not None else (None, None)
+persons, pairs = people.annotators_by_batch(
+    issues, people_of_study, taxonomy.codes, params.confidence_level) or (None, None)
 persons.round(4) if persons is not None else "no batches"
-
-# %%
-pairs.round(4) if pairs is not None else "no batches"
 
 # %% [markdown]
 # ## Outputs
@@ -239,13 +191,13 @@ pairs.round(4) if pairs is not None else "no batches"
 # values written.
 
 # %%
-result = Agreement(analysis=analysed, headline=table,
-                   grouping=grouping_versus_paper(analysed.grouping, claims),
-                   paper_kappas=paper_kappas(claims), project_names=projects.names(keys),
-                   batches=batch_agreement(issues, taxonomy, make_scale,
-                                           params.confidence_level,
-                                           analysed.facts["ac1_categories"]),
-                   persons=persons, pairs=pairs)
+result = compute.Agreement(
+    analysis=analysed, headline=table,
+    grouping=compute.grouping_versus_paper(analysed.grouping, claims),
+    paper_kappas=compute.paper_kappas(claims), project_names=projects.names(keys),
+    batches=batches.batch_agreement(issues, taxonomy, compute.make_scale,
+                                    params.confidence_level, analysed.facts["ac1_categories"]),
+    persons=persons, pairs=pairs)
 write_outputs(paths.agreement, outputs.build(result))
 
 # %% [markdown]

@@ -22,6 +22,8 @@ of issues it is computed on.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 from statsmodels.stats.inter_rater import cohens_kappa
@@ -29,7 +31,7 @@ from statsmodels.stats.inter_rater import cohens_kappa
 from analysis.agreement.batches import own_columns
 from analysis.agreement.pairwise import cohen, cross_table
 from analysis.agreement.ratings import MISSING, Ratings, category_order, encode_column
-from analysis.core.batches import is_study
+from analysis.core.batches import is_study, new_batches
 from analysis.core.dump import BATCH
 
 PERSON_COLUMNS = ["batch", "person", "label_column", "issues", "rated",
@@ -186,3 +188,38 @@ def annotators_by_batch(issues: pd.DataFrame, people: pd.DataFrame | None,
             else pd.DataFrame(columns=PERSON_COLUMNS),
             pd.concat(pairs, ignore_index=True) if pairs
             else pd.DataFrame(columns=PAIR_COLUMNS))
+
+
+@dataclass(frozen=True)
+class Walkthrough:
+    """The first annotator of a study's first new batch, step by step (:func:`walkthrough`:
+    what the stage's notebook shows before the whole tables)."""
+
+    batch: str
+    person: str
+    labels: pd.DataFrame  # per issue: each person's label, the first's reference, the final
+    kappa: dict  # the first person against the majority of the others (clipped_cohen)
+
+
+def walkthrough(issues: pd.DataFrame, people: pd.DataFrame | None,
+                known_codes: list[str] | tuple[str, ...],
+                confidence_level: float = 0.95) -> Walkthrough | None:
+    """The steps of :func:`batch_persons` for one person: the first new batch's ratings on
+    its own columns under each person's name, beside them the majority of the others for
+    the first person (empty where the others tie) and the final label, and the first
+    person's Cohen's kappa against that majority; None without a new batch."""
+    later = new_batches(issues)
+    if not later:
+        return None
+    rows = issues[(issues[BATCH].astype(str) == later[0]).to_numpy()]
+    ratings, _ = batch_ratings(rows, known_codes)
+    names = person_names(people, later[0], list(ratings.annotators))
+    first = names[ratings.annotators[0]]
+    reference = majority_of_others(ratings.codes, 0, ratings.n_categories)
+    labels = rows[list(ratings.annotators)].rename(columns=names).reset_index(drop=True)
+    labels[f"majority of the others (for {first})"] = [
+        ratings.categories[c] if c >= 0 else None for c in reference]
+    labels["final label"] = rows["final_label"].astype(str).to_numpy()
+    return Walkthrough(later[0], first, labels,
+                       clipped_cohen(ratings.codes[:, 0], reference, ratings.n_categories,
+                                     confidence_level))

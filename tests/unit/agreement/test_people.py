@@ -22,6 +22,7 @@ from analysis.agreement.people import (
     label_column,
     majority_of_others,
     person_names,
+    walkthrough,
 )
 from analysis.agreement.ratings import MISSING, Ratings
 
@@ -223,3 +224,18 @@ def test_every_batch_every_person_the_release_first():
     # without the clean stage's table, each person is named by their column
     persons, _ = annotators_by_batch(study(), None, ["A.1"])
     assert list(persons[persons["batch"] == "b1"]["person"]) == ["Label3", "Label4", "Label5"]
+
+
+def test_the_first_person_of_the_first_new_batch_step_by_step():
+    steps = walkthrough(study(), PEOPLE, ["A.1", "B.2", "C.3"])
+    assert (steps.batch, steps.person) == ("b1", "alice")
+    assert list(steps.labels.columns) == ["alice", "bob", "chen",
+                                          "majority of the others (for alice)", "final label"]
+    assert list(steps.labels["majority of the others (for alice)"]) == [
+        "C.3", None, None, None, "C.1", "C.1"]  # bob and chen tie thrice; chen left the last
+    persons, _ = annotators_by_batch(study(), PEOPLE, ["A.1", "B.2", "C.3"])
+    alice = persons[persons["batch"] == "b1"].iloc[0]
+    assert steps.kappa["n"] == alice["others_issues"] == 3
+    assert steps.kappa["kappa"] == pytest.approx(alice["others_kappa"])
+    assert walkthrough(study()[study()["batch"] == "release"], PEOPLE, ["A.1"]) is None
+    assert walkthrough(study().drop(columns="batch"), PEOPLE, ["A.1"]) is None

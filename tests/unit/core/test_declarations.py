@@ -77,6 +77,7 @@ def test_the_paths_list_the_declared_files_in_order():
                                         "pairs_by_batch.csv")
     assert P.compare.STUDY_TABLES == ("additions.csv", "drift.csv", "drift_tests.csv")
     assert "issues.parquet" in P.clean.PROCESSED and not P.clean.TABLES
+    assert P.clean.STUDY_PROCESSED == ("people.csv",) and not P.agreement.STUDY_PROCESSED
     assert "details.html" in P.taxonomy.TABLES  # not a CSV: declared, without columns
     assert P.table1.FIGURES == ("counts",) and not P.clean.FIGURES
 
