@@ -73,6 +73,7 @@ pd.Series(quality["anomaly_counts"], name="anomalies", dtype="int64")
 # %%
 exclusions = cleaning.exclusion_table(scan.exclusions, projects)
 result = cleaning.CleanResult(issues, rejected, quality, scan.annotators,
-                              cleaning.excluded_table(scan), exclusions)
+                              cleaning.excluded_table(scan), exclusions,
+                              cleaning.people_table(scan))
 write_outputs(paths.clean, outputs.build(result))
 exclusions

@@ -23,17 +23,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from analysis.agreement import fleiss, outputs
-from analysis.agreement.batches import batch_agreement
-from analysis.agreement.compute import (
-    Agreement,
-    analyse,
-    grouping_versus_paper,
-    headline,
-    make_scale,
-    paper_kappas,
-)
-from analysis.agreement.inputs import load_issues
+from analysis.agreement import batches, compute, fleiss, outputs, people
+from analysis.agreement.inputs import load_issues, load_people
 from analysis.agreement.params import AgreementParams
 from analysis.agreement.ratings import encode_ratings
 from analysis.core.batches import release_rows
@@ -69,7 +60,7 @@ release["type"].value_counts()
 
 # %%
 ratings = encode_ratings(release, taxonomy.codes)
-scale = make_scale(ratings.categories, taxonomy)
+scale = compute.make_scale(ratings.categories, taxonomy)
 types = [t for t in scale.types if (release["type"].astype(str) == t).any()]
 pd.DataFrame({"category": scale.categories,
               "type": [scale.types[i] for i in scale.type_index]}).T
@@ -134,7 +125,8 @@ round(fleiss.kappa(agreement_per_issue, chance), 4)
 
 # %%
 kappas = fleiss.kappa_table(release, types, ratings.categories)
-kappas["paper_kappa"] = [paper_kappas(claims).get(t.lower(), "") for t in kappas["type"]]
+kappas["paper_kappa"] = [compute.paper_kappas(claims).get(t.lower(), "")
+                         for t in kappas["type"]]
 kappas.round(4)
 
 # %% [markdown]
@@ -148,25 +140,62 @@ kappas.round(4)
 
 # %%
 keys = [str(p) for p in pd.unique(release["project"])]
-analysed = analyse(release, taxonomy, projects.order(keys), params)
-table = headline(analysed, claims)
+analysed = compute.analyse(release, taxonomy, projects.order(keys), params)
+table = compute.headline(analysed, claims)
 stage_kappas = table.set_index("group").loc[kappas["type"], "kappa"].to_numpy(dtype=float)
 assert np.allclose(kappas["kappa"], stage_kappas, rtol=0, atol=1e-12, equal_nan=True)
 table.round(4)
 
 # %% [markdown]
+# ## Each annotator, batch by batch (a study)
+#
+# A study (the release extended with batches of new labels) gives each person one label
+# column, kept from batch to batch, and names them (the clean stage's table of its
+# people). Per batch and person: Cohen's kappa against the majority of the batch's *other*
+# annotators and against the final label, each with its interval and n, and Cohen's kappa
+# between every two of them. A dump without batches (the release alone) has none, and
+# writes none of these tables. The first person of the first new batch, step by step: the
+# batch's ratings under each person's name, the majority of the others for the first person
+# (the label more than half of the others who rated the issue gave; empty where they tie:
+# the person's own label is not part of it, as it is of the final label), the final label:
+
+# %%
+people_of_study = load_people(paths.clean.processed_file("people.csv"))
+steps = people.walkthrough(issues, people_of_study, taxonomy.codes, params.confidence_level)
+steps.labels.head(10) if steps else "no batches: the release alone"
+
+# %% [markdown]
+# The first person's Cohen's kappa against the others' majority, with its interval
+# (clipped to [-1, 1]) and n, the issues where the others have a majority:
+
+# %%
+pd.Series(steps.kappa, name=steps.person) if steps else "no batches"
+
+# %% [markdown]
+# The same for every person of every batch (the release's columns, which it names by
+# column, first), against the others' majority and against the final label; the table of
+# every two annotators of a batch is written beside it:
+
+# %%
+persons, pairs = people.annotators_by_batch(
+    issues, people_of_study, taxonomy.codes, params.confidence_level) or (None, None)
+persons.round(4) if persons is not None else "no batches"
+
+# %% [markdown]
 # ## Outputs
 #
 # The candidate groupings of the labels beside the paper's kappas, each batch's own
-# agreement (a study), then the stage's tables, figures and values written.
+# agreement and each of its annotators' (a study), then the stage's tables, figures and
+# values written.
 
 # %%
-result = Agreement(analysis=analysed, headline=table,
-                   grouping=grouping_versus_paper(analysed.grouping, claims),
-                   paper_kappas=paper_kappas(claims), project_names=projects.names(keys),
-                   batches=batch_agreement(issues, taxonomy, make_scale,
-                                           params.confidence_level,
-                                           analysed.facts["ac1_categories"]))
+result = compute.Agreement(
+    analysis=analysed, headline=table,
+    grouping=compute.grouping_versus_paper(analysed.grouping, claims),
+    paper_kappas=compute.paper_kappas(claims), project_names=projects.names(keys),
+    batches=batches.batch_agreement(issues, taxonomy, compute.make_scale,
+                                    params.confidence_level, analysed.facts["ac1_categories"]),
+    persons=persons, pairs=pairs)
 write_outputs(paths.agreement, outputs.build(result))
 
 # %% [markdown]

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from analysis.core.paths import DumpLayout, SheetPaths, StudioPaths
+from analysis.update.labels import studio
 from analysis.update.labels.__main__ import main as labels
 from tests.e2e.test_update_loop import archive
 from tests.support.exports import result
@@ -116,6 +117,24 @@ def private_and_quiet(server) -> None:
     assert "sentry-cdn" not in page and "ingest.sentry.io" not in page
 
 
+def data_manager_lists_issues_not_html(server, project: int) -> None:
+    """The project's data manager opens on the view studio create made: each task by its
+    title, link, project and date; the issue's HTML (raw text there), its Markdown, the
+    team and the selection hidden, by the keys the server's own columns have."""
+    (view,) = call(server.url, server.token, "GET", f"/api/dm/views/?project={project}")
+    assert view["data"]["title"] == "Issues"
+    hidden = view["data"]["hiddenColumns"]
+    for mode in ("explore", "labeling"):
+        assert {"tasks:data.issue_html", "tasks:data.body", "tasks:data.annotators",
+                "tasks:data.selection"} <= set(hidden[mode])
+        assert "tasks:data.title" not in hidden[mode]
+    assert not {"tasks:data.url", "tasks:data.project", "tasks:data.created_at",
+                "tasks:id"} & set(hidden["explore"])
+    columns = call(server.url, server.token, "GET", f"/api/dm/columns/?project={project}")
+    keys = {studio.column_key(c) for c in columns["columns"]}
+    assert set(hidden["explore"]) | set(hidden["labeling"]) <= keys
+
+
 def test_a_label_studio_project_gives_the_batch_the_sheets_give(tmp_path, monkeypatch,
                                                                 capsys):
     project = make_project(tmp_path / "project", BASE)
@@ -137,6 +156,9 @@ def test_a_label_studio_project_gives_the_batch_the_sheets_give(tmp_path, monkey
         assert (settings["maximum_annotations"], settings["overlap_cohort_percentage"],
                 settings["sampling"]) == (3, 100, "Uniform sampling")
         assert '<Choice value="unsure" alias="unsure"' in settings["label_config"]
+        assert 'choice="single-radio"' in settings["label_config"]  # radio buttons
+        assert settings["title"] == "Batch 2026-01 (7 candidates)"
+        data_manager_lists_issues_not_html(server, record["project"])
         tokens["chen"] = token_of(server, "chen@localhost")
         annotate(server, record["project"], tokens)
         said = run_block("update-loop/studio-export", project)

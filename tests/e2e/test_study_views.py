@@ -22,7 +22,7 @@ import pytest
 
 from analysis.core.paths import Paths
 from tests.support.studies import BATCH_HOURS
-from tests.support.tutorial import PAPER_VIEW
+from tests.support.tutorial import PAPER_VIEW, TEAMS
 
 pytestmark = pytest.mark.slow
 
@@ -105,8 +105,47 @@ def test_the_overview_names_the_batches_and_their_annotators(study_run):
     assert page.index("The paper, reproduced") < page.index("The study now")
 
 
+def test_the_agreement_page_follows_each_named_annotator_batch_by_batch(study_run):
+    """Each person as the study names them, per batch, with n and intervals; a person keeps
+    their column from batch to batch; the adjudication list names them too."""
+    paths = Paths(study_run)
+    persons = pd.read_csv(paths.agreement.table("annotators_by_batch.csv"),
+                          keep_default_na=False)
+    assert list(dict.fromkeys(persons["batch"])) == ["release", *TEAMS]
+    for batch, team in TEAMS.items():
+        mine = persons[persons["batch"] == batch]
+        assert list(mine["person"]) == list(team)
+        assert (mine["others_issues"] <= mine["rated"]).all() and mine["rated"].gt(0).all()
+    by = persons.set_index(["batch", "person"])
+    assert by.loc[("2026-01", "alice"), "label_column"] == "Label8"
+    assert by.loc[("2026-02", "alice"), "label_column"] == "Label8"  # followed
+    pairs = pd.read_csv(paths.agreement.table("pairs_by_batch.csv"), keep_default_na=False)
+    assert list(pairs.groupby("batch", sort=False).size()) == [21, 3, 3]  # 7 and 3 people
+    page = (study_run / "report/_site/agreement.html").read_text(encoding="utf-8")
+    section = page[page.index('id="each-annotator-batch-by-batch"'):]
+    for batch, team in TEAMS.items():
+        part = section[section.index(f"<strong>Batch {batch}</strong>"):]
+        part = part[:part.index("</table>")]
+        assert "reports rated" in part and "κ with the others" in part and ">n<" in part
+        for name in team:
+            assert f">{name}<" in part, (batch, name)
+    followed = section[:section.index("<strong>The release</strong>")]
+    assert ">Label1<" not in followed and ">Label8<" in followed  # the batches' people
+    # the adjudication list names each annotator as the study does, not Label1..3
+    for batch, team in TEAMS.items():
+        listed = (study_run / "build/merged" / batch / "labels/adjudication.csv").read_text(
+            encoding="utf-8-sig").splitlines()[0].split(",")
+        assert [f"{name} label" for name in team] == [c for c in listed if
+                                                       c.endswith(" label")]
+        assert not [c for c in listed if c.startswith("Label")]
+
+
 def test_the_release_alone_has_no_study_section(small_run):
     generated = small_run.project / "report/_generated"
     assert (generated / "overview/study_now.md").read_text(encoding="utf-8").strip() == ""
     assert "This build's data" not in (generated / "links.md").read_text(encoding="utf-8")
     assert not (small_run.project / "report/tables/table1/study.csv").exists()
+    assert not (small_run.project / "report/tables/agreement/annotators_by_batch.csv").exists()
+    assert not (small_run.project / "data/processed/clean/people.csv").exists()
+    page = (small_run.project / "report/_site/agreement.html").read_text(encoding="utf-8")
+    assert "Each annotator, batch by batch" not in page

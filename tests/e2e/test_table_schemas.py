@@ -18,8 +18,10 @@ def test_every_csv_of_a_synthetic_run_validates_and_is_described(site_project):
     """Every stage's CSVs, on the hostile dump of :mod:`tests.support.sites` (shared with
     the site tests: conftest.py's ``site_project``)."""
     written = written_csvs(site_project)
-    study = {stage.table(n).as_posix() for stage in Paths(Path(".")).stages()
-             for n in stage.STUDY_TABLES}  # written on a study dump only
+    study = {path.as_posix() for stage in Paths(Path(".")).stages()
+             for path in (*map(stage.table, stage.STUDY_TABLES),
+                          *map(stage.processed_file, stage.STUDY_PROCESSED))
+             }  # written on a study dump only
     assert set(written) == set(all_schemas().tables) - study, \
         "the run wrote other CSVs than the schemas name"
     problems = [p for rel in written for p in table_problems(site_project, rel)]

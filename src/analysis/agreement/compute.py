@@ -79,6 +79,9 @@ class Agreement:
     paper_kappas: dict[str, str]
     project_names: dict[str, str]
     batches: pd.DataFrame | None = None  # a study dump's agreement per batch
+    # a study dump's annotators per batch, and their pairs (analysis.agreement.people)
+    persons: pd.DataFrame | None = None
+    pairs: pd.DataFrame | None = None
 
 
 def make_scale(categories: tuple[str, ...], taxonomy: Taxonomy) -> Scale:

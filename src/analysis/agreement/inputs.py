@@ -1,4 +1,5 @@
-"""The agreement stage's input: the processed issues table, read lean.
+"""The agreement stage's inputs: the processed issues table, read lean, and on a study
+the clean stage's table of its people.
 
 Only the columns the stage needs are read, and the label columns come dictionary-encoded
 (categorical), so a dump of millions of issues costs little memory and no string work
@@ -39,3 +40,13 @@ def load_issues(path: str | Path) -> pd.DataFrame:
     table = pq.read_table(path, columns=[*REQUIRED, *annotators, *batch],
                           read_dictionary=cats)
     return table.to_pandas()
+
+
+def load_people(path: str | Path) -> pd.DataFrame | None:
+    """The clean stage's ``people.csv`` (a study's: batch, label_column, annotator, name,
+    every cell text, an empty name ``""``), or None when it is absent (a dump without
+    batches: the clean stage writes none)."""
+    path = Path(path)
+    if not path.is_file():
+        return None
+    return pd.read_csv(path, dtype=str, keep_default_na=False)

@@ -36,6 +36,10 @@ def tables(result: Agreement) -> dict[str, pd.DataFrame]:
         "audit_always_final.csv": a.always_final, "audit_sensitivity.csv": a.sensitivity,
         # a study dump only: the agreement of each batch on its own annotators
         **({"batches.csv": result.batches} if result.batches is not None else {}),
+        # and each of its annotators, batch by batch, alone and in pairs
+        **({"annotators_by_batch.csv": result.persons} if result.persons is not None
+           else {}),
+        **({"pairs_by_batch.csv": result.pairs} if result.pairs is not None else {}),
     }
 
 

@@ -18,7 +18,7 @@ import pandas as pd
 
 from analysis.clean.rules import RULES
 from analysis.clean.scan import EXCLUDED_COLUMNS, DumpScan, scan_dump
-from analysis.clean.study import RELEASE_BATCH
+from analysis.clean.study import RELEASE_BATCH, people_frame
 from analysis.core import schemas
 from analysis.core.projects import Projects
 from analysis.core.quality import Anomaly, quality_report
@@ -31,7 +31,8 @@ EXCLUSION_COLUMNS = ["project", "recorded", "label_rows", "excluded", "candidate
 class CleanResult:
     """The tidy issues table, the rows set aside, the quality report, and the excluded
     candidates (false positives) the dump records, with the per-project summary
-    Table I computes its false-positive rates from."""
+    Table I computes its false-positive rates from; on a study, who labelled in each
+    batch's columns (:func:`people_table`)."""
 
     issues: pd.DataFrame
     rejected: pd.DataFrame
@@ -39,6 +40,7 @@ class CleanResult:
     annotators: list[str]
     excluded: pd.DataFrame
     exclusions: pd.DataFrame
+    people: pd.DataFrame | None = None  # a study's: who labelled in each batch's columns
 
 
 def has_batches(scan: DumpScan) -> bool:
@@ -85,6 +87,13 @@ def excluded_table(scan: DumpScan) -> pd.DataFrame:
     return excluded
 
 
+def people_table(scan: DumpScan) -> pd.DataFrame | None:
+    """On a study, its people: one row per batch and label column, with the name the study
+    gives the annotator of that column (``labels/batches.json``), so that the agreement
+    stage can name each person; None for a dump without batches (nothing is written)."""
+    return people_frame(scan.people)
+
+
 def clean_dump(raw_dir: Path, taxonomy: Taxonomy, projects: Projects,
                duplicates: str = "keep") -> CleanResult:
     """The clean stage's tables from the dump's folder (``raw_dir``), the taxonomy and the
@@ -95,16 +104,16 @@ def clean_dump(raw_dir: Path, taxonomy: Taxonomy, projects: Projects,
 
     The steps the stage's notebook (``notebooks/01_clean.py``) takes one cell at a time,
     in one call: :func:`~analysis.clean.scan.scan_dump`, :func:`issues_table`,
-    :func:`rejected_table`, :func:`quality_of`, :func:`excluded_table` and
-    :func:`exclusion_table` (the tests, benchmarks and checks run a whole dump through
-    it)."""
+    :func:`rejected_table`, :func:`quality_of`, :func:`excluded_table`,
+    :func:`exclusion_table` and :func:`people_table` (the tests, benchmarks and checks run
+    a whole dump through it)."""
     anomalies: list[Anomaly] = []
     scan = scan_dump(raw_dir, projects, taxonomy, duplicates, anomalies)
     issues = issues_table(scan, taxonomy)
     rejected = rejected_table(scan)
     return CleanResult(issues, rejected, quality_of(scan, anomalies, rejected, duplicates),
                        scan.annotators, excluded_table(scan),
-                       exclusion_table(scan.exclusions, projects))
+                       exclusion_table(scan.exclusions, projects), people_table(scan))
 
 
 def exclusion_table(summaries: list[dict], projects: Projects) -> pd.DataFrame:

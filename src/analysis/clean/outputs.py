@@ -1,7 +1,8 @@
 """What the clean stage writes (the stage contract of :mod:`analysis.core.stage`): the
 processed issues (Parquet for the stages, CSV for readers), the rows set aside, the
-excluded candidates and the per-project exclusions (Table I's false-positive rates), the
-quality report, the website's numbers of it and the metrics."""
+excluded candidates and the per-project exclusions (Table I's false-positive rates), on a
+study its people (who labelled in each batch's columns), the quality report, the website's
+numbers of it and the metrics."""
 
 from __future__ import annotations
 
@@ -13,9 +14,12 @@ from analysis.core.table_schemas import stage_schemas
 
 
 def processed(result: CleanResult) -> dict[str, pd.DataFrame]:
+    """The processed files; a study's people only on a study (the release's outputs stay
+    the files they were)."""
     return {"issues.parquet": result.issues, "issues.csv": result.issues,
             "rejected.csv": result.rejected, "excluded.csv": result.excluded,
-            "exclusions.csv": result.exclusions}
+            "exclusions.csv": result.exclusions,
+            **({"people.csv": result.people} if result.people is not None else {})}
 
 
 def website_vars(result: CleanResult) -> dict[str, object]:

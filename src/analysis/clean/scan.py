@@ -22,7 +22,14 @@ import pandas as pd
 from analysis.clean.across import code_groups, cross_project_duplicates, judge_project
 from analysis.clean.keys import KeyGroups
 from analysis.clean.rules import RULES, label_rows
-from analysis.clean.study import NO_STUDY, READER, RELEASE_BATCH, Study, read_study
+from analysis.clean.study import (
+    NO_STUDY,
+    READER,
+    RELEASE_BATCH,
+    Person,
+    Study,
+    read_study,
+)
 from analysis.core import schemas
 from analysis.core.dump import (
     MAX_LINE,
@@ -371,6 +378,7 @@ class DumpScan:
     rejected: list[pd.DataFrame] = field(default_factory=list)  # not for a compact reading
     excluded: list[pd.DataFrame] = field(default_factory=list)  # idem
     exclusions: list[dict] = field(default_factory=list)  # idem
+    people: tuple[Person, ...] | None = None  # a study's: who labelled in which column
 
     def summary(self, duplicates: str) -> dict:
         """The quality report's summary: projects, annotators, years and issues kept."""
@@ -392,7 +400,7 @@ def scan_dump(raw_dir: Path | DumpFiles, projects: Projects, taxonomy: Taxonomy,
     study = read_study(dump)
     found, quirks = discover_projects(dump)
     anomalies.extend(quirk_anomaly(RULES, q) for q in quirks)
-    scan = DumpScan(pd.DataFrame(), [], [], {})
+    scan = DumpScan(pd.DataFrame(), [], [], {}, people=study.people)
     frames, numbers = [], set()
     for project in found:
         result = clean_project(project, raw_dir, taxonomy, duplicates, anomalies, reading,

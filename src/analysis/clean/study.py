@@ -13,6 +13,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+import pandas as pd
+
 from analysis.core.dumpfiles import DumpFiles, walked
 from analysis.core.errors import InputError
 from analysis.core.paths import DumpLayout
@@ -48,6 +50,38 @@ def batch_columns(batches: list[dict]) -> dict[str, frozenset[int]]:
             for b in batches}
 
 
+Person = tuple[str, str, str | None]  # (batch, label column ``Label<n>``, name or None)
+PEOPLE_COLUMNS = ["batch", "label_column", "annotator", "name"]
+
+
+def batch_people(batches: list[dict]) -> tuple[Person, ...]:
+    """Who labelled in each batch's columns, as the study names them: (batch, label column,
+    name) per column of ``annotator_columns`` in its order, the name the same place of
+    ``annotator_names`` holds, None where it holds none (the release names nobody)."""
+    people = []
+    for batch in batches:
+        names = batch.get("annotator_names") or []
+        for k, column in enumerate(batch.get("annotator_columns") or ()):
+            if not (isinstance(column, str) and column.startswith("Label")
+                    and column[5:].isdigit()):
+                continue
+            name = names[k] if k < len(names) else None
+            name = name.strip() if isinstance(name, str) and name.strip() else None
+            people.append((batch["name"], f"Label{int(column[5:])}", name))
+    return tuple(people)
+
+
+def people_frame(people: tuple[Person, ...] | None) -> pd.DataFrame | None:
+    """The study's people (:func:`batch_people`) as a table: ``batch``, ``label_column``
+    (``Label<n>``), ``annotator`` (its column of the issues table, ``annotator_<n>``) and
+    ``name`` (empty when the study names nobody there); None outside a study."""
+    if people is None:
+        return None
+    return pd.DataFrame([{"batch": b, "label_column": c,
+                          "annotator": f"annotator_{c.removeprefix('Label')}", "name": n}
+                         for b, c, n in people], columns=PEOPLE_COLUMNS, dtype=object)
+
+
 def adjudicated_urls(raw_dir: Path | DumpFiles, batches: list[dict]) -> frozenset[str]:
     """The URLs whose final label is an adjudicators' decision: the rows of each batch's
     kept adjudication list (``labels/<batch>/adjudication.csv``) with a decision."""
@@ -80,6 +114,7 @@ class Study:
     adjudicated: frozenset[str] = frozenset()  # URLs whose final label is a decision
     own_columns: dict[str, frozenset[int]] | None = None  # batch -> its annotator numbers
     recording: frozenset[str] | None = None  # batches that record their exclusions
+    people: tuple[Person, ...] | None = None  # who labelled in each batch's columns
 
     def columns_of(self, batch: str | None) -> frozenset[int] | None:
         """The annotator numbers of ``batch`` (a row without one is the release's); None
@@ -96,7 +131,8 @@ def read_study(raw_dir: Path | DumpFiles) -> Study:
     if batches is None:
         return Study()
     return Study(adjudicated_urls(dump, batches), batch_columns(batches),
-                 frozenset(b["name"] for b in batches if b.get("records_exclusions")))
+                 frozenset(b["name"] for b in batches if b.get("records_exclusions")),
+                 batch_people(batches))
 
 
 NO_STUDY = Study()  # a dump without batches (the release)

@@ -128,6 +128,12 @@ class StagePaths:
         return self._declared("tables", study=True)
 
     @property
+    def STUDY_PROCESSED(self) -> tuple[str, ...]:
+        """Processed files among :attr:`PROCESSED` written only on a study dump (the
+        clean stage's people of a study)."""
+        return self._declared("processed", study=True)
+
+    @property
     def number(self) -> int:
         return STAGES[self.name]
 

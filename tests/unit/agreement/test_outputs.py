@@ -201,3 +201,21 @@ def test_the_pages_keys_are_all_written(result):
             name = f"{key}_{t}" if "{}" not in key else key.format(t)
             assert name in v and v[name], name
     assert not [k for k in v if k.startswith("annotator_")]  # one per annotator: in tables
+
+
+def test_a_studys_annotators_by_batch_are_written_checked(result, tmp_path):
+    from analysis.agreement.people import annotators_by_batch
+    from tests.unit.agreement.test_people import PEOPLE, study
+
+    persons, pairs = annotators_by_batch(study(), PEOPLE, load_taxonomy().codes)
+    tables = outputs.tables(replace(result, persons=persons, pairs=pairs))
+    assert tables["annotators_by_batch.csv"] is persons and tables["pairs_by_batch.csv"] is pairs
+    paths = Paths(tmp_path).agreement
+    written = write_outputs(paths, StageOutputs(tables=tables,
+                                                schemas=outputs.build(result).schemas))
+    assert {"report/tables/agreement/annotators_by_batch.csv",
+            "report/tables/agreement/pairs_by_batch.csv"} <= set(written)
+    back = pd.read_csv(paths.table("annotators_by_batch.csv"), keep_default_na=False)
+    assert list(back["person"][2:5]) == ["alice", "bob", "chen"]
+    assert set(PATHS.agreement.STUDY_TABLES) >= {"annotators_by_batch.csv",
+                                                  "pairs_by_batch.csv"}

@@ -340,6 +340,10 @@ def test_a_study_dump_keeps_each_rows_batch_and_counts_exclusions_per_batch(
     assert (ex.loc[("tensorflow", "b"), "label_rows"],
             ex.loc[("tensorflow", "b"), "excluded"]) == (0, 1)
     assert ex.loc[[("vllm", "b"), ("tensorflow", "b")], "recorded"].all()
+    # who labelled in which column, as labels/batches.json says (it names nobody here)
+    assert list(result.people.itertuples(index=False, name=None)) == [
+        ("release", "Label1", "annotator_1", None), ("release", "Label2", "annotator_2", None),
+        ("b", "Label3", "annotator_3", None), ("b", "Label4", "annotator_4", None)]
 
 
 def test_a_dump_without_batches_has_no_batch_column(dump, taxonomy, projects_meta):
@@ -347,6 +351,7 @@ def test_a_dump_without_batches_has_no_batch_column(dump, taxonomy, projects_met
     result = run(root, taxonomy, projects_meta)
     assert "batch" not in result.issues.columns
     assert "batch" not in result.excluded.columns
+    assert result.people is None
 
 
 def test_an_unreadable_batch_record_is_one_line(tmp_path, taxonomy, projects_meta):
@@ -381,6 +386,7 @@ def test_the_steps_of_the_notebook(dump, taxonomy, projects_meta):
     assert quality["summary"]["issues"] == len(issues)
     excluded = cleaning.excluded_table(scan)
     assert list(excluded.columns) == EXCLUDED_COLUMNS and "batch" not in excluded
+    assert cleaning.people_table(scan) is None  # no study, no people
     whole = run(root, taxonomy, projects_meta)
     pd.testing.assert_frame_equal(issues, whole.issues)
     pd.testing.assert_frame_equal(rejected, whole.rejected)

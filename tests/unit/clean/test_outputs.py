@@ -50,3 +50,16 @@ def test_unknown_projects_are_named_for_a_warning():
         {"kind": "unknown_project", "file": "Issue Report/new", "message": "not listed"},
         {"kind": "duplicate_url", "file": "x", "message": "y"}]}
     assert unknown_projects(quality) == ["Issue Report/new: not listed"]
+
+
+def test_a_study_writes_its_people_the_release_none(tmp_path, taxonomy, projects):
+    from tests.support.studies import write_study
+
+    result = clean_dump(write_study(tmp_path / "study"), taxonomy, projects)
+    paths = Paths(tmp_path / "run")
+    files = write_outputs(paths.clean, outputs.build(result))
+    assert "data/processed/clean/people.csv" in files  # checked against its schema
+    people = pd.read_csv(paths.clean.processed_file("people.csv"), dtype=str,
+                         keep_default_na=False)
+    assert list(people["label_column"]) == ["Label1", "Label2", "Label3", "Label4"]
+    assert set(people["name"]) == {""}  # this study names nobody

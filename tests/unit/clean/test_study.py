@@ -8,9 +8,12 @@ import pytest
 
 from analysis.clean.study import (
     NO_STUDY,
+    PEOPLE_COLUMNS,
     RELEASE_BATCH,
     adjudicated_urls,
     batch_columns,
+    batch_people,
+    people_frame,
     read_study,
     study_batches,
 )
@@ -72,3 +75,41 @@ def test_an_unreadable_adjudication_list_is_one_message(tmp_path):
     with pytest.raises(InputError, match="cannot read the batch's adjudication list") as err:
         adjudicated_urls(root, BATCHES)
     assert "labels/2026-01/adjudication.csv" in str(err.value)
+
+
+NAMED = [{"name": RELEASE_BATCH, "annotator_columns": ["Label1", "Label2"]},
+         {"name": "2026-01", "annotator_columns": ["Label3", "Label4", "Label5"],
+          "annotator_names": ["alice", "bob", None]},
+         {"name": "2026-02", "annotator_columns": ["Label4", "Label3", "Label6"],
+          "annotator_names": ["bob", "alice", " dana "]}]
+
+
+def test_each_batch_names_the_people_of_its_columns():
+    people = batch_people(NAMED)
+    assert people == (
+        (RELEASE_BATCH, "Label1", None), (RELEASE_BATCH, "Label2", None),  # named nowhere
+        ("2026-01", "Label3", "alice"), ("2026-01", "Label4", "bob"),
+        ("2026-01", "Label5", None),  # a column the record names nobody in
+        ("2026-02", "Label4", "bob"), ("2026-02", "Label3", "alice"),
+        ("2026-02", "Label6", "dana"))  # in the record's order, names stripped
+
+
+def test_columns_that_are_no_label_column_and_short_name_lists_are_skipped():
+    odd = [{"name": "b", "annotator_columns": ["Label07", "Final_Label", 3],
+            "annotator_names": ["eve"]}]
+    assert batch_people(odd) == (("b", "Label7", "eve"),)
+    assert batch_people([{"name": "b"}]) == ()
+
+
+def test_the_people_as_a_table_name_each_columns_annotator():
+    frame = people_frame(batch_people(NAMED))
+    assert list(frame.columns) == PEOPLE_COLUMNS
+    assert list(frame["annotator"][:3]) == ["annotator_1", "annotator_2", "annotator_3"]
+    assert frame["name"].isna().sum() == 3
+    assert people_frame(None) is None  # no study, no table
+    assert list(people_frame(()).columns) == PEOPLE_COLUMNS
+
+
+def test_a_study_records_its_people_and_the_release_none(tmp_path):
+    assert read_study(write_study(tmp_path / "s", NAMED)).people == batch_people(NAMED)
+    assert NO_STUDY.people is None

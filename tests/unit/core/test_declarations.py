@@ -73,9 +73,11 @@ def test_every_declared_file_has_a_description_and_only_csvs_have_columns(stage)
 def test_the_paths_list_the_declared_files_in_order():
     assert P.agreement.TABLES == tuple(stage_declaration("agreement")["tables"])
     assert P.agreement.FIGURES == tuple(stage_declaration("agreement")["figures"])
-    assert P.agreement.STUDY_TABLES == ("batches.csv",)
+    assert P.agreement.STUDY_TABLES == ("batches.csv", "annotators_by_batch.csv",
+                                        "pairs_by_batch.csv")
     assert P.compare.STUDY_TABLES == ("additions.csv", "drift.csv", "drift_tests.csv")
     assert "issues.parquet" in P.clean.PROCESSED and not P.clean.TABLES
+    assert P.clean.STUDY_PROCESSED == ("people.csv",) and not P.agreement.STUDY_PROCESSED
     assert "details.html" in P.taxonomy.TABLES  # not a CSV: declared, without columns
     assert P.table1.FIGURES == ("counts",) and not P.clean.FIGURES
 

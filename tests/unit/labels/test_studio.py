@@ -239,6 +239,7 @@ def fake_create(monkeypatch, made: list, during=None) -> None:
 
     monkeypatch.setattr(studio_api, "create_project", create_project)
     monkeypatch.setattr(studio_api, "import_tasks", lambda server, project, tasks: len(tasks))
+    monkeypatch.setattr(studio_api, "task_view", lambda server, project, title, hidden: {})
 
 
 def test_two_creates_at_once_make_one_project(tmp_path, monkeypatch, capsys):
@@ -326,3 +327,48 @@ def test_a_record_names_a_folder_by_its_path_in_the_project(tmp_path):
     assert recorded_path(ROOT / "data" / "raw") == "data/raw"
     assert recorded_path(ROOT / "data" / ".." / "build" / "x") == "build/x"
     assert recorded_path(tmp_path / "dump") == "dump"
+
+
+# The data manager's columns of a project, in the shape Label Studio 1.23.2 answers
+# GET /api/dm/columns/ (a few of them): the task data's fields, then the task's own
+COLUMNS = [
+    {"id": "title", "target": "tasks", "parent": "data",
+     "visibility_defaults": {"explore": True, "labeling": True}},
+    {"id": "issue_html", "target": "tasks", "parent": "data",
+     "visibility_defaults": {"explore": True, "labeling": True}},
+    {"id": "url", "target": "tasks", "parent": "data",
+     "visibility_defaults": {"explore": True, "labeling": False}},
+    {"id": "annotators", "target": "tasks", "parent": "data",
+     "visibility_defaults": {"explore": True, "labeling": False}},
+    {"id": "data", "target": "tasks", "children": ["title", "issue_html", "url", "annotators"]},
+    {"id": "id", "target": "tasks", "visibility_defaults": {"explore": True, "labeling": False}},
+    {"id": "inner_id", "target": "tasks",
+     "visibility_defaults": {"explore": False, "labeling": False}},
+    {"id": "completed_at", "target": "tasks"}]
+
+
+def test_the_task_list_hides_the_raw_html_and_keeps_what_label_studio_hides():
+    assert studio.column_key(COLUMNS[0]) == "tasks:data.title"
+    assert studio.column_key(COLUMNS[5]) == "tasks:id"
+    hidden = studio.hidden_columns(COLUMNS)
+    assert hidden["explore"] == ["tasks:data.issue_html", "tasks:data.annotators",
+                                 "tasks:inner_id"]
+    # beside the editor: the title alone, and what Label Studio hides there by default
+    assert hidden["labeling"] == ["tasks:data.issue_html", "tasks:data.url",
+                                  "tasks:data.annotators", "tasks:id", "tasks:inner_id"]
+    assert "tasks:data" not in hidden["explore"]  # the group of the data fields
+    assert "tasks:data.title" not in hidden["explore"] + hidden["labeling"]
+
+
+def test_the_project_gets_its_view_once_the_tasks_are_in():
+    routes = {("GET", "/api/dm/columns/"): json_answer({"columns": COLUMNS}),
+              ("POST", "/api/dm/views/"): json_answer({"id": 4, "project": 3})}
+    with serving(routes) as server:
+        view = studio_api.task_view(studio_api.Studio(server.url, SECRET), 3, "Issues",
+                                    studio.hidden_columns)
+    assert view == {"id": 4, "project": 3}
+    asked, made = server.requests
+    assert (asked["method"], asked["path"]) == ("GET", "/api/dm/columns/")
+    sent = json.loads(made["body"])
+    assert sent == {"project": 3, "data": {"title": "Issues",
+                                           "hiddenColumns": studio.hidden_columns(COLUMNS)}}

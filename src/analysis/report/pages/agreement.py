@@ -1,7 +1,7 @@
 """The includes of the Agreement page (``agreement.qmd``): the paper's kappas beside ours,
 the coefficients per group with their intervals, how they depend on the grouping, per
-theme, project and year, against the final label, the confusions, and the audit of the
-label columns."""
+theme, project and year, against the final label, the confusions, the audit of the
+label columns, and on a study each annotator followed from batch to batch."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from analysis.core.formatting import (
     count,
     dec,
     decimal,
+    interval,
     is_missing,
     pct,
     pval,
@@ -18,14 +19,16 @@ from analysis.core.formatting import (
     yes_no,
 )
 from analysis.report.generated import STATUS_MARK, callout
-from analysis.report.htmlsafe import esc, raw_html_block
+from analysis.report.htmlsafe import details_block, esc, html_table, md_escape, raw_html_block
 from analysis.report.pages.base import (
     AG,
     Include,
     Inputs,
+    P,
     annotator,
     claims_include,
     intervals,
+    rel,
     table,
 )
 
@@ -292,6 +295,129 @@ def agreement_audit_co_dissent(i: Inputs) -> str:
     return table(shown, numeric=list(shown.columns[1:]))
 
 
+# --- a study (the release extended with batches of new labels): each annotator, batch by
+# batch; the tables are optional inputs, written on a study only, so the release's page is
+# unchanged
+
+PERSONS, PAIRS = AG("annotators_by_batch.csv"), AG("pairs_by_batch.csv")
+AGREEMENT_VARS = rel(P.agreement.vars)
+RELEASE = "release"
+AGREEMENT_SOURCE = ("[Source: notebooks/04_agreement](notebooks/04_agreement.qmd)"
+                    "{.source-link}")
+
+
+def batch_title(batch: object) -> str:
+    """A part of the study as its tables name it: ``the release`` or ``batch 2026-01``."""
+    return "the release" if str(batch) == RELEASE else f"batch {batch}"
+
+
+def kappa_with_n(kappa: object, low: object, high: object, n: object) -> str:
+    """A kappa, its interval and the reports it is computed on: ``0.615 (0.310–0.920),
+    n = 12``; the mark of a missing value where the kappa is not defined."""
+    shown = dec(kappa) if is_missing(kappa) else f"{dec(kappa)} ({interval(low, high)})"
+    return f"{shown}, n = {count(n)}"
+
+
+def persons_followed(persons: pd.DataFrame) -> str:
+    """Each person of the new batches, one row, and per batch their kappa with the
+    majority of the others (a person keeps their label column from batch to batch)."""
+    new = persons[persons["batch"].astype(str) != RELEASE]
+    if new.empty:
+        return ""
+    batches = list(dict.fromkeys(new["batch"].astype(str)))
+    order = sorted(dict.fromkeys(new["label_column"].astype(str)),
+                   key=lambda c: int(c.removeprefix("Label")))
+    cells = {(str(r.label_column), str(r.batch)): kappa_with_n(
+        r.others_kappa, r.others_ci_low, r.others_ci_high, r.others_issues)
+        for r in new.itertuples(index=False)}
+    names = dict(zip(new["label_column"].astype(str), new["person"].astype(str),
+                     strict=True))
+    shown = pd.DataFrame([{"person": names[c], "label column": c,
+                           **{batch_title(b): cells.get((c, b), "") for b in batches}}
+                          for c in order])
+    return ("Cohen's κ of each person with the majority of the others, batch by batch "
+            "(empty where the person did not label):\n\n"
+            + table(shown, numeric=list(shown.columns[2:]), classes="table compact"))
+
+
+
+def kappas_with_intervals(rows: pd.DataFrame, against: str) -> list[str]:
+    """Each row's kappa against ``against`` (``others`` or ``final``: the columns
+    ``<against>_kappa``, ``_ci_low``, ``_ci_high``) with its interval in brackets; the
+    kappa's missing mark alone where it is not defined."""
+    return [dec(k) if is_missing(k) else f"{dec(k)} ({interval(lo, hi)})"
+            for k, lo, hi in zip(rows[f"{against}_kappa"], rows[f"{against}_ci_low"],
+                                 rows[f"{against}_ci_high"], strict=True)]
+
+def persons_of_batch(rows: pd.DataFrame) -> str:
+    """One batch's people: the reports each rated, their kappa with the majority of the
+    others and with the final label, each with its interval, n and the raw agreement."""
+    shown = pd.DataFrame({
+        "person": rows["person"].astype(str), "label column": rows["label_column"],
+        "reports rated": rows["rated"].map(count),
+        "κ with the others' majority (interval)": kappas_with_intervals(rows, "others"),
+        "n": rows["others_issues"].map(count),
+        "equal to it": rows["others_agreement"].map(lambda x: pct(x, fraction=True)),
+        "κ with the final label (interval)": kappas_with_intervals(rows, "final"),
+        "equal to the final label": rows["final_agreement"].map(
+            lambda x: pct(x, fraction=True))})
+    notes = rows["note"].fillna("").astype(str)
+    if notes.str.strip().any():
+        shown["note"] = notes.to_numpy()
+    return table(shown, numeric=list(shown.columns[2:8]), classes="table compact")
+
+
+def pairs_of_batch(rows: pd.DataFrame) -> str:
+    """Cohen's kappa between every two annotators of one batch, as HTML."""
+    shown = pd.DataFrame({
+        "pair": [f"{a} – {b}" for a, b in zip(rows["person_a"].astype(str),
+                                               rows["person_b"].astype(str), strict=True)],
+        "reports both rated": rows["n"].map(count),
+        "equal labels": rows["agreement"].map(lambda x: pct(x, fraction=True)),
+        "Cohen's κ": rows["kappa"].map(dec),
+        "interval": intervals(rows, "ci_low", "ci_high")})
+    return html_table(shown, numeric=list(shown.columns[1:]), classes="table compact")
+
+
+def agreement_annotators(i: Inputs) -> str:
+    """On a study: each annotator followed from batch to batch, then per batch its people
+    and its pairs of annotators; nothing on the release alone."""
+    persons = i.optional_csv(PERSONS)
+    if persons is None:
+        return ""
+    pairs = i.optional_csv(PAIRS)
+    level = i.json(AGREEMENT_VARS).get("confidence", "")
+    out = ["## Each annotator, batch by batch\n\n"
+           "This build reads a study: the release and batches of new labels, each labelled "
+           "by its own annotators. A person keeps their label column from batch to batch, "
+           "and is named as the study names them (the release names nobody: its label "
+           "columns stand for its annotators). Each person is compared with the majority "
+           "of the batch's *other* annotators (the label more than half of those who rated "
+           "the report gave; reports on which they tie are left out) and with the final "
+           "label (the majority of all, the person included, or the adjudicators' "
+           "decision, so it reads higher): Cohen's κ with its "
+           f"{md_escape(level)} asymptotic interval, clipped to [-1, 1], and n, the "
+           "reports it is computed on. A batch of tens of reports gives wide intervals; the "
+           "asymptotic interval of two who agree on every report has no width.\n\n",
+           persons_followed(persons)]
+    for batch in dict.fromkeys(persons["batch"].astype(str)):
+        mine = persons[persons["batch"].astype(str) == batch]
+        title = batch_title(batch)
+        out.append(raw_html_block(
+            f'<p class="batch-people"><strong>{esc(title[0].upper() + title[1:])}</strong>: '
+            f"{count(len(mine))} annotators, {count(mine['issues'].iloc[0])} reports</p>"))
+        out.append(persons_of_batch(mine))
+        theirs = None if pairs is None else pairs[pairs["batch"].astype(str) == batch]
+        if theirs is not None and len(theirs):
+            out.append(details_block(f"Every two annotators of {title}: Cohen's κ",
+                                     pairs_of_batch(theirs)))
+        out.append("\n")
+    files = ", ".join(f"[{t.removeprefix('report/')}](downloads/{t.removeprefix('report/')})"
+                      for t in (PERSONS, PAIRS))
+    out.append(f"{AGREEMENT_SOURCE}\n({files})\n")
+    return "\n".join(out)
+
+
 INCLUDES: tuple[Include, ...] = (
     claims_include("agreement", "agreement"),
     Include("agreement/headline.md", (AG("headline.csv"),), agreement_headline),
@@ -314,4 +440,6 @@ INCLUDES: tuple[Include, ...] = (
     Include("agreement/audit_spread.md", (AG("audit_spread.csv"),), agreement_audit_spread),
     Include("agreement/audit_co_dissent.md", (AG("audit_co_dissent.csv"),),
             agreement_audit_co_dissent),
+    Include("agreement/annotators_by_batch.md", (PERSONS, PAIRS, AGREEMENT_VARS),
+            agreement_annotators, optional=(PERSONS, PAIRS)),
 )

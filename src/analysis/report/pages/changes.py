@@ -262,7 +262,9 @@ def study_agreement(i: Inputs) -> str:
             "analytic intervals; the last row is all batches together, where no report is "
             "rated by every column, so only Gwet's generalised estimator (irrCAC's Fleiss "
             "for unequal numbers of raters) is defined. The kappas per type above are the "
-            "release's annotators', as the paper's are.\n\n"
+            "release's annotators', as the paper's are. Each annotator of each batch, by "
+            "name, against the others and the final label: "
+            "[Agreement](agreement.qmd#each-annotator-batch-by-batch).\n\n"
             + table(shown, numeric=list(shown.columns[1:]), classes="table compact")
             + "\n\n" + source_line(AGREEMENT_NOTEBOOK, BATCHES) + "\n")
 

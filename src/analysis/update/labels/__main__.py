@@ -243,6 +243,7 @@ def run_studio_create(args: argparse.Namespace) -> int:
         members = [{k: u[k] for k in ("name", "email", "id")} for u in users]
         imported = studio_api.import_tasks(server, project["id"],
                                            studio.tasks(frame, sel, members))
+        studio_api.task_view(server, project["id"], studio.VIEW_TITLE, studio.hidden_columns)
         record = {"url": server.url, "project": project["id"], "title": title,
                   "selection": sel, "candidates": len(frame), "tasks": imported,
                   "annotators": users, "config_sha256": studio.config_digest(config),

@@ -17,7 +17,11 @@ Studio's HTTP API: :mod:`analysis.update.labels.studio_api`) holds
   says whose annotations it holds and of which selection.
 
 Every annotator sees every task (``maximum_annotations`` = the team's size, overlap 100%),
-each in an order of their own (Label Studio's uniform sampling).
+each in an order of their own (Label Studio's uniform sampling). The project's data
+manager opens on a view (:func:`hidden_columns`) that lists each task by its title, link,
+project and date: the issue's HTML and Markdown (which the labelling page shows rendered),
+its labels, the selection's digest and the team stay out of the list, where Label Studio
+would show them as raw text.
 
 Its export is read by :mod:`analysis.update.labels.studio_export`.
 """
@@ -131,6 +135,39 @@ def tasks(candidates: pd.DataFrame, selection: str, team: list[dict]) -> list[di
             "labels": row.get("labels", ""), "issue_html": issue_html(row),
             "selection": selection, "annotators": team}})
     return out
+
+
+# The task data the data manager's view shows, in the task list and in the list beside
+# the editor (the others are hidden: :func:`hidden_columns`)
+SHOWN_DATA = {"explore": ("title", "url", "project", "created_at"), "labeling": ("title",)}
+VIEW_TITLE = "Issues"
+
+
+def column_key(column: dict) -> str:
+    """A data-manager column's key, as Label Studio's frontend names it in a view's
+    ``hiddenColumns``: ``tasks:id``, or ``tasks:data.title`` for a task's data."""
+    parent = f"{column['parent']}." if column.get("parent") else ""
+    return f"{column.get('target', 'tasks')}:{parent}{column['id']}"
+
+
+def hidden_columns(columns: list[dict], shown: dict[str, tuple[str, ...]] = SHOWN_DATA
+                   ) -> dict[str, list[str]]:
+    """A view's ``hiddenColumns`` (``explore``: the task list, ``labeling``: the list beside
+    the editor) from the project's data-manager columns (``GET /api/dm/columns/``): every
+    field of the task data but those ``shown`` in that list, and the other columns Label
+    Studio hides there by default (a view's list replaces the defaults)."""
+    hidden: dict[str, list[str]] = {mode: [] for mode in shown}
+    for column in columns:
+        if column.get("children"):  # a group (the task data): shown as its fields are
+            continue
+        for mode, keys in hidden.items():
+            if column.get("parent") == "data":
+                hide = column["id"] not in shown[mode]
+            else:
+                hide = (column.get("visibility_defaults") or {}).get(mode) is False
+            if hide:
+                keys.append(column_key(column))
+    return hidden
 
 
 def config_digest(config: str) -> str:

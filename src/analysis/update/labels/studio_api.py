@@ -11,6 +11,8 @@ Studio's documented API:
     POST /api/projects/                    the project: configuration, instructions,
                                            maximum_annotations, overlap, sampling
     POST /api/projects/{id}/import         the tasks
+    GET  /api/dm/columns/?project={id}     the data manager's columns
+    POST /api/dm/views/                    its view: which columns the task list shows
     POST /api/projects/{id}/exports/       an export snapshot, annotators expanded
     GET  /api/projects/{id}/exports/{e}/download?exportType=JSON
 
@@ -40,7 +42,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
@@ -260,6 +262,16 @@ def import_tasks(studio: Studio, project: int, tasks: list[dict], chunk: int = 1
                              tasks[start:start + chunk])
         done += int((answer or {}).get("task_count", 0))
     return done
+
+
+def task_view(studio: Studio, project: int, title: str,
+              hidden: Callable[[list[dict]], dict[str, list[str]]]) -> dict:
+    """The project's data-manager view, ``title``, hiding the columns ``hidden`` names
+    among the project's (asked once the tasks are in: their data make columns)."""
+    found = studio.call("GET", "/api/dm/columns/", query={"project": project})
+    columns = found.get("columns", []) if isinstance(found, dict) else []
+    return studio.call("POST", "/api/dm/views/", {
+        "project": project, "data": {"title": title, "hiddenColumns": hidden(columns)}})
 
 
 def export(studio: Studio, project: int, out: BinaryIO, limit: int,

@@ -87,4 +87,73 @@ def test_confusions_collapse_beyond_the_top(project):
 def test_every_include_reads_its_own_table():
     names = {inc.name: inc.inputs for inc in agreement.INCLUDES}
     assert names["agreement/claims.md"][0].endswith("scorecard.csv")
-    assert all(len(inputs) >= 1 for inputs in names.values()) and len(names) == 15
+    assert all(len(inputs) >= 1 for inputs in names.values()) and len(names) == 16
+
+
+def people_tables(project) -> None:
+    """A study's people, as the agreement stage writes them: the release (its columns,
+    named by column), batch 2026-01 by alice, bob and <chen>, 2026-02 by alice, bob, dana."""
+    rows = [("release", "Label1", 1, 0.8, 0.6, 0.9, 9, 0.7, 0.5, 0.9, ""),
+            ("release", "Label2", 2, 0.7, 0.5, 0.9, 9, 0.6, 0.4, 0.8, ""),
+            ("2026-01", "alice", 8, 0.62, 0.31, 0.93, 10, 0.615, 0.3, 0.93, ""),
+            ("2026-01", "bob", 9, 0.5, 0.1, 0.9, 11, 0.4, 0.05, 0.75, ""),
+            ("2026-01", "<chen>", 10, None, None, None, 12, None, None, None,
+             "final label: not defined: all labels in one category"),
+            ("2026-02", "alice", 8, 1.0, 1.0, 1.0, 5, 1.0, 1.0, 1.0, ""),
+            ("2026-02", "bob", 9, 0.2, -0.4, 0.8, 5, 0.1, -0.5, 0.7, ""),
+            ("2026-02", "dana", 11, 0.3, -0.3, 0.9, 5, 0.2, -0.4, 0.8, "")]
+    project.write(AG("annotators_by_batch.csv"), pd.DataFrame([{
+        "batch": b, "person": who, "label_column": f"Label{c}",
+        "issues": 12 if b == "2026-01" else 9 if b == "release" else 5, "rated": n,
+        "final_agreement": 0.9, "final_kappa": fk, "final_ci_low": fl, "final_ci_high": fh,
+        "others_issues": n - 1, "others_agreement": 0.75, "others_kappa": ok,
+        "others_ci_low": ol, "others_ci_high": oh, "note": note}
+        for b, who, c, fk, fl, fh, n, ok, ol, oh, note in rows]))
+    project.write(AG("pairs_by_batch.csv"), pd.DataFrame([{
+        "batch": "2026-01", "person_a": "alice", "person_b": "<chen>", "label_column_a": "Label8",
+        "label_column_b": "Label10", "n": 11, "agreement": 0.8, "kappa": 0.7, "ci_low": 0.4,
+        "ci_high": 1.0, "note": ""}]))
+    project.write("report/vars/agreement.json", {"confidence": "95%"})
+
+
+def test_a_study_shows_each_annotator_batch_by_batch(project):
+    from analysis.report.pages.base import write_includes
+    from tests.support.reads import undeclared_reads
+
+    project.write("report/vars/agreement.json", {"confidence": "95%"})
+    assert agreement.agreement_annotators(project.inputs()) == ""  # the release alone
+    people_tables(project)
+    out = agreement.agreement_annotators(project.inputs())
+    assert out.startswith("## Each annotator, batch by batch")
+    assert "95% asymptotic interval" in out
+    # followed: one row per person of the new batches, a column per batch
+    followed = out[:out.index("The release</strong>")]
+    assert ">batch 2026-01</th>" in followed and ">batch 2026-02</th>" in followed
+    assert ">the release</th>" not in followed and ">Label1<" not in followed
+    assert followed.count(">alice<") == 1 and ">dana<" in followed
+    assert ">0.615 (0.300–0.930), n = 9<" in followed
+    assert 'data-label="batch 2026-02"></td>' in followed  # chen did not label in 2026-02
+    # per batch: its people (named; escaped), with intervals and n
+    assert "<strong>Batch 2026-01</strong>: 3 annotators, 12 reports" in out
+    assert "<strong>The release</strong>: 2 annotators, 9 reports" in out
+    part = out[out.index("Batch 2026-01</strong>"):out.index("Batch 2026-02</strong>")]
+    assert ">alice<" in part and ">bob<" in part and "&lt;chen&gt;" in part
+    assert "<chen>" not in out
+    assert ">0.620 (0.310–0.930)<" in part and ">–<" in part and "all labels in one" in part
+    assert "Every two annotators of batch 2026-01" in part and ">alice – &lt;chen&gt;<" in part
+    assert ">0.400–1.000<" in part
+    assert out.rstrip().endswith(
+        "[Source: notebooks/04_agreement](notebooks/04_agreement.qmd){.source-link}\n"
+        "([tables/agreement/annotators_by_batch.csv]"
+        "(downloads/tables/agreement/annotators_by_batch.csv), "
+        "[tables/agreement/pairs_by_batch.csv](downloads/tables/agreement/pairs_by_batch.csv))")
+    assert undeclared_reads(agreement.INCLUDES, project.root) == {}
+    made = write_includes(agreement.INCLUDES, project.root)
+    assert made["agreement/annotators_by_batch.md"] == out
+
+
+def test_the_kappa_of_a_person_says_its_interval_and_n():
+    assert agreement.kappa_with_n(0.5, 0.1, 0.9, 12) == "0.500 (0.100–0.900), n = 12"
+    assert agreement.kappa_with_n(None, None, None, 0) == "–, n = 0"
+    assert agreement.batch_title("release") == "the release"
+    assert agreement.batch_title("2026-01") == "batch 2026-01"

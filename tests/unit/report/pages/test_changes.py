@@ -131,6 +131,7 @@ def test_a_study_adds_its_batches_drift_and_agreement_to_the_includes(project):
     assert "Agreement per batch" not in changes.compare_kappa(project.inputs())
     agreement = changes.study_agreement(project.inputs())
     assert "Agreement per batch" in agreement and ">all batches<" in agreement
+    assert "(agreement.qmd#each-annotator-batch-by-batch)" in agreement  # each person's
     assert ">0.690<" in agreement and ">0.100–0.900<" in agreement
     assert agreement.rstrip().endswith(
         "[Source: notebooks/04_agreement](notebooks/04_agreement.qmd){.source-link}\n"
