@@ -88,8 +88,9 @@ def graph_from_dvc_yaml(path: Path) -> tuple[list[str], list[tuple[str, str]]]:
 
 
 UPDATE_PACKAGE = "analysis.update"
-PARTS = {"update": "update loop: batches of new labels into a study",
-         "reproduction": "reproduction of the paper"}
+PARTS = {"update": "update loop", "reproduction": "reproduction"}
+# Each box drawn light, with a border: the theme's default fill is as dark as the stages'.
+BOX_STYLE = "fill:#f8f9fa,stroke:#adb5bd,color:#212529"
 NODE = re.compile(r'^\s*(\w+)\["([^"]*)"\]\s*$')
 
 
@@ -118,7 +119,8 @@ def with_wings(text: str, update: frozenset[str]) -> str:
         inside = [node for node, name in nodes
                   if (name.split("@", 1)[0] in update) == (part == "update")]
         if inside:
-            out += [f'\tsubgraph {part}["{title}"]', *(f"\t\t{n}" for n in inside), "\tend"]
+            out += [f'\tsubgraph {part}["{title}"]', *(f"\t\t{n}" for n in inside), "\tend",
+                    f"\tstyle {part} {BOX_STYLE}"]
     return "\n".join(out + rest) + "\n"
 
 

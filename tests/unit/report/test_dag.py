@@ -9,6 +9,7 @@ import pytest
 
 from analysis.core.paths import ROOT
 from analysis.report.dag import (
+    BOX_STYLE,
     dvc_mermaid,
     graph_from_dvc_yaml,
     pipeline_graph,
@@ -68,5 +69,5 @@ def test_the_stages_are_drawn_in_the_two_parts_of_the_package(tmp_path):
     assert reproduction.startswith('reproduction["') and '"clean"' in reproduction
     assert "-->" not in update and text.count("\tend\n") == 2
     assert with_wings("flowchart TD\n\tnode1[\"a\"]\n", frozenset()) == (
-        'flowchart TD\n\tsubgraph reproduction["reproduction of the paper"]\n'
-        '\t\tnode1["a"]\n\tend\n')
+        'flowchart TD\n\tsubgraph reproduction["reproduction"]\n'
+        f'\t\tnode1["a"]\n\tend\n\tstyle reproduction {BOX_STYLE}\n')
