@@ -133,11 +133,14 @@ def dag_block(mermaid: str, how: str) -> str:
     lines = [check_template_text(line.strip(), "the pipeline's Mermaid text")
              for line in mermaid.strip().splitlines()]
     lines[1:1] = ["accTitle: The pipeline's stages",
-                  "accDescr: A flow chart of the DVC stages, from ingest through clean and "
-                  "the analysis stages to the scorecard and this report."]
+                  "accDescr: A flow chart of the DVC stages in two boxes: the update loop's, "
+                  "then the reproduction's, from ingest through clean and the analysis "
+                  "stages to the scorecard and this report."]
     return ("::: {#fig-pipeline-dag}\n```{mermaid}\n" + "\n  ".join(lines) + "\n```\n\n"
             "The pipeline's stages and their order: an arrow means that the later stage "
-            "reads an output of the earlier one.\n:::\n\n"
+            "reads an output of the earlier one. The update loop's stages, which make a "
+            "team's batches of new labels into a study, are in a box of their own; the "
+            "reproduction imports nothing from them.\n:::\n\n"
             + raw_html_block(f'<p class="figure-source">From <code>{esc(how)}</code>.</p>'))
 
 
