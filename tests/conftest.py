@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import copy
 import os
 import tempfile
+from functools import cache
 from pathlib import Path
 
 import pytest
 
 from analysis.core.paths import PATHS
 from analysis.core.projects import Projects
-from analysis.core.taxonomy import load_taxonomy
+from analysis.core.taxonomy import Taxonomy, load_taxonomy
 from analysis.tools.nbrun import STAGE_LOG
 from tests.support.dumps import small_dump
 from tests.support.runs import clean_readers, stage_runs, summary
@@ -30,9 +32,17 @@ def _fast_tier_guard(request, monkeypatch):
         yield
 
 
-@pytest.fixture
-def taxonomy():
+@cache
+def project_taxonomy() -> Taxonomy:
+    """data/taxonomy.yaml read once for the session; each test gets its own copy of it."""
     return load_taxonomy()
+
+
+@pytest.fixture
+def taxonomy() -> Taxonomy:
+    """The project's taxonomy (data/taxonomy.yaml), the test's own copy (its tables may be
+    changed without touching another test's)."""
+    return copy.deepcopy(project_taxonomy())
 
 
 @pytest.fixture

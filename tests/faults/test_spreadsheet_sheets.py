@@ -15,6 +15,7 @@ import openpyxl
 import pytest
 
 from analysis.core.sizes import MiB
+from analysis.core.taxonomy import load_taxonomy
 from analysis.update.labels import tables as sheets_module
 from analysis.update.labels.__main__ import main as labels
 from analysis.update.labels.readers import read_sheet
@@ -59,12 +60,14 @@ def merge(capfd, out: Path, paths: list[Path], *extra: str) -> tuple[int, str]:
     return code, capfd.readouterr().err
 
 
-@pytest.fixture
-def reference(tmp_path, taxonomy, capfd) -> dict[str, bytes]:
-    """The dump of three CSV sheets saved as written (UTF-8 with BOM, comma, CRLF)."""
-    code, err = merge(capfd, tmp_path / "reference", filled(tmp_path / "plain", taxonomy))
-    assert code == 0, err
-    return dump_bytes(tmp_path / "reference")
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory) -> dict[str, bytes]:
+    """The dump of three CSV sheets saved as written (UTF-8 with BOM, comma, CRLF), made
+    once for the module (the tests compare with it, never change it)."""
+    root = tmp_path_factory.mktemp("reference")
+    paths = filled(root / "plain", load_taxonomy())
+    assert labels(["merge", *map(str, paths), "--out", str(root / "reference")]) == 0
+    return dump_bytes(root / "reference")
 
 
 @pytest.mark.parametrize("encoding, delimiter, line_end", [
@@ -163,7 +166,7 @@ def other_zip(path: Path) -> Path:
     (other_zip, "annotator_2.numbers", "a zip file that is not an Excel workbook (.xlsx)"),
 ])
 def test_other_workbooks_are_refused_in_one_line_and_the_earlier_dump_kept(
-        tmp_path, taxonomy, capfd, reference, make, name, what):
+        tmp_path, taxonomy, capfd, make, name, what):
     out = tmp_path / "dump"
     paths = filled(tmp_path / "saved", taxonomy)
     assert merge(capfd, out, paths)[0] == 0
@@ -179,12 +182,11 @@ def test_other_workbooks_are_refused_in_one_line_and_the_earlier_dump_kept(
                      f"(.xlsx) or as CSV UTF-8",
                      "merge: 1 problem(s); nothing written"]
     assert dump_bytes(out) == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["dump", "plain", "reference",
-                                                          "saved"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dump", "saved"]
 
 
 def test_a_password_protected_workbook_is_named_as_such_and_the_earlier_dump_kept(
-        tmp_path, taxonomy, capfd, reference):
+        tmp_path, taxonomy, capfd):
     out = tmp_path / "dump"
     paths = filled(tmp_path / "saved", taxonomy)
     assert merge(capfd, out, paths)[0] == 0

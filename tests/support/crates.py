@@ -49,12 +49,34 @@ def validate_crate(folder: Path, profile: str = "workflow-run-crate-0.5",
                    severity: str = "REQUIRED") -> tuple[bool, list[str], list[str]]:
     """(passed, the issues as text, the URLs refused) of the crate in ``folder`` against
     ``profile`` (and the profiles it extends) at ``severity``."""
-    from rocrate_validator import services
+    return CrateValidator(profile, severity)(folder)
 
-    with offline_http({CONTEXT_1_1: context_1_1()}) as refused:
-        result = services.validate({"rocrate_uri": str(folder),
-                                    "profile_identifier": profile,
+
+class CrateValidator:
+    """The validator for ``profile`` at ``severity``, made once for several crates: it
+    prepares the profiles (their shapes and ontologies) on its first crate and reuses
+    them. A run at a level also runs every check of the levels above it, each issue
+    naming its own (``REQUIRED ...``, ``RECOMMENDED ...``): one run at RECOMMENDED tells
+    whether a crate passes at REQUIRED too (:func:`at_level`)."""
+
+    def __init__(self, profile: str = "workflow-run-crate-0.5", severity: str = "REQUIRED"):
+        from rocrate_validator.models.validation import Validator
+
+        self.validator = Validator({"profile_identifier": profile,
                                     "requirement_severity": severity})
-    issues = [f"{i.severity.name} {i.check.identifier} {i.check.name}: {i.message}"
-              for i in result.get_issues()]
-    return result.passed(), issues, refused
+
+    def __call__(self, folder: Path) -> tuple[bool, list[str], list[str]]:
+        """(passed, the issues as text, the URLs refused) of the crate in ``folder``."""
+        with offline_http({CONTEXT_1_1: context_1_1()}) as refused:
+            result = self.validator.validate(rocrate_uri=str(folder))
+        issues = [f"{i.severity.name} {i.check.identifier} {i.check.name}: {i.message}"
+                  for i in result.get_issues()]
+        return result.passed(), issues, refused
+
+
+def at_level(issues: list[str], severity: str) -> list[str]:
+    """Those of ``issues`` (as :class:`CrateValidator` gives them) that a run at
+    ``severity`` reports: the issues of that level and of the levels above it."""
+    from rocrate_validator.models.severity import Severity
+
+    return [i for i in issues if Severity[i.split()[0]] >= Severity[severity]]

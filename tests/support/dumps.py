@@ -7,8 +7,10 @@ check counts. Defects are injected by editing the files afterwards (see the test
 
 from __future__ import annotations
 
+import io
 import random
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 
 THEMES = ["A.1", "A.2", "A.3", "A.4", "B.1", "B.2", "B.3", "B.4"] + [f"C.{i}" for i in
@@ -107,11 +109,27 @@ def expected_counts(written: dict[str, list]) -> dict[str, dict]:
     return out
 
 
+@cache
+def background_workbook() -> bytes:
+    """The background workbook of :func:`write_interview_files`, saved once a process
+    (openpyxl takes some 40 ms a workbook; every dump with the study's files has one)."""
+    import openpyxl
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Sheet1"
+    ws.append(["Roles", "Gender", "Experience Years for LLMs", "Responsibilities"])
+    ws.append(["LLM User-Software Engineer", "Male", "4 years", "Builds tools."])
+    ws.append(["LLM User-Second year master's student", "Female", "2 years", "Fine-tunes."])
+    ws.append(["DL framework Developer-Release Manager", "Male", "9 years", "Validates."])
+    out = io.BytesIO()
+    wb.save(out)
+    return out.getvalue()
+
+
 def write_interview_files(root: Path) -> None:
     """A small, clean interview release: codebook, background workbook, guideline."""
     import csv
-
-    import openpyxl
 
     root.mkdir(parents=True, exist_ok=True)
     with (root / "CodeBook.csv").open("w", encoding="utf-8", newline="") as f:
@@ -124,14 +142,7 @@ def write_interview_files(root: Path) -> None:
         w.writerow(["U2", "User", "Advanced", "vLLM", "Serving", "Slow.", "C.2", "Speed."])
         w.writerow(["D1", "Developer", "Advanced", "MindSpore", "Ops", "Ports.", "B.2, C.8",
                     "Portability."])
-    wb = openpyxl.Workbook()
-    ws = wb.active
-    ws.title = "Sheet1"
-    ws.append(["Roles", "Gender", "Experience Years for LLMs", "Responsibilities"])
-    ws.append(["LLM User-Software Engineer", "Male", "4 years", "Builds tools."])
-    ws.append(["LLM User-Second year master's student", "Female", "2 years", "Fine-tunes."])
-    ws.append(["DL framework Developer-Release Manager", "Male", "9 years", "Validates."])
-    wb.save(root / "Interviewee Background.xlsx")
+    (root / "Interviewee Background.xlsx").write_bytes(background_workbook())
     (root / "Interview GuideLine.md").write_text(
         "**Purpose:**\nValidate the taxonomy.\n\n## Part I. Background Information\n\n"
         "1. What is your role?\n\n## Part II. Questions\n\n- What confuses you?\n\n"
@@ -152,18 +163,7 @@ def write_detail_files(root: Path, items_per_subtheme: int = 2) -> dict[str, int
     """
     import csv
 
-    import yaml
-
-    from analysis.core.paths import PATHS
-
-    data = yaml.safe_load(PATHS.taxonomy_file.read_text(encoding="utf-8"))
-    letters = {t["code"]: t["name"] for t in data["types"]}
-    rows: dict[str, list[list[str]]] = {t: [] for t in DETAIL_FILES}
-    for theme in data["themes"]:
-        kind = letters[theme["code"].split(".")[0]]
-        for sub in theme.get("subthemes") or []:
-            items = [f"{sub['code']} detail {i}" for i in range(1, items_per_subtheme + 1)]
-            rows[kind].append([theme["name"], sub["name"], ",".join(items)])
+    rows = detail_rows(items_per_subtheme)
     base = root / "Issue Report"
     base.mkdir(parents=True, exist_ok=True)
     for kind, name in DETAIL_FILES.items():
@@ -172,6 +172,24 @@ def write_detail_files(root: Path, items_per_subtheme: int = 2) -> dict[str, int
             w.writerow(["rootcause", "subcategory", "symptoms"])
             w.writerows(rows[kind])
     return {k: len(v) * items_per_subtheme for k, v in rows.items()}
+
+
+@cache
+def detail_rows(items_per_subtheme: int) -> dict[str, tuple[tuple[str, str, str], ...]]:
+    """Type -> the rows of its detail file (theme, sub-theme, items) for every sub-theme of
+    data/taxonomy.yaml, read once a process."""
+    from analysis.core.config import load_yaml
+    from analysis.core.paths import PATHS
+
+    data = load_yaml(PATHS.taxonomy_file)
+    letters = {t["code"]: t["name"] for t in data["types"]}
+    rows: dict[str, list[tuple[str, str, str]]] = {t: [] for t in DETAIL_FILES}
+    for theme in data["themes"]:
+        kind = letters[theme["code"].split(".")[0]]
+        for sub in theme.get("subthemes") or []:
+            items = [f"{sub['code']} detail {i}" for i in range(1, items_per_subtheme + 1)]
+            rows[kind].append((theme["name"], sub["name"], ",".join(items)))
+    return {kind: tuple(found) for kind, found in rows.items()}
 
 
 def write_study_files(root: Path) -> None:

@@ -73,12 +73,21 @@ def gh_cli_export(path: Path, repo: str, issues: list[tuple[int, str, str, str]]
     return path
 
 
+_CODEBOOKS: dict[tuple, object] = {}
+
+
 def codebook_of(taxonomy):
     """The codebook of ``taxonomy`` with the project's guide and cited examples, without
-    the details of a dump."""
+    the details of a dump. Built once for each taxonomy, known by what goes into its
+    codebook (the fixture gives each test its own copy of the same one): it takes some 60
+    ms, and its entries are frozen."""
     from analysis.update.labels.codebook import build_codebook, cited_examples, load_guide
 
-    return build_codebook(taxonomy, load_guide(), None, cited_examples())
+    key = (tuple(taxonomy.types.items()), tuple(taxonomy.themes.itertuples(index=False)),
+           tuple(taxonomy.subthemes.itertuples(index=False)))
+    if key not in _CODEBOOKS:
+        _CODEBOOKS[key] = build_codebook(taxonomy, load_guide(), None, cited_examples())
+    return _CODEBOOKS[key]
 
 
 def blank_sheets(folder: Path, candidates: pd.DataFrame, annotators: int | list[str],

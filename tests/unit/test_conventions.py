@@ -13,6 +13,7 @@ import yaml
 from analysis.core.paths import ROOT
 from analysis.core.pins import normalise, pins
 from tests.support.mirror import MIRROR, needs_mirror
+from tests.support.sources import file_tree
 
 SRC = sorted((ROOT / "src" / "analysis").rglob("*.py"))
 FORBIDDEN_CALLS = {"eval", "exec", "compile", "__import__"}
@@ -22,7 +23,7 @@ FORBIDDEN_MODULES = {"pickle", "marshal", "shelve", "dill", "cloudpickle"}
 def test_no_code_execution_primitives_in_the_library():
     found = []
     for path in SRC:
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = file_tree(path)
         for node in ast.walk(tree):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
                     node.func.id in FORBIDDEN_CALLS:
@@ -147,7 +148,7 @@ def package_imports_inside_functions() -> list[str]:
 
     found = []
     for path in sorted((ROOT / "src" / "analysis").rglob("*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = file_tree(path)
         for func in ast.walk(tree):
             if not isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef):
                 continue

@@ -7,6 +7,7 @@ import ast
 from pathlib import Path
 
 from analysis.core.paths import ROOT
+from tests.support.sources import syntax_tree
 
 MAX_LINES = 100
 
@@ -15,7 +16,7 @@ def long_functions(source: str, where: str, limit: int = MAX_LINES) -> list[str]
     """``where:line name (n lines)`` of every function (nested ones too) over ``limit``
     lines, counted from its first decorator to its last line."""
     out = []
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(syntax_tree(source)):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
             lines = node.end_lineno - first + 1

@@ -32,6 +32,7 @@ import yaml
 
 from analysis.core.paths import PATHS, ROOT, STAGES
 from tests.support.docs import example_files
+from tests.support.sources import file_tree
 
 DOTTED_RE = re.compile(r"(?<![\w.])analysis(?:\.\w+)+")
 RELATIVE_RE = re.compile(r":(?:mod|func|class|data|attr|meth|exc):`~?(\.[\w.]+)`")
@@ -40,16 +41,22 @@ PATH_RE = re.compile(r"(?<![\w/.~<-])((?:src|tests|notebooks|data|report)/"
 PLACEHOLDER_RE = re.compile(r"<[^<>/]+>")
 
 
-def documents() -> Iterator[tuple[str, str, str | None]]:
+@cache
+def documents() -> tuple[tuple[str, str, str | None], ...]:
     """(where, text, module) for README.md, the pages of docs/ and every docstring of the
-    package (its module's dotted name, for relative names)."""
+    package (its module's dotted name, for relative names); read once, for both kinds of
+    name."""
+    return tuple(_documents())
+
+
+def _documents() -> Iterator[tuple[str, str, str | None]]:
     for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
         yield page.relative_to(ROOT).as_posix(), page.read_text(encoding="utf-8"), None
     for file in sorted((ROOT / "src").rglob("*.py")):
         module = ".".join(file.relative_to(ROOT / "src").with_suffix("").parts)
         module = module.removesuffix(".__init__")
         package = module if file.name == "__init__.py" else module.rpartition(".")[0]
-        for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))):
+        for node in ast.walk(file_tree(file)):
             if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef
                           | ast.AsyncFunctionDef) and (doc := ast.get_docstring(node)):
                 line = getattr(node, "lineno", 1)

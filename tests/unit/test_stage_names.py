@@ -20,6 +20,7 @@ import pytest
 
 from analysis.core.paths import ROOT
 from analysis.tools.pipeline import STAGES
+from tests.support.sources import syntax_tree
 
 SRC = ROOT / "src" / "analysis"
 FOLDERS = ("core", "tools")
@@ -82,7 +83,7 @@ def named(node: ast.AST, skip: set[int]) -> list[tuple[str, str]]:
 def mentions(text: str, where: str, names: list[str] = NAMES) -> list[str]:
     """``where:line: name: text`` of each import, attribute or string of the code that
     names a stage."""
-    tree = ast.parse(text)
+    tree = syntax_tree(text)
     skip = docstrings(tree)
     found = []
     for node in ast.walk(tree):

@@ -7,6 +7,7 @@ import ast
 from pathlib import Path
 
 from analysis.core.paths import PACKAGE
+from tests.support.sources import file_tree
 
 UPDATE = "analysis.update"
 
@@ -15,7 +16,7 @@ def imported(path: Path) -> set[str]:
     """The absolute module names a file imports (``from a import b`` gives ``a`` and
     ``a.b``: b may be a module)."""
     names = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(file_tree(path)):
         if isinstance(node, ast.Import):
             names |= {alias.name for alias in node.names}
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:

@@ -21,6 +21,7 @@ import importlib
 import pkgutil
 import sys
 import textwrap
+from functools import cache
 from pathlib import Path, PurePath
 
 import networkx as nx
@@ -126,28 +127,40 @@ def imported_modules(src: Path, path: Path) -> set[str]:
     """``analysis`` modules a file imports, as dotted names below ``analysis``
     (``from analysis.core.errors import X`` -> ``core.errors``; ``from analysis.core import
     paths`` -> ``core.paths``); relative imports are resolved against the file's package."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
     package = path.relative_to(src).parent.parts if path.is_relative_to(src) else ()
     found = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = list(package[:len(package) - (node.level - 1)])
-                module = ".".join(base + ([node.module] if node.module else []))
-            elif node.module == "analysis":
-                module = ""
-            elif node.module and node.module.startswith("analysis."):
-                module = node.module.removeprefix("analysis.")
-            else:
-                continue
-            for alias in node.names:
-                sub = f"{module}.{alias.name}" if module else alias.name
-                found.add(sub if module_file(src, sub) else module)
-        elif isinstance(node, ast.Import):
-            for alias in node.names:
-                if alias.name.startswith("analysis."):
-                    found.add(alias.name.removeprefix("analysis."))
+    for level, module_name, names in import_statements(path.read_text(encoding="utf-8")):
+        if level is None:  # import a.b
+            found |= {n.removeprefix("analysis.") for n in names if n.startswith("analysis.")}
+            continue
+        if level:
+            base = list(package[:len(package) - (level - 1)])
+            module = ".".join(base + ([module_name] if module_name else []))
+        elif module_name == "analysis":
+            module = ""
+        elif module_name and module_name.startswith("analysis."):
+            module = module_name.removeprefix("analysis.")
+        else:
+            continue
+        for name in names:
+            sub = f"{module}.{name}" if module else name
+            found.add(sub if module_file(src, sub) else module)
     return {m for m in found if m and module_file(src, m)}
+
+
+@cache
+def import_statements(source: str) -> tuple[tuple[int | None, str | None, tuple[str, ...]],
+                                             ...]:
+    """The import statements of ``source``: (level, module, names) of each ``from``
+    import, (None, None, names) of each ``import``. Kept by source text: the stages share
+    most of the modules they run, and parsing one is most of the work of reading it."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom):
+            found.append((node.level, node.module, tuple(a.name for a in node.names)))
+        elif isinstance(node, ast.Import):
+            found.append((None, None, tuple(a.name for a in node.names)))
+    return tuple(found)
 
 
 def closure(src: Path, modules: set[str]) -> set[Path]:

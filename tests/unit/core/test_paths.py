@@ -12,6 +12,7 @@ import yaml
 from analysis.core.errors import InputError
 from analysis.core.params import dump_file
 from analysis.core.paths import PATHS, ROOT, STAGES, Paths, notebook_stages
+from tests.support.sources import file_tree
 
 SRC = ROOT / "src" / "analysis"
 # Paths of the project that only core/paths.py may spell (messages and docstrings, which
@@ -26,7 +27,7 @@ PROJECT_PATH = re.compile(
 def path_literals(path: Path) -> list[tuple[int, str]]:
     """(line, string) of every string constant of ``path`` that spells a project path
     (docstrings and strings with whitespace excluded)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = file_tree(path)
     docstrings = {id(node.body[0].value) for node in ast.walk(tree)
                   if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef,
                                        ast.AsyncFunctionDef))

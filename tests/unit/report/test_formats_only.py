@@ -10,6 +10,7 @@ import ast
 from pathlib import Path
 
 from analysis.core.paths import ROOT
+from tests.support.sources import syntax_tree
 
 REPORT = ROOT / "src" / "analysis" / "report"
 STATISTICS = {"groupby", "value_counts", "crosstab", "pivot_table", "agg", "aggregate",
@@ -20,7 +21,7 @@ def statistics_called(source: str, name: str = "<source>") -> list[str]:
     """``file:line name()`` of every call of a statistic (a function or method named in
     :data:`STATISTICS`) in ``source``, by line."""
     found = []
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(syntax_tree(source)):
         if not isinstance(node, ast.Call):
             continue
         func = node.func

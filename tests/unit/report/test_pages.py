@@ -10,11 +10,13 @@
 from __future__ import annotations
 
 import re
+from functools import cache
 
 import pytest
 import yaml
 
 from analysis.core.paths import ROOT as PROJECT_ROOT
+from analysis.core.safeyaml import safe_load
 from analysis.report.navbar import navbar_entries, page_entries
 from analysis.report.pages import INCLUDES
 from analysis.report.site import RENDER_INCLUDES
@@ -29,8 +31,14 @@ TARGET_RE = re.compile(r"\]\(([^)\s]+)\)")
 INCLUDE_INPUTS = {f"_generated/{inc.name}": inc.inputs for inc in INCLUDES}
 
 
+@cache
+def dvc_stages() -> dict:
+    """The stages of dvc.yaml, read once (the tests only read them)."""
+    return safe_load((ROOT / "dvc.yaml").read_text())["stages"]
+
+
 def report_stage() -> dict:
-    return yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]["report"]
+    return dvc_stages()["report"]
 
 
 def uncovered(paths: set[str], deps: set[str]) -> set[str]:
@@ -39,11 +47,12 @@ def uncovered(paths: set[str], deps: set[str]) -> set[str]:
             if not any(p == d or p.startswith(d.rstrip("/") + "/") for d in deps)}
 
 
-def report_deps() -> set[str]:
+@cache
+def report_deps() -> frozenset[str]:
     """The report stage's deps, and the params files it tracks whole (``params.yaml:``)."""
     stage = report_stage()
     files = {str(k) for p in stage.get("params") or [] if isinstance(p, dict) for k in p}
-    return {str(d) for d in stage["deps"]} | files
+    return frozenset({str(d) for d in stage["deps"]} | files)
 
 
 def test_there_are_pages():
@@ -151,7 +160,7 @@ def test_every_artifact_for_the_site_is_a_report_dependency():
     """What a stage writes for the website (report/tables, figures, vars, notebooks and
     metrics/) is read by the report stage (variables, generic tables, notebook pages,
     resources), so it must be among its deps, or the site goes stale when it changes."""
-    stages = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]
+    stages = dvc_stages()
     pattern = re.compile(r"^(report/(tables|figures|vars|notebooks)/[^/]+|metrics/[^/]+)$")
     missing = []
     for name, stage in stages.items():
@@ -166,7 +175,7 @@ def test_every_artifact_for_the_site_is_a_report_dependency():
 
 
 def test_every_dependency_is_written_by_a_stage_or_in_git():
-    stages = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]
+    stages = dvc_stages()
     produced = set()
     for stage in stages.values():
         for key in ("outs", "metrics", "plots"):
