@@ -4,13 +4,12 @@ and nothing else; the working folder is under build/tmp/, and the next run remov
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from analysis.update.study import batch
+from tests.support.children import run_code
 from tests.support.faults import snapshot
 from tests.unit.study.test_study import write_records
 
@@ -54,8 +53,7 @@ def test_a_merge_killed_at_any_step_leaves_build_merged_whole(project, monkeypat
     if previous:
         assert batch.main(ARGS) == 0
     before = snapshot(merged)
-    run = subprocess.run([sys.executable, "-c", CHILD, step, *ARGS], cwd=project,
-                         capture_output=True, text=True, timeout=120)
+    run = run_code(CHILD, [step, *ARGS], project, timeout=120)  # a process of its own
     assert run.returncode == -9, run.stderr  # killed by SIGKILL, where the test said
     assert sorted(p.name for p in merged.iterdir()) == ([] if not previous else ["2026-01"])
     if step != "remove old":

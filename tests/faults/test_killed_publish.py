@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from analysis.update.labels.__main__ import main as labels_main
+from tests.support.children import Child
 from tests.support.dumps import Project, write_batch, write_dump
 from tests.support.faults import snapshot
 
@@ -65,12 +66,11 @@ sys.exit(main(sys.argv[6:]))
 
 
 def child(project: Path, action: str, step: str, mode: str, command: list[str],
-          signals: Path | None = None) -> subprocess.Popen:
+          signals: Path | None = None) -> Child:
     """Start ``command`` (``labels ...`` or ``ingest ...``) in a child process of
-    ``project`` that ``action``s (kill or hold) before the publication step ``step``."""
-    return subprocess.Popen(
-        [sys.executable, "-c", CHILD, action, step, mode, str(signals or project), *command],
-        cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    ``project`` that ``action``s (kill or hold) before the publication step ``step`` (forked
+    with the commands imported: :mod:`tests.support.children`)."""
+    return Child(CHILD, [action, step, mode, str(signals or project), *command], project)
 
 
 @pytest.fixture

@@ -5,6 +5,8 @@ with the hidden character shown, in the SVG and in the house-style file."""
 from __future__ import annotations
 
 import io
+from pathlib import Path
+from unittest.mock import patch
 
 import matplotlib
 import matplotlib.pyplot as plt
@@ -47,6 +49,22 @@ def assert_plain_visible(fig: plt.Figure, tmp_path) -> None:
     assert not any(has_hidden(t, keep="\n") for t in drawn)
     svg = svg_text(fig)
     assert "Py$$Torch $m$ ⟨U+202E⟩evil" in svg and "\u202e" not in svg
-    stem = tmp_path / "fig"
-    house = save_figure(fig, stem)[0].read_text(encoding="utf-8")  # text as glyph paths
+    house = house_svg(fig, tmp_path / "fig")  # text as glyph paths
     assert f'id="{glyph_id("$")}"' in house and "Oblique" not in house  # no math italic
+
+
+def house_svg(fig: plt.Figure, stem) -> str:
+    """The SVG :func:`~analysis.core.figures.save_figure` writes of ``fig`` (its PNG, which
+    the checks do not read, left out: it took a third of the time), and the figure closed."""
+    with patch.object(fig, "savefig", only_svg(fig.savefig)):
+        return save_figure(fig, stem)[0].read_text(encoding="utf-8")
+
+
+def only_svg(savefig):
+    """``savefig`` that writes nothing for a format other than SVG."""
+    def save(target, *args, format=None, **kwargs):  # noqa: A002 (savefig's name)
+        if format == "svg":
+            savefig(target, *args, format=format, **kwargs)
+        else:
+            Path(target).touch()
+    return save

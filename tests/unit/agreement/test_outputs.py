@@ -11,7 +11,6 @@ import pytest
 
 from analysis.agreement import compute as agreement
 from analysis.agreement import outputs
-from analysis.clean.compute import clean_dump
 from analysis.compare.compute import kappas_from_agreement
 from analysis.core.claims import load_claims
 from analysis.core.formatting import dec
@@ -19,20 +18,16 @@ from analysis.core.paths import PATHS, Paths
 from analysis.core.projects import Projects
 from analysis.core.stage import StageOutputs, write_outputs
 from analysis.core.taxonomy import load_taxonomy
-from tests.support.dumps import small_dump
 from tests.support.stages import agreement_result
 from tests.unit.agreement.synthetic import settings
 
 
 @pytest.fixture(scope="module")
-def result(tmp_path_factory) -> agreement.Agreement:
+def result(small_issues) -> agreement.Agreement:
     """The stage's result on the small synthetic dump, computed once for the module (the
     tests only read it)."""
-    folder = tmp_path_factory.mktemp("dump")
-    small_dump(folder)
-    projects = Projects.load(PATHS.projects_file)
-    issues = clean_dump(folder, load_taxonomy(), projects).issues
-    return agreement_result(issues, load_taxonomy(), projects, load_claims(), settings(50))
+    return agreement_result(small_issues.copy(), load_taxonomy(),
+                            Projects.load(PATHS.projects_file), load_claims(), settings(50))
 
 
 def test_tables_are_the_listed_files(result):
