@@ -1,6 +1,7 @@
 """End to end: ``make release``'s archive of a pipeline run, unpacked as a reader of the
-repository would: its data package and its crate validate, and its site opens in a
-browser from a local server."""
+repository would: its data package and its crate validate, its site opens in a browser
+from a local server, and its source rebuilds the study offline (on the offline mirror of
+the paper's release, the committed ``dvc.lock`` byte for byte)."""
 
 from __future__ import annotations
 
@@ -12,10 +13,14 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
+from analysis.core.paths import ROOT, Paths
 from tests.support.browser import Browser, find_chromium, serve
-from tests.support.workspace import copy_run, pipeline_env, set_params
+from tests.support.mirror import MIRROR, paper
+from tests.support.scoreboards import scoreboard_counts
+from tests.support.workspace import copy_run, lock_difference, pipeline_env, set_params
 
 pytestmark = pytest.mark.slow
 
@@ -71,24 +76,41 @@ def offline_env(source: Path) -> dict[str, str]:
     return env
 
 
-def test_the_archive_rebuilds_its_site_from_source_offline(small_run, tmp_path):
-    """The archive's README steps, in a new folder with no network and no .git: the data
-    placed at source/data/release/, then make report in source/ rebuilds the site."""
+def git(work: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=work, check=True, capture_output=True,
+                          text=True).stdout
+
+
+def test_the_archive_rebuilds_the_study_from_source_offline(small_run, tmp_path):
+    """The archive's README steps, in a new folder with no network and no .git: the release
+    placed at source/data/release/, then make report in source/ rebuilds the study and its
+    site.
+
+    With the offline mirror (../shared), the archive's source is the project as committed
+    (its params.yaml, the release's manifest and dvc.lock) and the release placed there is
+    the paper's: make report finds it verified against the committed manifest, Table I is
+    the paper's, and the rebuilt dvc.lock is the committed one byte for byte (a lock left
+    stale by a code change fails here). Without the mirror, the small dump, with a manifest
+    of its own."""
     work = copy_run(small_run.project, tmp_path / "project")
-    dump = small_run.dump
-    files = sorted(p for p in dump.rglob("*") if p.is_file())
-    (work / "data" / "release.sha256").write_text("".join(
-        f"{hashlib.sha256(p.read_bytes()).hexdigest()}  ./{p.relative_to(dump).as_posix()}\n"
-        for p in files))
-    set_params(work, "ingest", source="data/release", manifest="data/release.sha256",
-               mirror=None, release_url="https://127.0.0.1:9/release.zip",
-               swh_directory=None)
-    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.org", "-c",
-           "commit.gpgsign=false"]
-    subprocess.run([*git, "add", "-A"], cwd=work, check=True)
-    subprocess.run([*git, "commit", "-q", "--no-verify", "-m", "run"], cwd=work, check=True)
-    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=work, check=True,
-                            capture_output=True, text=True).stdout.strip()
+    if MIRROR.is_dir():
+        release = MIRROR
+        committed_lock = git(ROOT, "show", "HEAD:dvc.lock")
+        shutil.copyfile(ROOT / "params.yaml", work / "params.yaml")
+        (work / "dvc.lock").write_text(committed_lock, encoding="utf-8")
+    else:
+        release = small_run.dump
+        files = sorted(p for p in release.rglob("*") if p.is_file())
+        (work / "data" / "release.sha256").write_text("".join(
+            f"{hashlib.sha256(p.read_bytes()).hexdigest()}  "
+            f"./{p.relative_to(release).as_posix()}\n" for p in files))
+        set_params(work, "ingest", source="data/release", manifest="data/release.sha256",
+                   mirror=None, release_url="https://127.0.0.1:9/release.zip",
+                   swh_directory=None)
+    git(work, "add", "-A")
+    git(work, "-c", "user.name=t", "-c", "user.email=t@example.org", "-c",
+        "commit.gpgsign=false", "commit", "-q", "--no-verify", "-m", "run")
+    commit = git(work, "rev-parse", "HEAD").strip()
     made = subprocess.run(["make", "release", f"BIN={sys.prefix}/bin", "STAMP=",
                            "RELEASE_ARGS=--unmeasured"], cwd=work, env=pipeline_env(work),
                           capture_output=True, text=True, timeout=600)
@@ -102,7 +124,7 @@ def test_the_archive_rebuilds_its_site_from_source_offline(small_run, tmp_path):
     assert not (source / ".git").exists() and (source / "COMMIT").read_text().strip() == commit
     readme = (unpacked / "README.md").read_text()
     assert "`source/data/release/`" in readme and "make report" in readme
-    shutil.copytree(dump, source / "data" / "release")  # where the README says
+    shutil.copytree(release, source / "data" / "release")  # where the README says
     rebuilt = subprocess.run(["make", "report", f"BIN={sys.prefix}/bin", "STAMP="],
                              cwd=source, env=offline_env(source), capture_output=True,
                              text=True, timeout=3600)
@@ -112,3 +134,38 @@ def test_the_archive_rebuilds_its_site_from_source_offline(small_run, tmp_path):
     assert (site / "index.html").is_file() and (site / "evaluate.html").is_file()
     assert json.loads((site / "build.json").read_text())["commit"] == commit
     assert not (source / ".git").exists()
+    if MIRROR.is_dir():
+        the_release_reproduces_the_paper(source, committed_lock)
+
+
+def the_release_reproduces_the_paper(source: Path, committed_lock: str) -> None:
+    """The rebuild of the project as committed on the paper's release: dvc.lock is the
+    committed one, Table I the paper's, the release verified file by file."""
+    fresh = (source / "dvc.lock").read_text(encoding="utf-8")
+    assert fresh == committed_lock, (
+        "dvc.lock of a fresh run on the release differs from the committed one (git show "
+        f"HEAD:dvc.lock) at {lock_difference(committed_lock, fresh)}: commit the dvc.lock "
+        "that `make report` writes with the code that changed it")
+    card = pd.read_csv(Paths(source).findings.table("scorecard.csv"), dtype=str,
+                       keep_default_na=False)
+    t1 = card[card["claim_id"].str.startswith("table1.")]
+    # the 11 rates and their average: the release cannot give them
+    fp = t1["claim_id"].str.contains(r"\.false_positive(?:$|\.average$)")
+    assert (t1.loc[~fp, "status"] == "exact").all(), t1.loc[~fp & (t1["status"] != "exact")]
+    assert (t1.loc[fp, "status"] == "not_reproducible").all() and fp.sum() == 12
+    assert t1.loc[fp, "note"].str.contains("never released").all()
+    # the Overview's two scoreboards add up to the scorecard's rows, status by status
+    boards = scoreboard_counts(
+        (source / "report/_generated/scorecard_summary.md").read_text(encoding="utf-8"))
+    assert set(boards) == {"printed", "examples"}
+    assert sum(b["claims"] for b in boards.values()) == len(card)
+    for status, n in card["status"].value_counts().items():
+        assert sum(b[status] for b in boards.values()) == n, status
+    prov = json.loads((source / "data/provenance.json").read_text())
+    assert prov["verified"] and prov["file_count"] == prov["manifest"]["files_listed"]
+    assert prov["source"] == "data/release"
+    assert prov["commit"] == "2fba3163d6f143b6aa90128adde3d65ac8759c3e"
+    metrics = json.loads(subprocess.run(
+        ["dvc", "metrics", "show", "--json"], cwd=source, env=offline_env(source),
+        check=True, capture_output=True, text=True).stdout)
+    assert str(int(paper("table1.total_reports"))) in json.dumps(metrics)
