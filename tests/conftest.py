@@ -87,11 +87,29 @@ def pytest_configure(config):
         config.option.maxschedchunk = 1
 
 
+# Fast-tier tests that take seconds each (pytest --durations), by node id or its start:
+# they run first in their tier, so that neither worker is left running one of them alone
+# at the end while the other waits. A name that no longer matches only loses its place.
+LONG_FAST_TESTS = (
+    "tests/unit/report/test_release.py::test_the_archive_holds",
+    "tests/unit/tools/test_validate.py::test_validate_and_clean_agree_on_mutated_files",
+    "tests/unit/taxonomy/test_distribution.py::test_figures_render_on_synthetic_data",
+    "tests/unit/test_doc_commands.py::test_the_update_loop",
+    "tests/unit/agreement/test_outputs.py::test_build_writes_every_listed_output",
+    "tests/unit/test_properties.py::test_label_file",
+    "tests/unit/test_properties.py::test_year_file",
+    "tests/unit/compare/test_compute.py::test_baseline_matches_a_fresh_run_on_the_mirror",
+    "tests/unit/agreement/test_figures.py::test_changed_figures_are_byte_stable",
+    "tests/unit/interviews/test_outputs.py::test_build_writes_every_listed_file",
+)
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     """Slow tests first, and first of all one test that needs each shared pipeline run, so
-    that the workers build the runs side by side at the start; each group keeps pytest's
-    order (and so its fixtures' grouping)."""
+    that the workers build the runs side by side at the start; then the fast tier, its
+    longest tests (:data:`LONG_FAST_TESTS`) first; each group keeps pytest's order (and so
+    its fixtures' grouping)."""
     for item in items:  # end-to-end tests and users of a shared pipeline run are slow
         if (item.path.parent.name == "e2e"
                 or any(name in getattr(item, "fixturenames", ()) for name in SHARED_RUNS)):
@@ -103,7 +121,9 @@ def pytest_collection_modifyitems(config, items):
             first.append(min(users, key=lambda i: len(i.fixturenames)))
     rest = [i for i in items if i not in first]
     slow = [i for i in rest if i.get_closest_marker("slow")]
-    items[:] = first + slow + [i for i in rest if not i.get_closest_marker("slow")]
+    fast = [i for i in rest if not i.get_closest_marker("slow")]
+    long = [i for i in fast if i.nodeid.startswith(LONG_FAST_TESTS)]
+    items[:] = first + slow + long + [i for i in fast if i not in long]
 
 
 def pytest_terminal_summary(terminalreporter, config):
