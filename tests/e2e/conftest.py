@@ -113,3 +113,16 @@ def team_study(small_run, tmp_path_factory) -> Path:
 
     return shared_folder(tmp_path_factory, "team-study", lambda folder: build_team_study(
         folder, small_run.project, small_run.dump))
+
+
+@pytest.fixture(scope="session")
+def rendered_site(site_project, tmp_path_factory) -> Callable[[str], Path]:
+    """``rendered_site(renderer)``: the project of ``site_project`` rendered in a copy by
+    ``renderer`` ("preview" or "quarto"), once a session across the workers (the site
+    tests only read it; one that renders again works in its own copy)."""
+    from tests.support.sites import render_copy
+
+    def rendered(renderer: str) -> Path:
+        return shared_folder(tmp_path_factory, f"site-{renderer}", lambda folder: render_copy(
+            site_project, folder / "project", renderer)) / "project"
+    return rendered

@@ -39,7 +39,6 @@ import yaml
 from analysis.core.paths import ROOT as PROJECT_ROOT
 from analysis.core.paths import Paths
 from analysis.core.textsafe import FORMULA_START, NUMBER_RE
-from analysis.report.generation import build
 from analysis.report.quarto import find_quarto
 from analysis.report.site import RENDER_INCLUDES, render
 from analysis.report.variables import lookup, referenced_vars
@@ -137,27 +136,14 @@ def report_errors(report: dict) -> list[str]:
             for t in report.get("tasks", []) for e in t.get("errors", [])[:5]]
 
 
-def render_copy(project: Path, dest: Path, renderer: str) -> Paths:
-    shutil.copytree(project, dest)
-    os.environ[CANARY_ENV] = CANARY  # inherited by Quarto: an `env` shortcode would show it
-    try:
-        messages: list[str] = []
-        label = build(Paths(dest), renderer=renderer, log=messages.append)
-    finally:
-        os.environ.pop(CANARY_ENV, None)
-    assert label.startswith("Quarto" if renderer == "quarto" else "pandoc preview")
-    assert "pages rendered" in messages[0]
-    return Paths(dest)
-
-
 @pytest.fixture(scope="module", params=RENDERERS)
-def site(request, site_project, tmp_path_factory) -> Paths:
-    """The hostile project (conftest.py's ``site_project``) rendered in a copy."""
+def site(request, rendered_site) -> Paths:
+    """The hostile project (conftest.py's ``site_project``) rendered in a copy, once a
+    session for each renderer (conftest.py's ``rendered_site``); the tests only read it."""
     if request.param == "quarto" and find_quarto() is None:
         pytest.skip("Quarto not found (CI has none; ../shared/tools/quarto/ assembles one): "
                     "the preview tests cover the same pages")
-    return render_copy(site_project, tmp_path_factory.mktemp(request.param) / "project",
-                       request.param)
+    return Paths(rendered_site(request.param))
 
 
 def pages(layout: Paths) -> list[Path]:
@@ -432,10 +418,10 @@ def test_site_files_are_readable_by_everyone(site):
 def test_two_renders_are_byte_identical(site, tmp_path):
     """The same outputs render to the same bytes (search index and run record included)."""
     renderer = "quarto" if site.site.joinpath("site_libs").is_dir() else "preview"
-    first = tmp_path / "first"
-    shutil.copytree(site.site, first)
-    render(site, renderer=renderer, log=lambda _: None, full=True)
-    cmp = filecmp.dircmp(first, site.site)
+    first, again = site.site, Paths(tmp_path / "project")  # the shared render, and a copy
+    shutil.copytree(site.root, again.root)
+    render(again, renderer=renderer, log=lambda _: None, full=True)
+    cmp = filecmp.dircmp(first, again.site)
     diffs: list[str] = []
 
     def walk(c: filecmp.dircmp, prefix: str = "") -> None:
@@ -450,7 +436,7 @@ def test_two_renders_are_byte_identical(site, tmp_path):
     assert sorted(set(diffs) - {"build.json", "build-info.js"}) == []
     # ... and in its times alone: the commit, the renderer and the machine are the same
     records = [json.loads((folder / "build.json").read_text(encoding="utf-8"))
-               for folder in (first, site.site)]
+               for folder in (first, again.site)]
     untimed = [{k: v for k, v in r.items() if k in ("commit", "dirty", "renderer", "machine")}
                for r in records]
     assert untimed[0] == untimed[1] and len(untimed[0]) == 4

@@ -25,7 +25,7 @@ import pytest
 
 from analysis.core.paths import Paths
 from analysis.report.quarto import find_quarto
-from tests.e2e.test_site import RENDERERS, pages, render_copy
+from tests.e2e.test_site import RENDERERS, pages
 from tests.support.browser import Browser, find_chromium, serve
 from tests.support.explorer import dump_rows, independent_count
 
@@ -53,12 +53,11 @@ VIEWBOX = re.compile(r'viewBox="[-0-9.]+ [-0-9.]+ ([0-9.]+) [0-9.]+"')
 
 
 @pytest.fixture(scope="module", params=RENDERERS)
-def site(request, site_project, tmp_path_factory) -> Paths:
+def site(request, rendered_site) -> Paths:
     if request.param == "quarto" and find_quarto() is None:
         pytest.skip("Quarto not found (CI has none; ../shared/tools/quarto/ assembles one): "
                     "the preview tests cover the same pages")
-    return render_copy(site_project, tmp_path_factory.mktemp(request.param) / "project",
-                       request.param)
+    return Paths(rendered_site(request.param))
 
 
 def printed_count(link: dict) -> int | None:

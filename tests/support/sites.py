@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -178,3 +179,21 @@ def report_sources(root: Path) -> Paths:
         (report / rel).write_text(text, encoding="utf-8")
     paths.clean.notebook.write_text(EMPTY_NOTEBOOK, encoding="utf-8")
     return paths
+
+
+def render_copy(project: Path, dest: Path, renderer: str) -> Paths:
+    """Copy the built ``project`` to ``dest`` and render its site there with ``renderer``
+    as the report stage does, with the canary set in the environment (no page may show
+    it)."""
+    from analysis.report.generation import build
+
+    shutil.copytree(project, dest)
+    os.environ[CANARY_ENV] = CANARY  # inherited by Quarto: an `env` shortcode would show it
+    try:
+        messages: list[str] = []
+        label = build(Paths(dest), renderer=renderer, log=messages.append)
+    finally:
+        os.environ.pop(CANARY_ENV, None)
+    assert label.startswith("Quarto" if renderer == "quarto" else "pandoc preview")
+    assert "pages rendered" in messages[0]
+    return Paths(dest)
