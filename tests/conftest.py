@@ -16,7 +16,7 @@ from analysis.core.taxonomy import Taxonomy, load_taxonomy
 from analysis.tools.nbrun import STAGE_LOG
 from tests.support.dumps import small_dump
 from tests.support.runs import clean_readers, stage_runs, summary
-from tests.support.tiers import forbid_slow_work
+from tests.support.tiers import forbid_slow_work, run_order
 
 STAGE_LOG_KEY = pytest.StashKey[Path]()
 
@@ -114,16 +114,8 @@ def pytest_collection_modifyitems(config, items):
         if (item.path.parent.name == "e2e"
                 or any(name in getattr(item, "fixturenames", ()) for name in SHARED_RUNS)):
             item.add_marker(pytest.mark.slow)
-    first = []
-    for name in SHARED_RUNS:  # the user with the fewest other fixtures to set up
-        users = [i for i in items if name in getattr(i, "fixturenames", ()) and i not in first]
-        if users:
-            first.append(min(users, key=lambda i: len(i.fixturenames)))
-    rest = [i for i in items if i not in first]
-    slow = [i for i in rest if i.get_closest_marker("slow")]
-    fast = [i for i in rest if not i.get_closest_marker("slow")]
-    long = [i for i in fast if i.nodeid.startswith(LONG_FAST_TESTS)]
-    items[:] = first + slow + long + [i for i in fast if i not in long]
+    items[:] = run_order(items, SHARED_RUNS, LONG_FAST_TESTS,
+                         lambda item: item.get_closest_marker("slow") is not None)
 
 
 def pytest_terminal_summary(terminalreporter, config):

@@ -78,3 +78,22 @@ def forbid_slow_work(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
         monkeypatch.setattr(owner, name, refuse)
     yield
+
+
+def run_order(items: list, shared_runs: Sequence[str], long_fast: tuple[str, ...],
+              is_slow) -> list:
+    """The order a session runs ``items`` in: first one user of each shared pipeline run
+    (the one with the fewest other fixtures, so that the workers start building the runs
+    side by side at once), then the other slow tests, then the fast ones whose node id
+    starts with one of ``long_fast`` (so that no worker is left running one of them alone
+    at the end), then the rest; each group keeps the items' order."""
+    first: list = []
+    for name in shared_runs:
+        users = [i for i in items if name in getattr(i, "fixturenames", ()) and i not in first]
+        if users:
+            first.append(min(users, key=lambda i: len(i.fixturenames)))
+    rest = [i for i in items if i not in first]
+    slow = [i for i in rest if is_slow(i)]
+    fast = [i for i in rest if not is_slow(i)]
+    long = [i for i in fast if i.nodeid.startswith(long_fast)]
+    return first + slow + long + [i for i in fast if i not in long]

@@ -10,7 +10,7 @@ import pytest
 from analysis.core.paths import PATHS
 from analysis.tools.nbrun import STAGE_LOG, note_stage_run
 from tests.support.runs import clean_readers, pipeline_runs, stage_runs, summary
-from tests.support.tiers import SlowWorkInFastTest, is_slow_command
+from tests.support.tiers import SlowWorkInFastTest, is_slow_command, run_order
 
 
 @pytest.mark.parametrize("command", [
@@ -76,3 +76,21 @@ def test_no_log_no_runs(tmp_path, monkeypatch):
     assert stage_runs(tmp_path / "absent.log") == []
     assert summary([], frozenset({"table1"})) == (
         "pipeline runs: 0 whole, 0 partial; 0 notebook stage runs (none)")
+
+
+class Item:
+    """What run_order reads of a collected test."""
+
+    def __init__(self, nodeid: str, fixtures: tuple[str, ...] = (), slow: bool = False):
+        self.nodeid, self.fixturenames, self.slow = nodeid, fixtures, slow
+
+
+def test_shared_runs_start_first_then_slow_then_the_long_fast_tests():
+    items = [Item("u::a"), Item("u::long_b"), Item("e::c", ("run", "tmp_path"), slow=True),
+             Item("e::d", ("run",), slow=True), Item("e::e", slow=True), Item("u::long_f"),
+             Item("e::g", ("site", "x", "y"), slow=True)]
+    order = run_order(items, ("run", "site", "absent"), ("u::long",), lambda i: i.slow)
+    # the user of each shared run with the fewest fixtures, in the order the runs are named
+    assert [i.nodeid for i in order] == ["e::d", "e::g", "e::c", "e::e", "u::long_b",
+                                         "u::long_f", "u::a"]
+    assert sorted(order, key=id) == sorted(items, key=id)  # every test, once
