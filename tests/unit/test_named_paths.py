@@ -30,7 +30,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from analysis.core.paths import PATHS, ROOT, STAGES
+from analysis.core.paths import PATHS, ROOT, STAGES, Below
 from tests.support.docs import example_files
 from tests.support.sources import file_tree
 
@@ -139,7 +139,7 @@ def written_whole() -> frozenset[str]:
     outs = {str(next(iter(o)) if isinstance(o, dict) else o)
             for s in stages.values() for o in s.get("outs", [])}
     named = {rel(getattr(PATHS, a)) for a in dir(type(PATHS))
-             if isinstance(getattr(type(PATHS), a), property)
+             if isinstance(getattr(type(PATHS), a), (property, Below))
              and isinstance(getattr(PATHS, a), Path) and getattr(PATHS, a).is_relative_to(ROOT)}
     one_by_one = {str(Path(f).parent) for f in stage_files()}
     one_by_one |= {str(Path(f).parent) for f in one_by_one}

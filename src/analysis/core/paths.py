@@ -31,7 +31,7 @@ import re
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from analysis.core.safeyaml import safe_load
 
@@ -207,6 +207,27 @@ def _listed(name: str, names: tuple[str, ...], what: str) -> str:
     return name
 
 
+class Below:
+    """A path attribute given by another path attribute of the same object and the names
+    below it: in :class:`Paths`, ``raw_codebook = Below("raw", "CodeBook.csv")`` is
+    ``paths.raw / "CodeBook.csv"``. One line a path, so each file name is spelled once.
+    Read from the class, it is itself (so the paths a class names can be listed)."""
+
+    def __init__(self, base: str, *names: str) -> None:
+        self.base, self.names = base, names
+
+    @overload
+    def __get__(self, paths: None, owner: type) -> Below: ...
+
+    @overload
+    def __get__(self, paths: object, owner: type | None = None) -> Path: ...
+
+    def __get__(self, paths: object, owner: type | None = None) -> Path | Below:
+        if paths is None:
+            return self
+        return getattr(paths, self.base).joinpath(*self.names)
+
+
 @dataclass(frozen=True)
 class Paths:
     """Every path of a project rooted at ``root`` (this checkout by default)."""
@@ -214,162 +235,79 @@ class Paths:
     root: Path = field(default=ROOT)
 
     # -- curated inputs, in git ------------------------------------------------------------
-    @property
-    def params(self) -> Path:
-        return self.root / "params.yaml"
+    params = Below("root", "params.yaml")
+    dvc_yaml = Below("root", "dvc.yaml")
+    dvc_lock = Below("root", "dvc.lock")
+    requirements = Below("root", "requirements.txt")
 
-    @property
-    def dvc_yaml(self) -> Path:
-        return self.root / "dvc.yaml"
+    #: Pins installed without their declared dependencies (see the file).
+    requirements_no_deps = Below("root", "requirements-no-deps.txt")
 
-    @property
-    def dvc_lock(self) -> Path:
-        return self.root / "dvc.lock"
+    #: The pinned installer of ``make venv`` (uv; pip is the fallback).
+    requirements_uv = Below("root", "requirements-uv.txt")
+    citation = Below("root", "CITATION.cff")
+    licence = Below("root", "LICENSE")
 
-    @property
-    def requirements(self) -> Path:
-        return self.root / "requirements.txt"
+    #: The measured end-to-end run of a fresh clone (``analysis.tools.fresh_clone``).
+    fresh_clone = Below("root", "data", "fresh_clone.json")
+    taxonomy_file = Below("root", "data", "taxonomy.yaml")
+    projects_file = Below("root", "data", "projects.yaml")
+    claims_file = Below("root", "data", "claims.yaml")
 
-    @property
-    def requirements_no_deps(self) -> Path:
-        """Pins installed without their declared dependencies (see the file)."""
-        return self.root / "requirements-no-deps.txt"
+    #: The annotators' guide: definitions and instructions beside the taxonomy.
+    codebook_file = Below("root", "data", "codebook.yaml")
 
-    @property
-    def requirements_uv(self) -> Path:
-        """The pinned installer of ``make venv`` (uv; pip is the fallback)."""
-        return self.root / "requirements-uv.txt"
+    #: Label Studio's pins, for its own environment (not the pipeline's).
+    requirements_studio = Below("root", "requirements-studio.txt")
 
-    @property
-    def citation(self) -> Path:
-        return self.root / "CITATION.cff"
+    #: The paper's cited example reports, findings' themes and interview rankings.
+    examples_file = Below("root", "data", "examples.yaml")
 
-    @property
-    def licence(self) -> Path:
-        return self.root / "LICENSE"
-
-    @property
-    def fresh_clone(self) -> Path:
-        """The measured end-to-end run of a fresh clone (``analysis.tools.fresh_clone``)."""
-        return self.root / "data" / "fresh_clone.json"
-
-    @property
-    def taxonomy_file(self) -> Path:
-        return self.root / "data" / "taxonomy.yaml"
-
-    @property
-    def projects_file(self) -> Path:
-        return self.root / "data" / "projects.yaml"
-
-    @property
-    def claims_file(self) -> Path:
-        return self.root / "data" / "claims.yaml"
-
-    @property
-    def codebook_file(self) -> Path:
-        """The annotators' guide: definitions and instructions beside the taxonomy."""
-        return self.root / "data" / "codebook.yaml"
-
-    @property
-    def requirements_studio(self) -> Path:
-        """Label Studio's pins, for its own environment (not the pipeline's)."""
-        return self.root / "requirements-studio.txt"
-
-    @property
-    def examples_file(self) -> Path:
-        """The paper's cited example reports, findings' themes and interview rankings."""
-        return self.root / "data" / "examples.yaml"
-
-    @property
-    def ordinary_words_file(self) -> Path:
-        """Ordinary English and code words, for the keyword audit (sources in the file)."""
-        return self.root / "data" / "ordinary_words.tsv"
-
-    @property
-    def challenges_file(self) -> Path:
-        return self.root / "data" / "challenges.yaml"
-
-    @property
-    def baselines(self) -> Path:
-        return self.root / "data" / "baseline"
+    #: Ordinary English and code words, for the keyword audit (sources in the file).
+    ordinary_words_file = Below("root", "data", "ordinary_words.tsv")
+    challenges_file = Below("root", "data", "challenges.yaml")
+    baselines = Below("root", "data", "baseline")
 
     def baseline(self, name: str) -> Path:
         """The baseline snapshot ``name`` (a file name of ``data/baseline/`` without
         ``.json``, as a parameter in params.yaml names it)."""
         return self.baselines / f"{name}.json"
 
-    @property
-    def release_manifest(self) -> Path:
-        """The per-file SHA-256 manifest of the pinned upstream release."""
-        return self.root / "data" / "release.sha256"
-
-    @property
-    def notebooks_source(self) -> Path:
-        return self.root / "notebooks"
+    #: The per-file SHA-256 manifest of the pinned upstream release.
+    release_manifest = Below("root", "data", "release.sha256")
+    notebooks_source = Below("root", "notebooks")
 
     # -- the release, fetched and verified --------------------------------------------------
-    @property
-    def release(self) -> Path:
-        """The local copy of the release the pipeline reads (outside git): filled from the
-        offline mirror or the download before the pipeline runs (``make report``)."""
-        return self.root / "data" / "release"
+    #: The local copy of the release the pipeline reads (outside git): filled from the offline
+    #: mirror or the download before the pipeline runs (``make report``).
+    release = Below("root", "data", "release")
 
-    @property
-    def downloads_cache(self) -> Path:
-        """Downloaded release archives (outside git)."""
-        return self.root / "data" / "download"
-
-    @property
-    def raw(self) -> Path:
-        return self.root / "data" / "raw"
+    #: Downloaded release archives (outside git).
+    downloads_cache = Below("root", "data", "download")
+    raw = Below("root", "data", "raw")
 
     # the release's own file names (the upstream layout), inside data/raw/
-    @property
-    def raw_issue_reports(self) -> Path:
-        return self.raw / "Issue Report"
-
-    @property
-    def raw_codebook(self) -> Path:
-        return self.raw / "CodeBook.csv"
-
-    @property
-    def raw_background(self) -> Path:
-        return self.raw / "Interviewee Background.xlsx"
-
-    @property
-    def raw_guideline(self) -> Path:
-        return self.raw / "Interview GuideLine.md"
-
-    @property
-    def raw_keywords(self) -> Path:
-        return self.raw / "filter_keywords"
-
-    @property
-    def provenance(self) -> Path:
-        return self.root / "data" / "provenance.json"
+    raw_issue_reports = Below("raw", "Issue Report")
+    raw_codebook = Below("raw", "CodeBook.csv")
+    raw_background = Below("raw", "Interviewee Background.xlsx")
+    raw_guideline = Below("raw", "Interview GuideLine.md")
+    raw_keywords = Below("raw", "filter_keywords")
+    provenance = Below("root", "data", "provenance.json")
 
     # -- the study: the team's records of each batch (in git), merged, and the study -----------
-    @property
-    def records(self) -> Path:
-        """The team's records, one folder a batch: ``labels/<batch>/``."""
-        return self.root / "labels"
+    #: The team's records, one folder a batch: ``labels/<batch>/``.
+    records = Below("root", "labels")
 
-    @property
-    def merge_records(self) -> Path:
-        """The record of each batch's merges, one file a batch, in git:
-        ``merges/<batch>.json`` (what the merge read, so a later change is caught)."""
-        return self.root / "merges"
+    #: The record of each batch's merges, one file a batch, in git: ``merges/<batch>.json``
+    #: (what the merge read, so a later change is caught).
+    merge_records = Below("root", "merges")
 
-    @property
-    def merged(self) -> Path:
-        """Each batch merged from its records, one folder a batch, and their list."""
-        return self.build / "merged"
+    #: Each batch merged from its records, one folder a batch, and their list.
+    merged = Below("build", "merged")
 
-    @property
-    def study(self) -> Path:
-        """The release extended with the batches (``dump/``) and its record: what the ingest
-        stage copies into data/raw/."""
-        return self.build / "study"
+    #: The release extended with the batches (``dump/``) and its record: what the ingest stage
+    #: copies into data/raw/.
+    study = Below("build", "study")
 
     # -- the analysis stages ---------------------------------------------------------------
     def stage(self, name: str) -> StagePaths:
@@ -388,95 +326,40 @@ class Paths:
         return [self.stage(name) for name in STAGES]
 
     # -- shared output roots ---------------------------------------------------------------
-    @property
-    def processed(self) -> Path:
-        return self.root / "data" / "processed"
-
-    @property
-    def reproduced(self) -> Path:
-        return self.root / "data" / "reproduced"
-
-    @property
-    def metrics(self) -> Path:
-        return self.root / "metrics"
+    processed = Below("root", "data", "processed")
+    reproduced = Below("root", "data", "reproduced")
+    metrics = Below("root", "metrics")
 
     # -- the website -----------------------------------------------------------------------
-    @property
-    def site_src(self) -> Path:
-        return self.root / "report"
-
-    @property
-    def quarto_yml(self) -> Path:
-        return self.site_src / "_quarto.yml"
-
-    @property
-    def assets(self) -> Path:
-        return self.site_src / "assets"
-
-    @property
-    def tables(self) -> Path:
-        return self.site_src / "tables"
-
-    @property
-    def figures(self) -> Path:
-        return self.site_src / "figures"
-
-    @property
-    def vars_dir(self) -> Path:
-        return self.site_src / "vars"
-
-    @property
-    def notebooks(self) -> Path:
-        return self.site_src / "notebooks"
-
-    @property
-    def variables_yml(self) -> Path:
-        return self.site_src / "_variables.yml"
-
-    @property
-    def generated(self) -> Path:
-        return self.site_src / "_generated"
-
-    @property
-    def downloads(self) -> Path:
-        return self.site_src / "downloads"
-
-    @property
-    def site(self) -> Path:
-        return self.site_src / "_site"
+    site_src = Below("root", "report")
+    quarto_yml = Below("site_src", "_quarto.yml")
+    assets = Below("site_src", "assets")
+    tables = Below("site_src", "tables")
+    figures = Below("site_src", "figures")
+    vars_dir = Below("site_src", "vars")
+    notebooks = Below("site_src", "notebooks")
+    variables_yml = Below("site_src", "_variables.yml")
+    generated = Below("site_src", "_generated")
+    downloads = Below("site_src", "downloads")
+    site = Below("site_src", "_site")
 
     def pages(self) -> list[Path]:
         """The site's hand-written pages (``report/*.qmd``)."""
         return sorted(self.site_src.glob("*.qmd"))
 
-    @property
-    def docs(self) -> Path:
-        """The documentation's pages (``docs/*.md``), which the site shows too."""
-        return self.root / "docs"
+    #: The documentation's pages (``docs/*.md``), which the site shows too.
+    docs = Below("root", "docs")
 
     # -- outside git and DVC: run records, rendering, benchmarks -----------------------------
-    @property
-    def build(self) -> Path:
-        return self.root / "build"
+    build = Below("root", "build")
+    runs_dir = Below("build", "runs")
+    render_dir = Below("build", "site-render")
 
-    @property
-    def runs_dir(self) -> Path:
-        return self.build / "runs"
-
-    @property
-    def render_dir(self) -> Path:
-        return self.build / "site-render"
-
-    @property
-    def scratch(self) -> Path:
-        """Where files and folders are built before they are moved into place
-        (:func:`analysis.core.artifacts.scratch_folder`): outside every folder DVC tracks,
-        so a run killed half-way leaves nothing in an output or a dependency."""
-        return self.build / "tmp"
-
-    @property
-    def bench_results(self) -> Path:
-        return self.root / "bench" / "results"
+    #: Where files and folders are built before they are moved into place
+    #: (:func:`analysis.core.artifacts.scratch_folder`): outside every folder DVC tracks, so a
+    #: run killed half-way leaves nothing in an output or a dependency.
+    scratch = Below("build", "tmp")
+    bench_results = Below("root", "bench", "results")
 
 
 @dataclass(frozen=True)
@@ -487,9 +370,7 @@ class DumpLayout:
 
     root: Path
 
-    @property
-    def issue_reports(self) -> Path:
-        return self.root / "Issue Report"
+    issue_reports = Below("root", "Issue Report")
 
     def project_folder(self, project: str) -> Path:
         return self.issue_reports / project
@@ -511,20 +392,14 @@ class DumpLayout:
         positives (never counted as issues); its presence says the dump records them."""
         return self.project_folder(project) / self.excluded_name(project)
 
-    @property
-    def labels(self) -> Path:
-        """What the merge of the labelling sheets records beside the dump."""
-        return self.root / "labels"
+    #: What the merge of the labelling sheets records beside the dump.
+    labels = Below("root", "labels")
 
-    @property
-    def adjudication(self) -> Path:
-        """Candidates left for the annotators to settle: no majority, split on exclusion."""
-        return self.labels / "adjudication.csv"
+    #: Candidates left for the annotators to settle: no majority, split on exclusion.
+    adjudication = Below("labels", "adjudication.csv")
 
-    @property
-    def merge_record(self) -> Path:
-        """The merge's summary: sheets read (SHA-256), annotators, counts per project."""
-        return self.labels / "merge.json"
+    #: The merge's summary: sheets read (SHA-256), annotators, counts per project.
+    merge_record = Below("labels", "merge.json")
 
 
 # The suffix of a project's excluded-candidates file (``<Project>_excluded.csv``).
@@ -538,23 +413,17 @@ class SheetPaths:
 
     root: Path
 
-    @property
-    def folder(self) -> Path:
-        return self.root / "sheets"
+    folder = Below("root", "sheets")
 
     def sheet(self, annotator: int | str, fmt: str = "csv") -> Path:
         """Annotator ``annotator``'s sheet: by number (from 1) or by name."""
         return self.folder / f"annotator_{annotator}.{fmt}"
 
-    @property
-    def codebook(self) -> Path:
-        """Every theme, sub-theme and definition an annotator chooses from."""
-        return self.folder / "codebook.csv"
+    #: Every theme, sub-theme and definition an annotator chooses from.
+    codebook = Below("folder", "codebook.csv")
 
-    @property
-    def record(self) -> Path:
-        """The sheets written: the selection, the annotators, their files and row orders."""
-        return self.folder / "sheets.json"
+    #: The sheets written: the selection, the annotators, their files and row orders.
+    record = Below("folder", "sheets.json")
 
 
 @dataclass(frozen=True)
@@ -564,18 +433,12 @@ class StudioPaths:
 
     root: Path
 
-    @property
-    def folder(self) -> Path:
-        return self.root / "studio"
+    folder = Below("root", "studio")
 
-    @property
-    def record(self) -> Path:
-        return self.folder / "project.json"
+    record = Below("folder", "project.json")
 
-    @property
-    def export(self) -> Path:
-        """The project's export (JSON, the annotators named): what the merge reads."""
-        return self.folder / "export.json"
+    #: The project's export (JSON, the annotators named): what the merge reads.
+    export = Below("folder", "export.json")
 
 
 PATHS = Paths()
