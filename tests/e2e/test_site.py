@@ -14,8 +14,10 @@ the variables carry no data text, no link or image is broken, every figure is a 
 figure with caption and alt text, no Quarto syntax survives, nothing from the data runs,
 expands, includes a local file or names a local path, the downloads cannot run in a
 spreadsheet, and (with Chromium) every page at 1280 and 390 px opens without a console
-error, fetches nothing from outside the site and never scrolls sideways. Screenshots go
-to ``test-artifacts/site/<renderer>/`` (or ``$TEST_ARTIFACTS/site/...``).
+error, fetches nothing from outside the site and never scrolls sideways. With
+``TEST_ARTIFACTS=<folder>`` set, the browser tests also take a full-page screenshot of every
+page at both widths, into ``<folder>/site/<renderer>/``, for a person to look at (about half
+of those tests' browser time, so not by default).
 """
 
 from __future__ import annotations
@@ -64,7 +66,9 @@ from tests.support.sites import (
 
 pytestmark = pytest.mark.slow
 ROOT = PROJECT_ROOT
-ARTIFACTS = Path(os.environ.get("TEST_ARTIFACTS", ROOT / "test-artifacts")) / "site"
+# where the browser tests put their screenshots; none are taken when it is not set
+ARTIFACTS = (Path(os.environ["TEST_ARTIFACTS"]) / "site"
+             if os.environ.get("TEST_ARTIFACTS") else None)
 RENDERERS = ("preview", "quarto")
 # what any payload of the hostile dump carries; none may reach the generated variables
 DATA_MARKERS = ("alert(", "onerror", "onload", "javascript", "<script", "{{<", "$$", "$m$",
@@ -525,13 +529,13 @@ def test_every_explorer_link_shows_issues_counted_from_the_data(site, tmp_path):
 @pytest.mark.parametrize("width", [1280, 390])
 def test_every_page_in_a_browser(site, width):
     renderer = "quarto" if site.site.joinpath("site_libs").is_dir() else "preview"
-    shots = ARTIFACTS / renderer
-    shots.mkdir(parents=True, exist_ok=True)
     with serve(site.site) as base, Browser(find_chromium(), width=width) as browser:
         for page in pages(site):
             rel = page.relative_to(site.site).as_posix()
             facts = browser.open(base + rel)
-            browser.screenshot(shots / f"{rel.replace('/', '_')[:-5]}_{width}.png")
+            if ARTIFACTS:
+                browser.screenshot(ARTIFACTS / renderer
+                                   / f"{rel.replace('/', '_')[:-5]}_{width}.png")
             assert facts["problems"] == [], f"{rel}: {facts['problems']}"
             assert facts["navbar"], rel
             external = [u for u in facts["requests"]
@@ -584,9 +588,11 @@ def test_every_page_in_a_browser(site, width):
         # the run record fills the Reproducibility page
         browser.open(base + "reproducibility.html")
         assert "took" in browser.evaluate("document.getElementById('build-info').innerText")
-    shot_names = {f"{p.relative_to(site.site).as_posix().replace('/', '_')[:-5]}_{width}.png"
-                  for p in pages(site)}
-    assert shot_names <= {p.name for p in shots.glob(f"*_{width}.png")}
+    if ARTIFACTS:
+        shots = ARTIFACTS / renderer
+        shot_names = {f"{p.relative_to(site.site).as_posix().replace('/', '_')[:-5]}"
+                      f"_{width}.png" for p in pages(site)}
+        assert shot_names <= {p.name for p in shots.glob(f"*_{width}.png")}
 
 
 @pytest.mark.skipif(find_chromium() is None,
@@ -611,7 +617,8 @@ def test_the_issue_explorer_in_a_browser(site, width):
             assert int(browser.evaluate(count)) == independent_count(rows, query), query
             assert browser.evaluate("document.documentElement.scrollWidth") <= width, query
         browser.open(base + "issues.html?project=vllm&agreement=contested&sort=-year")
-        browser.screenshot(ARTIFACTS / renderer / f"issues_filtered_{width}.png")
+        if ARTIFACTS:
+            browser.screenshot(ARTIFACTS / renderer / f"issues_filtered_{width}.png")
         links = browser.evaluate("""[...document.querySelectorAll('#issue-explorer tbody a')]
             .map(a => a.getAttribute('href'))""")
         assert links and all(u.startswith("https://github.com/vllm-project/vllm/issues/")
