@@ -132,8 +132,7 @@ class Browser:
         self.events = []
         self.call("Page.navigate", {"url": url}, session=True)
         self.wait_for("Page.loadEventFired")
-        time.sleep(0.2)
-        self.call("Runtime.evaluate", {"expression": "1"}, session=True)  # drain events
+        self.settle()
         facts = self.evaluate(PAGE_FACTS)
         problems = []
         for e in self.events:
@@ -142,7 +141,10 @@ class Browser:
                 problems.append("console: " + " ".join(str(a.get("value", a.get(
                     "description", ""))) for a in p.get("args", [])))
             elif e["method"] == "Runtime.exceptionThrown":
-                problems.append("exception: " + p.get("exceptionDetails", {}).get("text", ""))
+                details = p.get("exceptionDetails", {})
+                problems.append(" ".join(filter(None, (
+                    "exception:", details.get("text", ""),
+                    details.get("exception", {}).get("description", "")))))
             elif e["method"] == "Log.entryAdded" and p.get("entry", {}).get("level") == "error":
                 problems.append("log: " + p["entry"].get("text", "") + " "
                                 + p["entry"].get("url", ""))
@@ -154,6 +156,36 @@ class Browser:
         facts["requests"] = [e["params"]["request"]["url"] for e in self.events
                              if e["method"] == "Network.requestWillBeSent"]
         return facts
+
+    def open_requests(self) -> set[str]:
+        """The requests of the events read so far that have neither finished nor failed."""
+        sent, done = set(), set()
+        for e in self.events:
+            if e["method"] == "Network.requestWillBeSent":
+                sent.add(e["params"]["requestId"])
+            elif e["method"] in ("Network.loadingFinished", "Network.loadingFailed"):
+                done.add(e["params"]["requestId"])
+        return sent - done
+
+    def settle(self, quiet: float = 0.05, most: float = 5.0) -> None:
+        """Read the page's events until what its scripts do after the load event is in
+        :attr:`events`: the timers and promises already queued have run, and no request
+        has been open for ``quiet`` seconds (so a script's fetch has ended, with what it
+        logs or throws). ``most`` bounds the wait, for a request that never ends."""
+        self.evaluate("new Promise(done => setTimeout(done, 0))")
+        deadline = time.monotonic() + most
+        while time.monotonic() < deadline:
+            wait = max(0.01, deadline - time.monotonic())
+            if not self.open_requests():
+                wait = min(wait, quiet)
+            try:
+                data = json.loads(self.ws.recv(timeout=wait))
+            except TimeoutError:
+                if not self.open_requests():
+                    return
+                continue
+            if "method" in data:
+                self.events.append(data)
 
     def evaluate(self, expression: str):
         res = self.call("Runtime.evaluate", {"expression": expression, "returnByValue": True,
