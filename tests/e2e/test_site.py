@@ -16,8 +16,8 @@ expands, includes a local file or names a local path, the downloads cannot run i
 spreadsheet, and (with Chromium) every page at 1280 and 390 px opens without a console
 error, fetches nothing from outside the site and never scrolls sideways. With
 ``TEST_ARTIFACTS=<folder>`` set, the browser tests also take a full-page screenshot of every
-page at both widths, into ``<folder>/site/<renderer>/``, for a person to look at (about half
-of those tests' browser time, so not by default).
+page at both widths, into ``<folder>/site/<renderer>/``, for a person to look at (not by
+default: they make those tests about one and a half times as long).
 """
 
 from __future__ import annotations

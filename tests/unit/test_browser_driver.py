@@ -5,7 +5,6 @@ after the load event comes back."""
 
 from __future__ import annotations
 
-import functools
 import http.server
 import threading
 import time
@@ -47,7 +46,7 @@ class Pages(http.server.BaseHTTPRequestHandler):
 
 @pytest.fixture
 def base():
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Pages))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Pages)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}/"
