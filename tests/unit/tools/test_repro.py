@@ -134,6 +134,33 @@ def test_the_schedule_reports_each_stage_once(jobs):
     assert sorted(rec.reported) == sorted(ORDER)
 
 
+def test_a_stage_is_unchanged_when_it_was_and_everything_before_it_kept_its_outputs():
+    kept = {"ingest", "clean"}
+    assert repro.unchanged_inputs("table1", NEEDS, changed=set(), kept=kept)
+    assert repro.unchanged_inputs("interviews", NEEDS, changed=set(), kept=kept)
+    assert not repro.unchanged_inputs("table1", NEEDS, changed={"table1"}, kept=kept)
+    # agreement has not ended, or wrote other outputs: compare must go to DVC
+    assert not repro.unchanged_inputs("compare", NEEDS, changed=set(), kept=kept)
+    assert repro.unchanged_inputs("compare", NEEDS, changed=set(), kept=kept | {"agreement"})
+    assert repro.unchanged_inputs("ingest", NEEDS, changed=set(), kept=set())
+
+
+def test_recorded_outputs_are_read_by_stage_and_a_lock_that_cannot_be_read_has_none(
+        tmp_path):
+    lock = tmp_path / "dvc.lock"
+    lock.write_text("schema: '2.0'\nstages:\n  merge@2026-01:\n    cmd: x\n    outs:\n"
+                    "    - path: out\n      md5: 0a\n  first:\n    cmd: y\n", encoding="utf-8")
+    assert repro.recorded_outputs(lock) == {
+        "merge@2026-01": [{"path": "out", "md5": "0a"}], "first": None}
+    assert repro.recorded_outputs(tmp_path / "missing.lock") == {}
+    lock.write_text("stages: [unclosed\n", encoding="utf-8")
+    assert repro.recorded_outputs(lock) == {}
+    lock.write_bytes(b"\xff\xfe")
+    assert repro.recorded_outputs(lock) == {}
+    lock.write_text("- a list\n", encoding="utf-8")
+    assert repro.recorded_outputs(lock) == {}
+
+
 TINY = """stages:
   first:
     cmd: python -c "open('a.txt', 'w').write('a')"
@@ -181,6 +208,37 @@ def test_the_driver_reproduces_a_dvc_project_as_dvc_repro_does(tiny_project, cap
     assert "'right'" in out and "'left'" not in out  # right restored from DVC's run cache
     assert "repro: 1 stage in " in out
     assert (tiny_project / "c.txt").read_text() == "ac"
+
+
+@pytest.mark.slow
+def test_stages_after_one_that_wrote_the_same_outputs_are_not_sent_to_dvc(tiny_project,
+                                                                           capsys):
+    """first's command changes but writes the same a.txt: left and right are said to be
+    unchanged without a dvc repro of their own, and dvc.lock is what dvc repro writes;
+    when a.txt changes, both run."""
+    import subprocess
+    import sys
+
+    assert repro.main(["--jobs", "2"]) == 0
+    capsys.readouterr()
+    dvc_yaml = tiny_project / "dvc.yaml"
+    dvc_yaml.write_text(TINY.replace("write('a')", "write('' + 'a')"), encoding="utf-8")
+    assert repro.main(["--jobs", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "Running stage 'first'" in out and "repro: stage 'first' started" in out
+    for stage in ("left", "right"):
+        assert f"repro: stage '{stage}' started" not in out
+        assert f"Stage '{stage}' didn't change, skipping (its inputs are as recorded)" in out
+    lock = (tiny_project / "dvc.lock").read_text(encoding="utf-8")
+    status = subprocess.run([sys.executable, "-m", "dvc", "status"], cwd=tiny_project,
+                            capture_output=True, text=True, check=True).stdout
+    assert "up to date" in status
+    dvc_yaml.write_text(TINY.replace("write('a')", "write('A')"), encoding="utf-8")
+    assert repro.main(["--jobs", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "Running stage 'left'" in out and "Running stage 'right'" in out
+    assert (tiny_project / "b.txt").read_text() == "Ab"
+    assert (tiny_project / "dvc.lock").read_text(encoding="utf-8") != lock
 
 
 @pytest.mark.slow
