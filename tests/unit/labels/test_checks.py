@@ -5,12 +5,14 @@ it."""
 
 from __future__ import annotations
 
+from collections import Counter
+
 import pandas as pd
 import pytest
 
 from analysis.core.errors import InputError
 from analysis.update.labels import merge
-from analysis.update.labels.checks import row_problems, table_problems
+from analysis.update.labels.checks import most_common, most_counted, row_problems, table_problems
 from analysis.update.labels.readers import read_sheet
 from analysis.update.labels.sheets import check_candidates
 from analysis.update.labels.tables import read_candidates
@@ -185,3 +187,11 @@ def test_sheets_and_merge_refuse_a_date_a_study_cannot_hold(when, filled, tmp_pa
     found = problems_of(filled, tmp_path, taxonomy)
     assert any(f"{U[0]}: the creation date {when[:10]}: the year" in p for p in found)
     assert all("\n" not in p for p in found)
+
+
+def test_the_most_common_value_is_the_first_in_sort_order_among_equals_and_never_empty():
+    assert most_common(pd.Series(["b", "a", "b", "a", "", ""])) == "a"
+    assert most_common(pd.Series(["sel-2", "sel-1", "sel-2"])) == "sel-2"
+    assert most_common(pd.Series(["", ""])) == "" and most_common(pd.Series([], dtype=object)) == ""
+    assert most_counted(Counter({"": 9, "x": 2, "w": 2, "y": 1})) == "w"
+    assert most_counted(Counter({"": 3})) == ""

@@ -63,7 +63,14 @@ def capped(problems: list[InputError], file: str, what: str) -> list[InputError]
 
 def most_common(values: pd.Series) -> str:
     """The value most rows carry (the first in sort order among equals; empty if none)."""
-    counts = Counter(v for v in values if v)
+    return most_counted(Counter(values))
+
+
+def most_counted(counts: Counter) -> str:
+    """The non-empty value counted most often in ``counts`` (the first in sort order among
+    equals; empty if none): the selection or annotator a sheet's rows, or an export's
+    tasks, name."""
+    counts = Counter({value: n for value, n in counts.items() if value})
     if not counts:
         return ""
     top = max(counts.values())

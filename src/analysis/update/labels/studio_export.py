@@ -37,7 +37,7 @@ from analysis.core.jsonstream import ItemReader, json_items
 from analysis.core.sizes import MAX_EXPORT_BYTES, MiB, size_text
 from analysis.core.textsafe import visible
 from analysis.update.labels.annotations import COLUMNS, Read, Source, answer
-from analysis.update.labels.checks import MAX_LISTED
+from analysis.update.labels.checks import MAX_LISTED, most_counted
 from analysis.update.labels.codebook import CONFIDENCE, EXCLUDED, UNSURE
 
 THEME, CONFIDENCE_NAME, COMMENT, ISSUE = "theme", "confidence", "comment", "issue"
@@ -362,19 +362,9 @@ class ExportTable:
                  if cancelled else [])
         facts = {"tasks": self.tasks, "annotations": len(table),
                  "cancelled": {a: cancelled.get(a, 0) for a in names}}
-        selection = top_selection(self.selections)
+        selection = most_counted(self.selections)
         source = Source(self.name, KIND, sha256, names, selection, facts, notes)
         return Read(source, table, problems=problems)
-
-
-def top_selection(counts: Counter) -> str:
-    """The selection most tasks name (the first in sort order among equals; empty if
-    none), as :func:`~analysis.update.labels.checks.most_common` gives it for a sheet."""
-    counts = Counter({k: n for k, n in counts.items() if k})
-    if not counts:
-        return ""
-    top = max(counts.values())
-    return sorted(v for v, n in counts.items() if n == top)[0]
 
 
 def read_export(path: Path, name: str | None = None, codes: set[str] | None = None) -> Read:
