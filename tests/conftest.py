@@ -19,6 +19,7 @@ from tests.support.runs import clean_readers, stage_runs, summary
 from tests.support.tiers import forbid_slow_work, run_order
 
 STAGE_LOG_KEY = pytest.StashKey[Path]()
+DVC_NO_ANALYTICS = "DVC_NO_ANALYTICS"  # dvc.env.DVC_NO_ANALYTICS
 
 
 @pytest.fixture(autouse=True)
@@ -78,7 +79,14 @@ def pytest_configure(config):
     Under pytest-xdist (`make test`: -n 2), hand the workers one test at a time instead of
     long slices of the collection (unless --maxschedchunk says otherwise), so that the long
     pipeline tests that come first (below) spread over the workers and the short ones fill
-    in at the end."""
+    in at the end.
+
+    DVC's usage analytics are turned off for every DVC command the tests run
+    (``DVC_NO_ANALYTICS``, inherited by the workers and their subprocesses): the project's
+    .dvc/config turns them off for its copies, but a project a test makes with ``dvc init``
+    would otherwise have each command start a detached ``dvc daemon analytics`` process,
+    which outlives the test session and whose CPU no test is charged for."""
+    os.environ[DVC_NO_ANALYTICS] = "1"
     if not os.environ.get(STAGE_LOG):
         log = Path(tempfile.mkdtemp(prefix="stage-log-")) / "stages.log"
         os.environ[STAGE_LOG] = str(log)

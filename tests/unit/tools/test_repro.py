@@ -211,6 +211,19 @@ def test_the_driver_reproduces_a_dvc_project_as_dvc_repro_does(tiny_project, cap
 
 
 @pytest.mark.slow
+def test_dvc_in_a_project_a_test_made_starts_no_analytics_process(tiny_project):
+    """dvc init leaves DVC's usage analytics on; the suite turns them off (tests/conftest.py),
+    or each DVC command here would leave a detached ``dvc daemon analytics`` behind."""
+    import subprocess
+    import sys
+
+    said = subprocess.run([sys.executable, "-m", "dvc", "status", "-v"], cwd=tiny_project,
+                          capture_output=True, text=True, check=True)
+    log = said.stdout + said.stderr
+    assert "Analytics is disabled." in log and "Trying to spawn" not in log
+
+
+@pytest.mark.slow
 def test_stages_after_one_that_wrote_the_same_outputs_are_not_sent_to_dvc(tiny_project,
                                                                            capsys):
     """first's command changes but writes the same a.txt: left and right are said to be
