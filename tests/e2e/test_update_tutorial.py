@@ -116,6 +116,10 @@ def test_the_study_after_the_first_batch(small_run, team_study, said):
             "status"])
     additions = pd.read_csv(first / "report/tables/compare/additions.csv")
     assert set(additions["batch"]) == {"2026-01"} and additions["issues"].sum() == LABELLED_1
+    # a batch adds issue reports only: the interviews stage, which reads the release's
+    # interview files, is not run again
+    assert "Running stage 'interviews'" not in said["run"]
+    assert "Stage 'interviews' didn't change" in said["run"]
     agreement = pd.read_csv(first / "report/tables/agreement/batches.csv").set_index("batch")
     assert list(agreement.index) == ["release", "2026-01", "all batches"]
     assert agreement.loc["2026-01", "annotators"] == 3

@@ -190,6 +190,17 @@ def study_provenance(release: dict, batches: list[dict], files: dict[str, dict])
             "study": {"batches": batches}}
 
 
+# The interview files of the upstream layout: the interviews stage depends on them by name
+# (dvc.yaml), so a study without one stops here, with its name, not in DVC.
+INTERVIEW_FILES = (PATHS.raw_codebook.name, PATHS.raw_background.name,
+                   PATHS.raw_guideline.name)
+
+
+def missing_interview_files(dump: Path) -> list[str]:
+    """The interview files (:data:`INTERVIEW_FILES`) that the dump folder ``dump`` lacks."""
+    return [name for name in INTERVIEW_FILES if not (dump / name).is_file()]
+
+
 def ingest_study(study: Path, dest: Path, max_files: int = DEFAULT_MAX_FILES) -> IngestResult:
     """Copy the dump of the study stage's folder ``study`` (``dump/``, and its record
     ``study.json``) as ``dest``, as :func:`ingest` copies a dump, with the provenance
@@ -210,6 +221,13 @@ def ingest_study(study: Path, dest: Path, max_files: int = DEFAULT_MAX_FILES) ->
             raise InputError("the study holds other files than the release it records",
                              file=str(study / STUDY_DUMP),
                              fix="run the study stage again (dvc repro study)")
+        missing = missing_interview_files(staged)
+        if missing:
+            raise InputError(f"the release has no {', '.join(map(repr, missing))} (the "
+                             "interviews stage reads the three interview files)",
+                             file=str(release.get("source") or study / STUDY_DUMP),
+                             fix="put the release's interview files in the dump, as "
+                                 "docs/your-own-dump.md shows")
     manifest = set(listed) - set(release.get("not_in_manifest") or [])
     verified = release.get("manifest") is not None
     files = {rel: {"sha256": copied.hashes[rel], "bytes": sizes[rel],

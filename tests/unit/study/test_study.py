@@ -212,3 +212,17 @@ def test_a_study_that_is_not_the_release_it_records_is_refused(project, taxonomy
     with pytest.raises(InputError, match="other files than the release"):
         ingest_study(project / "build/study", project / "raw")
     assert not (project / "raw").exists()
+
+
+def test_a_release_without_an_interview_file_stops_at_ingest_naming_it(project, taxonomy):
+    """The interviews stage depends on the three interview files by name: a study without
+    one is refused here, in one line naming the file and the release, and data/raw is not
+    written."""
+    (project / "data/release/Interview GuideLine.md").unlink()
+    study_of(project, ["2026-01"], taxonomy)
+    with pytest.raises(InputError) as refused:
+        ingest_study(project / "build/study", project / "raw")
+    assert "'Interview GuideLine.md'" in str(refused.value)
+    assert str(project / "data/release") in str(refused.value)
+    assert "docs/your-own-dump.md" in str(refused.value)
+    assert not (project / "raw").exists()
