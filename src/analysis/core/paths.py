@@ -294,6 +294,12 @@ class Paths:
     raw_keywords = Below("raw", "filter_keywords")
     provenance = Below("root", "data", "provenance.json")
 
+    def raw_interview_files(self) -> tuple[Path, ...]:
+        """The release's three interview files in ``data/raw/``: all the ``interviews``
+        stage reads of it (its dependencies in dvc.yaml), so ingest refuses a study
+        without one."""
+        return (self.raw_codebook, self.raw_background, self.raw_guideline)
+
     # -- the study: the team's records of each batch (in git), merged, and the study -----------
     #: The team's records, one folder a batch: ``labels/<batch>/``.
     records = Below("root", "labels")

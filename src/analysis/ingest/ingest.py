@@ -190,15 +190,12 @@ def study_provenance(release: dict, batches: list[dict], files: dict[str, dict])
             "study": {"batches": batches}}
 
 
-# The interview files of the upstream layout: the interviews stage depends on them by name
-# (dvc.yaml), so a study without one stops here, with its name, not in DVC.
-INTERVIEW_FILES = (PATHS.raw_codebook.name, PATHS.raw_background.name,
-                   PATHS.raw_guideline.name)
-
-
 def missing_interview_files(dump: Path) -> list[str]:
-    """The interview files (:data:`INTERVIEW_FILES`) that the dump folder ``dump`` lacks."""
-    return [name for name in INTERVIEW_FILES if not (dump / name).is_file()]
+    """The interview files (:meth:`~analysis.core.paths.Paths.raw_interview_files`) that
+    the dump folder ``dump`` lacks. The interviews stage depends on them by name
+    (dvc.yaml), so a study without one stops at ingest, naming it, not in DVC."""
+    return [path.name for path in PATHS.raw_interview_files()
+            if not (dump / path.name).is_file()]
 
 
 def ingest_study(study: Path, dest: Path, max_files: int = DEFAULT_MAX_FILES) -> IngestResult:

@@ -19,8 +19,7 @@ from analysis.interviews.params import InterviewsParams
 
 # the three interview files of the release, not all of data/raw: a batch of issues, which
 # changes the issue reports only, does not run the stage again
-STAGE = Stage("interviews", reads=(rel(P.raw_codebook), rel(P.raw_background),
-                                   rel(P.raw_guideline), rel(P.taxonomy_file),
+STAGE = Stage("interviews", reads=(*map(rel, P.raw_interview_files()), rel(P.taxonomy_file),
                                    rel(P.claims_file)),
               writes=("processed", "tables", "figures", "vars", "reproduced"),
               plots=(Plot(rel(P.interviews.figure("heatmap").with_suffix(".png"))),),
