@@ -21,6 +21,7 @@ import pandas as pd
 
 from analysis.core.config import load_yaml
 from analysis.core.errors import InputError
+from analysis.core.taxonomy import SUBTHEME_CODE_RE, THEME_CODE_RE
 
 HOSTS = ("github.com", "gitee.com")
 # kinds of page whose number is the report's number in its repository: GitHub numbers
@@ -30,8 +31,6 @@ _URL_RE = re.compile(
     rf"https://(?P<host>{'|'.join(map(re.escape, HOSTS))})/"
     r"(?P<owner>[A-Za-z0-9][A-Za-z0-9._-]*)/(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)/"
     rf"(?P<kind>{'|'.join(KINDS)})/(?P<number>[A-Za-z0-9]+)/?")
-_SUBTHEME_RE = re.compile(r"[ABC]\.\d+\.[ivx]+")
-_THEME_RE = re.compile(r"[ABC]\.\d+")
 
 
 @dataclass(frozen=True)
@@ -107,7 +106,7 @@ def load_examples(path: Path) -> pd.DataFrame:
                         "write https://github.com/<owner>/<name>/issues/<number>")
         number = _whole(entry["ref"], path, f"example #{i} ref", i)
         subs = _codes(entry.get("subthemes"))
-        bad = [s for s in subs if not _SUBTHEME_RE.fullmatch(s)]
+        bad = [s for s in subs if not SUBTHEME_CODE_RE.fullmatch(s)]
         themes = sorted({s.rsplit(".", 1)[0] for s in subs})  # C.1.ii -> C.1
         if not subs or bad or len(themes) != 1:
             raise _fail(path, f"example [{entry['ref']}]: subthemes must be sub-theme codes "
@@ -126,7 +125,7 @@ def load_examples(path: Path) -> pd.DataFrame:
 
 def _theme_list(values: object, path: Path, what: str, row: int) -> list[str]:
     items = _codes(values)
-    if not items or not all(_THEME_RE.fullmatch(v) for v in items):
+    if not items or not all(THEME_CODE_RE.fullmatch(v) for v in items):
         raise _fail(path, f"{what}: themes must be theme codes such as A.1, got {items}", row,
                     "fix the theme codes")
     return items

@@ -95,6 +95,11 @@ def theme_sort_key(code: str) -> tuple[str, int]:
     return (letter, int(number) if number.isdigit() else 0)
 
 
+#: A theme code as the label files and the curated files write it (``C.3``), and a
+#: sub-theme code with the paper's roman numeral (``C.3.ii``): checks of those files use them.
+THEME_CODE_RE = re.compile(r"[ABC]\.\d+")
+SUBTHEME_CODE_RE = re.compile(r"[ABC]\.\d+\.[ivx]+")
+
 ROMAN = {"i": 1, "v": 5, "x": 10, "l": 50}
 EXTRA_RE = re.compile(r"x(\d+)")  # <theme>.x<n>: a sub-theme outside the paper's numbering
 

@@ -13,20 +13,19 @@ counts overlap.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pandas as pd
 
 from analysis.core.config import load_yaml
 from analysis.core.errors import InputError
+from analysis.core.taxonomy import THEME_CODE_RE
 
 CHALLENGE_COLUMNS = ["challenge", "title", "themes", "issues", "share_percent",
                      "highest_project", "highest_share_percent", "lowest_project",
                      "lowest_share_percent"]
 DOMINANT_COLUMNS = ["challenge", "title", "theme", "theme_issues", "total", "share_percent",
                     "without"]
-_THEME_RE = re.compile(r"[ABC]\.\d+")
 
 
 def load_challenges(path: Path) -> list[dict]:
@@ -42,7 +41,7 @@ def load_challenges(path: Path) -> list[dict]:
         themes = entry.get("themes") if isinstance(entry, dict) else None
         codes = [str(t) for t in themes] if isinstance(themes, list) else []
         if not isinstance(entry, dict) or "number" not in entry or not codes or not all(
-                _THEME_RE.fullmatch(c) for c in codes):
+                THEME_CODE_RE.fullmatch(c) for c in codes):
             raise InputError(f"challenge #{i} needs a number, a title and a list of theme "
                              "codes", file=str(path), row=i,
                              fix="write {number: 1, title: ..., themes: [A.1, C.3]}")

@@ -106,3 +106,12 @@ def test_bad_subtheme_entries_are_user_errors(tmp_path, bad, match):
     path.write_text(text, encoding="utf-8")
     with pytest.raises(InputError, match=match):
         load_taxonomy(path)
+
+
+@pytest.mark.parametrize(("code", "theme", "subtheme"), [
+    ("C.3", True, False), ("A.12", True, False), ("C.3.ii", False, True),
+    ("B.2.iv", False, True), ("D.1", False, False), ("C.", False, False),
+    ("c.3", False, False), ("B.2.x1", False, False), ("C.3.ii ", False, False)])
+def test_code_patterns_match_whole_theme_and_subtheme_codes(code, theme, subtheme):
+    assert bool(tx.THEME_CODE_RE.fullmatch(code)) is theme
+    assert bool(tx.SUBTHEME_CODE_RE.fullmatch(code)) is subtheme
