@@ -78,3 +78,28 @@ def codebook_of(taxonomy):
     from tests.support.sheets import codebook_of as make
 
     return make(taxonomy)
+
+
+def test_the_servers_temporary_files_stay_in_its_data_folder(tmp_path):
+    data = tmp_path / "studio"
+    studio_server.private_folder(data)
+    left = data / "tmp"
+    left.mkdir()
+    (left / "tmpab12.json").write_text('[{"annotations": []}]')  # a killed server's export
+    folder = studio_server.temp_folder(data)
+    assert folder == left and folder.is_dir() and not any(folder.iterdir())
+    assert folder.stat().st_mode & 0o777 == 0o700
+    env = studio_server.server_env(data, {"email": "a@localhost", "password": "p",
+                                          "token": "t"})
+    assert env["TMPDIR"] == str(folder)
+
+
+def test_a_link_in_place_of_the_temporary_folder_is_replaced_not_followed(tmp_path):
+    data, elsewhere = tmp_path / "studio", tmp_path / "elsewhere"
+    studio_server.private_folder(data)
+    elsewhere.mkdir()
+    (elsewhere / "keep.txt").write_text("not the server's")
+    (data / "tmp").symlink_to(elsewhere, target_is_directory=True)
+    folder = studio_server.temp_folder(data)
+    assert folder.is_dir() and not folder.is_symlink()
+    assert (elsewhere / "keep.txt").read_text() == "not the server's"

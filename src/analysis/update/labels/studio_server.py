@@ -16,9 +16,12 @@ plain text, the annotators' e-mails and answers) and the export snapshots. It is
 readable by its owner only (0700, and the database 0600, also when an older run left them
 open), the server runs under the umask 077, and Django's uploads and Label Studio's export
 files are written 0600 (:data:`SETTINGS`: Django's ``FILE_UPLOAD_PERMISSIONS``, which
-Label Studio leaves at Django's default, 0644). Label Studio reports errors to Sentry (its back end
-and, from the annotators' browsers, its front end) and usage to its makers by default:
-both are turned off (:func:`server_env`).
+Label Studio leaves at Django's default, 0644). The server's temporary files go into
+``<data>/tmp/`` (:func:`temp_folder`), not the machine's: Label Studio copies each export
+into a temporary file that it deletes only when the file is closed, so a server stopped by
+a signal would leave the annotators' answers in ``/tmp``. Label Studio reports errors to
+Sentry (its back end and, from the annotators' browsers, its front end) and usage to its
+makers by default: both are turned off (:func:`server_env`).
 """
 
 from __future__ import annotations
@@ -51,6 +54,7 @@ LOG_FILE = "label-studio.log"  # the server's output, in its data folder
 DATABASE = "label_studio.sqlite3"
 STARTUP = 600  # seconds a first start may take (database migrations on a busy machine)
 SETTINGS_FOLDER = "startup"  # on the server's PYTHONPATH, holding only SETTINGS
+TEMP_FOLDER = "tmp"  # the server's TMPDIR, in its data folder
 # Run by the server's Python at its start (Python imports ``sitecustomize`` from its path):
 # Django's defaults for the modes of uploaded and exported files (0644) made the owner's
 # only. Label Studio's settings do not set them; a settings module of our own cannot
@@ -168,6 +172,20 @@ def private_folder(data: Path) -> None:
             os.chmod(data / name, 0o600)
 
 
+def temp_folder(data: Path) -> Path:
+    """The server's folder for temporary files (``<data>/tmp``), made empty and private.
+    What an earlier server left there (a server stopped by a signal does not delete its
+    temporary copies of exports) is removed: only the server writes there, and a new one
+    needs none of it."""
+    folder = Path(data) / TEMP_FOLDER
+    if folder.is_dir() and not folder.is_symlink():
+        shutil.rmtree(folder)
+    elif folder.exists() or folder.is_symlink():
+        folder.unlink()
+    folder.mkdir(mode=0o700)
+    return folder
+
+
 def write_settings(data: Path) -> Path:
     """Write Label Studio's settings module (:data:`SETTINGS`) into the data folder; the
     folder to put on the server's ``PYTHONPATH``."""
@@ -182,8 +200,9 @@ def write_settings(data: Path) -> Path:
 
 def server_env(data: Path, credentials: dict) -> dict[str, str]:
     """The server's environment: its data folder, its administrator, no sign-up without
-    an invitation link, its settings (:data:`SETTINGS`), nothing reported to Sentry or
-    Label Studio's makers (:data:`QUIET`)."""
+    an invitation link, its settings (:data:`SETTINGS`), its temporary files in its data
+    folder (:func:`temp_folder`), nothing reported to Sentry or Label Studio's makers
+    (:data:`QUIET`)."""
     settings = str(Path(data) / SETTINGS_FOLDER)
     path = os.pathsep.join(p for p in (settings, os.environ.get("PYTHONPATH")) if p)
     return {**os.environ, "LABEL_STUDIO_BASE_DATA_DIR": str(data),
@@ -191,7 +210,7 @@ def server_env(data: Path, credentials: dict) -> dict[str, str]:
             "LABEL_STUDIO_PASSWORD": credentials["password"],
             "LABEL_STUDIO_USER_TOKEN": credentials["token"],
             "LABEL_STUDIO_DISABLE_SIGNUP_WITHOUT_LINK": "true",
-            "PYTHONPATH": path,
+            "PYTHONPATH": path, "TMPDIR": str(Path(data) / TEMP_FOLDER),
             "PYTHONUNBUFFERED": "1", **QUIET}
 
 
@@ -242,6 +261,7 @@ def start(venv: Path, data: Path, port: int = PORT, host: str = HOST,
     data = Path(data).absolute()
     credentials = admin(data)
     private_folder(data)
+    temp_folder(data)
     write_settings(data)
     out = open(log, "ab") if log else subprocess.DEVNULL  # noqa: SIM115 (the server's)
     process = subprocess.Popen(command(venv, data, port, host), env=server_env(
