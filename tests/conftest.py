@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import os
+import shutil
 import tempfile
 from functools import cache
 from pathlib import Path
@@ -132,3 +133,11 @@ def pytest_terminal_summary(terminalreporter, config):
     if log is not None:
         terminalreporter.write_line(summary(stage_runs(log),
                                             clean_readers(PATHS.root / "dvc.yaml")))
+
+
+def pytest_unconfigure(config):
+    """Remove the stage log's temporary folder, made by this process for the session."""
+    log = config.stash.get(STAGE_LOG_KEY, None)
+    if log is not None:
+        shutil.rmtree(log.parent, ignore_errors=True)
+        os.environ.pop(STAGE_LOG, None)
