@@ -6,7 +6,9 @@ written and the notebook's temporary file is complete. Then, as a user would, a 
 ``dvc repro``: it must recover, with the same ``dvc.lock`` as before, whether DVC runs the
 stage again or restores its outputs from its cache without running it; nothing the kill
 left may sit in a folder DVC tracks, where it would change that folder's hash or be read
-as an output.
+as an output. Outside the project, the kill leaves one private folder of the stage's kernel
+(its sockets and the connection file with their key), not loose files in the machine's
+temporary folder.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ import pytest
 
 from analysis.core import artifacts
 from analysis.core.paths import Paths
-from tests.support.faults import held_run
+from analysis.tools.nbrun import CONNECTION_FILE
+from tests.support.faults import Held, held_run
 from tests.support.workspace import copy_run, dvc
 
 # The folders DVC tracks (outputs and dependencies of the stages) that stages write.
@@ -38,6 +41,14 @@ def hidden_files(work: Path) -> list[str]:
     found += [p.relative_to(work).as_posix() for p in (work / "report").glob(".*")]
     found += [p.relative_to(work).as_posix() for p in (work / "data").glob(".*")]
     return sorted(found)
+
+
+def the_kernels_one_folder_is_left(held: Held) -> None:
+    """What the killed run left in its temporary folder is one folder, the kernel's, which
+    holds its connection file (:data:`analysis.tools.nbrun.CONNECTION_FILE`)."""
+    (folder,) = {path.split("/")[0] for path in held.temporary_left}
+    assert folder.startswith("kernel-"), held.temporary_left
+    assert f"{folder}/{CONNECTION_FILE}" in held.temporary_left, held.temporary_left
 
 
 def test_stale_temporary_files_of_a_killed_run_are_removed(tmp_path):
@@ -71,9 +82,10 @@ def test_a_stage_killed_then_restored_from_the_cache_recovers(small_run, tmp_pat
     work = copy_run(small_run.project, tmp_path / "project")
     lock = (work / "dvc.lock").read_bytes()
     findings = Paths(work).findings
-    output = held_run(work, ["dvc", "repro", "--force", "--single-item", "findings"],
-                      findings.notebook.name, tmp_path / "signals")
-    assert "Running stage 'findings'" in output
+    held = held_run(work, ["dvc", "repro", "--force", "--single-item", "findings"],
+                    findings.notebook.name, tmp_path / "signals")
+    assert "Running stage 'findings'" in held.output
+    the_kernels_one_folder_is_left(held)
     # killed with every output but the notebook written, and its temporary file complete
     assert findings.table("scorecard.csv").is_file() and not findings.notebook.exists()
     assert hidden_files(work) == []
@@ -95,7 +107,8 @@ def test_a_run_killed_mid_stage_is_recovered_by_the_next_repro(small_run, tmp_pa
     clean = Paths(work).clean
     source = clean.notebook_source
     source.write_text(source.read_text(encoding="utf-8") + "\n# %%\n1\n", encoding="utf-8")
-    held_run(work, ["dvc", "repro"], clean.notebook.name, tmp_path / "signals")
+    held = held_run(work, ["dvc", "repro"], clean.notebook.name, tmp_path / "signals")
+    the_kernels_one_folder_is_left(held)
     assert not clean.notebook.exists()
     assert hidden_files(work) == []
     assert "clean:" in dvc(work, "status").stdout

@@ -20,8 +20,10 @@ import os
 import shutil
 import signal
 import subprocess
+import tempfile
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 from analysis.core import artifacts
 from tests.support.workspace import pipeline_env
@@ -125,34 +127,55 @@ if _name and _signals:
 HELD_LIMIT = 600  # seconds: a run that never reaches the point fails the test, never hangs it
 
 
-def held_run(work: Path, args: list[str], name: str, signals: Path) -> str:
+class Held(NamedTuple):
+    """What a held and killed run printed, and the paths it left in its temporary folder
+    (relative to it; Unix sockets included)."""
+
+    output: str
+    temporary_left: list[str]
+
+
+def held_run(work: Path, args: list[str], name: str, signals: Path) -> Held:
     """Run ``args`` (a command such as ``["dvc", "repro"]``) in the project copy ``work``
     until it is about to move a file named ``name`` into place, kill it and every process
-    of its session there with SIGKILL, and return what it printed. Fails if the command
-    ends, or does not get there within :data:`HELD_LIMIT` seconds."""
+    of its session there with SIGKILL, and return what it printed and what it left in its
+    temporary folder. Fails if the command ends, or does not get there within
+    :data:`HELD_LIMIT` seconds.
+
+    The run gets a temporary folder of its own (``TMPDIR``), removed after the kill, so
+    what the killed processes could not clean up is seen, and not left in the machine's.
+    It is a short path under the machine's temporary folder: a notebook stage's kernel
+    binds Unix sockets in it, whose paths may not exceed 107 bytes."""
     hooks = signals / "hooks"
     hooks.mkdir(parents=True)
     (hooks / "sitecustomize.py").write_text(HOLD_HOOK, encoding="utf-8")
     (signals / "hold").touch()
+    temporary = Path(tempfile.mkdtemp(prefix="held-"))
     env = pipeline_env(work)
     env.update(PYTHONPATH=f"{hooks}{os.pathsep}{env['PYTHONPATH']}",
-               FAULT_HOLD_REPLACE_ONTO=name, FAULT_HOLD_SIGNALS=str(signals))
+               FAULT_HOLD_REPLACE_ONTO=name, FAULT_HOLD_SIGNALS=str(signals),
+               TMPDIR=str(temporary))
     log = signals / "output.log"
-    with log.open("w") as out:
-        proc = subprocess.Popen(args, cwd=work, env=env, stdout=out, stderr=subprocess.STDOUT,
-                                start_new_session=True)
-        deadline = time.monotonic() + HELD_LIMIT
-        try:
-            while not (signals / "held").exists():
-                if proc.poll() is not None:
-                    raise AssertionError(f"{' '.join(args)} ended (status {proc.returncode}) "
-                                         f"before moving {name} into place:\n"
-                                         f"{log.read_text()}")
-                if time.monotonic() > deadline:
-                    raise AssertionError(f"{' '.join(args)} never moved {name} into place")
-                time.sleep(0.05)
-        finally:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+    try:
+        with log.open("w") as out:
+            proc = subprocess.Popen(args, cwd=work, env=env, stdout=out,
+                                    stderr=subprocess.STDOUT, start_new_session=True)
+            deadline = time.monotonic() + HELD_LIMIT
+            try:
+                while not (signals / "held").exists():
+                    if proc.poll() is not None:
+                        raise AssertionError(f"{' '.join(args)} ended (status "
+                                             f"{proc.returncode}) before moving {name} "
+                                             f"into place:\n{log.read_text()}")
+                    if time.monotonic() > deadline:
+                        raise AssertionError(f"{' '.join(args)} never moved {name} into "
+                                             "place")
+                    time.sleep(0.05)
+            finally:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+        left = sorted(p.relative_to(temporary).as_posix() for p in temporary.rglob("*"))
+    finally:
+        shutil.rmtree(temporary, ignore_errors=True)
     (signals / "hold").unlink()
-    return log.read_text()
+    return Held(log.read_text(), left)

@@ -316,11 +316,17 @@ def kernel_env(environ: dict[str, str] | None = None) -> dict[str, str]:
     return env
 
 
+CONNECTION_FILE = "kernel.json"
+
+
 def local_kernel_manager(folder: Path):
     """A kernel manager whose kernel talks over Unix sockets in ``folder`` (IPC) instead of
     TCP: the kernel and this process share the machine, nothing listens on a network
     port, and the kernel has no reason to warn that its TCP traffic is unencrypted. Its
-    clients wait for the kernel with :func:`wait_until_ready`."""
+    clients wait for the kernel with :func:`wait_until_ready`. The connection file (the
+    sockets' names and the key that signs the messages) is written in ``folder`` too, not
+    as a loose file in the temporary folder: a run killed before it can clean up leaves
+    that one private folder."""
     from jupyter_client.blocking import BlockingKernelClient
     from jupyter_client.manager import KernelManager
 
@@ -332,6 +338,7 @@ def local_kernel_manager(folder: Path):
     # half of it gets SIGTERM, then SIGKILL (jupyter_client's default, 5 s, lets ipykernel's
     # occasional hang while joining its control thread at exit cost 2.5 s)
     km = KernelManager(kernel_name="python3", transport="ipc", ip=str(folder / "ipc"),
+                       connection_file=str(folder / CONNECTION_FILE),
                        client_factory=ReadyClient, shutdown_wait_time=SHUTDOWN_WAIT_S)
     return km
 

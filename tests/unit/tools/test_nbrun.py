@@ -266,6 +266,9 @@ def test_a_dead_or_silent_kernel_is_an_error(monkeypatch):
 def test_the_kernel_manager_uses_the_fast_readiness_wait(tmp_path):
     km = nbrun.local_kernel_manager(tmp_path)
     assert km.transport == "ipc" and km.shutdown_wait_time == nbrun.SHUTDOWN_WAIT_S
+    km.write_connection_file()  # beside the sockets, not a loose file in the temp folder
+    assert km.connection_file == str(tmp_path / nbrun.CONNECTION_FILE)
+    assert json.loads((tmp_path / nbrun.CONNECTION_FILE).read_text())["transport"] == "ipc"
     kc = km.client()
     with mock.patch.object(nbrun, "wait_until_ready") as wait:
         kc.wait_for_ready(timeout=3)
