@@ -1,8 +1,8 @@
 """``studio serve`` (what ``make studio`` runs) against the real, pinned Label Studio: a
 port another program holds is one line with the way to choose another; on a free port
 the server answers where it says, its output is in its log, the password command it
-prints for an account works on its database, and SIGTERM leaves no Label Studio
-process."""
+prints for an account works on its database, a second server on its data folder is
+refused, and SIGTERM leaves no Label Studio process."""
 
 from __future__ import annotations
 
@@ -85,6 +85,15 @@ def test_a_taken_port_a_working_password_command_and_sigterm(tmp_path):
                               text=True, timeout=300)
         assert "not found" not in done.stdout + done.stderr, done.stdout + done.stderr
         assert password_hash(data, admin["email"]) != before
+        # a second server on the same data folder, on another port, is refused in one line
+        # and leaves the running one's temporary files alone
+        export = data / studio_server.TEMP_FOLDER / "tmpab12.json"
+        export.write_text("[]")
+        second = subprocess.run(serve(venv, data, free_port()), capture_output=True,
+                                text=True, timeout=120)
+        assert second.returncode != 0 and second.stderr.count("\n") == 1, second.stderr
+        assert "a Label Studio server already runs on this data folder" in second.stderr
+        assert export.read_text() == "[]"
     finally:
         server.send_signal(signal.SIGTERM)
         server.wait(timeout=120)

@@ -1,15 +1,20 @@
 """The local Label Studio server and the studio commands' messages, without Label Studio:
 a port in use is one line with the way to choose another, the server's group of
 processes is stopped whole, the password command names the server's data, the project
-is titled by its batch, and the export leads to adding the batch to the study."""
+is titled by its batch, the export leads to adding the batch to the study, and one server
+at a time holds a data folder."""
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import time
 from pathlib import Path
 
+import pytest
+
+from analysis.core.errors import InputError
 from analysis.update.labels import __main__ as cli
 from analysis.update.labels import studio, studio_server
 
@@ -103,3 +108,23 @@ def test_a_link_in_place_of_the_temporary_folder_is_replaced_not_followed(tmp_pa
     folder = studio_server.temp_folder(data)
     assert folder.is_dir() and not folder.is_symlink()
     assert (elsewhere / "keep.txt").read_text() == "not the server's"
+
+
+def test_one_server_at_a_time_holds_a_data_folder(tmp_path, monkeypatch):
+    """start hands the data folder's lock to the server it starts (here a program that
+    waits, in place of label-studio): a second start on that folder, on another port, is
+    refused in one message and leaves the first server's temporary files alone; once the
+    first server has ended, however it ended, the folder can be taken again."""
+    monkeypatch.setattr(studio_server, "command", lambda *args, **kwargs: ["sleep", "60"])
+    venv, data = tmp_path / "venv", tmp_path / "studio"
+    first, _ = studio_server.start(venv, data, port=18080)
+    try:
+        export = data / studio_server.TEMP_FOLDER / "tmpab12.json"
+        export.write_text("[]")  # an export the first server is writing
+        with pytest.raises(InputError) as refused:
+            studio_server.start(venv, data, port=18081)
+        assert "a Label Studio server already runs on this data folder" in str(refused.value)
+        assert str(refused.value).count("\n") == 0 and export.read_text() == "[]"
+    finally:
+        studio_server.stop(first, grace=5)
+    os.close(studio_server.claim(data))  # free again: the lock ended with its server

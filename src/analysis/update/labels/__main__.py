@@ -315,7 +315,11 @@ def run_studio_serve(args: argparse.Namespace) -> int:
     log = data / studio_server.LOG_FILE
     data.mkdir(parents=True, exist_ok=True)
     previous = signal.signal(signal.SIGTERM, interrupted)  # SIGTERM stops it as Ctrl-C does
-    process, credentials = studio_server.start(venv, data, args.port, log=log)
+    try:
+        process, credentials = studio_server.start(venv, data, args.port, log=log)
+    except BaseException:
+        signal.signal(signal.SIGTERM, previous)
+        raise
     try:
         print(f"studio: starting Label Studio (its output: {log})", flush=True)
         studio_server.wait_until_up(url, process)

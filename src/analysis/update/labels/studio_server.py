@@ -21,11 +21,13 @@ Label Studio leaves at Django's default, 0644). The server's temporary files go 
 into a temporary file that it deletes only when the file is closed, so a server stopped by
 a signal would leave the annotators' answers in ``/tmp``. Label Studio reports errors to
 Sentry (its back end and, from the annotators' browsers, its front end) and usage to its
-makers by default: both are turned off (:func:`server_env`).
+makers by default: both are turned off (:func:`server_env`). One server at a time runs on
+a data folder (:func:`claim`).
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
@@ -55,6 +57,7 @@ DATABASE = "label_studio.sqlite3"
 STARTUP = 600  # seconds a first start may take (database migrations on a busy machine)
 SETTINGS_FOLDER = "startup"  # on the server's PYTHONPATH, holding only SETTINGS
 TEMP_FOLDER = "tmp"  # the server's TMPDIR, in its data folder
+LOCK_FILE = "server.lock"  # held by the running server (:func:`claim`)
 # Run by the server's Python at its start (Python imports ``sitecustomize`` from its path):
 # Django's defaults for the modes of uploaded and exported files (0644) made the owner's
 # only. Label Studio's settings do not set them; a settings module of our own cannot
@@ -186,6 +189,25 @@ def temp_folder(data: Path) -> Path:
     return folder
 
 
+def claim(data: Path) -> int:
+    """Take the data folder for one server: an exclusive lock on ``<data>/server.lock``;
+    its file descriptor, which :func:`start` hands to the server, so the lock lasts as long
+    as the server runs and ends with it, however it ends. A data folder another server
+    holds is refused in one message: two servers on one SQLite database, and the second
+    one's start emptying the first one's temporary folder (:func:`temp_folder`) while it
+    writes an export there, are what it prevents."""
+    fd = os.open(Path(data) / LOCK_FILE, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise InputError(f"{data}: a Label Studio server already runs on this data folder "
+                         "(make studio, perhaps on another port)",
+                         fix="use that server, or stop it (Ctrl-C where it runs) before "
+                             "starting another") from None
+    return fd
+
+
 def write_settings(data: Path) -> Path:
     """Write Label Studio's settings module (:data:`SETTINGS`) into the data folder; the
     folder to put on the server's ``PYTHONPATH``."""
@@ -256,17 +278,22 @@ def stop(process: subprocess.Popen, grace: float = 10.0) -> int:
 def start(venv: Path, data: Path, port: int = PORT, host: str = HOST,
           log: Path | None = None) -> tuple[subprocess.Popen, dict]:
     """Start the server (in the background, in a process group of its own, under the
-    umask 077, its data folder private: see the module docstring) and return it with its
-    administrator; its output is appended to ``log``."""
+    umask 077, its data folder private and held by it alone: see the module docstring and
+    :func:`claim`) and return it with its administrator; its output is appended to
+    ``log``."""
     data = Path(data).absolute()
     credentials = admin(data)
     private_folder(data)
-    temp_folder(data)
-    write_settings(data)
-    out = open(log, "ab") if log else subprocess.DEVNULL  # noqa: SIM115 (the server's)
-    process = subprocess.Popen(command(venv, data, port, host), env=server_env(
-        data, credentials), stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
-        umask=0o077)
+    lock = claim(data)
+    try:
+        temp_folder(data)
+        write_settings(data)
+        out = open(log, "ab") if log else subprocess.DEVNULL  # noqa: SIM115 (the server's)
+        process = subprocess.Popen(command(venv, data, port, host), env=server_env(
+            data, credentials), stdout=out, stderr=subprocess.STDOUT,
+            start_new_session=True, umask=0o077, pass_fds=(lock,))
+    finally:
+        os.close(lock)  # the server's copy holds the lock
     return process, credentials
 
 
