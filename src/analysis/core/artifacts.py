@@ -39,6 +39,7 @@ if TYPE_CHECKING:  # a writer's argument; the pipeline's launcher imports no pan
 
 from analysis.core.csvtext import frame_csv_text
 from analysis.core.errors import InputError
+from analysis.core.locks import try_lock
 from analysis.core.paths import Paths
 
 
@@ -464,8 +465,7 @@ def temporary_folder(dest: Path, prefix: str) -> Iterator[Path]:
     lock = None
     try:
         lock = os.open(tmp, os.O_RDONLY | os.O_CLOEXEC)
-        with contextlib.suppress(OSError):  # a file system without locks: the pid tells
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        try_lock(lock)  # a new folder: nobody else holds it (without locks, the pid tells)
         yield tmp
     finally:
         if lock is not None:

@@ -12,6 +12,19 @@ from pathlib import Path
 from analysis.core.errors import InputError
 
 
+def try_lock(fd: int) -> bool:
+    """Take an exclusive lock (``flock``) on the open file or folder ``fd`` without waiting:
+    False when another process holds it. A file system without locks counts as taken
+    (there is nothing to wait for there)."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    except OSError:  # a file system without locks
+        pass
+    return True
+
+
 @contextlib.contextmanager
 def folder_lock(folder: Path, command: str, option: str = "--out") -> Iterator[None]:
     """Hold an exclusive lock (``flock``) on the folder ``folder`` while the block runs
@@ -32,14 +45,10 @@ def folder_lock(folder: Path, command: str, option: str = "--out") -> Iterator[N
                          fix=f"check the path and its permissions, or choose another "
                              f"{option}") from exc
     try:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+        if not try_lock(handle):
             raise InputError(f"another {command} is writing this folder now",
                              file=str(folder), fix=f"wait for it to end, or choose another "
-                                                   f"{option}") from None
-        except OSError:  # a file system without locks
-            pass
+                                                   f"{option}")
         yield
     finally:
         os.close(handle)

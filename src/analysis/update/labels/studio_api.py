@@ -33,7 +33,6 @@ answer is read within a bound: an export is copied to a file as it comes, up to 
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import http.client
 import ipaddress
 import json
@@ -48,6 +47,7 @@ from typing import BinaryIO
 
 from analysis.core.artifacts import disk_error, scratch_folder
 from analysis.core.errors import InputError
+from analysis.core.locks import try_lock
 from analysis.core.sizes import MiB, size_text
 from analysis.core.textsafe import visible
 
@@ -340,14 +340,10 @@ def one_create_at_a_time(out: Path) -> Iterator[None]:
     except OSError as exc:
         raise disk_error(exc, Path(out)) from exc
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError as exc:
+        if not try_lock(fd):
             raise InputError("another studio create is making a project for this folder "
                              "now", file=str(out), fix="wait for it to end, then look at "
-                             "its record (studio/project.json)") from exc
-        except OSError:
-            pass  # a file system without locks
+                             "its record (studio/project.json)")
         yield
     finally:
         os.close(fd)

@@ -27,7 +27,6 @@ a data folder (:func:`claim`).
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import os
@@ -44,6 +43,7 @@ import urllib.request
 from pathlib import Path
 
 from analysis.core.errors import InputError
+from analysis.core.locks import try_lock
 from analysis.core.paths import PATHS
 
 VENV = ".venv-studio"
@@ -57,7 +57,6 @@ DATABASE = "label_studio.sqlite3"
 STARTUP = 600  # seconds a first start may take (database migrations on a busy machine)
 SETTINGS_FOLDER = "startup"  # on the server's PYTHONPATH, holding only SETTINGS
 TEMP_FOLDER = "tmp"  # the server's TMPDIR, in its data folder
-LOCK_FILE = "server.lock"  # held by the running server (:func:`claim`)
 # Run by the server's Python at its start (Python imports ``sitecustomize`` from its path):
 # Django's defaults for the modes of uploaded and exported files (0644) made the owner's
 # only. Label Studio's settings do not set them; a settings module of our own cannot
@@ -190,21 +189,19 @@ def temp_folder(data: Path) -> Path:
 
 
 def claim(data: Path) -> int:
-    """Take the data folder for one server: an exclusive lock on ``<data>/server.lock``;
-    its file descriptor, which :func:`start` hands to the server, so the lock lasts as long
-    as the server runs and ends with it, however it ends. A data folder another server
-    holds is refused in one message: two servers on one SQLite database, and the second
-    one's start emptying the first one's temporary folder (:func:`temp_folder`) while it
-    writes an export there, are what it prevents."""
-    fd = os.open(Path(data) / LOCK_FILE, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
+    """Take the data folder for one server: an exclusive lock on the folder itself
+    (:func:`~analysis.core.locks.try_lock`); its file descriptor, which :func:`start` hands
+    to the server, so the lock lasts as long as the server runs and ends with it, however it
+    ends. A data folder another server holds is refused in one message: two servers on one
+    SQLite database, and the second one's start emptying the first one's temporary folder
+    (:func:`temp_folder`) while it writes an export there, are what it prevents."""
+    fd = os.open(data, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    if not try_lock(fd):
         os.close(fd)
         raise InputError(f"{data}: a Label Studio server already runs on this data folder "
                          "(make studio, perhaps on another port)",
                          fix="use that server, or stop it (Ctrl-C where it runs) before "
-                             "starting another") from None
+                             "starting another")
     return fd
 
 
