@@ -128,3 +128,17 @@ def test_one_server_at_a_time_holds_a_data_folder(tmp_path, monkeypatch):
     finally:
         studio_server.stop(first, grace=5)
     os.close(studio_server.claim(data))  # free again: the lock ended with its server
+
+
+def test_a_data_folder_reached_by_a_link_is_claimed(tmp_path):
+    """``--data`` may be a link the user made (``.studio`` on another disk): it is
+    followed, and the folder it leads to is the one locked."""
+    target, link = tmp_path / "disk" / "studio", tmp_path / ".studio"
+    studio_server.private_folder(target)
+    link.symlink_to(target, target_is_directory=True)
+    held = studio_server.claim(link)
+    try:
+        with pytest.raises(InputError, match="already runs on this data folder"):
+            studio_server.claim(target)
+    finally:
+        os.close(held)

@@ -195,7 +195,7 @@ def claim(data: Path) -> int:
     ends. A data folder another server holds is refused in one message: two servers on one
     SQLite database, and the second one's start emptying the first one's temporary folder
     (:func:`temp_folder`) while it writes an export there, are what it prevents."""
-    fd = os.open(data, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    fd = os.open(data, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)  # a link the user made
     if not try_lock(fd):
         os.close(fd)
         raise InputError(f"{data}: a Label Studio server already runs on this data folder "
